@@ -70,15 +70,44 @@ def test_errors_cross_from_the_worker_and_leave_the_store_unchanged(tmp_path: Pa
     assert table_counts(db) == before
 
 
-def test_a_repeated_pair_id_within_a_file_names_both_lines_in_parallel(tmp_path: Path) -> None:
-    db = tmp_path / "r.db"
-    init_store(db, InitConfig())
+def write_sample_with(tmp_path: Path, *extra_lines: str) -> Path:
+    """data/sample_mnli.jsonl with `extra_lines` appended."""
     lines = (DATA / "sample_mnli.jsonl").read_text(encoding="utf-8").splitlines()
-    changed = lines[0].replace('"sentence2": "', '"sentence2": "Changed: ', 1)
-    twice = tmp_path / "twice.jsonl"
-    twice.write_text("\n".join([*lines, changed]) + "\n", encoding="utf-8")
+    path = tmp_path / "copy" / "sample_mnli.jsonl"  # same name: same anonymous annotator IDs
+    path.parent.mkdir()
+    path.write_text("\n".join([*lines, *extra_lines]) + "\n", encoding="utf-8")
+    return path
+
+
+def sample_line(number: int) -> str:
+    return (DATA / "sample_mnli.jsonl").read_text(encoding="utf-8").splitlines()[number - 1]
+
+
+@pytest.mark.parametrize("parallel", [False, True], ids=["serial", "parallel"])
+def test_a_repeated_pair_id_within_a_file_names_both_lines(tmp_path: Path, parallel: bool) -> None:
+    db = import_into(tmp_path, "r", [], parallel)
+    changed = sample_line(1).replace('"sentence2": "', '"sentence2": "Changed: ', 1)
+    twice = write_sample_with(tmp_path, sample_line(2), changed)
+    before = table_counts(db)
     with (
         Store.open(db) as store,
-        pytest.raises(ConflictError, match="on line 1 with different hypothesis"),
+        pytest.raises(ConflictError, match=r"line 50: .* on line 1 with different hypothesis"),
     ):
-        import_corpus.run(store, ImportConfig(path=twice, format="mnli"), parallel=True)
+        import_corpus.run(store, ImportConfig(path=twice, format="mnli"), parallel=parallel)
+    assert table_counts(db) == before
+
+
+@pytest.mark.parametrize("parallel", [False, True], ids=["serial", "parallel"])
+def test_a_pair_repeated_word_for_word_within_a_file_is_stored_once(
+    tmp_path: Path, parallel: bool
+) -> None:
+    db = import_into(tmp_path, "r", [], parallel)
+    twice = write_sample_with(tmp_path, sample_line(5), sample_line(1))
+    with Store.open(db) as store:
+        result = import_corpus.run(
+            store, ImportConfig(path=twice, format="mnli"), parallel=parallel
+        )
+    assert (result.pairs_added, result.pairs_unchanged) == (48, 2)
+    assert content(db) == content(
+        import_into(tmp_path, "once", [(DATA / "sample_mnli.jsonl", "mnli")], parallel)
+    )

@@ -80,3 +80,51 @@ def test_runs_record_config_signature_times_status_and_counts(tmp_path: Path) ->
     assert record.finished_at is not None and record.finished_at >= record.started_at
     assert record.counts == {"pairs_added": 3}
     assert record.version == "0.1.0"
+
+
+def premise(pk: int, premise_id: str) -> tuple[object, ...]:
+    return (pk, premise_id, "news", "en", f"Sentence {pk}.", 2, None)
+
+
+def index_names(store: Store) -> set[str]:
+    rows = store.conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")
+    return {row[0] for row in rows}
+
+
+def test_deferred_indexes_are_dropped_for_the_bulk_and_built_again(tmp_path: Path) -> None:
+    with Store.create(tmp_path / "s.db", {"lang": "en"}) as store:
+        before = index_names(store)
+        with store.atomic():
+            run_id = store.start_run("import", {}, "stage:import", "0.1.0")
+            with store.deferred_indexes(["premises_id"]):
+                assert "premises_id" not in index_names(store)
+                store.insert("premises", [premise(1, "news_1"), premise(2, "news_2")], run_id)
+            store.finish_run(run_id, {})
+        assert index_names(store) == before
+        assert store.count("premises") == 2
+
+
+def test_a_duplicate_id_slipped_in_while_its_index_was_down_rolls_back(tmp_path: Path) -> None:
+    with Store.create(tmp_path / "s.db", {"lang": "en"}) as store:
+        before = index_names(store)
+        with pytest.raises(StoreError, match="share an ID"), store.atomic():
+            run_id = store.start_run("import", {}, "stage:import", "0.1.0")
+            with store.deferred_indexes(["premises_id"]):
+                store.insert("premises", [premise(1, "news_1"), premise(2, "news_1")], run_id)
+        assert store.count("premises") == 0
+        assert store.runs() == []
+        assert index_names(store) == before
+
+
+def test_deferred_indexes_refuse_unknown_names_and_work_only_in_a_transaction(
+    tmp_path: Path,
+) -> None:
+    with Store.create(tmp_path / "s.db", {"lang": "en"}) as store:
+        with pytest.raises(RuntimeError, match="outside"), store.deferred_indexes(["pairs_id"]):
+            pass
+        with (
+            pytest.raises(ValueError, match="no such index"),
+            store.atomic(),
+            store.deferred_indexes(["pairs_id", "no_such_index"]),
+        ):
+            pass

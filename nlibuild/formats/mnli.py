@@ -38,6 +38,8 @@ class _Layout(NamedTuple):
     premise_key_field: str | None
     premise_extra: tuple[str, ...]
     pair_extra: tuple[str, ...]
+    has_labels: bool
+    has_gold: bool
 
 
 def _layout(keys: tuple[str, ...]) -> _Layout:
@@ -46,7 +48,9 @@ def _layout(keys: tuple[str, ...]) -> _Layout:
     )
     pair_extra = tuple(k for k in keys if k not in _CORE and k not in premise_extra)
     key_field = next((k for k in _PREMISE_KEYS if k in keys), None)
-    return _Layout(key_field, premise_extra, pair_extra)
+    return _Layout(
+        key_field, premise_extra, pair_extra, "annotator_labels" in keys, "gold_label" in keys
+    )
 
 
 def read(path: Path, fmt: str, progress: ProgressCallback | None = None) -> Iterator[SourcePair]:
@@ -61,9 +65,15 @@ def read(path: Path, fmt: str, progress: ProgressCallback | None = None) -> Iter
         layout = layouts.get(keys)
         if layout is None:
             layout = layouts[keys] = _layout(keys)
-        premise = record.get("sentence1")
-        hypothesis = record.get("sentence2")
-        pair_key = record.get("pairID")
+        try:
+            premise = record["sentence1"]
+            hypothesis = record["sentence2"]
+            pair_key = record["pairID"]
+            labels = record["annotator_labels"] if layout.has_labels else []
+            premise_key = record[layout.premise_key_field] if layout.premise_key_field else None
+        except KeyError:
+            premise = hypothesis = pair_key = premise_key = None
+            labels = []
         if not (
             type(premise) is str
             and type(hypothesis) is str
@@ -74,7 +84,6 @@ def read(path: Path, fmt: str, progress: ProgressCallback | None = None) -> Iter
         ):
             for key in ("sentence1", "sentence2", "pairID"):
                 require_text(path, line, record, key, fmt)
-        labels = record.get("annotator_labels", [])
         if type(labels) is not list:
             raise InputError(path, "field 'annotator_labels' must be a list of labels", line)
         annotators = record.get("annotator_ids")
@@ -84,11 +93,10 @@ def read(path: Path, fmt: str, progress: ProgressCallback | None = None) -> Iter
             raise InputError(
                 path, "field 'annotator_ids' must be a list as long as 'annotator_labels'", line
             )
-        if not labels and "gold_label" not in record:
+        if not labels and not layout.has_gold:
             raise InputError(
                 path, f"missing required field 'gold_label' for --format {fmt}; add it", line
             )
-        premise_key = record[layout.premise_key_field] if layout.premise_key_field else None
         if type(premise_key) is not str or not premise_key:
             premise_key = (
                 optional_text(path, line, record, layout.premise_key_field)
@@ -99,12 +107,12 @@ def read(path: Path, fmt: str, progress: ProgressCallback | None = None) -> Iter
         if genre is not None and (type(genre) is not str or not genre):
             genre = optional_text(path, line, record, "genre")
         yield SourcePair(
-            line=line,
-            premise=cast(str, premise),
-            hypothesis=cast(str, hypothesis),
-            premise_key=premise_key,
-            pair_key=cast(str, pair_key),
-            genre=genre,
+            line,
+            cast(str, premise),
+            cast(str, hypothesis),
+            premise_key,
+            cast(str, pair_key),
+            genre,
             labels=labels,
             annotators=annotators,
             gold=record.get("gold_label"),

@@ -54,6 +54,7 @@ from nlibuild.models import (
 from nlibuild.signature import make_signature
 from nlibuild.store import (
     RELEASED,
+    RUN_STAMPED,
     GoldRow,
     PairRow,
     PremiseRow,
@@ -147,10 +148,15 @@ class _Importer:
         # premise key (corpus ID, or (genre, text) when the corpus has none) -> stored premise
         self.premises: dict[Any, PremiseRow] = {}
         self.premise_first_line: dict[str, int] = {}
-        self.text_index_loaded = False
+        # Everything this import adds is also kept here, so a store that held no premises
+        # (hence no pairs) when the import began has nothing to look up.
+        self.store_was_empty = store.count("premises") == 0
+        self.text_index_loaded = self.store_was_empty
         self.next_number: dict[str, int] = {}
-        # pair ID -> (line, hash of its content), for pairs of this file
-        self.pair_lines: dict[str, tuple[int, int]] = {}
+        # pair ID -> line of its first occurrence, for pairs of this file
+        self.pair_lines: dict[str, int] = {}
+        # (pair ID, line of its first occurrence, line of the repeat)
+        self.repeats: list[tuple[str, int, int]] = []
         # pair ID -> premise ID of this file's pairs, for multilingual files' translation rows
         self.premise_of_pair: dict[str, str] | None = (
             {} if cfg.format is ImportFormat.XNLI else None
@@ -209,15 +215,10 @@ class _Importer:
     # --- annotators -----------------------------------------------------------------
 
     def _annotator_pks(self, ids: list[str], anonymous: bool) -> list[int]:
+        """Keys of the annotators `ids`, adding those neither the store nor this import knows."""
+        self._require_text_ids(ids)
         known = self.annotators
-        try:
-            return [known[i] for i in ids]
-        except KeyError:
-            pass
         missing = [i for i in dict.fromkeys(ids) if i not in known]
-        bad = next((i for i in missing if type(i) is not str or not i.strip()), None)
-        if bad is not None:
-            raise InputError(self.path, f"annotator ID {bad!r} must be non-empty text")
         known.update(self.store.annotator_pks(missing))
         rows = []
         for annotator_id in missing:
@@ -231,9 +232,15 @@ class _Importer:
         self.counts["annotators_added"] += len(rows)
         return [known[i] for i in ids]
 
+    def _require_text_ids(self, ids: list[Any], line: int | None = None) -> None:
+        bad = next((i for i in ids if type(i) is not str or not i.strip()), None)
+        if bad is not None:
+            raise InputError(self.path, f"annotator ID {bad!r} must be non-empty text", line)
+
     def _vote_annotators(self, record: SourcePair, n_votes: int) -> list[str]:
         if record.annotators is not None:
             ids = record.annotators
+            self._require_text_ids(ids, record.line)
             if len(ids) != n_votes:  # drop the annotators of empty labels
                 ids = [a for a, raw in zip(ids, record.labels, strict=True) if raw]
             if len(set(ids)) != len(ids):
@@ -272,54 +279,62 @@ class _Importer:
         return f"{prefix}_{number:04d}"
 
     def _resolve_premises(self, records: list[SourcePair]) -> list[PremiseRow]:
-        keyed = {r.premise_key for r in records if r.premise_key is not None}
-        unseen = [k for k in keyed if k not in self.premises]
-        if unseen:
-            self.premises.update(self.store.premises_by_id(unseen))
-        if not self.text_index_loaded and any(r.premise_key is None for r in records):
-            self._load_text_index()
+        premises = self.premises
+        if not self.store_was_empty:
+            keyed = {r.premise_key for r in records if r.premise_key is not None}
+            unseen = [k for k in keyed if k not in premises]
+            if unseen:
+                premises.update(self.store.premises_by_id(unseen))
+            if not self.text_index_loaded and any(r.premise_key is None for r in records):
+                self._load_text_index()
+        default_genre = self.cfg.genre
         new_rows: list[PremiseRow] = []
         resolved: list[PremiseRow] = []
         for record in records:
-            genre = record.genre or self.cfg.genre
-            key: Any = (
-                record.premise_key if record.premise_key is not None else (genre, record.premise)
-            )
-            row = self.premises.get(key)
+            genre = record.genre or default_genre
+            key: Any = record.premise_key
+            if key is None:
+                key = (genre, record.premise)
+            row = premises.get(key)
             if row is None:
-                lang = record.lang or self.default_lang
-                premise_id = record.premise_key or self._new_premise_id(genre or self.corpus)
-                row = PremiseRow(
-                    self.next_premise_pk,
-                    premise_id,
-                    genre,
-                    lang,
-                    record.premise,
-                    text_length(record.premise, lang),
-                    _extra_json(record.premise_extra),
-                    self.run_id,
-                )
-                self.next_premise_pk += 1
-                self.premises[key] = row
-                self.premise_first_line[premise_id] = record.line
+                row = premises[key] = self._new_premise(record, genre)
                 new_rows.append(row)
-            elif row.text != record.premise:
-                first = self.premise_first_line.get(row.id)
-                where = f"line {first}" if first else "the store"
-                raise ConflictError(
-                    f"{self.path}, line {record.line}: premise {row.id} has a different text "
-                    f"than on {where}; premises sharing an ID must have the same sentence1"
-                )
-            elif row.genre != genre:
-                raise ConflictError(
-                    f"{self.path}, line {record.line}: premise {row.id} has genre {row.genre!r} "
-                    f"but this pair says {genre!r}; give pairs of one premise one genre"
-                )
+            elif row.text != record.premise or row.genre != genre:
+                self._premise_conflict(record, row, genre)
             resolved.append(row)
         if new_rows:
             self.sink("premises", new_rows)
             self.counts["premises_added"] += len(new_rows)
         return resolved
+
+    def _new_premise(self, record: SourcePair, genre: str | None) -> PremiseRow:
+        lang = record.lang or self.default_lang
+        premise_id = record.premise_key or self._new_premise_id(genre or self.corpus)
+        row = PremiseRow(
+            self.next_premise_pk,
+            premise_id,
+            genre,
+            lang,
+            record.premise,
+            text_length(record.premise, lang),
+            _extra_json(record.premise_extra),
+        )
+        self.next_premise_pk += 1
+        self.premise_first_line[premise_id] = record.line
+        return row
+
+    def _premise_conflict(self, record: SourcePair, row: PremiseRow, genre: str | None) -> None:
+        if row.text != record.premise:
+            first = self.premise_first_line.get(row.id)
+            where = f"line {first}" if first else "the store"
+            raise ConflictError(
+                f"{self.path}, line {record.line}: premise {row.id} has a different text "
+                f"than on {where}; premises sharing an ID must have the same sentence1"
+            )
+        raise ConflictError(
+            f"{self.path}, line {record.line}: premise {row.id} has genre {row.genre!r} "
+            f"but this pair says {genre!r}; give pairs of one premise one genre"
+        )
 
     # --- pairs ----------------------------------------------------------------------
 
@@ -331,7 +346,7 @@ class _Importer:
         so re-importing the file finds the IDs it gave the first time.
         """
         unseen = {p.pk for p in premises} - self.loaded_premises
-        if unseen:
+        if unseen and not self.store_was_empty:
             self.loaded_premises |= unseen
             for premise_pk, pair_id, hypothesis in self.store.pair_keys_of_premises(unseen):
                 initial = pair_id.rsplit("-", 1)[-1][:1]
@@ -381,9 +396,12 @@ class _Importer:
             pair_ids = [k if k is not None else c for k, c in zip(keyed, content_ids, strict=True)]
         else:
             pair_ids = cast(list[str], keyed)
-        stored = self.store.stored_pairs(pair_ids)  # pairs of earlier imports
+        # pairs of earlier imports
+        stored = {} if self.store_was_empty else self.store.stored_pairs(pair_ids)
 
-        run_id = self.run_id
+        default_lang = self.default_lang
+        pair_lines = self.pair_lines
+        known = self.annotators
         new_pairs: list[PairRow] = []
         new_votes: list[VoteRow] = []
         new_gold: list[GoldRow] = []
@@ -391,54 +409,60 @@ class _Importer:
             pairs, premises, pair_ids, labels_of, strict=True
         ):
             votes = labels.votes
-            annotator_ids = self._vote_annotators(record, len(votes))
-            content = self._content(record, premise.id, labels, annotator_ids)
-            if pair_id in self.pair_lines or pair_id in stored:
-                self._compare_repeat(record, pair_id, content, stored.get(pair_id))
+            n_votes = len(votes)
+            annotator_ids = record.annotators
+            try:
+                named_one_each = (
+                    annotator_ids is not None
+                    and len(annotator_ids) == n_votes
+                    and len(set(annotator_ids)) == n_votes
+                )
+            except TypeError:  # an ID that is not text: _vote_annotators says so
+                named_one_each = False
+            if annotator_ids is None or not named_one_each:
+                # anonymous, with empty labels dropped, or wrong: sorted out there
+                annotator_ids = self._vote_annotators(record, n_votes)
+            first_line = pair_lines.get(pair_id)
+            if first_line is not None:
+                # Compared once the whole file is read (see _check_repeats): most files
+                # have no repeats, and this way no pair pays for building its content.
+                self.repeats.append((pair_id, first_line, record.line))
                 continue
-            self.pair_lines[pair_id] = (record.line, hash(content))
+            if pair_id in stored:
+                content = self._content(record, premise.id, labels, annotator_ids)
+                self._compare_stored(record, pair_id, content, stored[pair_id])
+                continue
+            pair_lines[pair_id] = record.line
             if self.premise_of_pair is not None:
                 self.premise_of_pair[pair_id] = premise.id
             if record.translations:
                 self._collect_translations(record, premise.id, pair_id)
             pair_pk = self.next_pair_pk
             self.next_pair_pk += 1
-            annotator_pks = self._annotator_pks(annotator_ids, record.annotators is None)
+            try:
+                annotator_pks = [known[a] for a in annotator_ids]
+            except (KeyError, TypeError):  # someone new (or an ID that is not text)
+                annotator_pks = self._annotator_pks(annotator_ids, record.annotators is None)
             pair_row: PairRow = (
-                pair_pk, pair_id, premise.pk, record.hypothesis, content.lang, record.protocol,
-                record.level, annotator_pks[0] if votes else None, content.author_label,
-                content.extra_json, run_id,
+                pair_pk, pair_id, premise.pk, record.hypothesis, record.lang or default_lang,
+                record.protocol, record.level, annotator_pks[0] if votes else None,
+                votes[0] if votes else None, _extra_json(record.extra),
             )  # fmt: skip
             new_pairs.append(pair_row)
             for position, label in enumerate(votes):  # position 0: the author's vote
-                new_votes.append((pair_pk, annotator_pks[position], position, label, run_id))
+                new_votes.append((pair_pk, annotator_pks[position], position, label))
             if labels.gold is not None:
-                new_gold.append((pair_pk, RELEASED, labels.gold, len(votes), labels.top, run_id))
+                new_gold.append((pair_pk, RELEASED, labels.gold, n_votes, labels.top))
         self.sink("pairs", new_pairs)
         self.sink("votes", new_votes)
         self.sink("gold", new_gold)
         self.counts["pairs_added"] += len(new_pairs)
         self.counts["votes_added"] += len(new_votes)
 
-    def _compare_repeat(
-        self, record: SourcePair, pair_id: str, content: _Content, stored: StoredPair | None
+    def _compare_stored(
+        self, record: SourcePair, pair_id: str, content: _Content, stored: StoredPair
     ) -> None:
-        """A pair ID seen before: identical content is a no-op, anything else an error."""
-        seen = self.pair_lines.get(pair_id)
-        if seen is not None:
-            if hash(content) == seen[1]:
-                self.counts["pairs_unchanged"] += 1
-                return
-            before = self._content_at_line(seen[0])
-            if before == content:  # equal after all (a hash collision)
-                self.counts["pairs_unchanged"] += 1
-                return
-            raise ConflictError(
-                f"{self.path}, line {record.line}: pair {pair_id} is already in this file on "
-                f"line {seen[0]} with different {_difference(before, content)}; give each pair "
-                "one ID and remove the duplicate"
-            )
-        assert stored is not None
+        """A pair ID an earlier import stored: identical content is a no-op, else an error."""
         before = _Content._make(stored[1:])
         if before == content:
             self.counts["pairs_unchanged"] += 1
@@ -456,22 +480,44 @@ class _Importer:
             f"different {_difference(before, content)}; {what_next}"
         )
 
-    def _content_at_line(self, line: int) -> _Content:
-        """Read the file again up to `line` (only to explain a conflict) and resolve it."""
+    def _check_repeats(self) -> None:
+        """Pair IDs given twice in the file: identical content is a no-op, else an error.
+
+        One more pass over the file resolves just the lines involved, in file order, so the
+        first conflicting repeat is the one reported.
+        """
+        if not self.repeats:
+            return
+        # A repeat always names the pair's first line, which is never itself a repeat.
+        first_of = {line: (first, pair_id) for pair_id, first, line in self.repeats}
+        wanted = set(first_of) | {first for first, _ in first_of.values()}
+        firsts: dict[int, _Content] = {}
         for record in _reader(self.cfg, self.cfg.lang, None):
-            if record.line == line and isinstance(record, SourcePair):
-                labels = self._normalise(record)
-                assert labels is not None
-                genre = record.genre or self.cfg.genre
-                key = (
-                    record.premise_key
-                    if record.premise_key is not None
-                    else (genre, record.premise)
+            if record.line not in wanted or not isinstance(record, SourcePair):
+                continue
+            content = self._resolved_content(record)
+            if record.line not in first_of:
+                firsts[record.line] = content
+                continue
+            first, pair_id = first_of[record.line]
+            before = firsts[first]
+            if before != content:
+                raise ConflictError(
+                    f"{self.path}, line {record.line}: pair {pair_id} is already in this file "
+                    f"on line {first} with different {_difference(before, content)}; give each "
+                    "pair one ID and remove the duplicate"
                 )
-                premise = self.premises[key]
-                annotators = self._vote_annotators(record, len(labels.votes))
-                return self._content(record, premise.id, labels, annotators)
-        raise AssertionError(f"line {line} not found again in {self.path}")
+        self.counts["pairs_unchanged"] += len(self.repeats)
+
+    def _resolved_content(self, record: SourcePair) -> _Content:
+        """The content of a pair of this file, read again (its premise is resolved)."""
+        labels = self._normalise(record)
+        assert labels is not None
+        genre = record.genre or self.cfg.genre
+        key = record.premise_key if record.premise_key is not None else (genre, record.premise)
+        premise = self.premises[key]
+        annotators = self._vote_annotators(record, len(labels.votes))
+        return self._content(record, premise.id, labels, annotators)
 
     # --- translations ---------------------------------------------------------------
 
@@ -501,6 +547,7 @@ class _Importer:
             )
             hint = unknown_label_hint(self.unknown_labels, self.labels.label_order is not None)
             raise InputError(self.path, f"unknown label value(s) {found}; {hint}")
+        self._check_repeats()
         if self.pending_translations:
             premise_of = dict(self.premise_of_pair or {})
             earlier = {t.pair_key for t in self.pending_translations} - set(premise_of)
@@ -530,7 +577,7 @@ class _Importer:
         for (unit_id, lang), (text, line) in self.translations.items():
             before = stored.get((unit_id, lang, "human"))
             if before is None:
-                rows.append(TranslationRow(unit_id, lang, "human", text, None, self.run_id))
+                rows.append(TranslationRow(unit_id, lang, "human", text, None))
             elif before != text:
                 raise ConflictError(
                     f"{self.path}, line {line}: the store already has a different {lang} "
@@ -562,6 +609,17 @@ _COUNTS = ("premises_added", "pairs_added", "pairs_unchanged", "votes_added", "t
 PARALLEL_MIN_BYTES = 16 << 20
 """Files at least this big are parsed in a second process while this one writes."""
 
+DEFER_INDEXES_BYTES_PER_STORED_PAIR = 512
+"""A parallel import builds the pair indexes again at the end, instead of updating them
+row by row, when its file has at least this many bytes per pair already stored: then
+the pairs it brings (a pair line takes 400 to 1,200 bytes) outnumber about half of those
+whose index entries must be rebuilt, and the rebuild pays for itself."""
+
+_DEFERRED_INDEXES = ("premises_id", "pairs_id", "pairs_premise")
+"""The indexes whose keys a corpus file brings in random order (premise and pair IDs, and premises
+whose pairs are shuffled). The others grow at their end (their keys lead with a few
+values and end in an increasing row key) and are cheaper kept up to date as rows come."""
+
 
 def run(
     store: Store,
@@ -591,9 +649,16 @@ def run(
             run_id = store.start_run("import", cfg.model_dump(mode="json"), signature, VERSION)
             lang = meta.get("lang", "en")
             if parallel:
-                outcome = _run_in_worker(store, cfg, run_id, lang, progress)
+                size = cfg.path.stat().st_size
+                defer = size >= DEFER_INDEXES_BYTES_PER_STORED_PAIR * store.count("pairs")
+                # The writer never looks rows up (the worker reads through its own
+                # connection), so it can do without the indexes until the end.
+                with store.deferred_indexes(_DEFERRED_INDEXES if defer else ()):
+                    outcome = _run_in_worker(store, cfg, run_id, lang, progress)
             else:
-                outcome = _resolve_and_write(store, store.insert, cfg, run_id, lang, progress)
+                outcome = _resolve_and_write(
+                    store, _store_writer(store, run_id), cfg, run_id, lang, progress
+                )
             if outcome.lines == 0:
                 raise InputError(cfg.path, "the file holds no pairs; check the path and --format")
             declared = [e for e in meta.get("extra_labels", "").split(",") if e]
@@ -613,6 +678,15 @@ class _Outcome(NamedTuple):
     lines: int
     counts: dict[str, int]
     extra_labels: tuple[str, ...]
+
+
+def _store_writer(store: Store, run_id: int) -> Sink:
+    """A sink that writes rows straight into `store`, stamped with the run where due."""
+
+    def write(table: str, rows: Sequence[tuple[Any, ...]]) -> None:
+        store.insert(table, rows, run_id if table in RUN_STAMPED else None)
+
+    return write
 
 
 def _resolve_and_write(
@@ -667,7 +741,9 @@ def _run_in_worker(
                 continue
             kind = message[0]
             if kind == "rows":
-                store.insert_flat(message[1], message[2], message[3])
+                table = message[1]
+                stamp = run_id if table in RUN_STAMPED else None
+                store.insert_flat(table, message[2], message[3], stamp)
             elif kind == "progress":
                 if progress is not None:
                     progress(message[1])
