@@ -66,22 +66,25 @@ def iter_lines(path: Path, progress: ProgressCallback | None = None) -> Iterator
             done += len(raw)
             if progress is not None and number % 8192 == 0:
                 progress(done)
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise InputError(
-                    path,
-                    f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}); "
-                    "re-save the file as UTF-8",
-                    number,
-                ) from None
-            if number == 1:
-                text = text.removeprefix("\ufeff")
-            text = text.rstrip("\r\n")
+            text = _decode_line(path, number, raw).rstrip("\r\n")
             if text.strip():
                 yield number, text
     if progress is not None:
         progress(done)
+
+
+def _decode_line(path: Path, number: int, raw: bytes) -> str:
+    """A line's text, with a byte-order mark dropped from the first; bad UTF-8 is an error."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            path,
+            f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}); "
+            "re-save the file as UTF-8",
+            number,
+        ) from None
+    return text.removeprefix("\ufeff") if number == 1 else text
 
 
 def guess_format(first_line: str) -> str:
@@ -139,17 +142,7 @@ def iter_json_objects(
 def _explain_bad_json_line(path: Path, format_name: str, number: int, raw: bytes) -> str | None:
     """For a line orjson refused: None when blank, its text when only a BOM was in the way;
     otherwise raise the InputError that says what is wrong with it."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            path,
-            f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}); "
-            "re-save the file as UTF-8",
-            number,
-        ) from None
-    if number == 1:
-        text = text.removeprefix("\ufeff")
+    text = _decode_line(path, number, raw)
     if not text.strip():
         return None
     try:
