@@ -39,7 +39,7 @@ from nlibuild.models import (
     parse_label_order,
 )
 from nlibuild.presets import load_preset_text, parse_preset, stage_defaults
-from nlibuild.render import render_table
+from nlibuild.render import counted, render_table
 from nlibuild.store import Store
 
 app = typer.Typer(
@@ -252,9 +252,10 @@ def import_(
             with _bytes_progress(file, f"import {file.name}") as progress:
                 result = run(store, cfg, progress)
     out.print(
-        f"Imported {file}: {result.pairs_added} pairs, {result.premises_added} premises, "
-        f"{result.votes_added} votes, {result.translations_added} translations added; "
-        f"{result.pairs_unchanged} pairs already present (run {result.run_id}, "
+        f"Imported {file}: {counted(result.pairs_added, 'pair')}, "
+        f"{counted(result.premises_added, 'premise')}, {counted(result.votes_added, 'vote')}, "
+        f"{counted(result.translations_added, 'translation')} added; "
+        f"{counted(result.pairs_unchanged, 'pair')} already present (run {result.run_id}, "
         f"{result.signature})",
         markup=False,
     )
@@ -306,15 +307,15 @@ def export(
                 langs=_split_list(lang),
             )
             result = run(store, cfg)
-    line = f"Exported {result.rows} pairs to {result.out} as {cfg.format.value}"
+    line = f"Exported {counted(result.rows, 'pair')} to {result.out} as {cfg.format.value}"
     if result.label_order is not None:
         fate = "dropped" if result.no_gold_policy is NoGoldPolicy.DROP else "written with label -1"
         line += (
             f"; labels {result.label_order} = 0,1,2 (written to {result.sidecar}); "
-            f"{result.no_gold_rows} pairs without gold {fate}"
+            f"{counted(result.no_gold_rows, 'pair')} without gold {fate}"
         )
     else:
-        line += f"; {result.no_gold_rows} pairs without gold written as '-'"
+        line += f"; {counted(result.no_gold_rows, 'pair')} without gold written as '-'"
     out.print(f"{line} (run {result.run_id}, {result.signature})", markup=False)
 
 

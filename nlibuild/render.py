@@ -15,6 +15,11 @@ from nlibuild.models import TableFormat
 Cell = str | int | float | None
 
 
+def counted(number: int, noun: str) -> str:
+    """`1 pair`, `2 pairs`: a count with its noun (regular English plurals only)."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
 def _text(cell: Cell) -> str:
     if cell is None:
         return ""

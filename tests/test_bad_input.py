@@ -248,7 +248,7 @@ def test_the_suggested_option_makes_the_file_import(
     result = invoke(store, "import", path, "--format", "mnli", *options)
 
     assert result.exit_code == 0, result.output
-    assert result.stdout.startswith(f"Imported {path}: 2 pairs, 1 premises, ")
+    assert result.stdout.startswith(f"Imported {path}: 2 pairs, 1 premise, ")
     after = table_counts(store)
     assert after["pairs"] == before["pairs"] + 2
     assert after["premises"] == before["premises"] + 1
