@@ -32,8 +32,14 @@ from nlibuild.models import (
     ExportFormat,
     ImportConfig,
     ImportFormat,
+    IngestConfig,
     InitConfig,
+    LengthUnit,
     NoGoldPolicy,
+    ParagraphMode,
+    PremiseStatsRow,
+    SampleConfig,
+    SourceFormat,
     StoreSummary,
     TableFormat,
     parse_label_order,
@@ -317,6 +323,290 @@ def export(
     else:
         line += f"; {counted(result.no_gold_rows, 'pair')} without gold written as '-'"
     out.print(f"{line} (run {result.run_id}, {result.signature})", markup=False)
+
+
+def _genre_map(values: list[str] | None) -> tuple[tuple[str, str], ...]:
+    pairs = []
+    for item in _split_list(values):
+        source, sep, target = item.partition("=")
+        if not sep or not source or not target:
+            raise ConfigError(f"--genre-map {item!r}: write it as FOUND=GENRE, e.g. n=news")
+        pairs.append((source, target))
+    return tuple(pairs)
+
+
+@app.command()
+def ingest(
+    ctx: typer.Context,
+    paths: Annotated[list[Path], typer.Argument(help="Source text files.")],
+    genre: Annotated[
+        str | None, typer.Option(help="Genre of these texts (e.g. gov, news, fiction).")
+    ] = None,
+    lang: Annotated[str | None, typer.Option(help="Their language (default: the store's).")] = None,
+    format: Annotated[
+        str | None,
+        typer.Option("--format", help="txt, jsonl, tsv or conllu (default: from the suffix)."),
+    ] = None,
+    field: Annotated[
+        str, typer.Option(help="jsonl field / tsv column that holds the text.")
+    ] = "text",
+    genre_field: Annotated[
+        str | None, typer.Option(help="jsonl field / tsv column that holds each text's genre.")
+    ] = None,
+    genre_from: Annotated[
+        str | None,
+        typer.Option(
+            help="conllu: regex over '# sent_id' then '# newdoc id'; its group 1 is the genre."
+        ),
+    ] = None,
+    genre_map: Annotated[
+        list[str] | None,
+        typer.Option("--genre-map", help="Rename found genres: FOUND=GENRE, e.g. n=news,w=wiki."),
+    ] = None,
+    paragraph: Annotated[
+        str | None,
+        typer.Option(help="txt: paragraphs end at a blank line (blank) or every line (line)."),
+    ] = None,
+    clean: Annotated[
+        str | None, typer.Option(help="Markup cleaning preset: none or callhome.")
+    ] = None,
+    strip: Annotated[
+        list[str] | None,
+        typer.Option("--strip", help="Also delete what this regex matches (repeatable)."),
+    ] = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="A genre not in the preset is an error.")
+    ] = False,
+) -> None:
+    """Read source texts into the sentence pool: split, clean, measure, deduplicate."""
+    from nlibuild.stages.ingest import format_of, run
+
+    with _user_errors():
+        store = _open(_state(ctx))
+        with store:
+            preset = _preset(store)
+            defaults = stage_defaults(preset, "ingest")
+            per_genre = defaults.get("genres", {}).get(genre, {}) if genre else {}
+            fmt = _choice(SourceFormat, format, "--format") if format else format_of(paths[0])
+            cfg = IngestConfig(
+                paths=tuple(paths),
+                format=fmt,
+                genre=genre,
+                lang=lang or store.meta().get("lang", "en"),
+                field=field,
+                genre_field=genre_field,
+                genre_from=genre_from,
+                genre_map=_genre_map(genre_map),
+                paragraph=_choice(
+                    ParagraphMode,
+                    paragraph or per_genre.get("paragraph") or defaults.get("paragraph", "blank"),
+                    "--paragraph",
+                ),
+                clean=clean or per_genre.get("clean") or defaults.get("clean", "none"),
+                strip=_split_regexes(strip),
+                known_genres=tuple(stage_defaults(preset, "corpus").get("genres", ())),
+                strict=strict,
+            )
+            with _files_progress(paths, "ingest") as progress:
+                result = run(store, cfg, progress)
+    for warning in result.warnings:
+        err.print(f"Warning: {warning}", markup=False)
+    genres = ", ".join(f"{g} {n}" for g, n in result.by_genre.items())
+    out.print(
+        f"Ingested {counted(result.files, 'file')}: {counted(result.texts, 'text')}, "
+        f"{counted(result.sentences, 'sentence')} ({genres}); "
+        f"{result.empty_after_cleaning} empty after cleaning, "
+        f"{counted(result.duplicates, 'duplicate')}; {result.added} added to the pool "
+        f"(run {result.run_id}, {result.signature})",
+        markup=False,
+    )
+
+
+def _split_regexes(values: list[str] | None) -> tuple[str, ...]:
+    # Regexes may hold commas, so --strip is repeated rather than comma-separated.
+    return tuple(value for value in values or [] if value)
+
+
+@contextmanager
+def _files_progress(paths: list[Path], label: str) -> Iterator[Callable[[int], None] | None]:
+    """A bytes progress bar over several files (the stage reports bytes over all of them)."""
+    if not err.is_terminal:
+        yield None
+        return
+    total = sum(p.stat().st_size for p in paths if p.is_file())
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+    ) as progress:
+        task = progress.add_task(label, total=total)
+        yield lambda done: progress.update(task, completed=done)
+
+
+def _preset(store: Store) -> dict[str, Any]:
+    text = store.meta().get("preset_toml")
+    return parse_preset(text, "the store's preset") if text else {}
+
+
+@app.command()
+def sample(
+    ctx: typer.Context,
+    genre: Annotated[
+        list[str] | None,
+        typer.Option("--genre", help="Genre to sample (repeatable, or comma-separated)."),
+    ] = None,
+    n: Annotated[int | None, typer.Option("--n", help="Premises per genre (default 250).")] = None,
+    per_genre: Annotated[
+        int | None, typer.Option(help="Sample every genre of the pool, this many each.")
+    ] = None,
+    min_len: Annotated[int | None, typer.Option(help="Shortest length kept (default 8).")] = None,
+    max_len: Annotated[int | None, typer.Option(help="Longest length kept (default 50).")] = None,
+    unit: Annotated[
+        str | None,
+        typer.Option(
+            help="Length unit: auto (chars for zh/ja/ko/th/my, else tokens), chars or tokens."
+        ),
+    ] = None,
+    lang: Annotated[str | None, typer.Option(help="Only sentences of this language.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Random seed (default 13).")] = None,
+    exclude: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--exclude",
+            help="A released corpus (jsonl/tsv/conllu/txt) whose sentences are never sampled.",
+        ),
+    ] = None,
+    balance_lengths: Annotated[
+        int | None,
+        typer.Option(help="Draw evenly from this many equal-width length bins."),
+    ] = None,
+) -> None:
+    """Move sentences from the pool into the premises, per genre, by length, seeded."""
+    from nlibuild.stages.sample import run
+
+    with _user_errors():
+        store = _open(_state(ctx))
+        with store:
+            defaults = stage_defaults(_preset(store), "sample")
+            if per_genre is not None and n is not None:
+                raise ConfigError("give --n with --genre, or --per-genre alone, not both")
+            cfg = SampleConfig(
+                genres=_split_list(genre),
+                all_genres=per_genre is not None,
+                n=per_genre or n or defaults.get("n", 250),
+                min_len=_first(min_len, defaults.get("min_len"), 8),
+                max_len=_first(max_len, defaults.get("max_len"), 50),
+                unit=_choice(LengthUnit, unit or defaults.get("unit", "auto"), "--unit"),
+                lang=lang,
+                seed=_first(seed, defaults.get("seed"), 13),
+                exclude=tuple(exclude or ()),
+                balance_bins=balance_lengths,
+            )
+            if not cfg.genres and not cfg.all_genres and defaults.get("genres"):
+                cfg = cfg.model_copy(update={"genres": tuple(defaults["genres"])})
+            result = run(store, cfg)
+    parts = [
+        f"{g.genre} {g.sampled} ({g.first_id}..{g.last_id} of {g.qualifying} qualifying)"
+        for g in result.genres
+    ]
+    total = sum(g.sampled for g in result.genres)
+    out.print(
+        f"Sampled {counted(total, 'premise')}: {'; '.join(parts)} "
+        f"(run {result.run_id}, {result.signature})",
+        markup=False,
+    )
+
+
+def _first(*values: Any) -> Any:
+    """The first value that is not None (flag, then preset, then built-in default)."""
+    return next(v for v in values if v is not None)
+
+
+STATS_TABLES = ("premises",)
+
+
+@app.command()
+def stats(
+    ctx: typer.Context,
+    table: Annotated[str, typer.Option("--table", help="Which table: premises.")],
+    min_len: Annotated[
+        int | None, typer.Option(help="premises: shortest qualifying length (default 8).")
+    ] = None,
+    max_len: Annotated[
+        int | None, typer.Option(help="premises: longest qualifying length (default 50).")
+    ] = None,
+    unit: Annotated[
+        str | None, typer.Option(help="premises: length unit, auto, chars or tokens.")
+    ] = None,
+    format: Annotated[str, _format_option()] = TableFormat.TABLE.value,
+) -> None:
+    """Tables about the corpus. premises: per genre, the pool, qualifying and sampled
+    sentences, and the pool's lengths (mean, min, max, histogram)."""
+    from nlibuild.stages.stats import premise_stats
+
+    with _user_errors():
+        fmt = _choice(TableFormat, format, "--format")
+        if table not in STATS_TABLES:
+            raise ConfigError(f"--table {table!r} is not one of: {', '.join(STATS_TABLES)}")
+        store = _open(_state(ctx))
+        with store:
+            defaults = stage_defaults(_preset(store), "sample")
+            rows = premise_stats(
+                store,
+                _first(min_len, defaults.get("min_len"), 8),
+                _first(max_len, defaults.get("max_len"), 50),
+                _choice(LengthUnit, unit or defaults.get("unit", "auto"), "--unit"),
+            )
+    if fmt is TableFormat.JSON:
+        out.print("[" + ",".join(r.model_dump_json() for r in rows) + "]", markup=False)
+        return
+    columns = ["genre", "lang", "unit", "pool", "qualifying", "sampled", "mean", "min", "max",
+               "histogram", "sampled mean"]  # fmt: skip
+    render_table(
+        out,
+        "Premises and the sentence pool",
+        columns,
+        [
+            (
+                r.genre,
+                r.lang,
+                r.unit,
+                r.pool,
+                r.qualifying,
+                r.sampled,
+                _rounded(r.mean),
+                r.min,
+                r.max,
+                _histogram_cell(r, fmt),
+                _rounded(r.sampled_mean),
+            )
+            for r in rows
+        ],
+        fmt,
+    )
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
+
+
+_BARS = " ▁▂▃▄▅▆▇█"
+
+
+def _histogram_cell(row: PremiseStatsRow, fmt: TableFormat) -> str:
+    """A sparkline on a terminal; bin edges and counts for machines."""
+    if fmt is not TableFormat.TABLE:
+        edges = row.histogram_edges
+        return " ".join(
+            f"{edges[i]}-{edges[i + 1] - 1}:{count}" for i, count in enumerate(row.histogram)
+        )
+    top = max(row.histogram) or 1
+    bars = "".join(_BARS[-(-8 * count // top)] for count in row.histogram)
+    return f"{row.histogram_edges[0]} {bars} {row.histogram_edges[-1] - 1}"
 
 
 def _format_option() -> Any:

@@ -127,7 +127,27 @@ CREATE TABLE translations (
 ) WITHOUT ROWID;
 """
 
-MIGRATIONS: tuple[str, ...] = (_SCHEMA_1,)
+_SCHEMA_2 = """
+-- The sentence pool: what `nlibuild ingest` reads and `nlibuild sample` draws premises from.
+CREATE TABLE sentences (
+    pk        INTEGER PRIMARY KEY,
+    source_id INTEGER NOT NULL REFERENCES sources(id),
+    genre     TEXT NOT NULL,
+    lang      TEXT NOT NULL,
+    text      TEXT NOT NULL CHECK (length(text) > 0),
+    -- lang.text_key of the normalised, case-folded text: one sentence, one key.
+    key       INTEGER NOT NULL CHECK (key >= 0),
+    chars     INTEGER NOT NULL,
+    tokens    INTEGER NOT NULL,
+    length    INTEGER NOT NULL,  -- in the language's unit: chars or tokens
+    run_id    INTEGER NOT NULL REFERENCES runs(id)
+);
+-- Deduplication within a genre; across genres, sampling never takes a key twice.
+CREATE UNIQUE INDEX sentences_genre_key ON sentences(genre, key);
+ALTER TABLE premises ADD COLUMN sentence_pk INTEGER REFERENCES sentences(pk);
+"""
+
+MIGRATIONS: tuple[str, ...] = (_SCHEMA_1, _SCHEMA_2)
 """Schema scripts in order; the store's `user_version` is the number applied so far."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -142,13 +162,40 @@ BULK_COLUMNS: dict[str, str] = {
     "votes": "pair_pk, annotator_pk, position, label",
     "gold": "pair_pk, method, label, n_votes, n_top",
     "translations": "unit_id, lang, kind, text, translator_pk",
+    "sentences": "source_id, genre, lang, text, key, chars, tokens, length",
 }
 """The tables `Store.insert` fills, with the column order of their rows."""
 
-RUN_STAMPED = frozenset({"premises", "pairs", "votes", "gold", "translations"})
+RUN_STAMPED = frozenset({"premises", "pairs", "votes", "gold", "translations", "sentences"})
 """Tables whose rows also record the run that wrote them (`run_id`), given once per insert."""
 
 _COUNTABLE_TABLES = RUN_STAMPED | {"runs", "annotators"}
+
+SKIP_KNOWN = frozenset({"sentences"})
+"""Tables whose bulk inserts skip rows already there (a repeated sentence is no error)."""
+
+LENGTH_COLUMNS = {"auto": "length", "chars": "chars", "tokens": "tokens"}
+"""The sentence column that holds lengths in each unit (`auto`: the language's own)."""
+
+SentenceRow = tuple[int, str, str, str, int, int, int, int]
+"""source_id, genre, lang, text, key, chars, tokens, length"""
+
+
+class PoolLengthCount(NamedTuple):
+    genre: str
+    lang: str
+    length: int
+    sentences: int
+    taken: int
+
+
+class PoolSentence(NamedTuple):
+    pk: int
+    key: int
+    lang: str
+    text: str
+    length: int
+
 
 RELEASED = "released"
 """The gold method of a label shipped with an imported corpus, kept for comparison."""
@@ -494,7 +541,8 @@ class Store:
             start = first + row * width
             params = ", ".join(f"?{n}" for n in range(start, start + width))
             marks.append(f"({params}{stamp})")
-        return f"INSERT INTO {table}({columns}) VALUES " + ", ".join(marks)
+        verb = "INSERT OR IGNORE" if table in SKIP_KNOWN else "INSERT"
+        return f"{verb} INTO {table}({columns}) VALUES " + ", ".join(marks)
 
     # --- typed reads -----------------------------------------------------------------
 
@@ -629,6 +677,120 @@ class Store:
 
     def anonymous_annotators(self) -> set[str]:
         return {row[0] for row in self.conn.execute("SELECT id FROM annotators WHERE anonymous")}
+
+    # --- the sentence pool -----------------------------------------------------------
+
+    def source_id(
+        self, kind: str, path: str, sha256: str, genre: str | None, lang: str | None, run_id: int
+    ) -> int:
+        """The source row of this file's content read this way, added on first sight."""
+        row = self.conn.execute(
+            "SELECT id FROM sources WHERE kind = ? AND sha256 = ? AND genre IS ? AND lang IS ?",
+            (kind, sha256, genre, lang),
+        ).fetchone()
+        if row is not None:
+            return int(row[0])
+        cursor = self.conn.execute(
+            "INSERT INTO sources(kind, genre, lang, path, sha256, run_id) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (kind, genre, lang, path, sha256, run_id),
+        )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def add_sentences(self, rows: Sequence[SentenceRow], run_id: int) -> int:
+        """Insert pool sentences, skipping any whose (genre, key) is there already; returns
+        how many were new."""
+        before = self.conn.total_changes
+        self.insert("sentences", rows, run_id)
+        return self.conn.total_changes - before
+
+    def pool_genres(self, lang: str | None = None) -> list[str]:
+        rows = self.conn.execute(
+            "SELECT DISTINCT genre FROM sentences WHERE ?1 IS NULL OR lang = ?1 ORDER BY genre",
+            (lang,),
+        )
+        return [row[0] for row in rows]
+
+    def premise_texts(self) -> Iterator[str]:
+        for row in self.conn.execute("SELECT text FROM premises"):
+            yield row[0]
+
+    def set_taken_keys(self, keys: Iterable[int]) -> None:
+        """Fill the temporary table of sentence keys sampling must not take (premises
+        already in the store, sentences of --exclude files, this run's picks)."""
+        self.conn.execute("CREATE TEMP TABLE IF NOT EXISTS taken_keys (key INTEGER PRIMARY KEY)")
+        self.conn.execute("DELETE FROM temp.taken_keys")
+        self.add_taken_keys(keys)
+
+    def add_taken_keys(self, keys: Iterable[int]) -> None:
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO temp.taken_keys(key) VALUES (?)", ((k,) for k in keys)
+        )
+
+    def _pool_filter(self, unit: str) -> str:
+        column = LENGTH_COLUMNS[unit]
+        return (
+            f"genre = :genre AND (:lang IS NULL OR lang = :lang) "
+            f"AND {column} BETWEEN :low AND :high "
+            "AND key NOT IN (SELECT key FROM temp.taken_keys)"
+        )
+
+    def count_available(self, genre: str, lang: str | None, unit: str, low: int, high: int) -> int:
+        """Pool sentences of `genre` with a length in [low, high] not yet taken."""
+        row = self.conn.execute(
+            f"SELECT count(*) FROM sentences WHERE {self._pool_filter(unit)}",
+            {"genre": genre, "lang": lang, "low": low, "high": high},
+        ).fetchone()
+        return int(row[0])
+
+    def sample_sentences(
+        self, genre: str, lang: str | None, unit: str, low: int, high: int, order: int, n: int
+    ) -> list[PoolSentence]:
+        """The `n` available sentences first in the seeded order `order`.
+
+        The order sorts by `key XOR order` (written `(key | o) - (key & o)`: SQLite has no
+        XOR). Keys are hashes of the text, so for a random `order` this is a uniformly
+        random choice, it does not depend on the order rows were inserted in, and SQLite
+        computes it while scanning, keeping only the best `n`.
+        """
+        column = LENGTH_COLUMNS[unit]
+        rows = self.conn.execute(
+            f"SELECT pk, key, lang, text, {column} FROM sentences "
+            f"WHERE {self._pool_filter(unit)} "
+            "ORDER BY (key | :order) - (key & :order) LIMIT :n",
+            {"genre": genre, "lang": lang, "low": low, "high": high, "order": order, "n": n},
+        ).fetchall()
+        return [PoolSentence(*row) for row in rows]
+
+    def add_sampled_premises(
+        self, rows: Sequence[tuple[int, str, str, str, str, int, int]], run_id: int
+    ) -> None:
+        """Premises drawn from the pool: (pk, id, genre, lang, text, length, sentence_pk)."""
+        self.conn.executemany(
+            "INSERT INTO premises(pk, id, genre, lang, text, length, sentence_pk, run_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(*row, run_id) for row in rows],
+        )
+
+    def pool_length_counts(self, unit: str) -> list[PoolLengthCount]:
+        """Sentences per genre, language and length, with how many of them are taken."""
+        column = LENGTH_COLUMNS[unit]
+        rows = self.conn.execute(
+            f"SELECT genre, lang, {column}, count(*), "
+            "sum(key IN (SELECT key FROM temp.taken_keys)) "
+            f"FROM sentences GROUP BY genre, lang, {column} ORDER BY genre, lang, {column}"
+        ).fetchall()
+        return [PoolLengthCount(*row) for row in rows]
+
+    def sampled_lengths(self, unit: str) -> list[tuple[str, str, int, float]]:
+        """(genre, lang, premises, mean length) of premises sampled from the pool."""
+        column = LENGTH_COLUMNS[unit]
+        rows = self.conn.execute(
+            f"SELECT s.genre, s.lang, count(*), avg(s.{column}) FROM premises p "
+            "JOIN sentences s ON s.pk = p.sentence_pk GROUP BY s.genre, s.lang"
+        ).fetchall()
+        return [(row[0], row[1], row[2], row[3]) for row in rows]
 
     # --- counts for `info` -----------------------------------------------------------
 

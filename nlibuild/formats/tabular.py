@@ -8,6 +8,7 @@ memory stays bounded whatever the file size.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -56,6 +57,15 @@ class SourceTranslation:
     pair_key: str
     premise: str
     hypothesis: str
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes, in hex: the identity of an input in run signatures."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def iter_lines(path: Path, progress: ProgressCallback | None = None) -> Iterator[tuple[int, str]]:

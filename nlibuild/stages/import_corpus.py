@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import ctypes
 import gc
-import hashlib
 import multiprocessing
 import os
 import queue
@@ -39,6 +38,7 @@ from nlibuild.formats.tabular import (
     ProgressCallback,
     SourcePair,
     SourceTranslation,
+    file_sha256,
     read_pair_records,
 )
 from nlibuild.labels import LabelNormaliser, UnknownLabel, unknown_label_hint
@@ -91,14 +91,6 @@ class _Content(NamedTuple):
     released_gold: str | None
     labels: tuple[str, ...]
     annotators: tuple[str, ...]
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while block := handle.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def corpus_name(path: Path) -> str:

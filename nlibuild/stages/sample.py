@@ -1,0 +1,187 @@
+"""`nlibuild sample`: draw premises from the sentence pool, per genre, by length, seeded.
+
+MNLI and XNLI sampled 250 sentences from each genre, never reusing a sentence of an
+earlier release (XNLI section 3.1); OCNLI kept sentences of 8 to 50 characters (OCNLI
+section 2.1). Here a sentence is never sampled twice (across genres and runs, and not if
+it is already a premise), never if an `--exclude` file holds it, and the choice depends
+only on the pool's content and the seed, not on the order sources were ingested in: each
+genre's order is the sentences' text hashes XOR a seeded hash (see Store.sample_sentences).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from nlibuild._version import VERSION
+from nlibuild.errors import ConfigError
+from nlibuild.formats.sources import read_texts_to_exclude
+from nlibuild.formats.tabular import file_sha256
+from nlibuild.lang import text_keys
+from nlibuild.models import SampleConfig, SampledGenre, SampleResult
+from nlibuild.signature import make_signature
+from nlibuild.store import PoolSentence, Store
+
+ID_DIGITS = 4
+"""Premise IDs are `<genre>_<number>`, numbered from 1 with at least 4 digits (`gov_0001`)."""
+
+
+def signature_of(cfg: SampleConfig, genres: list[str], exclude_digests: list[str]) -> str:
+    return make_signature(
+        "sample",
+        {
+            "genre": genres,
+            "n": cfg.n,
+            "len": f"{cfg.min_len}-{cfg.max_len}",
+            "unit": cfg.unit.value,
+            "lang": cfg.lang,
+            "balance": cfg.balance_bins,
+            "exclude": [d[:12] for d in exclude_digests],
+            "seed": cfg.seed,
+        },
+        VERSION,
+    )
+
+
+def seeded_order(seed: int, genre: str) -> int:
+    """The 63-bit value a genre's sentences are ordered by (XOR with their keys)."""
+    digest = hashlib.blake2b(f"{seed}\x00{genre}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+def length_bins(low: int, high: int, bins: int) -> list[tuple[int, int]]:
+    """`bins` contiguous integer ranges covering [low, high], as equal as integers allow."""
+    span = high - low + 1
+    if bins > span:
+        raise ConfigError(
+            f"--balance-lengths {bins}: the range {low}-{high} has only {span} lengths"
+        )
+    edges = [low + span * i // bins for i in range(bins + 1)]
+    return [(edges[i], edges[i + 1] - 1) for i in range(bins)]
+
+
+def bin_quotas(n: int, available: list[int]) -> list[int]:
+    """Split `n` as evenly as possible over bins, giving a short bin's shortfall to the
+    others in order (the caller has checked that the bins hold `n` in all)."""
+    quotas = [0] * len(available)
+    remaining = n
+    open_bins = [i for i, a in enumerate(available) if a > 0]
+    while remaining and open_bins:
+        share, extra = divmod(remaining, len(open_bins))
+        for position, index in enumerate(open_bins):
+            want = share + (1 if position < extra else 0)
+            take = min(want, available[index] - quotas[index])
+            quotas[index] += take
+            remaining -= take
+        open_bins = [i for i in open_bins if quotas[i] < available[i]]
+    return quotas
+
+
+def run(store: Store, cfg: SampleConfig) -> SampleResult:
+    """Sample premises into `store` in one transaction; nothing is written on error."""
+    if cfg.min_len > cfg.max_len:
+        raise ConfigError(
+            f"--min-len {cfg.min_len} is above --max-len {cfg.max_len}; swap or fix them"
+        )
+    pool_genres = store.pool_genres(cfg.lang)
+    if not pool_genres:
+        where = f" in language {cfg.lang}" if cfg.lang else ""
+        raise ConfigError(f"the sentence pool is empty{where}; run `nlibuild ingest` first")
+    genres = sorted(set(pool_genres if cfg.all_genres else cfg.genres))
+    if not genres:
+        raise ConfigError("name the genres with --genre G (repeatable) or use --per-genre N")
+    unknown = [g for g in genres if g not in pool_genres]
+    if unknown:
+        raise ConfigError(
+            f"no sentences of genre {', '.join(unknown)} in the pool "
+            f"(genres: {', '.join(pool_genres)}); ingest them or fix --genre"
+        )
+    for path in cfg.exclude:
+        if not path.is_file():
+            raise ConfigError(f"--exclude {path}: no such file; check the path")
+    bins = length_bins(cfg.min_len, cfg.max_len, cfg.balance_bins) if cfg.balance_bins else None
+    digests = [file_sha256(path) for path in cfg.exclude]
+    signature = signature_of(cfg, genres, digests)
+    text_lang = cfg.lang or store.meta().get("lang", "en")
+
+    with store.atomic():
+        run_id = store.start_run("sample", cfg.model_dump(mode="json"), signature, VERSION)
+        taken: set[int] = set()
+        for text in store.premise_texts():
+            taken |= text_keys(text, text_lang)
+        excluded_texts = 0
+        for path in cfg.exclude:
+            for text in read_texts_to_exclude(path):
+                taken |= text_keys(text, text_lang)
+                excluded_texts += 1
+        store.set_taken_keys(taken)
+
+        next_pk = store.next_pk("premises")
+        results: list[SampledGenre] = []
+        for genre in genres:
+            chosen, qualifying = _choose(store, cfg, genre, bins)
+            number = _last_number(store, genre)
+            rows = []
+            for sentence in chosen:
+                number += 1
+                premise_id = f"{genre}_{number:0{ID_DIGITS}d}"
+                rows.append(
+                    (next_pk, premise_id, genre, sentence.lang, sentence.text, sentence.length,
+                     sentence.pk)
+                )  # fmt: skip
+                next_pk += 1
+            store.add_sampled_premises(rows, run_id)
+            # Later genres of this run must not take these sentences again.
+            store.add_taken_keys(s.key for s in chosen)
+            results.append(
+                SampledGenre(
+                    genre=genre,
+                    sampled=len(rows),
+                    qualifying=qualifying,
+                    first_id=rows[0][1] if rows else None,
+                    last_id=rows[-1][1] if rows else None,
+                )
+            )
+        counts = {"premises_added": sum(r.sampled for r in results), "genres": len(results)}
+        store.finish_run(run_id, counts)
+    return SampleResult(
+        run_id=run_id, signature=signature, genres=results, excluded_texts=excluded_texts
+    )
+
+
+def _choose(
+    store: Store, cfg: SampleConfig, genre: str, bins: list[tuple[int, int]] | None
+) -> tuple[list[PoolSentence], int]:
+    """The sentences to sample for `genre`, in seeded order, and how many qualified."""
+    unit = cfg.unit.value
+    order = seeded_order(cfg.seed, genre)
+    ranges = bins or [(cfg.min_len, cfg.max_len)]
+    available = [store.count_available(genre, cfg.lang, unit, lo, hi) for lo, hi in ranges]
+    qualifying = sum(available)
+    if qualifying < cfg.n:
+        raise ConfigError(
+            f"genre {genre}: only {qualifying} sentences qualify (length "
+            f"{cfg.min_len}-{cfg.max_len} {_unit_name(cfg)}, not yet a premise, not excluded); "
+            f"asked for {cfg.n}. Lower --n, widen the lengths, or ingest more text"
+        )
+    chosen: list[PoolSentence] = []
+    for (low, high), quota in zip(ranges, bin_quotas(cfg.n, available), strict=True):
+        if quota:
+            chosen += store.sample_sentences(genre, cfg.lang, unit, low, high, order, quota)
+    chosen.sort(key=lambda s: s.key ^ order)
+    return chosen, qualifying
+
+
+def _unit_name(cfg: SampleConfig) -> str:
+    return "in each language's unit" if cfg.unit.value == "auto" else cfg.unit.value
+
+
+def _last_number(store: Store, genre: str) -> int:
+    """The highest number among the store's `<genre>_<number>` premise IDs (0 if none)."""
+    pattern = re.compile(rf"{re.escape(genre)}_(\d+)")
+    numbers = [
+        int(found.group(1))
+        for premise_id in store.premise_ids_with_prefix(genre)
+        if (found := pattern.fullmatch(premise_id))
+    ]
+    return max(numbers, default=0)
