@@ -20,7 +20,8 @@ def test_init_prints_what_it_created(tmp_path: Path) -> None:
     result = run_cli("--db", db, "init", "--lang", "zh", "--extra-labels", "unrelated,unknown")
     assert result.exit_code == 0
     assert result.stdout == (
-        f"Created store {db} (schema {SCHEMA_VERSION}, lang zh, preset none, extra labels unrelated,unknown; "
+        f"Created store {db} (schema {SCHEMA_VERSION}, lang zh, preset none, "
+        "extra labels unrelated,unknown; "
         "run 1, stage:init|lang:zh|extra-labels:unrelated,unknown|version:0.1.0)\n"
     )
 
