@@ -29,12 +29,9 @@ RESOURCES = Path(__file__).resolve().parent / "resources"
 
 # Closing quotes and brackets that stay with the sentence they close.
 _CLOSERS = "\"'”’」』）)］]》〉»›"
-_CJK_END = re.compile(rf"[。！？；!?;…]+[{re.escape(_CLOSERS)}]*")
-_SPACED_END = re.compile(rf"(?:\.\.\.|[.!?…])+[{re.escape(_CLOSERS)}]*(?=\s)")
+_CJK_END = re.compile(rf"([。！？；!?;…]+[{re.escape(_CLOSERS)}]*)")
 _OPENERS = "\"'“‘(["
-_SPACE_RUN = re.compile(r"\s+")
 _TOKEN = re.compile(r"\w+(?:['’\-]\w+)*|[^\w\s]")
-_STARTS_LOWER = re.compile(r"\s*[\"'“‘(\[]*[a-zà-ÿ]")
 
 
 def primary_language(lang: str) -> str:
@@ -58,7 +55,12 @@ def tokens(text: str) -> list[str]:
 
 
 def token_length(text: str) -> int:
-    return len(_TOKEN.findall(text))
+    """Whitespace-separated tokens: the length unit of space-delimited languages.
+
+    Punctuation stays with its word ("world!" is one token), as in a whitespace split of
+    the text; `tokens` splits it off when words themselves are wanted.
+    """
+    return len(text.split())
 
 
 def text_length(text: str, lang: str) -> int:
@@ -72,7 +74,7 @@ def normalise_text(text: str) -> str:
     """NFC, with every run of white space (newlines, tabs, ideographic spaces) one space."""
     if not text.isascii():
         text = unicodedata.normalize("NFC", text)
-    return _SPACE_RUN.sub(" ", text).strip()
+    return " ".join(text.split())
 
 
 def text_key(text: str) -> int:
@@ -111,37 +113,34 @@ def abbreviations(lang: str) -> frozenset[str]:
 def split_sentences(text: str, lang: str) -> list[str]:
     """The sentences of a paragraph, in order, with their own punctuation kept.
 
-    Text without a sentence end is one sentence. White space is not normalised here.
+    Text without a sentence end is one sentence. White space inside is not normalised.
     """
     if primary_language(lang) in SCRIPTIO_CONTINUA_LANGS:
-        return _split_at(text, [m.end() for m in _CJK_END.finditer(text)])
-    known = abbreviations(lang)
-    cuts = []
-    for match in _SPACED_END.finditer(text):
-        if match.group().startswith(".") and _is_abbreviation(text, match.start(), known):
-            continue
-        if _STARTS_LOWER.match(text, match.end()):
-            continue  # '"Why?" she asked', "... and so on": a lower-case start continues
-        cuts.append(match.end())
-    return _split_at(text, cuts)
+        parts = _CJK_END.split(text)
+    else:
+        parts = _spaced_sentence_end(primary_language(lang)).split(text)
+    # split() alternates text and the captured sentence end: text, end, text, end, text.
+    sentences = [(parts[i] + parts[i + 1]).strip() for i in range(0, len(parts) - 1, 2)]
+    sentences.append(parts[-1].strip())
+    return [sentence for sentence in sentences if sentence]
 
 
-def _is_abbreviation(text: str, end: int, known: frozenset[str]) -> bool:
-    """Whether the word that ends at `end` (just before a period) is an abbreviation."""
-    word = text[text.rfind(" ", 0, end) + 1 : end].lstrip(_OPENERS).lower()
-    if not word:
-        return False
-    if len(word) == 1 and word.isalpha():
-        return True  # an initial: "J. R. Carver"
-    return word in known or word.rstrip(".") in known or "." in word.strip(".")
-
-
-def _split_at(text: str, cuts: list[int]) -> list[str]:
-    pieces = []
-    start = 0
-    for cut in [*cuts, len(text)]:
-        piece = text[start:cut].strip()
-        if piece:
-            pieces.append(piece)
-        start = cut
-    return pieces
+@cache
+def _spaced_sentence_end(lang: str) -> re.Pattern[str]:
+    """One regex for the language: a run of . ! ? … with closing quotes, then white space,
+    unless a known abbreviation or a single-letter initial (J. R., U.S., e.g.) comes just
+    before, or the next word starts in lower case ('"Why?" she asked', 'etc. and')."""
+    by_width: dict[int, list[str]] = {}
+    for word in sorted(abbreviations(lang)):
+        by_width.setdefault(len(word), []).append(re.escape(word))
+    # The regex starts with the end mark, so that the engine jumps from one to the next;
+    # look-behinds (fixed width: one per abbreviation length) then check the word before
+    # a period.
+    not_abbreviation = "".join(
+        rf"(?<!\b(?i:{'|'.join(words)})\.)" for _, words in sorted(by_width.items())
+    )
+    not_initial = r"(?<!\b[^\W\d_]\.)"
+    return re.compile(
+        rf"([.!?…]{not_abbreviation}{not_initial}[.!?…]*[{re.escape(_CLOSERS)}]*)"
+        rf"\s++(?![{re.escape(_OPENERS)}]*[a-zà-ÿ])"
+    )

@@ -4,7 +4,9 @@ Per text: strip markup (a cleaning preset and `--strip` regexes), split into sen
 (lang.py), normalise (NFC, one space for any run of white space), drop what is empty
 after cleaning, measure in characters and tokens, and store under the text's genre.
 A sentence already in the genre's pool (same normalised, case-folded text) is counted as
-a duplicate and not stored again, so re-running an ingest adds nothing.
+a duplicate and not stored again, so re-running an ingest adds nothing. Duplicates are
+found in memory (nlibuild/keyset.py), 8 bytes a sentence, against the genre's pool keys
+loaded when the genre first appears.
 """
 
 from __future__ import annotations
@@ -15,11 +17,14 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
+
 from nlibuild._version import VERSION
 from nlibuild.cleaning import Cleaner
 from nlibuild.errors import ConfigError, InputError
 from nlibuild.formats.sources import SourceText, read_conllu, read_jsonl, read_tsv, read_txt
 from nlibuild.formats.tabular import ProgressCallback, file_sha256
+from nlibuild.keyset import KeySet
 from nlibuild.lang import (
     SCRIPTIO_CONTINUA_LANGS,
     length_unit,
@@ -78,8 +83,12 @@ def signature_of(cfg: IngestConfig, digests: list[str]) -> str:
 class _Pipeline:
     """Turns source texts into pool rows, counting what it drops."""
 
-    def __init__(self, cfg: IngestConfig) -> None:
+    def __init__(self, cfg: IngestConfig, store: Store) -> None:
         self.cfg = cfg
+        self.store = store
+        self.seen = KeySet()
+        # A genre's salt XOR a sentence's key: one set of keys serves all genres.
+        self.genre_salts: dict[str, int] = {}
         self.cleaner = Cleaner.build(cfg.clean, cfg.strip)
         self.lang = cfg.lang
         self.char_unit = length_unit(cfg.lang) == "chars"
@@ -125,7 +134,21 @@ class _Pipeline:
         self.counts["texts"] += len(batch)
         self.counts["empty_after_cleaning"] += empty
         self.counts["sentences"] += len(rows)
-        return rows
+        self.by_genre.update(row[1] for row in rows)
+        return self._new_only(rows)
+
+    def _new_only(self, rows: list[SentenceRow]) -> list[SentenceRow]:
+        """The rows whose (genre, text) is neither in the pool nor earlier in this run."""
+        if not rows:
+            return rows
+        salts = self.genre_salts
+        salted = np.fromiter(
+            (row[4] ^ salts[row[1]] for row in rows), dtype=np.int64, count=len(rows)
+        )
+        fresh = self.seen.add(salted)
+        if fresh.all():
+            return rows
+        return [row for row, keep in zip(rows, fresh.tolist(), strict=True) if keep]
 
     def _genre(self, path: Path, item: SourceText) -> str:
         genre = item.genre
@@ -144,8 +167,12 @@ class _Pipeline:
         return genre
 
     def check_genre(self, genre: str) -> None:
-        """Refuse a genre that cannot be part of an ID; warn of (or refuse) an unknown one."""
+        """Refuse a genre that cannot be part of an ID; warn of (or refuse) an unknown one;
+        load its pool's keys for deduplication."""
         self._checked_genres.add(genre)
+        salt = text_key(f"genre\x00{genre}")
+        self.genre_salts[genre] = salt
+        self.seen.add(np.fromiter((k ^ salt for k in self.store.pool_keys(genre)), np.int64))
         if not _GENRE.match(genre):
             raise ConfigError(
                 f"genre {genre!r} cannot be part of premise IDs; use letters, digits, "
@@ -214,9 +241,7 @@ def run(
         raise ConfigError("give the genre of these texts with --genre")
     digests = [file_sha256(path) for path in cfg.paths]
     signature = signature_of(cfg, digests)
-    pipeline = _Pipeline(cfg)
-    if cfg.genre is not None:
-        pipeline.check_genre(cfg.genre)
+    pipeline = _Pipeline(cfg, store)
     added = 0
     done_before = 0
     gc_was_enabled = gc.isenabled()
@@ -224,6 +249,8 @@ def run(
     try:
         with store.atomic():
             run_id = store.start_run("ingest", cfg.model_dump(mode="json"), signature, VERSION)
+            if cfg.genre is not None:
+                pipeline.check_genre(cfg.genre)
             for path, digest in zip(cfg.paths, digests, strict=True):
                 source_id = store.source_id("text", str(path), digest, cfg.genre, cfg.lang, run_id)
                 file_progress = None
@@ -237,9 +264,11 @@ def run(
                 for batch in _batches(cfg, path, file_progress):
                     pending += pipeline.rows(path, source_id, batch)
                     if len(pending) >= _ROWS_PER_WRITE:
-                        added += _write(store, pending, run_id, pipeline)
+                        store.add_sentences(pending, run_id)
+                        added += len(pending)
                         pending = []
-                added += _write(store, pending, run_id, pipeline)
+                store.add_sentences(pending, run_id)
+                added += len(pending)
                 done_before += path.stat().st_size
             counts = {
                 "files": len(cfg.paths),
@@ -266,12 +295,3 @@ def run(
         warnings=pipeline.warnings,
         **counts,
     )
-
-
-def _write(store: Store, rows: list[SentenceRow], run_id: int, pipeline: _Pipeline) -> int:
-    if not rows:
-        return 0
-    new = store.add_sentences(rows, run_id)
-    # Per-genre counts are of sentences read (new or not): what the files hold.
-    pipeline.by_genre.update(row[1] for row in rows)
-    return new
