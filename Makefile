@@ -13,9 +13,18 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
-# The main job on the bundled sample corpus: create a store, import, summarise, export.
+# The main job on the bundled sample data: sample premises from source texts of five genres
+# (OCNLI's recipe), then import, summarise and export an existing corpus.
+ZH_GENRES := gov news lit tv phone
 demo: $(STAMP)
 	rm -rf $(DEMO) && mkdir -p $(DEMO)
+	$(BIN)/nlibuild --db $(DEMO)/premises.db init --preset ocnli
+	for genre in $(ZH_GENRES); do \
+		$(BIN)/nlibuild --db $(DEMO)/premises.db ingest data/sources/zh/$$genre.txt --genre $$genre \
+		|| exit 1; done
+	$(BIN)/nlibuild --db $(DEMO)/premises.db sample --per-genre 10 --seed 13
+	$(BIN)/nlibuild --db $(DEMO)/premises.db stats --table premises
+	$(BIN)/nlibuild --db $(DEMO)/premises.db export --format ocnli-json --out $(DEMO)/premises.ocnli.json
 	$(BIN)/nlibuild --db $(DEMO)/demo.db init --preset mnli
 	$(BIN)/nlibuild --db $(DEMO)/demo.db import data/sample_mnli.jsonl --format mnli
 	$(BIN)/nlibuild --db $(DEMO)/demo.db info

@@ -1,6 +1,6 @@
 """Stripping transcript markup from source text before it is split into sentences.
 
-OCNLI (section 2.1) drew premises from telephone transcripts and removed their annotation
+OCNLI (section 3.1) drew premises from telephone transcripts and removed their annotation
 symbols first. A cleaning preset is a list of (regex, replacement) rules applied in order;
 users add their own regexes with `--strip REGEX` (each match is deleted).
 """

@@ -578,20 +578,17 @@ def stats(
                 r.pool,
                 r.qualifying,
                 r.sampled,
-                _rounded(r.mean),
+                r.mean,
                 r.min,
                 r.max,
                 _histogram_cell(r, fmt),
-                _rounded(r.sampled_mean),
+                r.sampled_mean,
             )
             for r in rows
         ],
         fmt,
+        decimals=1,
     )
-
-
-def _rounded(value: float | None) -> float | None:
-    return None if value is None else round(value, 1)
 
 
 _BARS = " ▁▂▃▄▅▆▇█"

@@ -1,7 +1,7 @@
 """Per-language units: sentence splitting, tokens, length unit, normalised text keys.
 
 Chinese, Japanese, Korean, Thai and Burmese are written without spaces between words, so
-their length unit is the character (OCNLI section 2.1 keeps premises of 8 to 50
+their length unit is the character (OCNLI section 3.1 keeps premises of 8 to 50
 characters); the other languages count tokens (XNLI Table 2 reports tokens).
 
 Sentence splitting is rule-based and fast (ingest streams gigabytes): for the CJK scripts a

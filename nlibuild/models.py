@@ -42,7 +42,7 @@ class Level(StrEnum):
 
 
 class Protocol(StrEnum):
-    """OCNLI's four elicitation protocols (OCNLI 2.2)."""
+    """OCNLI's four elicitation protocols (OCNLI 3.2)."""
 
     SINGLE = "SINGLE"
     MULTI = "MULTI"

@@ -20,11 +20,11 @@ def counted(number: int, noun: str) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
-def _text(cell: Cell) -> str:
+def _text(cell: Cell, decimals: int = 4) -> str:
     if cell is None:
         return ""
     if isinstance(cell, float):
-        return f"{cell:.4f}"
+        return f"{cell:.{decimals}f}"
     return str(cell)
 
 
@@ -50,8 +50,10 @@ def render_table(
     columns: Sequence[str],
     rows: Sequence[Sequence[Cell]],
     fmt: TableFormat,
+    decimals: int = 4,
 ) -> None:
-    """Print one table in `fmt`. Machine formats print no title and no styling."""
+    """Print one table in `fmt`, floats with `decimals` digits. Machine formats print no
+    title and no styling."""
     if fmt is TableFormat.TABLE:
         table = Table(title=title, title_justify="left")
         for index, column in enumerate(columns):
@@ -61,7 +63,7 @@ def render_table(
             # fold, never cut: a truncated ID or signature is worse than a tall table
             table.add_column(column, justify="right" if numeric else "left", overflow="fold")
         for row in rows:
-            table.add_row(*(_text(cell) for cell in row))
+            table.add_row(*(_text(cell, decimals) for cell in row))
         console.print(table)
         return
     if fmt is TableFormat.JSON:
@@ -72,18 +74,20 @@ def render_table(
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(columns)
-        writer.writerows([_text(cell) for cell in row] for row in rows)
+        writer.writerows([_text(cell, decimals) for cell in row] for row in rows)
         text = buffer.getvalue()
     elif fmt is TableFormat.MD:
         lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
-        lines += ["| " + " | ".join(_text(c) for c in row) + " |" for row in rows]
+        lines += ["| " + " | ".join(_text(c, decimals) for c in row) + " |" for row in rows]
         text = "\n".join(lines) + "\n"
     else:
         spec = "l" + "r" * (len(columns) - 1)
         lines = [f"\\begin{{tabular}}{{{spec}}}", "\\hline"]
         lines.append(" & ".join(_latex_escape(c) for c in columns) + " \\\\")
         lines.append("\\hline")
-        lines += [" & ".join(_latex_escape(_text(c)) for c in row) + " \\\\" for row in rows]
+        lines += [
+            " & ".join(_latex_escape(_text(c, decimals)) for c in row) + " \\\\" for row in rows
+        ]
         lines += ["\\hline", "\\end{tabular}"]
         text = "\n".join(lines) + "\n"
     console.print(text, end="", markup=False, highlight=False, soft_wrap=True)

@@ -2,7 +2,7 @@
 
 MNLI and XNLI sampled 250 sentences from each genre, never reusing a sentence of an
 earlier release (XNLI section 3.1); OCNLI kept sentences of 8 to 50 characters (OCNLI
-section 2.1). Here a sentence is never sampled twice (across genres and runs, and not if
+section 3.1). Here a sentence is never sampled twice (across genres and runs, and not if
 it is already a premise), never if an `--exclude` file holds it, and the choice depends
 only on the pool's content and the seed, not on the order sources were ingested in: each
 genre's order is the sentences' text hashes XOR a seeded hash (see Store.sample_sentences).
