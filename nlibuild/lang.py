@@ -30,6 +30,11 @@ RESOURCES = Path(__file__).resolve().parent / "resources"
 # Closing quotes and brackets that stay with the sentence they close.
 _CLOSERS = "\"'”’」』）)］]》〉»›"
 _CJK_END = re.compile(rf"([。！？；!?;…]+[{re.escape(_CLOSERS)}]*)")
+# Han, kana, CJK punctuation and full-width forms; Thai; Myanmar.
+_CONTINUA_CHAR = (
+    "\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\u0e00-\u0e7f\u1000-\u109f"
+)
+_CONTINUA_GAP = re.compile(rf"(?<=[{_CONTINUA_CHAR}]) +(?=[{_CONTINUA_CHAR}])")
 _OPENERS = "\"'“‘(["
 _TOKEN = re.compile(r"\w+(?:['’\-]\w+)*|[^\w\s]")
 
@@ -75,6 +80,12 @@ def normalise_text(text: str) -> str:
     if not text.isascii():
         text = unicodedata.normalize("NFC", text)
     return " ".join(text.split())
+
+
+def close_gaps(text: str) -> str:
+    """Remove spaces between two characters of a script written without them (what is left
+    where markup was cut out of Chinese text); a space next to a Latin word stays."""
+    return _CONTINUA_GAP.sub("", text) if " " in text else text
 
 
 def text_key(text: str) -> int:

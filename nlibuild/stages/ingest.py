@@ -27,6 +27,7 @@ from nlibuild.formats.tabular import ProgressCallback, file_sha256
 from nlibuild.keyset import KeySet
 from nlibuild.lang import (
     SCRIPTIO_CONTINUA_LANGS,
+    close_gaps,
     length_unit,
     normalise_text,
     primary_language,
@@ -108,6 +109,7 @@ class _Pipeline:
         char_unit = self.char_unit
         clean = self.cleaner.clean if self.cleaner.rules else None
         joiner = self.line_joiner
+        continua = joiner == ""
         empty = 0
         for item in batch:
             genre = self._genre(path, item)
@@ -122,6 +124,8 @@ class _Pipeline:
                     empty += 1
             for piece in pieces:
                 sentence = normalise_text(piece)
+                if continua:
+                    sentence = close_gaps(sentence)
                 if not _HAS_WORD.search(sentence):
                     empty += 1
                     continue
