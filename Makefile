@@ -46,6 +46,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_import.py --append-results
+	$(BIN)/python bench/bench_ingest.py --append-results
 
 schemas: $(STAMP)
 	$(BIN)/nlibuild schemas --out schemas

@@ -4,11 +4,11 @@
 
 One file per genre (OUT_DIR/<genre>.txt, equal shares of the total size), paragraphs of 3
 to 6 sentences separated by blank lines. Sentences are made-up lowercase words with
-Zipf-like frequencies, capitalised, 4 to 40 words long, ending in . ? or !, and now and
-then holding what a sentence splitter must not split at: a title abbreviation ("Dr.
-Ambel"), an initial, a decimal number. Nearly every sentence is unique, as in real text,
-so ingest does real deduplication work rather than discarding repeats. A fixed seed gives
-the same bytes.
+Zipf-like frequencies, capitalised, 4 to 30 words long (about 100 bytes, so 1 GB holds
+about 10 million), ending in . ? or !, and now and then holding what a sentence splitter
+must not split at: a title abbreviation ("Dr. Ambel"), an initial, a decimal number.
+Nearly every sentence is unique, as in real text, so ingest does real deduplication work
+rather than discarding repeats. A fixed seed gives the same bytes.
 """
 
 from __future__ import annotations
@@ -33,9 +33,7 @@ TITLES = ("Dr.", "Mr.", "Mrs.", "Prof.", "St.")
 def make_vocabulary(rng: np.random.Generator) -> np.ndarray:
     lengths = rng.integers(1, 4, size=VOCABULARY)
     syllables = np.array(SYLLABLES)
-    words = {
-        "".join(syllables[rng.integers(0, len(SYLLABLES), size=n)]) for n in lengths.tolist()
-    }
+    words = {"".join(syllables[rng.integers(0, len(SYLLABLES), size=n)]) for n in lengths.tolist()}
     return np.array(sorted(words))
 
 
@@ -48,7 +46,7 @@ def write_genre(path: Path, size: int, rng: np.random.Generator, vocab: np.ndarr
     sentences = 0
     with open(path, "w", encoding="utf-8") as handle:
         while written < size:
-            lengths = rng.integers(4, 41, size=SENTENCES_PER_CHUNK)
+            lengths = rng.integers(4, 31, size=SENTENCES_PER_CHUNK)
             words = vocab[rng.choice(len(vocab), size=int(lengths.sum()), p=weights)].tolist()
             ends = rng.choice([". ", "? ", "! "], size=SENTENCES_PER_CHUNK, p=[0.9, 0.06, 0.04])
             extras = rng.integers(0, 20, size=SENTENCES_PER_CHUNK).tolist()

@@ -510,7 +510,8 @@ def sample(
                 cfg = cfg.model_copy(update={"genres": tuple(defaults["genres"])})
             result = run(store, cfg)
     parts = [
-        f"{g.genre} {g.sampled} ({g.first_id}..{g.last_id} of {g.qualifying} qualifying)"
+        f"{g.genre} {g.sampled} ({g.first_id}..{g.last_id}"
+        + (f" of {g.qualifying} qualifying)" if g.qualifying is not None else ")")
         for g in result.genres
     ]
     total = sum(g.sampled for g in result.genres)

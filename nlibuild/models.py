@@ -229,7 +229,7 @@ class SampleConfig(_Config):
 class SampledGenre(BaseModel):
     genre: str
     sampled: int
-    qualifying: int
+    qualifying: int | None = Field(description="counted only with --balance-lengths")
     first_id: str | None
     last_id: str | None
 

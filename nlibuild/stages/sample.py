@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from typing import NoReturn
 
 from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError
@@ -151,25 +152,37 @@ def run(store: Store, cfg: SampleConfig) -> SampleResult:
 
 def _choose(
     store: Store, cfg: SampleConfig, genre: str, bins: list[tuple[int, int]] | None
-) -> tuple[list[PoolSentence], int]:
-    """The sentences to sample for `genre`, in seeded order, and how many qualified."""
+) -> tuple[list[PoolSentence], int | None]:
+    """The sentences to sample for `genre`, in seeded order, and how many qualified
+    (counted only when length bins need it)."""
     unit = cfg.unit.value
     order = seeded_order(cfg.seed, genre)
-    ranges = bins or [(cfg.min_len, cfg.max_len)]
-    available = [store.count_available(genre, cfg.lang, unit, lo, hi) for lo, hi in ranges]
-    qualifying = sum(available)
-    if qualifying < cfg.n:
-        raise ConfigError(
-            f"genre {genre}: only {qualifying} sentences qualify (length "
-            f"{cfg.min_len}-{cfg.max_len} {_unit_name(cfg)}, not yet a premise, not excluded); "
-            f"asked for {cfg.n}. Lower --n, widen the lengths, or ingest more text"
+    if bins is None:
+        # One scan of the genre in the common case; counting takes a second scan, so it
+        # is done only to explain a shortfall.
+        chosen = store.sample_sentences(
+            genre, cfg.lang, unit, cfg.min_len, cfg.max_len, order, cfg.n
         )
-    chosen: list[PoolSentence] = []
-    for (low, high), quota in zip(ranges, bin_quotas(cfg.n, available), strict=True):
+        if len(chosen) < cfg.n:
+            _shortfall(cfg, genre, len(chosen))
+        return chosen, None
+    available = [store.count_available(genre, cfg.lang, unit, lo, hi) for lo, hi in bins]
+    if sum(available) < cfg.n:
+        _shortfall(cfg, genre, sum(available))
+    chosen = []
+    for (low, high), quota in zip(bins, bin_quotas(cfg.n, available), strict=True):
         if quota:
             chosen += store.sample_sentences(genre, cfg.lang, unit, low, high, order, quota)
     chosen.sort(key=lambda s: s.key ^ order)
-    return chosen, qualifying
+    return chosen, sum(available)
+
+
+def _shortfall(cfg: SampleConfig, genre: str, qualifying: int) -> NoReturn:
+    raise ConfigError(
+        f"genre {genre}: only {qualifying} sentences qualify (length "
+        f"{cfg.min_len}-{cfg.max_len} {_unit_name(cfg)}, not yet a premise, not excluded); "
+        f"asked for {cfg.n}. Lower --n, widen the lengths, or ingest more text"
+    )
 
 
 def _unit_name(cfg: SampleConfig) -> str:
