@@ -5,10 +5,11 @@ their length unit is the character (OCNLI section 3.1 keeps premises of 8 to 50
 characters); the other languages count tokens (XNLI Table 2 reports tokens).
 
 Sentence splitting is rule-based and fast (ingest streams gigabytes): for the CJK scripts a
-sentence ends at 。！？；… (and their half-width forms), with closing quotes and brackets
-kept with their sentence; for space-delimited languages at . ! ? … followed by space, except
-after a known abbreviation (a per-language list in resources/abbreviations/, which teams can
-extend), a single-letter initial, or inside a number (3.5 never splits: no space follows).
+sentence ends at 。！？；… (and their half-width forms; Burmese ။), with closing quotes and
+brackets kept with their sentence; for space-delimited languages at . ! ? … followed by
+space, except after a known abbreviation (a per-language list in resources/abbreviations/,
+which teams can extend), a single-letter initial, or inside a number (3.5 never splits: no
+space follows).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ RESOURCES = Path(__file__).resolve().parent / "resources"
 
 # Closing quotes and brackets that stay with the sentence they close.
 _CLOSERS = "\"'”’」』）)］]》〉»›"
-_CJK_END = re.compile(rf"([。！？；!?;…]+[{re.escape(_CLOSERS)}]*)")
+_CJK_END = re.compile(rf"([。！？；!?;…။]+[{re.escape(_CLOSERS)}]*)")
 # Han, kana, CJK punctuation and full-width forms; Thai; Myanmar.
 _CONTINUA_CHAR = (
     "\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\u0e00-\u0e7f\u1000-\u109f"

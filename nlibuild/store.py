@@ -745,22 +745,30 @@ class Store:
         return int(row[0])
 
     def sample_sentences(
-        self, genre: str, lang: str | None, unit: str, low: int, high: int, order: int, n: int
+        self,
+        genre: str,
+        lang: str | None,
+        unit: str,
+        low: int,
+        high: int,
+        order: tuple[int, int],
+        n: int,
     ) -> list[PoolSentence]:
-        """The `n` available sentences first in the seeded order `order`.
+        """The `n` available sentences first in the seeded order `order` = (a, b).
 
-        The order sorts by `key XOR order` (written `(key | o) - (key & o)`: SQLite has no
-        XOR). Keys are hashes of the text, so for a random `order` this is a uniformly
-        random choice, it does not depend on the order rows were inserted in, and SQLite
-        computes it while scanning, keeping only the best `n`.
+        Sentences sort by `(a * (key mod p) + b) mod p` with p = 2^31 - 1, then by key
+        (stages/sample.py explains the choice). Keys are hashes of the text, so the order
+        does not depend on the order rows were inserted in, and SQLite computes it while
+        scanning the genre, keeping only the best `n`.
         """
         column = LENGTH_COLUMNS[unit]
         rows = self.conn.execute(
             f"SELECT pk, key, lang, text, {column} FROM sentences "
             f"WHERE {self._pool_filter(unit)} "
-            "ORDER BY (key | :order) - (key & :order) LIMIT :n",
-            {"genre": genre, "lang": lang, "low": low, "high": high, "order": order, "n": n},
-        ).fetchall()
+            "ORDER BY ((key % 2147483647) * :a + :b) % 2147483647, key LIMIT :n",
+            {"genre": genre, "lang": lang, "low": low, "high": high,
+             "a": order[0], "b": order[1], "n": n},
+        ).fetchall()  # fmt: skip
         return [PoolSentence(*row) for row in rows]
 
     def add_sampled_premises(

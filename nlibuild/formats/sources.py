@@ -5,8 +5,9 @@ genre its record names (if any) and whether it is already one sentence. Memory s
 by the block size whatever the file size; a bad byte is reported with its line number.
 
 - txt: paragraphs (blank-line separated, or one per line for transcripts), to be split;
-- jsonl: one text per record, from a named field;
-- tsv: one text per row, from a named column of the header row;
+- jsonl: one text per record, from a named field, kept whole (a released premise of two
+  sentences is one pool entry, so a corpus's premises enter the pool as they are);
+- tsv: one text per row, from a named column of the header row, kept whole;
 - conllu: the `# text = ...` line of every sentence, with its `# sent_id` and the latest
   `# newdoc id`, against which a genre regex can be matched.
 """
@@ -35,7 +36,8 @@ _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n")
 @dataclass(frozen=True, slots=True)
 class SourceText:
     """A text as a reader found it. `ids` are the record's own identifiers (for a genre
-    regex); `sentence` says the text is one sentence already (CoNLL-U) and is not split."""
+    regex); `sentence` says the text is one pool entry already (CoNLL-U sentences, jsonl
+    and tsv records) and is not split."""
 
     text: str
     genre: str | None = None
@@ -68,7 +70,7 @@ def read_jsonl(
     for line, record in iter_json_objects(path, "jsonl", progress):
         text = _field_text(path, line, record, field, "field")
         genre = _field_text(path, line, record, genre_field, "field") if genre_field else None
-        batch.append(SourceText(text, genre))
+        batch.append(SourceText(text, genre, sentence=True))
         if len(batch) >= 4096:
             yield batch
             batch = []
@@ -114,7 +116,11 @@ def read_tsv(
             raise InputError(
                 path, f"column {field!r} is empty; give it text or drop the row", number
             )
-        batch.append(SourceText(text, cells[genre_at].strip() if genre_at is not None else None))
+        batch.append(
+            SourceText(
+                text, cells[genre_at].strip() if genre_at is not None else None, sentence=True
+            )
+        )
         if len(batch) >= 4096:
             yield batch
             batch = []

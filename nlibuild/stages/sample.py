@@ -5,14 +5,14 @@ earlier release (XNLI section 3.1); OCNLI kept sentences of 8 to 50 characters (
 section 3.1). Here a sentence is never sampled twice (across genres and runs, and not if
 it is already a premise), never if an `--exclude` file holds it, and the choice depends
 only on the pool's content and the seed, not on the order sources were ingested in: each
-genre's order is the sentences' text hashes XOR a seeded hash (see Store.sample_sentences).
+genre's order is a seeded random map of the sentences' text hashes (see SeededOrder).
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from typing import NoReturn
+from typing import NamedTuple, NoReturn
 
 from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError
@@ -22,6 +22,21 @@ from nlibuild.lang import text_keys
 from nlibuild.models import SampleConfig, SampledGenre, SampleResult
 from nlibuild.signature import make_signature
 from nlibuild.store import PoolSentence, Store
+
+ORDER_PRIME = 2_147_483_647
+"""2^31 - 1: sentences are ordered by (a * (key mod p) + b) mod p, then by key. The maps
+x -> a*x + b mod p form a pairwise independent family, so two seeds give two unrelated
+random orders; with p < 2^31 the product stays inside SQLite's 64-bit integers."""
+
+
+class SeededOrder(NamedTuple):
+    multiplier: int
+    offset: int
+
+    def rank(self, key: int) -> tuple[int, int]:
+        """The sort key of a sentence, as Store.sample_sentences computes it in SQL."""
+        return ((key % ORDER_PRIME) * self.multiplier + self.offset) % ORDER_PRIME, key
+
 
 ID_DIGITS = 4
 """Premise IDs are `<genre>_<number>`, numbered from 1 with at least 4 digits (`gov_0001`)."""
@@ -44,10 +59,12 @@ def signature_of(cfg: SampleConfig, genres: list[str], exclude_digests: list[str
     )
 
 
-def seeded_order(seed: int, genre: str) -> int:
-    """The 63-bit value a genre's sentences are ordered by (XOR with their keys)."""
-    digest = hashlib.blake2b(f"{seed}\x00{genre}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big") >> 1
+def seeded_order(seed: int, genre: str) -> SeededOrder:
+    """The random affine map mod a prime that orders a genre's sentences for this seed."""
+    digest = hashlib.blake2b(f"{seed}\x00{genre}".encode(), digest_size=16).digest()
+    multiplier = 1 + int.from_bytes(digest[:8], "big") % (ORDER_PRIME - 1)
+    offset = int.from_bytes(digest[8:], "big") % ORDER_PRIME
+    return SeededOrder(multiplier, offset)
 
 
 def length_bins(low: int, high: int, bins: int) -> list[tuple[int, int]]:
@@ -173,7 +190,7 @@ def _choose(
     for (low, high), quota in zip(bins, bin_quotas(cfg.n, available), strict=True):
         if quota:
             chosen += store.sample_sentences(genre, cfg.lang, unit, low, high, order, quota)
-    chosen.sort(key=lambda s: s.key ^ order)
+    chosen.sort(key=lambda s: order.rank(s.key))
     return chosen, sum(available)
 
 
