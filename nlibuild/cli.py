@@ -95,20 +95,8 @@ def _user_errors() -> Iterator[None]:
 @contextmanager
 def _bytes_progress(path: Path, label: str) -> Iterator[Callable[[int], None] | None]:
     """A rich progress bar over the bytes of `path`, shown only on a terminal."""
-    if not err.is_terminal or not path.is_file():
-        yield None
-        return
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        DownloadColumn(),
-        TransferSpeedColumn(),
-        TimeRemainingColumn(),
-        console=err,
-        transient=True,
-    ) as progress:
-        task = progress.add_task(label, total=path.stat().st_size)
-        yield lambda done: progress.update(task, completed=done)
+    with _files_progress([path], label) as progress:
+        yield progress
 
 
 def _open(state: _State) -> Store:
@@ -430,10 +418,10 @@ def _split_regexes(values: list[str] | None) -> tuple[str, ...]:
 @contextmanager
 def _files_progress(paths: list[Path], label: str) -> Iterator[Callable[[int], None] | None]:
     """A bytes progress bar over several files (the stage reports bytes over all of them)."""
-    if not err.is_terminal:
+    total = sum(p.stat().st_size for p in paths if p.is_file())
+    if not err.is_terminal or not total:
         yield None
         return
-    total = sum(p.stat().st_size for p in paths if p.is_file())
     with Progress(
         "[progress.description]{task.description}",
         BarColumn(),

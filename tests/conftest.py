@@ -32,6 +32,22 @@ def run_cli(*args: str | Path) -> Result:
     return CliRunner().invoke(app, [str(a) for a in args], catch_exceptions=False)
 
 
+def assert_user_error(result: Result, *fragments: str) -> str:
+    """Exit 1 with exactly one `Error:` line on stderr holding every fragment; returns it."""
+    # An uncaught exception also exits 1 under CliRunner; only a clean exit is a user error.
+    assert isinstance(result.exception, SystemExit), result.exception
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    line = lines[0]
+    assert line.startswith("Error: "), line
+    for fragment in fragments:
+        assert fragment in line, f"{fragment!r} not in {line!r}"
+    return line
+
+
 def table_counts(db: Path) -> dict[str, int]:
     """Row count of every data table: equal snapshots mean an unchanged store."""
     with sqlite3.connect(db) as conn:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DATA, table_counts
+from conftest import DATA, assert_user_error, table_counts
 from typer.testing import CliRunner, Result
 
 from nlibuild.cli import app
@@ -27,22 +27,6 @@ SAMPLE = DATA / "sample_mnli.jsonl"
 def invoke(db: Path, *args: str | Path) -> Result:
     """`nlibuild --db DB ARGS...`, catching exceptions so that a crash shows as a failure."""
     return CliRunner().invoke(app, ["--db", str(db), *(str(a) for a in args)])
-
-
-def assert_user_error(result: Result, *fragments: str) -> str:
-    """Exit 1 with exactly one `Error:` line on stderr holding every fragment; returns it."""
-    # An uncaught exception also exits 1 under CliRunner; only a clean exit is a user error.
-    assert isinstance(result.exception, SystemExit), result.exception
-    assert result.exit_code == 1, result.output
-    assert "Traceback" not in result.output
-    assert result.stdout == ""
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1, result.stderr
-    line = lines[0]
-    assert line.startswith("Error: "), line
-    for fragment in fragments:
-        assert fragment in line, f"{fragment!r} not in {line!r}"
-    return line
 
 
 def mnli(pair_id: str, **fields: Any) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DATA, table_counts
+from conftest import DATA, assert_user_error, table_counts
 from typer.testing import CliRunner, Result
 
 from nlibuild.cleaning import Cleaner
@@ -49,21 +49,6 @@ def ok(db: Path, *args: str | Path | int) -> Result:
 def new_store(path: Path, *init_args: str) -> Path:
     ok(path, "init", *init_args)
     return path
-
-
-def assert_user_error(result: Result, *fragments: str) -> str:
-    """Exit 1 with exactly one `Error:` line on stderr holding every fragment; returns it."""
-    assert isinstance(result.exception, SystemExit), result.exception
-    assert result.exit_code == 1, result.output
-    assert "Traceback" not in result.output
-    assert result.stdout == ""
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1, result.stderr
-    line = lines[0]
-    assert line.startswith("Error: "), line
-    for fragment in fragments:
-        assert fragment in line, f"{fragment!r} not in {line!r}"
-    return line
 
 
 def query(db: Path, sql: str, *params: object) -> list[tuple[Any, ...]]:
