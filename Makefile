@@ -24,7 +24,6 @@ demo: $(STAMP)
 		|| exit 1; done
 	$(BIN)/nlibuild --db $(DEMO)/premises.db sample --per-genre 10 --seed 13
 	$(BIN)/nlibuild --db $(DEMO)/premises.db stats --table premises
-	$(BIN)/nlibuild --db $(DEMO)/premises.db export --format ocnli-json --out $(DEMO)/premises.ocnli.json
 	$(BIN)/nlibuild --db $(DEMO)/demo.db init --preset mnli
 	$(BIN)/nlibuild --db $(DEMO)/demo.db import data/sample_mnli.jsonl --format mnli
 	$(BIN)/nlibuild --db $(DEMO)/demo.db info
