@@ -103,9 +103,14 @@ def _open(state: _State) -> Store:
     return Store.open(state.db)
 
 
-def _preset_defaults(store: Store, stage: str) -> dict[str, Any]:
+def _preset(store: Store) -> dict[str, Any]:
+    """The store's parsed preset (empty without one)."""
     text = store.meta().get("preset_toml")
-    return stage_defaults(parse_preset(text, "the store's preset"), stage) if text else {}
+    return parse_preset(text, "the store's preset") if text else {}
+
+
+def _preset_defaults(store: Store, stage: str) -> dict[str, Any]:
+    return stage_defaults(_preset(store), stage)
 
 
 def _label_order(text: str | None, option: str) -> Any:
@@ -435,11 +440,6 @@ def _files_progress(paths: list[Path], label: str) -> Iterator[Callable[[int], N
         yield lambda done: progress.update(task, completed=done)
 
 
-def _preset(store: Store) -> dict[str, Any]:
-    text = store.meta().get("preset_toml")
-    return parse_preset(text, "the store's preset") if text else {}
-
-
 @app.command()
 def sample(
     ctx: typer.Context,
@@ -479,7 +479,7 @@ def sample(
     with _user_errors():
         store = _open(_state(ctx))
         with store:
-            defaults = stage_defaults(_preset(store), "sample")
+            defaults = _preset_defaults(store, "sample")
             if per_genre is not None and n is not None:
                 raise ConfigError("give --n with --genre, or --per-genre alone, not both")
             cfg = SampleConfig(
@@ -543,7 +543,7 @@ def stats(
             raise ConfigError(f"--table {table!r} is not one of: {', '.join(STATS_TABLES)}")
         store = _open(_state(ctx))
         with store:
-            defaults = stage_defaults(_preset(store), "sample")
+            defaults = _preset_defaults(store, "sample")
             rows = premise_stats(
                 store,
                 _first(min_len, defaults.get("min_len"), 8),

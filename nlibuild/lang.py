@@ -37,7 +37,6 @@ _CONTINUA_CHAR = (
 )
 _CONTINUA_GAP = re.compile(rf"(?<=[{_CONTINUA_CHAR}]) +(?=[{_CONTINUA_CHAR}])")
 _OPENERS = "\"'“‘(["
-_TOKEN = re.compile(r"\w+(?:['’\-]\w+)*|[^\w\s]")
 
 
 def primary_language(lang: str) -> str:
@@ -55,16 +54,11 @@ def char_length(text: str) -> int:
     return len("".join(text.split()))
 
 
-def tokens(text: str) -> list[str]:
-    """Words (letters and digits, with inner apostrophes and hyphens) and punctuation marks."""
-    return _TOKEN.findall(text)
-
-
 def token_length(text: str) -> int:
     """Whitespace-separated tokens: the length unit of space-delimited languages.
 
     Punctuation stays with its word ("world!" is one token), as in a whitespace split of
-    the text; `tokens` splits it off when words themselves are wanted.
+    the text.
     """
     return len(text.split())
 

@@ -1,7 +1,7 @@
 """Readers of source texts (the raw material premises are sampled from).
 
-Each reader streams its file in blocks and yields batches of `SourceText`: a text with the
-genre its record names (if any) and whether it is already one sentence. Memory stays bounded
+Each reader streams its file in blocks and yields `SourceText`s: a text with the genre its
+record names (if any) and whether it is already one pool entry. Memory stays bounded
 by the block size whatever the file size; a bad byte is reported with its line number.
 
 - txt: paragraphs (blank-line separated, or one per line for transcripts), to be split;
@@ -14,7 +14,6 @@ by the block size whatever the file size; a bad byte is reported with its line n
 
 from __future__ import annotations
 
-import csv
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ from typing import Any
 import orjson
 
 from nlibuild.errors import InputError
-from nlibuild.formats.tabular import ProgressCallback, iter_json_objects
+from nlibuild.formats.tabular import ProgressCallback, bad_utf8, iter_json_objects
 
 BLOCK_BYTES = 1 << 22
 """How much of a txt file is decoded at once (4 MiB): big enough to amortise Python's
@@ -47,7 +46,7 @@ class SourceText:
 
 def read_txt(
     path: Path, paragraph: str, progress: ProgressCallback | None = None
-) -> Iterator[list[SourceText]]:
+) -> Iterator[SourceText]:
     """Paragraphs of a plain-text file: separated by blank lines, or one per line."""
     by_line = paragraph == "line"
     carry = ""
@@ -56,7 +55,7 @@ def read_txt(
         pieces = text.split("\n") if by_line else _PARAGRAPH_BREAK.split(text)
         # The last piece may continue in the next block.
         carry = "" if final else pieces.pop()
-        yield [SourceText(p) for p in pieces if p and not p.isspace()]
+        yield from (SourceText(p) for p in pieces if p and not p.isspace())
 
 
 def read_jsonl(
@@ -64,17 +63,12 @@ def read_jsonl(
     field: str,
     genre_field: str | None,
     progress: ProgressCallback | None = None,
-) -> Iterator[list[SourceText]]:
+) -> Iterator[SourceText]:
     """One text per JSON-lines record, from `field` (and its genre from `genre_field`)."""
-    batch: list[SourceText] = []
     for line, record in iter_json_objects(path, "jsonl", progress):
-        text = _field_text(path, line, record, field, "field")
-        genre = _field_text(path, line, record, genre_field, "field") if genre_field else None
-        batch.append(SourceText(text, genre, sentence=True))
-        if len(batch) >= 4096:
-            yield batch
-            batch = []
-    yield batch
+        text = _field_text(path, line, record, field)
+        genre = _field_text(path, line, record, genre_field) if genre_field else None
+        yield SourceText(text, genre, sentence=True)
 
 
 def read_tsv(
@@ -82,7 +76,7 @@ def read_tsv(
     field: str,
     genre_field: str | None,
     progress: ProgressCallback | None = None,
-) -> Iterator[list[SourceText]]:
+) -> Iterator[SourceText]:
     """One text per row of a tab-separated file with a header row, from column `field`."""
     lines = _text_lines(path, progress)
     header_line = next(lines, None)
@@ -101,9 +95,8 @@ def read_tsv(
             )
     text_at = columns[field]
     genre_at = columns[genre_field] if genre_field else None
-    batch: list[SourceText] = []
     for number, line in lines:
-        cells = next(csv.reader([line], delimiter="\t", quoting=csv.QUOTE_NONE))
+        cells = line.split("\t")  # no quoting, as in XNLI's files
         if len(cells) != len(header):
             raise InputError(
                 path,
@@ -116,22 +109,14 @@ def read_tsv(
             raise InputError(
                 path, f"column {field!r} is empty; give it text or drop the row", number
             )
-        batch.append(
-            SourceText(
-                text, cells[genre_at].strip() if genre_at is not None else None, sentence=True
-            )
-        )
-        if len(batch) >= 4096:
-            yield batch
-            batch = []
-    yield batch
+        genre = cells[genre_at].strip() if genre_at is not None else None
+        yield SourceText(text, genre, sentence=True)
 
 
-def read_conllu(path: Path, progress: ProgressCallback | None = None) -> Iterator[list[SourceText]]:
+def read_conllu(path: Path, progress: ProgressCallback | None = None) -> Iterator[SourceText]:
     """The `# text =` line of each sentence, with its sent_id and newdoc id."""
     document = ""
     sent_id = ""
-    batch: list[SourceText] = []
     for number, line in _text_lines(path, progress):
         if not line.startswith("#"):
             continue
@@ -145,25 +130,21 @@ def read_conllu(path: Path, progress: ProgressCallback | None = None) -> Iterato
             text = value.strip()
             if not text:
                 raise InputError(path, "an empty '# text =' line; fix the sentence", number)
-            batch.append(SourceText(text, None, (sent_id, document), sentence=True))
-            if len(batch) >= 4096:
-                yield batch
-                batch = []
-    yield batch
+            yield SourceText(text, None, (sent_id, document), sentence=True)
 
 
-def _field_text(path: Path, line: int, record: dict[str, Any], key: str, what: str) -> str:
+def _field_text(path: Path, line: int, record: dict[str, Any], key: str) -> str:
     value = record.get(key)
     if value is None:
         found = ", ".join(sorted(record)) or "none"
         raise InputError(
             path,
-            f"no {what} {key!r} in this record (fields: {found}); name the text with --field",
+            f"no field {key!r} in this record (fields: {found}); name the text with --field",
             line,
         )
     if not isinstance(value, str) or not value.strip():
         shown = orjson.dumps(value).decode()[:40]
-        raise InputError(path, f"{what} {key!r} must be non-empty text, found {shown}", line)
+        raise InputError(path, f"field {key!r} must be non-empty text, found {shown}", line)
     return value
 
 
@@ -186,12 +167,7 @@ def _decoded_blocks(path: Path, progress: ProgressCallback | None) -> Iterator[t
             except UnicodeDecodeError as exc:
                 line = lines_before + block.count(b"\n", 0, exc.start) + 1
                 column = exc.start - (block.rfind(b"\n", 0, exc.start) + 1) + 1
-                raise InputError(
-                    path,
-                    f"not valid UTF-8 (byte 0x{block[exc.start]:02x} at column {column}); "
-                    "re-save the file as UTF-8",
-                    line,
-                ) from None
+                raise bad_utf8(path, line, column, block[exc.start]) from None
             if lines_before == 0:
                 text = text.removeprefix("\ufeff")
             lines_before += block.count(b"\n")
@@ -254,8 +230,7 @@ def read_texts_to_exclude(path: Path) -> Iterator[str]:
                 if index < len(cells) and cells[index].strip():
                     yield cells[index]
     elif suffix == ".conllu":
-        for batch in read_conllu(path):
-            yield from (item.text for item in batch)
+        yield from (item.text for item in read_conllu(path))
     else:
         for _, line in _text_lines(path, None):
             yield line

@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 import orjson
 
 from nlibuild.errors import InputError, OutputError
+
+T = TypeVar("T")
 
 ProgressCallback = Callable[[int], None]
 """Called with the number of bytes read so far."""
@@ -59,6 +62,22 @@ class SourceTranslation:
     hypothesis: str
 
 
+def chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """Lists of `size` items (the last may be shorter), so that per-batch work is amortised."""
+    iterator = iter(items)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
+
+
+def bad_utf8(path: Path, line: int, column: int, byte: int) -> InputError:
+    """The error for a byte that is not UTF-8, at a 1-based line and column."""
+    return InputError(
+        path,
+        f"not valid UTF-8 (byte 0x{byte:02x} at column {column}); re-save the file as UTF-8",
+        line,
+    )
+
+
 def file_sha256(path: Path) -> str:
     """The SHA-256 of a file's bytes, in hex: the identity of an input in run signatures."""
     digest = hashlib.sha256()
@@ -88,12 +107,7 @@ def _decode_line(path: Path, number: int, raw: bytes) -> str:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(
-            path,
-            f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}); "
-            "re-save the file as UTF-8",
-            number,
-        ) from None
+        raise bad_utf8(path, number, exc.start + 1, raw[exc.start]) from None
     return text.removeprefix("\ufeff") if number == 1 else text
 
 

@@ -25,7 +25,7 @@ import sys
 import traceback
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from itertools import chain, islice
+from itertools import chain
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
@@ -38,6 +38,7 @@ from nlibuild.formats.tabular import (
     ProgressCallback,
     SourcePair,
     SourceTranslation,
+    chunks,
     file_sha256,
     read_pair_records,
 )
@@ -112,11 +113,6 @@ def _reader(
     if cfg.format is ImportFormat.XNLI:
         return xnli.read(cfg.path, lang, progress)
     return read_pair_records(cfg.path, progress)
-
-
-def _chunks(items: Iterator[Any], size: int) -> Iterator[list[Any]]:
-    while chunk := list(islice(items, size)):
-        yield chunk
 
 
 class _Importer:
@@ -691,7 +687,7 @@ def _resolve_and_write(
 ) -> _Outcome:
     """Read the file chunk by chunk, resolve IDs and conflicts, and hand rows to `sink`."""
     importer = _Importer(store, sink, cfg, run_id, store_lang)
-    for chunk in _chunks(_reader(cfg, cfg.lang, progress), CHUNK_SIZE):
+    for chunk in chunks(_reader(cfg, cfg.lang, progress), CHUNK_SIZE):
         importer.add(chunk)
     importer.finish()
     return _Outcome(importer.lines, dict(importer.counts), importer.labels.extra_labels)

@@ -59,6 +59,14 @@ def signature_of(cfg: SampleConfig, genres: list[str], exclude_digests: list[str
     )
 
 
+def keys_of_premises(store: Store, lang: str) -> set[int]:
+    """The text keys that the store's premises rule out of sampling (`lang.text_keys`)."""
+    taken: set[int] = set()
+    for text in store.premise_texts():
+        taken |= text_keys(text, lang)
+    return taken
+
+
 def seeded_order(seed: int, genre: str) -> SeededOrder:
     """The random affine map mod a prime that orders a genre's sentences for this seed."""
     digest = hashlib.blake2b(f"{seed}\x00{genre}".encode(), digest_size=16).digest()
@@ -124,9 +132,7 @@ def run(store: Store, cfg: SampleConfig) -> SampleResult:
 
     with store.atomic():
         run_id = store.start_run("sample", cfg.model_dump(mode="json"), signature, VERSION)
-        taken: set[int] = set()
-        for text in store.premise_texts():
-            taken |= text_keys(text, text_lang)
+        taken = keys_of_premises(store, text_lang)
         excluded_texts = 0
         for path in cfg.exclude:
             for text in read_texts_to_exclude(path):

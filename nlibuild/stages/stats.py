@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from nlibuild.lang import length_unit, text_keys
+from nlibuild.lang import length_unit
 from nlibuild.models import LengthUnit, PremiseStatsRow
+from nlibuild.stages.sample import keys_of_premises
 from nlibuild.store import PoolLengthCount, Store
 
 HISTOGRAM_BINS = 8
@@ -22,10 +23,7 @@ def premise_stats(
 ) -> list[PremiseStatsRow]:
     """One row per (genre, language) of the pool, in genre order."""
     lang_default = store.meta().get("lang", "en")
-    taken: set[int] = set()
-    for text in store.premise_texts():
-        taken |= text_keys(text, lang_default)
-    store.set_taken_keys(taken)
+    store.set_taken_keys(keys_of_premises(store, lang_default))
     groups: dict[tuple[str, str], list[PoolLengthCount]] = defaultdict(list)
     for count in store.pool_length_counts(unit.value):
         groups[(count.genre, count.lang)].append(count)
