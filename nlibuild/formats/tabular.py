@@ -89,15 +89,21 @@ def file_sha256(path: Path) -> str:
 
 def iter_lines(path: Path, progress: ProgressCallback | None = None) -> Iterator[tuple[int, str]]:
     """(1-based line number, decoded line without its newline) for every non-blank line."""
+    for number, raw in _raw_lines(path, progress):
+        text = _decode_line(path, number, raw).rstrip("\r\n")
+        if text.strip():
+            yield number, text
+
+
+def _raw_lines(path: Path, progress: ProgressCallback | None) -> Iterator[tuple[int, bytes]]:
+    """(1-based line number, undecoded line) for every line, reporting bytes read."""
     done = 0
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):
             done += len(raw)
             if progress is not None and number % 8192 == 0:
                 progress(done)
-            text = _decode_line(path, number, raw).rstrip("\r\n")
-            if text.strip():
-                yield number, text
+            yield number, raw
     if progress is not None:
         progress(done)
 
@@ -139,28 +145,21 @@ def iter_json_objects(
     The hot path hands the raw bytes to orjson, which checks the UTF-8 itself; only a line
     it refuses goes through `iter_lines`' decoding, so that the error says what is wrong.
     """
-    done = 0
-    with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            done += len(raw)
-            if progress is not None and number % 8192 == 0:
-                progress(done)
-            try:
-                record = orjson.loads(raw)
-            except orjson.JSONDecodeError:
-                text = _explain_bad_json_line(path, format_name, number, raw)
-                if text is None:
-                    continue  # a blank line, or a BOM before the first object
-                record = orjson.loads(text)
-            if type(record) is not dict:
-                raise InputError(
-                    path,
-                    f"expected a JSON object, found {type(record).__name__}; fix the line",
-                    number,
-                )
-            yield number, record
-    if progress is not None:
-        progress(done)
+    for number, raw in _raw_lines(path, progress):
+        try:
+            record = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            text = _explain_bad_json_line(path, format_name, number, raw)
+            if text is None:
+                continue  # a blank line, or a BOM before the first object
+            record = orjson.loads(text)
+        if type(record) is not dict:
+            raise InputError(
+                path,
+                f"expected a JSON object, found {type(record).__name__}; fix the line",
+                number,
+            )
+        yield number, record
 
 
 def _explain_bad_json_line(path: Path, format_name: str, number: int, raw: bytes) -> str | None:
