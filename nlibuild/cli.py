@@ -7,25 +7,31 @@ stderr and exit code 1; everything else is a bug and keeps its traceback.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated
 
 import typer
-from pydantic import ValidationError
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    TimeRemainingColumn,
-    TransferSpeedColumn,
-)
 
 from nlibuild._version import VERSION
-from nlibuild.errors import ConfigError, NlibuildError
+from nlibuild.cli_common import (
+    State,
+    bytes_progress,
+    choice,
+    err,
+    files_progress,
+    first,
+    format_option,
+    label_order_option,
+    open_store,
+    out,
+    preset_defaults,
+    preset_of,
+    split_list,
+    state_of,
+    user_errors,
+)
+from nlibuild.cli_elicit import elicit_app
+from nlibuild.errors import ConfigError
 from nlibuild.models import (
     DEFAULT_LABEL_ORDER,
     ExportConfig,
@@ -42,11 +48,9 @@ from nlibuild.models import (
     SourceFormat,
     StoreSummary,
     TableFormat,
-    parse_label_order,
 )
 from nlibuild.presets import load_preset_text, parse_preset, stage_defaults
 from nlibuild.render import counted, render_table
-from nlibuild.store import Store
 
 app = typer.Typer(
     name="nlibuild",
@@ -57,82 +61,7 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
-
-T = TypeVar("T")
-
-
-@dataclass
-class _State:
-    db: Path
-
-
-def _state(ctx: typer.Context) -> _State:
-    state = ctx.obj
-    assert isinstance(state, _State)
-    return state
-
-
-@contextmanager
-def _user_errors() -> Iterator[None]:
-    """Turn domain errors into one `Error:` line and exit code 1."""
-    try:
-        yield
-    except NlibuildError as exc:
-        err.print(f"Error: {exc}", markup=False)
-        raise typer.Exit(1) from None
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        err.print(f"Error: option {where}: {first['msg']}", markup=False)
-        raise typer.Exit(1) from None
-    except KeyboardInterrupt:
-        err.print("Error: interrupted; the store is unchanged", markup=False)
-        raise typer.Exit(130) from None
-
-
-@contextmanager
-def _bytes_progress(path: Path, label: str) -> Iterator[Callable[[int], None] | None]:
-    """A rich progress bar over the bytes of `path`, shown only on a terminal."""
-    with _files_progress([path], label) as progress:
-        yield progress
-
-
-def _open(state: _State) -> Store:
-    return Store.open(state.db)
-
-
-def _preset(store: Store) -> dict[str, Any]:
-    """The store's parsed preset (empty without one)."""
-    text = store.meta().get("preset_toml")
-    return parse_preset(text, "the store's preset") if text else {}
-
-
-def _preset_defaults(store: Store, stage: str) -> dict[str, Any]:
-    return stage_defaults(_preset(store), stage)
-
-
-def _label_order(text: str | None, option: str) -> Any:
-    if text is None:
-        return None
-    try:
-        return parse_label_order(text)
-    except ValueError as exc:
-        raise ConfigError(f"{option}: {exc}") from None
-
-
-def _split_list(values: list[str] | None) -> tuple[str, ...]:
-    items = [item.strip() for value in values or [] for item in value.split(",")]
-    return tuple(item for item in items if item)
-
-
-def _choice(kind: type[T], value: str, option: str) -> T:
-    try:
-        return kind(value)  # type: ignore[call-arg]
-    except ValueError:
-        choices = ", ".join(str(getattr(v, "value", v)) for v in kind)  # type: ignore[attr-defined]
-        raise ConfigError(f"{option} {value!r} is not one of: {choices}") from None
+app.add_typer(elicit_app, name="elicit")
 
 
 def _print_version(value: bool) -> None:
@@ -156,7 +85,7 @@ def _main(
     ] = False,
 ) -> None:
     """Build natural-language-inference corpora and check their quality, in one SQLite store."""
-    ctx.obj = _State(db=db)
+    ctx.obj = State(db=db)
 
 
 @app.command()
@@ -180,15 +109,15 @@ def init(
     """Create a new, empty store."""
     from nlibuild.stages.init import run
 
-    with _user_errors():
+    with user_errors():
         preset_text = load_preset_text(preset) if preset else None
         corpus = stage_defaults(parse_preset(preset_text), "corpus") if preset_text else {}
         cfg = InitConfig(
             lang=lang or corpus.get("lang", "en"),
             preset=preset,
-            extra_labels=_split_list(extra_labels) or tuple(corpus.get("extra_labels", ())),
+            extra_labels=split_list(extra_labels) or tuple(corpus.get("extra_labels", ())),
         )
-        result = run(_state(ctx).db, cfg, preset_text)
+        result = run(state_of(ctx).db, cfg, preset_text)
     extras = ",".join(cfg.extra_labels) or "none"
     out.print(
         f"Created store {result.path} (schema {result.schema_version}, lang {cfg.lang}, "
@@ -231,24 +160,24 @@ def import_(
     """Load an existing NLI corpus: premises, pairs, every label as a vote, the released gold."""
     from nlibuild.stages.import_corpus import run
 
-    with _user_errors():
-        store = _open(_state(ctx))
+    with user_errors():
+        store = open_store(state_of(ctx))
         with store:
-            fmt = format or _preset_defaults(store, "import").get("format")
+            fmt = format or preset_defaults(store, "import").get("format")
             if fmt is None:
                 raise ConfigError(
                     "choose the file's format with --format mnli|snli|ocnli|xnli|jsonl"
                 )
             cfg = ImportConfig(
                 path=file,
-                format=_choice(ImportFormat, fmt, "--format"),
+                format=choice(ImportFormat, fmt, "--format"),
                 genre=genre,
                 lang=lang,
                 corpus=corpus,
-                label_order=_label_order(label_order, "--label-order"),
-                extra_labels=_split_list(extra_labels),
+                label_order=label_order_option(label_order, "--label-order"),
+                extra_labels=split_list(extra_labels),
             )
-            with _bytes_progress(file, f"import {file.name}") as progress:
+            with bytes_progress(file, f"import {file.name}") as progress:
                 result = run(store, cfg, progress)
     out.print(
         f"Imported {file}: {counted(result.pairs_added, 'pair')}, "
@@ -287,23 +216,23 @@ def export(
     """Write the corpus in a released format."""
     from nlibuild.stages.export import run
 
-    with _user_errors():
-        store = _open(_state(ctx))
+    with user_errors():
+        store = open_store(state_of(ctx))
         with store:
-            defaults = _preset_defaults(store, "export")
+            defaults = preset_defaults(store, "export")
             fmt = format or defaults.get("format")
             if fmt is None:
                 raise ConfigError(
                     "choose the output format with --format mnli-jsonl|ocnli-json|xnli-tsv|"
                     "hf-jsonl|jsonl"
                 )
-            order = _label_order(label_order or defaults.get("label_order"), "--label-order")
+            order = label_order_option(label_order or defaults.get("label_order"), "--label-order")
             cfg = ExportConfig(
-                format=_choice(ExportFormat, fmt, "--format"),
+                format=choice(ExportFormat, fmt, "--format"),
                 out=out_path,
                 label_order=order or DEFAULT_LABEL_ORDER,
-                no_gold=_choice(NoGoldPolicy, no_gold, "--no-gold"),
-                langs=_split_list(lang),
+                no_gold=choice(NoGoldPolicy, no_gold, "--no-gold"),
+                langs=split_list(lang),
             )
             result = run(store, cfg)
     line = f"Exported {counted(result.rows, 'pair')} to {result.out} as {cfg.format.value}"
@@ -320,7 +249,7 @@ def export(
 
 def _genre_map(values: list[str] | None) -> tuple[tuple[str, str], ...]:
     pairs = []
-    for item in _split_list(values):
+    for item in split_list(values):
         source, sep, target = item.partition("=")
         if not sep or not source or not target:
             raise ConfigError(f"--genre-map {item!r}: write it as FOUND=GENRE, e.g. n=news")
@@ -374,13 +303,13 @@ def ingest(
     """Read source texts into the sentence pool: split, clean, measure, deduplicate."""
     from nlibuild.stages.ingest import format_of, run
 
-    with _user_errors():
-        store = _open(_state(ctx))
+    with user_errors():
+        store = open_store(state_of(ctx))
         with store:
-            preset = _preset(store)
+            preset = preset_of(store)
             defaults = stage_defaults(preset, "ingest")
             per_genre = defaults.get("genres", {}).get(genre, {}) if genre else {}
-            fmt = _choice(SourceFormat, format, "--format") if format else format_of(paths[0])
+            fmt = choice(SourceFormat, format, "--format") if format else format_of(paths[0])
             cfg = IngestConfig(
                 paths=tuple(paths),
                 format=fmt,
@@ -390,7 +319,7 @@ def ingest(
                 genre_field=genre_field,
                 genre_from=genre_from,
                 genre_map=_genre_map(genre_map),
-                paragraph=_choice(
+                paragraph=choice(
                     ParagraphMode,
                     paragraph or per_genre.get("paragraph") or defaults.get("paragraph", "blank"),
                     "--paragraph",
@@ -400,7 +329,7 @@ def ingest(
                 known_genres=tuple(stage_defaults(preset, "corpus").get("genres", ())),
                 strict=strict,
             )
-            with _files_progress(paths, "ingest") as progress:
+            with files_progress(paths, "ingest") as progress:
                 result = run(store, cfg, progress)
     for warning in result.warnings:
         err.print(f"Warning: {warning}", markup=False)
@@ -418,26 +347,6 @@ def ingest(
 def _split_regexes(values: list[str] | None) -> tuple[str, ...]:
     # Regexes may hold commas, so --strip is repeated rather than comma-separated.
     return tuple(value for value in values or [] if value)
-
-
-@contextmanager
-def _files_progress(paths: list[Path], label: str) -> Iterator[Callable[[int], None] | None]:
-    """A bytes progress bar over several files (the stage reports bytes over all of them)."""
-    total = sum(p.stat().st_size for p in paths if p.is_file())
-    if not err.is_terminal or not total:
-        yield None
-        return
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        DownloadColumn(),
-        TransferSpeedColumn(),
-        TimeRemainingColumn(),
-        console=err,
-        transient=True,
-    ) as progress:
-        task = progress.add_task(label, total=total)
-        yield lambda done: progress.update(task, completed=done)
 
 
 @app.command()
@@ -476,21 +385,21 @@ def sample(
     """Move sentences from the pool into the premises, per genre, by length, seeded."""
     from nlibuild.stages.sample import run
 
-    with _user_errors():
-        store = _open(_state(ctx))
+    with user_errors():
+        store = open_store(state_of(ctx))
         with store:
-            defaults = _preset_defaults(store, "sample")
+            defaults = preset_defaults(store, "sample")
             if per_genre is not None and n is not None:
                 raise ConfigError("give --n with --genre, or --per-genre alone, not both")
             cfg = SampleConfig(
-                genres=_split_list(genre),
+                genres=split_list(genre),
                 all_genres=per_genre is not None,
                 n=per_genre or n or defaults.get("n", 250),
-                min_len=_first(min_len, defaults.get("min_len"), 8),
-                max_len=_first(max_len, defaults.get("max_len"), 50),
-                unit=_choice(LengthUnit, unit or defaults.get("unit", "auto"), "--unit"),
+                min_len=first(min_len, defaults.get("min_len"), 8),
+                max_len=first(max_len, defaults.get("max_len"), 50),
+                unit=choice(LengthUnit, unit or defaults.get("unit", "auto"), "--unit"),
                 lang=lang,
-                seed=_first(seed, defaults.get("seed"), 13),
+                seed=first(seed, defaults.get("seed"), 13),
                 exclude=tuple(exclude or ()),
                 balance_bins=balance_lengths,
             )
@@ -510,11 +419,6 @@ def sample(
     )
 
 
-def _first(*values: Any) -> Any:
-    """The first value that is not None (flag, then preset, then built-in default)."""
-    return next(v for v in values if v is not None)
-
-
 STATS_TABLES = ("premises",)
 
 
@@ -531,24 +435,24 @@ def stats(
     unit: Annotated[
         str | None, typer.Option(help="premises: length unit, auto, chars or tokens.")
     ] = None,
-    format: Annotated[str, _format_option()] = TableFormat.TABLE.value,
+    format: Annotated[str, format_option()] = TableFormat.TABLE.value,
 ) -> None:
     """Tables about the corpus. premises: per genre, the pool, qualifying and sampled
     sentences, and the pool's lengths (mean, min, max, histogram)."""
     from nlibuild.stages.stats import premise_stats
 
-    with _user_errors():
-        fmt = _choice(TableFormat, format, "--format")
+    with user_errors():
+        fmt = choice(TableFormat, format, "--format")
         if table not in STATS_TABLES:
             raise ConfigError(f"--table {table!r} is not one of: {', '.join(STATS_TABLES)}")
-        store = _open(_state(ctx))
+        store = open_store(state_of(ctx))
         with store:
-            defaults = _preset_defaults(store, "sample")
+            defaults = preset_defaults(store, "sample")
             rows = premise_stats(
                 store,
-                _first(min_len, defaults.get("min_len"), 8),
-                _first(max_len, defaults.get("max_len"), 50),
-                _choice(LengthUnit, unit or defaults.get("unit", "auto"), "--unit"),
+                first(min_len, defaults.get("min_len"), 8),
+                first(max_len, defaults.get("max_len"), 50),
+                choice(LengthUnit, unit or defaults.get("unit", "auto"), "--unit"),
             )
     if fmt is TableFormat.JSON:
         out.print("[" + ",".join(r.model_dump_json() for r in rows) + "]", markup=False)
@@ -595,21 +499,17 @@ def _histogram_cell(row: PremiseStatsRow, fmt: TableFormat) -> str:
     return f"{row.histogram_edges[0]} {bars} {row.histogram_edges[-1] - 1}"
 
 
-def _format_option() -> Any:
-    return typer.Option("--format", help="table (on a terminal), csv, json, md or latex.")
-
-
 @app.command()
 def info(
     ctx: typer.Context,
-    format: Annotated[str, _format_option()] = TableFormat.TABLE.value,
+    format: Annotated[str, format_option()] = TableFormat.TABLE.value,
 ) -> None:
     """Counts of the store: pairs by genre, language, label and protocol; validated pairs; runs."""
     from nlibuild.stages.info import summarise
 
-    with _user_errors():
-        fmt = _choice(TableFormat, format, "--format")
-        store = _open(_state(ctx))
+    with user_errors():
+        fmt = choice(TableFormat, format, "--format")
+        store = open_store(state_of(ctx))
         with store:
             summary = summarise(store)
     _render_summary(summary, fmt)
@@ -656,12 +556,12 @@ def _render_summary(summary: StoreSummary, fmt: TableFormat) -> None:
 @app.command()
 def runs(
     ctx: typer.Context,
-    format: Annotated[str, _format_option()] = TableFormat.TABLE.value,
+    format: Annotated[str, format_option()] = TableFormat.TABLE.value,
 ) -> None:
     """The provenance log: every stage run with its config, signature, times and counts."""
-    with _user_errors():
-        fmt = _choice(TableFormat, format, "--format")
-        store = _open(_state(ctx))
+    with user_errors():
+        fmt = choice(TableFormat, format, "--format")
+        store = open_store(state_of(ctx))
         with store:
             records = store.runs()
     if fmt is TableFormat.JSON:

@@ -44,3 +44,28 @@ def stage_defaults(preset: dict[str, Any], stage: str) -> dict[str, Any]:
     """The `[stage]` table of a parsed preset (empty when the preset has none)."""
     section = preset.get(stage, {})
     return section if isinstance(section, dict) else {}
+
+
+INSTRUCTIONS_DIR = PRESET_DIR / "instructions"
+
+
+def instruction_languages() -> list[str]:
+    """Languages the elicitation instructions are written in (en, zh)."""
+    return sorted(
+        {p.suffixes[-2].lstrip(".") for p in (INSTRUCTIONS_DIR / "elicit").glob("common.*.md")}
+    )
+
+
+def elicit_instructions(protocol: str, lang: str) -> str:
+    """The writers' instructions for a protocol: its own part, then the rules all share
+    (pipelines/instructions/elicit/<PROTOCOL>.<lang>.md and common.<lang>.md)."""
+    folder = INSTRUCTIONS_DIR / "elicit"
+    parts = [folder / f"{protocol}.{lang}.md", folder / f"common.{lang}.md"]
+    missing = [p for p in parts if not p.is_file()]
+    if missing:
+        raise ConfigError(
+            f"{missing[0]}: no instructions for {protocol} in {lang!r}; write that file or "
+            f"choose one of {', '.join(instruction_languages())}"
+        )
+    title = f"# nlibuild elicitation: {protocol} ({lang})\n\n"
+    return title + "\n\n".join(p.read_text(encoding="utf-8").strip() for p in parts) + "\n"

@@ -16,8 +16,11 @@ Cell = str | int | float | None
 
 
 def counted(number: int, noun: str) -> str:
-    """`1 pair`, `2 pairs`: a count with its noun (regular English plurals only)."""
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+    """`1 pair`, `2 pairs`, `2 batches`: a count with its noun (regular English plurals)."""
+    if number == 1:
+        return f"{number} {noun}"
+    plural = "es" if noun.endswith(("s", "sh", "ch", "x")) else "s"
+    return f"{number} {noun}{plural}"
 
 
 def _text(cell: Cell, decimals: int = 4) -> str:

@@ -21,6 +21,8 @@ SCHEMA_MODELS: dict[str, type[BaseModel]] = {
     "hf-jsonl.record": models.HfRecord,
     "hf-jsonl.labels": models.HfLabelInfo,
     "nlibuild-jsonl.record": models.PairRecord,
+    "elicit-task": models.ElicitTask,
+    "elicit-answer": models.ElicitAnswer,
     "run-record": models.RunRecord,
     "store-summary": models.StoreSummary,
 }

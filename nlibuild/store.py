@@ -149,7 +149,54 @@ CREATE INDEX sentences_genre ON sentences(genre);
 ALTER TABLE premises ADD COLUMN sentence_pk INTEGER REFERENCES sentences(pk);
 """
 
-MIGRATIONS: tuple[str, ...] = (_SCHEMA_1, _SCHEMA_2)
+_SCHEMA_3 = """
+-- Elicitation (and later relabelling): batches of items, each sent to one annotator.
+CREATE TABLE batches (
+    pk           INTEGER PRIMARY KEY,
+    id           TEXT NOT NULL UNIQUE,
+    kind         TEXT NOT NULL CHECK (kind IN ('elicit', 'relabel', 'translate')),
+    protocol     TEXT,
+    lang         TEXT NOT NULL,
+    annotator_pk INTEGER NOT NULL REFERENCES annotators(pk),
+    run_id       INTEGER NOT NULL REFERENCES runs(id)
+);
+-- An item is a premise ID (elicit) or a pair ID (relabel). `answer_key` is a hash of the
+-- answer imported for it, so that importing the same answer again changes nothing and a
+-- different second answer is caught.
+CREATE TABLE assignments (
+    batch_pk        INTEGER NOT NULL REFERENCES batches(pk),
+    item_id         TEXT NOT NULL,
+    position        INTEGER NOT NULL,
+    status          TEXT NOT NULL DEFAULT 'open'
+                    CHECK (status IN ('open', 'answered', 'unusable')),
+    answer_key      TEXT,
+    answered_run_id INTEGER REFERENCES runs(id),
+    PRIMARY KEY (batch_pk, item_id)
+) WITHOUT ROWID;
+CREATE INDEX assignments_item ON assignments(item_id);
+-- What the import checks found. Rows name items and pairs by their public IDs: a rejected
+-- pair never enters `pairs`, yet its violation is kept. `kept` says whether the pair is in
+-- the store (--on-violation flag) or was rejected.
+CREATE TABLE violations (
+    pk           INTEGER PRIMARY KEY,
+    batch_pk     INTEGER REFERENCES batches(pk),
+    annotator_pk INTEGER REFERENCES annotators(pk),
+    item_id      TEXT NOT NULL,
+    pair_id      TEXT,
+    rule         TEXT NOT NULL,
+    severity     TEXT NOT NULL CHECK (severity IN ('error', 'warning')),
+    detail       TEXT NOT NULL,
+    kept         INTEGER NOT NULL,
+    run_id       INTEGER NOT NULL REFERENCES runs(id)
+);
+-- The same finding is stored once, however often a file is imported.
+CREATE UNIQUE INDEX violations_once ON violations(
+    item_id, rule, detail, ifnull(pair_id, ''), ifnull(annotator_pk, 0), ifnull(batch_pk, 0)
+);
+ALTER TABLE pairs ADD COLUMN batch_pk INTEGER REFERENCES batches(pk);
+"""
+
+MIGRATIONS: tuple[str, ...] = (_SCHEMA_1, _SCHEMA_2, _SCHEMA_3)
 """Schema scripts in order; the store's `user_version` is the number applied so far."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -171,7 +218,7 @@ BULK_COLUMNS: dict[str, str] = {
 RUN_STAMPED = frozenset({"premises", "pairs", "votes", "gold", "translations", "sentences"})
 """Tables whose rows also record the run that wrote them (`run_id`), given once per insert."""
 
-_COUNTABLE_TABLES = RUN_STAMPED | {"runs", "annotators"}
+_COUNTABLE_TABLES = RUN_STAMPED | {"runs", "annotators", "batches", "assignments", "violations"}
 
 LENGTH_COLUMNS = {"auto": "length", "chars": "chars", "tokens": "tokens"}
 """The sentence column that holds lengths in each unit (`auto`: the language's own)."""
@@ -264,6 +311,61 @@ class ExportRow(NamedTuple):
     gold: str | None
     labels: tuple[str, ...]
     annotators: tuple[str, ...]
+
+
+class BatchRow(NamedTuple):
+    """A batch with its annotator and how many of its items are still open."""
+
+    pk: int
+    id: str
+    kind: str
+    protocol: str | None
+    lang: str
+    annotator: str
+    items: int
+    open: int
+
+
+class BatchPremise(NamedTuple):
+    """A premise of an elicitation batch, in the batch's order."""
+
+    pk: int
+    id: str
+    genre: str | None
+    lang: str
+    text: str
+    status: str
+
+
+class Assignment(NamedTuple):
+    """An item of a batch, as an answer import checks it."""
+
+    batch_pk: int
+    batch_id: str
+    protocol: str | None
+    annotator: str
+    item_id: str
+    status: str
+    answer_key: str | None
+    answered_run_id: int | None
+
+
+ElicitedPairRow = tuple[int, str, int, str, str, str, str | None, int, str, int]
+"""pk, id, premise_pk, hypothesis, lang, protocol, level, author_pk, author_label, batch_pk"""
+
+ViolationRow = tuple[int | None, int | None, str, str | None, str, str, str, bool]
+"""batch_pk, annotator_pk, item_id, pair_id, rule, severity, detail, kept"""
+
+
+class SubsetPair(NamedTuple):
+    """What `stats --table subsets` reads of a pair."""
+
+    protocol: str | None
+    level: str | None
+    lang: str
+    label: str | None
+    hypothesis: str
+    premise: str
 
 
 def _table_names(conn: sqlite3.Connection) -> list[str]:
@@ -675,6 +777,171 @@ class Store:
 
     def anonymous_annotators(self) -> set[str]:
         return {row[0] for row in self.conn.execute("SELECT id FROM annotators WHERE anonymous")}
+
+    # --- annotators, batches and assignments ----------------------------------------
+
+    def ensure_annotators(self, ids: Iterable[str]) -> dict[str, int]:
+        """Keys of these annotators, adding the ones the store does not know yet."""
+        ids = list(dict.fromkeys(ids))
+        known = self.annotator_pks(ids)
+        missing = [i for i in ids if i not in known]
+        if missing:
+            self.conn.executemany(
+                "INSERT INTO annotators(id, anonymous) VALUES (?, 0)", [(i,) for i in missing]
+            )
+            known = self.annotator_pks(ids)
+        return known
+
+    def aliases(self, platform: str) -> dict[str, str]:
+        """platform ID -> annotator ID, for one platform."""
+        return dict(
+            self.conn.execute(
+                "SELECT al.platform_id, a.id FROM annotator_aliases al "
+                "JOIN annotators a ON a.pk = al.annotator_pk WHERE al.platform = ?",
+                (platform,),
+            ).fetchall()
+        )
+
+    def add_aliases(self, platform: str, mapping: dict[str, int]) -> None:
+        """Record platform ID -> annotator key (the caller checked for conflicts)."""
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO annotator_aliases(platform, platform_id, annotator_pk) "
+            "VALUES (?, ?, ?)",
+            [(platform, platform_id, pk) for platform_id, pk in sorted(mapping.items())],
+        )
+
+    def unassigned_premises(
+        self, kind: str, genres: Sequence[str], lang: str | None
+    ) -> list[tuple[str, str | None]]:
+        """(id, genre) of premises without pairs that no batch of `kind` holds, by ID."""
+        rows = self.conn.execute(
+            "SELECT p.id, p.genre FROM premises p "
+            "WHERE NOT EXISTS (SELECT 1 FROM pairs WHERE premise_pk = p.pk) "
+            "AND NOT EXISTS (SELECT 1 FROM assignments s JOIN batches b ON b.pk = s.batch_pk "
+            "                WHERE s.item_id = p.id AND b.kind = ?1) "
+            "AND (?2 = '[]' OR p.genre IN (SELECT value FROM json_each(?2))) "
+            "AND (?3 IS NULL OR p.lang = ?3) ORDER BY p.id",
+            (kind, _ids_param(genres), lang),
+        ).fetchall()
+        return [(row[0], row[1]) for row in rows]
+
+    def items_per_annotator(self, kind: str) -> dict[str, int]:
+        """How many items batches of `kind` already gave each annotator."""
+        return dict(
+            self.conn.execute(
+                "SELECT a.id, count(*) FROM assignments s JOIN batches b ON b.pk = s.batch_pk "
+                "JOIN annotators a ON a.pk = b.annotator_pk WHERE b.kind = ? GROUP BY a.id",
+                (kind,),
+            ).fetchall()
+        )
+
+    def batch_ids(self) -> list[str]:
+        return [row[0] for row in self.conn.execute("SELECT id FROM batches ORDER BY pk")]
+
+    def add_batch(
+        self,
+        batch_id: str,
+        kind: str,
+        protocol: str | None,
+        lang: str,
+        annotator_pk: int,
+        items: Sequence[str],
+        run_id: int,
+    ) -> int:
+        """A new batch with its items in order; returns its key."""
+        cursor = self.conn.execute(
+            "INSERT INTO batches(id, kind, protocol, lang, annotator_pk, run_id) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (batch_id, kind, protocol, lang, annotator_pk, run_id),
+        )
+        assert cursor.lastrowid is not None
+        self.conn.executemany(
+            "INSERT INTO assignments(batch_pk, item_id, position) VALUES (?, ?, ?)",
+            [(cursor.lastrowid, item, position) for position, item in enumerate(items, 1)],
+        )
+        return cursor.lastrowid
+
+    def batches(self, kind: str, ids: Sequence[str] = ()) -> list[BatchRow]:
+        """Batches of `kind` (all, or those among `ids`) in creation order."""
+        rows = self.conn.execute(
+            "SELECT b.pk, b.id, b.kind, b.protocol, b.lang, a.id, count(s.item_id), "
+            "coalesce(sum(s.status = 'open'), 0) "
+            "FROM batches b JOIN annotators a ON a.pk = b.annotator_pk "
+            "LEFT JOIN assignments s ON s.batch_pk = b.pk "
+            "WHERE b.kind = ?1 AND (?2 = '[]' OR b.id IN (SELECT value FROM json_each(?2))) "
+            "GROUP BY b.pk ORDER BY b.pk",
+            (kind, _ids_param(ids)),
+        ).fetchall()
+        return [BatchRow(*row) for row in rows]
+
+    def batch_premises(self, batch_pk: int) -> list[BatchPremise]:
+        rows = self.conn.execute(
+            "SELECT p.pk, p.id, p.genre, p.lang, p.text, s.status FROM assignments s "
+            "JOIN premises p ON p.id = s.item_id WHERE s.batch_pk = ? ORDER BY s.position",
+            (batch_pk,),
+        ).fetchall()
+        return [BatchPremise(*row) for row in rows]
+
+    def assignments(self, kind: str, item_ids: Iterable[str]) -> list[Assignment]:
+        """Every assignment of these items in batches of `kind`."""
+        rows = self.conn.execute(
+            "SELECT b.pk, b.id, b.protocol, a.id, s.item_id, s.status, s.answer_key, "
+            "s.answered_run_id FROM assignments s JOIN batches b ON b.pk = s.batch_pk "
+            "JOIN annotators a ON a.pk = b.annotator_pk "
+            "WHERE b.kind = ? AND s.item_id IN (SELECT value FROM json_each(?)) ORDER BY b.pk",
+            (kind, _ids_param(item_ids)),
+        ).fetchall()
+        return [Assignment(*row) for row in rows]
+
+    def mark_answered(self, rows: Sequence[tuple[str, str, int, int, str]]) -> None:
+        """(status, answer_key, run_id, batch_pk, item_id) for each answered item."""
+        self.conn.executemany(
+            "UPDATE assignments SET status = ?, answer_key = ?, answered_run_id = ? "
+            "WHERE batch_pk = ? AND item_id = ?",
+            rows,
+        )
+
+    def add_elicited_pairs(self, rows: Sequence[ElicitedPairRow], run_id: int) -> None:
+        """Pairs written by writers (see `ElicitedPairRow`)."""
+        self.conn.executemany(
+            "INSERT INTO pairs(pk, id, premise_pk, hypothesis, lang, protocol, level, "
+            "author_pk, author_label, batch_pk, run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(*row, run_id) for row in rows],
+        )
+
+    def add_violations(self, rows: Sequence[ViolationRow], run_id: int) -> int:
+        """Store findings of the checks; one already stored is not stored again.
+
+        Returns how many were new."""
+        before = self.conn.total_changes
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO violations(batch_pk, annotator_pk, item_id, pair_id, rule, "
+            "severity, detail, kept, run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(*row, run_id) for row in rows],
+        )
+        return self.conn.total_changes - before
+
+    def existing_pair_ids(self, ids: Iterable[str]) -> set[str]:
+        return {
+            row[0]
+            for row in self.conn.execute(
+                "SELECT id FROM pairs WHERE id IN (SELECT value FROM json_each(?))",
+                (_ids_param(ids),),
+            )
+        }
+
+    def subset_pairs(self) -> Iterator[SubsetPair]:
+        """Every pair with its protocol, level, language, intended label and texts.
+
+        The label is the author's, else the released gold (a corpus imported without
+        individual labels)."""
+        for row in self.conn.execute(
+            "SELECT p.protocol, p.level, p.lang, coalesce(p.author_label, g.label), "
+            "p.hypothesis, pr.text FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk "
+            "LEFT JOIN gold g ON g.pair_pk = p.pk AND g.method = ?",
+            (RELEASED,),
+        ):
+            yield SubsetPair(*row)
 
     # --- the sentence pool -----------------------------------------------------------
 

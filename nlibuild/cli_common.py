@@ -1,0 +1,132 @@
+"""What every command module of the CLI shares: consoles, the store option, error
+handling, preset defaults and option parsing helpers. No SQL here either."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TimeRemainingColumn,
+    TransferSpeedColumn,
+)
+
+from nlibuild.errors import ConfigError, NlibuildError
+from nlibuild.models import parse_label_order
+from nlibuild.presets import parse_preset, stage_defaults
+from nlibuild.store import Store
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+T = TypeVar("T")
+
+
+@dataclass
+class State:
+    db: Path
+
+
+def state_of(ctx: typer.Context) -> State:
+    state = ctx.obj
+    assert isinstance(state, State)
+    return state
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn domain errors into one `Error:` line and exit code 1."""
+    try:
+        yield
+    except NlibuildError as exc:
+        err.print(f"Error: {exc}", markup=False)
+        raise typer.Exit(1) from None
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"])
+        err.print(f"Error: option {where}: {problem['msg']}", markup=False)
+        raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        err.print("Error: interrupted; the store is unchanged", markup=False)
+        raise typer.Exit(130) from None
+
+
+@contextmanager
+def bytes_progress(path: Path, label: str) -> Iterator[Callable[[int], None] | None]:
+    """A rich progress bar over the bytes of `path`, shown only on a terminal."""
+    with files_progress([path], label) as progress:
+        yield progress
+
+
+def open_store(state: State) -> Store:
+    return Store.open(state.db)
+
+
+def preset_of(store: Store) -> dict[str, Any]:
+    """The store's parsed preset (empty without one)."""
+    text = store.meta().get("preset_toml")
+    return parse_preset(text, "the store's preset") if text else {}
+
+
+def preset_defaults(store: Store, stage: str) -> dict[str, Any]:
+    return stage_defaults(preset_of(store), stage)
+
+
+def label_order_option(text: str | None, option: str) -> Any:
+    if text is None:
+        return None
+    try:
+        return parse_label_order(text)
+    except ValueError as exc:
+        raise ConfigError(f"{option}: {exc}") from None
+
+
+def split_list(values: list[str] | None) -> tuple[str, ...]:
+    items = [item.strip() for value in values or [] for item in value.split(",")]
+    return tuple(item for item in items if item)
+
+
+def choice(kind: type[T], value: str, option: str) -> T:
+    try:
+        return kind(value)  # type: ignore[call-arg]
+    except ValueError:
+        choices = ", ".join(str(getattr(v, "value", v)) for v in kind)  # type: ignore[attr-defined]
+        raise ConfigError(f"{option} {value!r} is not one of: {choices}") from None
+
+
+@contextmanager
+def files_progress(paths: list[Path], label: str) -> Iterator[Callable[[int], None] | None]:
+    """A bytes progress bar over several files (the stage reports bytes over all of them)."""
+    total = sum(p.stat().st_size for p in paths if p.is_file())
+    if not err.is_terminal or not total:
+        yield None
+        return
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+    ) as progress:
+        task = progress.add_task(label, total=total)
+        yield lambda done: progress.update(task, completed=done)
+
+
+def first(*values: Any) -> Any:
+    """The first value that is not None (flag, then preset, then built-in default)."""
+    return next(v for v in values if v is not None)
+
+
+def format_option() -> Any:
+    return typer.Option("--format", help="table (on a terminal), csv, json, md or latex.")

@@ -1,0 +1,231 @@
+"""The elicitation protocols and the checks every answer goes through.
+
+OCNLI (Hu et al. 2020, section 3.2) compared four ways of asking writers for hypotheses:
+SINGLE (one hypothesis per label, as MNLI), MULTI (three per label; the 1st, 2nd and 3rd a
+writer wrote for a premise and label are its easy, medium and hard level), MULTI_ENCOURAGE
+(MULTI, with a bonus promised for contradictions without negators) and MULTI_CONSTRAINT
+(MULTI, where at most one of the three contradictions may contain a negator). In all four,
+no hypothesis may overlap more than 70% with its premise, and a writer may mark a premise
+unusable (`x`) instead.
+
+`check_answer` is pure: it turns one writer's answer for one premise into pairs with their
+findings. Whether a pair with an error is kept is the import's decision (--on-violation).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+import orjson
+
+from nlibuild.lang import NegatorLexicon, normalise_text, overlap_ratio
+from nlibuild.models import Label, Level, Protocol
+
+LABEL_ORDER: tuple[Label, ...] = (Label.ENTAILMENT, Label.NEUTRAL, Label.CONTRADICTION)
+"""The order labels are asked for and reported in (MNLI's and OCNLI's forms)."""
+
+LEVELS: tuple[Level, ...] = (Level.EASY, Level.MEDIUM, Level.HARD)
+
+DEFAULT_MAX_OVERLAP = 0.70
+"""OCNLI 3.2: "no hypothesis should overlap more than 70% with the premise"."""
+
+
+def hypotheses_per_label(protocol: Protocol) -> int:
+    """SINGLE asks for one hypothesis per label; the three MULTI protocols for three."""
+    return 1 if protocol is Protocol.SINGLE else 3
+
+
+def pair_id(premise_id: str, label: Label, k: int) -> str:
+    """`gov_0001-c2`: the premise, the author's label initial, the k-th hypothesis for it."""
+    return f"{premise_id}-{label.initial}{k}"
+
+
+def slot_name(label: Label, k: int) -> str:
+    """The form field of the k-th hypothesis for a label: `contradiction_2`."""
+    return f"{label.value}_{k}"
+
+
+class Severity(StrEnum):
+    ERROR = "error"  # breaks a rule of the protocol: rejected under --on-violation reject
+    WARNING = "warning"  # worth a look, never a reason to drop a pair
+
+
+class Rule(StrEnum):
+    """What the checks look for. Each finding names one of these."""
+
+    OVERLAP = "overlap"  # shares more than the limit of its units with the premise
+    NEGATOR = "negator"  # MULTI_CONSTRAINT: a second negated contradiction for a premise
+    COPY = "copy"  # the hypothesis is the premise
+    DUPLICATE = "duplicate"  # the same hypothesis twice for one premise
+    MISSING_LABEL = "missing_label"  # no hypothesis at all for a label
+    TOO_FEW = "too_few"  # MULTI: fewer than three for a label (OCNLI allowed it)
+    TOO_MANY = "too_many"  # more hypotheses for a label than the protocol asks for
+    EMPTY = "empty"  # an empty field before a filled one (the levels shift up)
+    UNUSABLE_WITH_ANSWERS = "unusable_with_answers"  # marked `x` and answered anyway
+    NOT_IN_BATCH = "not_in_batch"  # an answer for a premise the batch does not hold
+    OTHER_WRITER = "other_writer"  # an answer by someone the batch was not given to
+
+
+RULE_SEVERITY: dict[Rule, Severity] = {
+    Rule.OVERLAP: Severity.ERROR,
+    Rule.NEGATOR: Severity.ERROR,
+    Rule.COPY: Severity.ERROR,
+    Rule.DUPLICATE: Severity.ERROR,
+    Rule.MISSING_LABEL: Severity.ERROR,
+    Rule.TOO_FEW: Severity.WARNING,
+    Rule.TOO_MANY: Severity.ERROR,
+    Rule.EMPTY: Severity.WARNING,
+    Rule.UNUSABLE_WITH_ANSWERS: Severity.WARNING,
+    Rule.NOT_IN_BATCH: Severity.ERROR,
+    Rule.OTHER_WRITER: Severity.ERROR,
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: Rule
+    detail: str
+    pair_id: str | None = None
+
+    @property
+    def severity(self) -> Severity:
+        return RULE_SEVERITY[self.rule]
+
+
+@dataclass
+class CheckedPair:
+    id: str
+    label: Label
+    k: int
+    level: Level | None
+    hypothesis: str
+    negators: list[str]
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def has_error(self) -> bool:
+        return any(f.severity is Severity.ERROR for f in self.findings)
+
+
+@dataclass
+class CheckedAnswer:
+    pairs: list[CheckedPair]
+    findings: list[Finding]  # about the answer as a whole (no pair to attach them to)
+
+    @property
+    def negated_contradictions(self) -> int:
+        return sum(1 for p in self.pairs if p.label is Label.CONTRADICTION and p.negators)
+
+    def all_findings(self) -> list[Finding]:
+        return self.findings + [f for p in self.pairs for f in p.findings]
+
+
+def answer_key(unusable: bool, hypotheses: dict[Label, list[str]]) -> str:
+    """A hash of an answer's content: the same answer imported twice has the same key."""
+    content = {
+        "x": unusable,
+        **{label.value: [normalise_text(h) for h in hypotheses.get(label, [])] for label in Label},
+    }
+    return hashlib.blake2b(orjson.dumps(content), digest_size=12).hexdigest()
+
+
+def check_answer(
+    premise_id: str,
+    premise: str,
+    lang: str,
+    protocol: Protocol,
+    unusable: bool,
+    hypotheses: dict[Label, list[str]],
+    lexicon: NegatorLexicon,
+    max_overlap: float = DEFAULT_MAX_OVERLAP,
+) -> CheckedAnswer:
+    """The pairs one answer makes, each with what the protocol's rules found.
+
+    `hypotheses` holds, per label, the form's fields in order (empty strings for fields
+    left empty). Levels follow the order of the filled fields.
+    """
+    texts = {label: [normalise_text(h) for h in hypotheses.get(label, [])] for label in Label}
+    filled = {label: [t for t in texts[label] if t] for label in Label}
+    findings: list[Finding] = []
+    if unusable:
+        written = sum(len(v) for v in filled.values())
+        if written:
+            findings.append(
+                Finding(
+                    Rule.UNUSABLE_WITH_ANSWERS,
+                    f"{premise_id} is marked x but has {written} hypotheses; they were ignored",
+                )
+            )
+        return CheckedAnswer([], findings)
+
+    wanted = hypotheses_per_label(protocol)
+    pairs: list[CheckedPair] = []
+    for label in LABEL_ORDER:
+        label_texts = texts[label]
+        last_filled = max((i for i, t in enumerate(label_texts) if t), default=-1)
+        gaps = [i + 1 for i, t in enumerate(label_texts[:last_filled]) if not t]
+        if gaps:
+            fields = ", ".join(slot_name(label, k) for k in gaps)
+            findings.append(
+                Finding(Rule.EMPTY, f"{premise_id}: {fields} empty before a filled one")
+            )
+        count = len(filled[label])
+        if count == 0:
+            findings.append(Finding(Rule.MISSING_LABEL, f"{premise_id}: no {label.value} written"))
+        elif count < wanted:
+            findings.append(
+                Finding(Rule.TOO_FEW, f"{premise_id}: {count} of {wanted} {label.value} written")
+            )
+        for k, text in enumerate(filled[label], 1):
+            level = LEVELS[k - 1] if protocol is not Protocol.SINGLE and k <= len(LEVELS) else None
+            pair = CheckedPair(pair_id(premise_id, label, k), label, k, level, text, [])
+            if label is Label.CONTRADICTION:
+                pair.negators = lexicon.find(text)
+            if k > wanted:
+                pair.findings.append(
+                    Finding(
+                        Rule.TOO_MANY,
+                        f"{protocol.value} asks for {wanted} {label.value} per premise; "
+                        f"this is number {k}",
+                        pair.id,
+                    )
+                )
+            pairs.append(pair)
+
+    seen: dict[str, str] = {}
+    folded_premise = normalise_text(premise).casefold()
+    for pair in pairs:
+        folded = pair.hypothesis.casefold()
+        if folded == folded_premise:
+            pair.findings.append(Finding(Rule.COPY, "the hypothesis is the premise", pair.id))
+        elif folded in seen:
+            pair.findings.append(
+                Finding(Rule.DUPLICATE, f"the same text as {seen[folded]}", pair.id)
+            )
+        else:
+            ratio = overlap_ratio(pair.hypothesis, premise, lang)
+            if ratio > max_overlap:
+                pair.findings.append(
+                    Finding(
+                        Rule.OVERLAP,
+                        f"overlaps {ratio:.0%} with the premise (limit {max_overlap:.0%})",
+                        pair.id,
+                    )
+                )
+        seen.setdefault(folded, pair.id)
+
+    if protocol is Protocol.MULTI_CONSTRAINT:
+        # OCNLI 3.2: "only one out of the three contradictions can contain a negator".
+        negated = [p for p in pairs if p.label is Label.CONTRADICTION and p.negators]
+        for pair in negated[1:]:
+            pair.findings.append(
+                Finding(
+                    Rule.NEGATOR,
+                    f"a second contradiction with a negator ({', '.join(pair.negators)}) after "
+                    f"{negated[0].id}; MULTI_CONSTRAINT allows one",
+                    pair.id,
+                )
+            )
+    return CheckedAnswer(pairs, findings)

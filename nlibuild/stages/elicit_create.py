@@ -1,0 +1,121 @@
+"""`nlibuild elicit create`: put unassigned premises into batches, one writer per batch.
+
+Genres are spread across batches: each genre's premises are put in a seeded random order,
+then the genres are interleaved, so consecutive premises (and hence every batch) mix the
+genres in proportion. Batches go to the writer with the fewest premises so far (over all
+earlier runs too), so the work is balanced; `--max-per-writer` caps one writer's share
+(OCNLI 3.2: "no single annotator produced an excessive amount of data", after Geva et
+al. 2019 on annotator bias). Premises left over when every writer is at the cap stay
+unassigned for a later run with more writers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+
+from nlibuild._version import VERSION
+from nlibuild.errors import ConfigError
+from nlibuild.models import CreatedBatch, ElicitCreateConfig, ElicitCreateResult
+from nlibuild.signature import make_signature
+from nlibuild.store import Store
+
+KIND = "elicit"
+BATCH_PREFIX = "e"
+"""Elicitation batches are `e0001`, `e0002`, ... in creation order."""
+
+_BATCH_NUMBER = re.compile(rf"^{BATCH_PREFIX}(\d+)$")
+
+
+def _rank(seed: int, item: str) -> bytes:
+    return hashlib.blake2b(f"{seed}\x00{item}".encode(), digest_size=8).digest()
+
+
+def interleave_genres(premises: list[tuple[str, str | None]], seed: int) -> list[str]:
+    """Premise IDs in batch order: each genre shuffled (seeded, by ID, so input order does
+    not matter), then one from each genre in turn, larger genres spread evenly."""
+    by_genre: dict[str, list[str]] = {}
+    for premise_id, genre in premises:
+        by_genre.setdefault(genre or "", []).append(premise_id)
+    queues = [sorted(ids, key=lambda i: _rank(seed, i)) for _, ids in sorted(by_genre.items())]
+    # Spread a genre of n premises over positions (i + 0.5) / n of the whole run: merging on
+    # that fraction interleaves genres of different sizes evenly.
+    placed = [
+        ((index + 0.5) / len(queue), g, premise)
+        for g, queue in enumerate(queues)
+        for index, premise in enumerate(queue)
+    ]
+    return [premise for _, _, premise in sorted(placed)]
+
+
+def _next_batch_number(existing: list[str]) -> int:
+    numbers = [int(m.group(1)) for i in existing if (m := _BATCH_NUMBER.match(i))]
+    return max(numbers, default=0) + 1
+
+
+def signature_of(cfg: ElicitCreateConfig) -> str:
+    return make_signature(
+        "elicit-create",
+        {
+            "protocol": cfg.protocol.value,
+            "writers": sorted(cfg.writers),
+            "batch": cfg.batch_size,
+            "cap": cfg.max_per_writer,
+            "genre": cfg.genres,
+            "lang": cfg.lang,
+            "seed": cfg.seed,
+        },
+        VERSION,
+    )
+
+
+def run(store: Store, cfg: ElicitCreateConfig) -> ElicitCreateResult:
+    signature = signature_of(cfg)
+    with store.atomic():
+        run_id = store.start_run("elicit-create", cfg.model_dump(mode="json"), signature, VERSION)
+        premises = store.unassigned_premises(KIND, cfg.genres, cfg.lang)
+        if not premises:
+            where = f" of genre {', '.join(cfg.genres)}" if cfg.genres else ""
+            raise ConfigError(
+                f"no premises{where} are waiting for writers (every premise has pairs or a "
+                "batch); draw more with `nlibuild sample`"
+            )
+        langs = store.premises_by_id(p for p, _ in premises)
+        writer_pks = store.ensure_annotators(cfg.writers)
+        loads = store.items_per_annotator(KIND)
+        load = {w: loads.get(w, 0) for w in cfg.writers}
+        tie_order = {w: _rank(cfg.seed, w) for w in cfg.writers}
+        cap = cfg.max_per_writer
+        number = _next_batch_number(store.batch_ids())
+        created: list[CreatedBatch] = []
+        left = 0
+        by_lang: dict[str, list[tuple[str, str | None]]] = {}
+        for premise in premises:
+            by_lang.setdefault(langs[premise[0]].lang, []).append(premise)
+        for lang, lang_premises in sorted(by_lang.items()):
+            genre_of = dict(lang_premises)
+            queue = interleave_genres(lang_premises, cfg.seed)
+            while queue:
+                open_writers = [w for w in cfg.writers if cap is None or load[w] < cap]
+                if not open_writers:
+                    break
+                writer = min(open_writers, key=lambda w: (load[w], tie_order[w]))
+                room = cfg.batch_size if cap is None else min(cfg.batch_size, cap - load[writer])
+                items, queue = queue[:room], queue[room:]
+                batch_id = f"{BATCH_PREFIX}{number:04d}"
+                number += 1
+                store.add_batch(
+                    batch_id, KIND, cfg.protocol.value, lang, writer_pks[writer], items, run_id
+                )
+                load[writer] += len(items)
+                genres = Counter(genre_of[i] or "-" for i in items)
+                created.append(CreatedBatch(id=batch_id, writer=writer, premises=len(items),
+                                            genres=dict(sorted(genres.items()))))  # fmt: skip
+            left += len(queue)
+        store.finish_run(
+            run_id,
+            {"batches": len(created), "premises": sum(b.premises for b in created),
+             "unassigned": left},
+        )  # fmt: skip
+    return ElicitCreateResult(run_id=run_id, signature=signature, batches=created, unassigned=left)

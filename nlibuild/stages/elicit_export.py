@@ -1,0 +1,75 @@
+"""`nlibuild elicit export`: the work package of elicitation batches for one platform.
+
+For each batch a task file with our IDs inside every task (batch, writer, premise_id), and
+for each protocol among them the writers' instructions (English and Chinese, from
+pipelines/instructions/elicit/) and, for Label Studio and MTurk, the form the writers fill in.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from nlibuild._version import VERSION
+from nlibuild.elicitation import hypotheses_per_label
+from nlibuild.errors import ConfigError
+from nlibuild.formats.platforms import write_batch, write_support_files
+from nlibuild.models import ElicitExportConfig, ElicitExportResult, ElicitTask, Protocol
+from nlibuild.presets import elicit_instructions
+from nlibuild.signature import make_signature
+from nlibuild.stages.elicit_create import KIND
+from nlibuild.store import Store
+
+
+def run(store: Store, cfg: ElicitExportConfig) -> ElicitExportResult:
+    if not cfg.all and not cfg.batches:
+        raise ConfigError("name the batches to export (e.g. e0001), or pass --all")
+    signature = make_signature(
+        "elicit-export",
+        {"batches": "all" if cfg.all else cfg.batches, "format": cfg.format.value},
+        VERSION,
+    )
+    with store.atomic():
+        run_id = store.start_run("elicit-export", cfg.model_dump(mode="json"), signature, VERSION)
+        batches = store.batches(KIND, () if cfg.all else cfg.batches)
+        unknown = sorted(set(cfg.batches) - {b.id for b in batches})
+        if unknown and not cfg.all:
+            raise ConfigError(
+                f"no elicitation batch {', '.join(unknown)} in the store; "
+                "`nlibuild elicit create` makes batches, `nlibuild info` lists them"
+            )
+        if not batches:
+            raise ConfigError(
+                "the store has no elicitation batches; make some with `elicit create`"
+            )
+        lang = store.meta().get("lang", "en")
+        files: list[Path] = []
+        tasks = 0
+        protocols: dict[str, int] = {}
+        for batch in batches:
+            protocol = Protocol(batch.protocol or Protocol.SINGLE)
+            per_label = hypotheses_per_label(protocol)
+            protocols[protocol.value] = per_label
+            batch_tasks = [
+                ElicitTask(
+                    batch=batch.id,
+                    writer=batch.annotator,
+                    protocol=protocol,
+                    lang=premise.lang,
+                    premise_id=premise.id,
+                    genre=premise.genre,
+                    premise=premise.text,
+                    hypotheses_per_label=per_label,
+                )
+                for premise in store.batch_premises(batch.pk)
+            ]
+            files.append(write_batch(cfg.out, cfg.format, batch.id, batch_tasks))
+            tasks += len(batch_tasks)
+        # The corpus language's instructions first: the MTurk form embeds the first.
+        langs = sorted(cfg.instruction_langs, key=lambda code: (code != lang, code))
+        for protocol_name, per_label in sorted(protocols.items()):
+            texts = {code: elicit_instructions(protocol_name, code) for code in langs}
+            files += write_support_files(cfg.out, cfg.format, protocol_name, per_label, texts)
+        store.finish_run(run_id, {"batches": len(batches), "tasks": tasks, "files": len(files)})
+    return ElicitExportResult(
+        run_id=run_id, signature=signature, batches=len(batches), tasks=tasks, files=files
+    )

@@ -1,0 +1,434 @@
+"""`nlibuild elicit import`: writers' answers back from a platform, checked, into pairs.
+
+Each answer is one writer's work on one premise of a batch. It is mapped to our IDs (the
+platform's worker ID through `--annotators MAP` or the aliases stored by an earlier import),
+checked against its batch (the right writer, a premise the batch holds) and against the
+protocol's rules (`elicitation.check_answer`), and becomes pairs `<premise>-<e|n|c><k>` with
+the author's label, level, protocol and batch, and the author's vote. What the checks find
+is stored in `violations`; `--on-violation reject` keeps a pair with an error out of `pairs`.
+
+Importing the same answers again changes nothing (each assignment keeps a hash of its
+answer); a different answer for an item already answered is an error naming both.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nlibuild._version import VERSION
+from nlibuild.elicitation import (
+    CheckedAnswer,
+    Finding,
+    Rule,
+    Severity,
+    answer_key,
+    check_answer,
+)
+from nlibuild.errors import ConfigError, ConflictError, InputError
+from nlibuild.formats.platforms import RawAnswer, read_answers
+from nlibuild.formats.tabular import file_sha256
+from nlibuild.labels import LabelNormaliser
+from nlibuild.lang import NegatorLexicon, negator_lexicon, normalise_text
+from nlibuild.models import (
+    ElicitImportConfig,
+    ElicitImportResult,
+    Label,
+    OnViolation,
+    PlatformFormat,
+    Protocol,
+    RuleCount,
+    WriterReport,
+)
+from nlibuild.signature import make_signature
+from nlibuild.stages.elicit_create import KIND
+from nlibuild.store import Assignment, BatchPremise, BatchRow, ElicitedPairRow, Store, ViolationRow
+
+_ANSWERED = "answered"
+_UNUSABLE = "unusable"
+
+
+def read_annotator_map(path: Path, platform: str) -> dict[str, str]:
+    """platform ID -> annotator ID from a csv/tsv with a header: `platform,platform_id,
+    annotator` (rows of other platforms are skipped) or just `platform_id,annotator`."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(path, f"cannot read this annotator map ({exc})") from None
+    delimiter = "\t" if "\t" in text.split("\n", 1)[0] else ","
+    rows = list(csv.reader(text.splitlines(), delimiter=delimiter))
+    header = [h.strip() for h in rows[0]] if rows else []
+    if not {"platform_id", "annotator"} <= set(header):
+        raise InputError(
+            path, "the header must name platform_id and annotator (and optionally platform)", 1
+        )
+    mapping: dict[str, str] = {}
+    for number, values in enumerate(rows[1:], 2):
+        if not any(v.strip() for v in values):
+            continue
+        if len(values) != len(header):
+            raise InputError(
+                path, f"{len(values)} columns where the header has {len(header)}", number
+            )
+        row = {h: v.strip() for h, v in zip(header, values, strict=True)}
+        if row.get("platform", platform) != platform:
+            continue
+        if not row["platform_id"] or not row["annotator"]:
+            raise InputError(path, "platform_id and annotator must both be filled", number)
+        earlier = mapping.get(row["platform_id"])
+        if earlier is not None and earlier != row["annotator"]:
+            raise InputError(
+                path,
+                f"{platform} ID {row['platform_id']!r} is mapped to both {earlier} and "
+                f"{row['annotator']}; keep one",
+                number,
+            )
+        mapping[row["platform_id"]] = row["annotator"]
+    return mapping
+
+
+@dataclass
+class _Tally:
+    """Counts for the report, per rule and per writer."""
+
+    rules: Counter[tuple[str, str]] = field(default_factory=Counter)
+    rule_kept: Counter[tuple[str, str]] = field(default_factory=Counter)
+    rule_rejected: Counter[tuple[str, str]] = field(default_factory=Counter)
+    writers: dict[str, Counter[str]] = field(default_factory=dict)
+
+    def writer(self, writer: str) -> Counter[str]:
+        return self.writers.setdefault(writer, Counter())
+
+    def finding(self, writer: str, finding: Finding, kept: bool | None) -> None:
+        key = (finding.rule.value, finding.severity.value)
+        self.rules[key] += 1
+        if kept is True:
+            self.rule_kept[key] += 1
+        elif kept is False:
+            self.rule_rejected[key] += 1
+        self.writer(writer)["errors" if finding.severity is Severity.ERROR else "warnings"] += 1
+
+
+class _Importer:
+    def __init__(self, store: Store, cfg: ElicitImportConfig, run_id: int) -> None:
+        self.store = store
+        self.cfg = cfg
+        self.run_id = run_id
+        self.platform = cfg.format.value
+        self.tally = _Tally()
+        self.pairs: list[ElicitedPairRow] = []
+        self.votes: list[tuple[int, int, int, str]] = []
+        self.violations: list[ViolationRow] = []
+        self.answered: list[tuple[str, str, int, int, str]] = []
+        self.unchanged = 0
+        self.unusable = 0
+        self.rejected = 0
+        self.warnings: list[str] = []
+        self._lexicons: dict[str, NegatorLexicon] = {}
+        self._batch_premises: dict[
+            int, tuple[dict[str, BatchPremise], dict[str, BatchPremise]]
+        ] = {}
+        self._seen: dict[tuple[str, str], tuple[str, str]] = {}
+        self.next_pair_pk = store.next_pk("pairs")
+
+    # --- resolving platform terms to ours ---------------------------------------------
+
+    def writers(self, answers: list[RawAnswer]) -> dict[str | None, str]:
+        """platform worker ID -> our annotator ID for every worker in the file."""
+        stored = self.store.aliases(self.platform)
+        given = (
+            read_annotator_map(self.cfg.annotators, self.platform) if self.cfg.annotators else {}
+        )
+        for platform_id, annotator in given.items():
+            if stored.get(platform_id, annotator) != annotator:
+                raise ConflictError(
+                    f"{self.cfg.annotators}: {self.platform} ID {platform_id!r} is mapped to "
+                    f"{annotator}, but the store maps it to {stored[platform_id]}; fix the map"
+                )
+        if given:
+            pks = self.store.ensure_annotators(given.values())
+            self.store.add_aliases(self.platform, {p: pks[a] for p, a in given.items()})
+        mapping = stored | given
+        workers = {a.worker for a in answers}
+        known = self.store.annotator_pks(w for w in workers if w is not None)
+        resolved: dict[str | None, str] = {}
+        unknown: dict[str, str] = {}
+        for worker in workers:
+            ours = mapping.get(worker) if worker is not None else self.cfg.writer
+            if ours is None and worker is not None and worker in known:
+                ours = worker
+            if ours is None:
+                first = next(a.where for a in answers if a.worker == worker)
+                unknown[str(worker)] = first
+                continue
+            resolved[worker] = ours
+        if unknown:
+            worker, where = sorted(unknown.items())[0]
+            if worker == "None":
+                raise InputError(
+                    self.cfg.path,
+                    f"{where}: no writer is named; add a writer column or pass --writer ID",
+                )
+            raise InputError(
+                self.cfg.path,
+                f"{where}: {self.platform} worker {worker!r} (and {len(unknown) - 1} more) is not "
+                "an annotator of this store; pass --annotators MAP, a csv with the header "
+                f"platform,platform_id,annotator and rows like {self.platform},{worker},w01",
+            )
+        return resolved
+
+    def lexicon(self, lang: str) -> NegatorLexicon:
+        if lang not in self._lexicons:
+            lexicon = negator_lexicon(lang, self.cfg.negators)
+            if lexicon.empty:
+                self.warnings.append(
+                    f"no negator lexicon for {lang!r}: negators are not checked; add "
+                    f"nlibuild/resources/negators/{lang}.txt or pass --negators FILE"
+                )
+            self._lexicons[lang] = lexicon
+        return self._lexicons[lang]
+
+    def premises_of(
+        self, batch: BatchRow
+    ) -> tuple[dict[str, BatchPremise], dict[str, BatchPremise]]:
+        """The batch's premises by ID and by normalised, case-folded text."""
+        if batch.pk not in self._batch_premises:
+            premises = self.store.batch_premises(batch.pk)
+            self._batch_premises[batch.pk] = (
+                {p.id: p for p in premises},
+                {normalise_text(p.text).casefold(): p for p in premises},
+            )
+        return self._batch_premises[batch.pk]
+
+    # --- one answer -------------------------------------------------------------------
+
+    def reject_answer(
+        self, answer: RawAnswer, writer: str, writer_pk: int, batch: BatchRow | None,
+        item: str, finding: Finding,
+    ) -> None:  # fmt: skip
+        self.tally.finding(writer, finding, None)
+        self.tally.writer(writer)["answers"] += 1
+        self.violations.append(
+            (batch.pk if batch else None, writer_pk, item, None, finding.rule.value,
+             finding.severity.value, f"{finding.detail} ({answer.where})", False)
+        )  # fmt: skip
+
+    def add(
+        self,
+        answer: RawAnswer,
+        writer: str,
+        writer_pk: int,
+        batch: BatchRow,
+        premise: BatchPremise,
+        assignment: Assignment,
+    ) -> None:
+        key = answer_key(answer.unusable, answer.hypotheses)
+        seen = self._seen.get((batch.id, premise.id))
+        if seen is not None:
+            if seen[0] != key:
+                raise InputError(
+                    self.cfg.path,
+                    f"{answer.where}: a second, different answer for {premise.id} in batch "
+                    f"{batch.id} (the first is at {seen[1]}); keep one",
+                )
+            self.unchanged += 1
+            return
+        self._seen[(batch.id, premise.id)] = (key, answer.where)
+        if assignment.status != "open":
+            if assignment.answer_key == key:
+                self.unchanged += 1
+                return
+            raise ConflictError(
+                f"{self.cfg.path}: {answer.where}: {premise.id} in batch {batch.id} was already "
+                f"answered (run {assignment.answered_run_id}) and this answer differs; nlibuild "
+                "keeps the first answer: remove this one from the file"
+            )
+        protocol = Protocol(batch.protocol or Protocol.SINGLE)
+        checked = check_answer(
+            premise.id, premise.text, premise.lang, protocol, answer.unusable,
+            answer.hypotheses, self.lexicon(premise.lang), self.cfg.max_overlap,
+        )  # fmt: skip
+        self.answered.append(
+            (_UNUSABLE if answer.unusable else _ANSWERED, key, self.run_id, batch.pk, premise.id)
+        )
+        counts = self.tally.writer(writer)
+        counts["answers"] += 1
+        if answer.unusable:
+            self.unusable += 1
+            counts["unusable"] += 1
+        self._keep(checked, answer, writer, writer_pk, batch, premise, protocol)
+
+    def _keep(
+        self, checked: CheckedAnswer, answer: RawAnswer, writer: str, writer_pk: int,
+        batch: BatchRow, premise: BatchPremise, protocol: Protocol,
+    ) -> None:  # fmt: skip
+        counts = self.tally.writer(writer)
+        for finding in checked.findings:
+            self.tally.finding(writer, finding, None)
+            self.violations.append(
+                (batch.pk, writer_pk, premise.id, None, finding.rule.value,
+                 finding.severity.value, finding.detail, False)
+            )  # fmt: skip
+        reject = self.cfg.on_violation is OnViolation.REJECT
+        for pair in checked.pairs:
+            kept = not (reject and pair.has_error)
+            if pair.label is Label.CONTRADICTION:
+                counts["contradictions"] += 1
+                counts["negated_contradictions"] += bool(pair.negators)
+            for finding in pair.findings:
+                self.tally.finding(writer, finding, kept)
+                self.violations.append(
+                    (batch.pk, writer_pk, premise.id, pair.id, finding.rule.value,
+                     finding.severity.value, f"{finding.detail}: {pair.hypothesis}", kept)
+                )  # fmt: skip
+            if not kept:
+                self.rejected += 1
+                counts["pairs_rejected"] += 1
+                continue
+            pk = self.next_pair_pk
+            self.next_pair_pk += 1
+            self.pairs.append(
+                (pk, pair.id, premise.pk, pair.hypothesis, premise.lang, protocol.value,
+                 pair.level.value if pair.level else None, writer_pk, pair.label.value, batch.pk)
+            )  # fmt: skip
+            self.votes.append((pk, writer_pk, 0, pair.label.value))
+            counts["pairs_added"] += 1
+
+    # --- the whole file ---------------------------------------------------------------
+
+    def run(self, answers: list[RawAnswer]) -> None:
+        writers = self.writers(answers)
+        writer_pks = self.store.ensure_annotators(writers.values())
+        batches = {b.id: b for b in self.store.batches(KIND)}
+        for answer in answers:
+            batch_id = answer.batch or self.cfg.batch
+            if batch_id is not None and batch_id not in batches:
+                raise InputError(
+                    self.cfg.path,
+                    f"{answer.where}: batch {batch_id!r} is not an elicitation batch of this "
+                    "store; were these answers exported from another store?",
+                )
+        needed = [a.premise_id for a in answers if a.premise_id]
+        assignments: dict[tuple[str, str], Assignment] = {}
+        batches_of: dict[str, list[Assignment]] = {}
+        for found in self.store.assignments(KIND, needed):
+            assignments[(found.batch_id, found.item_id)] = found
+            batches_of.setdefault(found.item_id, []).append(found)
+        for answer in answers:
+            writer = writers[answer.worker]
+            writer_pk = writer_pks[writer]
+            batch_id = answer.batch or self.cfg.batch
+            if batch_id is None and answer.premise_id in batches_of:
+                batch_id = batches_of[answer.premise_id][0].batch_id
+            batch = batches.get(batch_id) if batch_id else None
+            premise_id = answer.premise_id
+            premise = None
+            if batch is not None:
+                by_id, by_text = self.premises_of(batch)
+                if premise_id is None and answer.premise is not None:
+                    premise = by_text.get(normalise_text(answer.premise).casefold())
+                    premise_id = premise.id if premise else None
+                elif premise_id is not None:
+                    premise = by_id.get(premise_id)
+            item = premise_id or f"text: {(answer.premise or '')[:40]}"
+            if batch is None or premise is None:
+                where = f"batch {batch.id}" if batch else "any batch"
+                self.reject_answer(
+                    answer, writer, writer_pk, batch, item,
+                    Finding(Rule.NOT_IN_BATCH, f"{item} is not in {where}"),
+                )  # fmt: skip
+                continue
+            if batch.annotator != writer:
+                self.reject_answer(
+                    answer, writer, writer_pk, batch, item,
+                    Finding(
+                        Rule.OTHER_WRITER,
+                        f"{writer} answered {item}, but batch {batch.id} is {batch.annotator}'s",
+                    ),
+                )  # fmt: skip
+                continue
+            assignment = assignments.get((batch.id, premise.id)) or next(
+                a for a in self.store.assignments(KIND, [premise.id]) if a.batch_pk == batch.pk
+            )
+            self.add(answer, writer, writer_pk, batch, premise, assignment)
+        clashes = self.store.existing_pair_ids(p[1] for p in self.pairs)
+        if clashes:
+            raise ConflictError(
+                f"pair {sorted(clashes)[0]} is already in the store (imported with a corpus?); "
+                "its premise cannot be elicited again"
+            )
+        self.store.add_elicited_pairs(self.pairs, self.run_id)
+        self.store.insert("votes", self.votes, self.run_id)
+        self.store.mark_answered(self.answered)
+
+
+def signature_of(cfg: ElicitImportConfig, digest: str, negator_digests: list[str]) -> str:
+    return make_signature(
+        "elicit-import",
+        {
+            "format": cfg.format.value,
+            "file": digest[:12],
+            "on-violation": cfg.on_violation.value,
+            "max-overlap": cfg.max_overlap,
+            "negators": negator_digests,
+            "batch": cfg.batch,
+            "writer": cfg.writer,
+        },
+        VERSION,
+    )
+
+
+def run(store: Store, cfg: ElicitImportConfig) -> ElicitImportResult:
+    normaliser = LabelNormaliser(label_order=cfg.label_order)
+    parsed = read_answers(cfg.path, cfg.format, normaliser)
+    if cfg.format in (PlatformFormat.LABELSTUDIO, PlatformFormat.MTURK) and cfg.writer:
+        raise ConfigError("--writer is for jsonl and csv files; platforms name their workers")
+    signature = signature_of(
+        cfg, file_sha256(cfg.path), [file_sha256(p)[:12] for p in cfg.negators]
+    )
+    with store.atomic():
+        run_id = store.start_run("elicit-import", cfg.model_dump(mode="json"), signature, VERSION)
+        importer = _Importer(store, cfg, run_id)
+        importer.run(parsed.answers)
+        added = store.add_violations(importer.violations, run_id)
+        tally = importer.tally
+        result = ElicitImportResult(
+            run_id=run_id,
+            signature=signature,
+            answers=len(parsed.answers),
+            dropped=dict(parsed.dropped),
+            unchanged=importer.unchanged,
+            unusable=importer.unusable,
+            pairs_added=len(importer.pairs),
+            pairs_rejected=importer.rejected,
+            violations_added=added,
+            rules=[
+                RuleCount(
+                    rule=rule,
+                    severity=severity,
+                    found=n,
+                    pairs_kept=tally.rule_kept[(rule, severity)],
+                    pairs_rejected=tally.rule_rejected[(rule, severity)],
+                )
+                for (rule, severity), n in sorted(tally.rules.items())
+            ],
+            writers=[
+                WriterReport(
+                    writer=writer,
+                    **{
+                        name: counts[name] for name in WriterReport.model_fields if name != "writer"
+                    },
+                )
+                for writer, counts in sorted(tally.writers.items())
+            ],
+            warnings=importer.warnings,
+        )
+        store.finish_run(
+            run_id,
+            {"answers": result.answers, "unchanged": result.unchanged,
+             "pairs_added": result.pairs_added, "pairs_rejected": result.pairs_rejected,
+             "unusable": result.unusable, "violations_added": added},
+        )  # fmt: skip
+    return result
