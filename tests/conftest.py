@@ -24,6 +24,7 @@ requires_fixtures = pytest.mark.skipif(
 
 DATA_TABLES = (
     "premises", "pairs", "votes", "gold", "translations", "annotators", "sources", "runs",
+    "batches", "assignments", "violations", "annotator_aliases",
 )  # fmt: skip
 
 
