@@ -47,6 +47,7 @@ from nlibuild.models import (
     SampleConfig,
     SourceFormat,
     StoreSummary,
+    SubsetRow,
     TableFormat,
 )
 from nlibuild.presets import load_preset_text, parse_preset, stage_defaults
@@ -419,13 +420,13 @@ def sample(
     )
 
 
-STATS_TABLES = ("premises",)
+STATS_TABLES = ("premises", "subsets")
 
 
 @app.command()
 def stats(
     ctx: typer.Context,
-    table: Annotated[str, typer.Option("--table", help="Which table: premises.")],
+    table: Annotated[str, typer.Option("--table", help="Which table: premises or subsets.")],
     min_len: Annotated[
         int | None, typer.Option(help="premises: shortest qualifying length (default 8).")
     ] = None,
@@ -435,25 +436,89 @@ def stats(
     unit: Annotated[
         str | None, typer.Option(help="premises: length unit, auto, chars or tokens.")
     ] = None,
+    max_overlap: Annotated[
+        float | None, typer.Option(help="subsets: the overlap limit (default 0.70, OCNLI 3.2).")
+    ] = None,
+    negators: Annotated[
+        list[Path] | None,
+        typer.Option("--negators", help="subsets: more negators (resources/negators/ format)."),
+    ] = None,
     format: Annotated[str, format_option()] = TableFormat.TABLE.value,
 ) -> None:
-    """Tables about the corpus. premises: per genre, the pool, qualifying and sampled
-    sentences, and the pool's lengths (mean, min, max, histogram)."""
-    from nlibuild.stages.stats import premise_stats
+    """Tables about the corpus.
 
+    premises: per genre, the pool, qualifying and sampled sentences, and the pool's lengths
+    (mean, min, max, histogram).
+
+    subsets: OCNLI's Table 3: per protocol, pairs and mean hypothesis length (characters
+    for zh/ja/ko/th/my, else tokens) in total and per level (easy/medium/hard = the 1st/2nd/
+    3rd hypothesis per premise and label); the share of contradictions (author's label)
+    with a negator, and of pairs whose hypothesis overlaps its premise over the limit."""
     with user_errors():
         fmt = choice(TableFormat, format, "--format")
         if table not in STATS_TABLES:
             raise ConfigError(f"--table {table!r} is not one of: {', '.join(STATS_TABLES)}")
         store = open_store(state_of(ctx))
         with store:
-            defaults = preset_defaults(store, "sample")
-            rows = premise_stats(
-                store,
-                first(min_len, defaults.get("min_len"), 8),
-                first(max_len, defaults.get("max_len"), 50),
-                choice(LengthUnit, unit or defaults.get("unit", "auto"), "--unit"),
-            )
+            if table == "subsets":
+                from nlibuild.stages.stats import subset_stats
+
+                limit = first(max_overlap, preset_defaults(store, "elicit").get("max_overlap"), 0.7)
+                subsets = subset_stats(store, limit, tuple(negators or ()))
+            else:
+                from nlibuild.stages.stats import premise_stats
+
+                defaults = preset_defaults(store, "sample")
+                premises = premise_stats(
+                    store,
+                    first(min_len, defaults.get("min_len"), 8),
+                    first(max_len, defaults.get("max_len"), 50),
+                    choice(LengthUnit, unit or defaults.get("unit", "auto"), "--unit"),
+                )
+    if table == "subsets":
+        _render_subsets(subsets, fmt, limit)
+    else:
+        _render_premises(premises, fmt)
+
+
+def _render_subsets(rows: list[SubsetRow], fmt: TableFormat, limit: float) -> None:
+    """As in OCNLI Table 3, cells `pairs / mean length` for people; csv and json get one
+    column per number."""
+    if fmt is TableFormat.JSON:
+        out.print("[" + ",".join(r.model_dump_json() for r in rows) + "]", markup=False)
+        return
+    shares = ["c with negator", f"over {limit:.0%} overlap"]
+    if fmt is TableFormat.CSV:
+        fields = [f for f in SubsetRow.model_fields if f not in {"protocol", "lang", "unit"}]
+        render_table(
+            out, "", ["protocol", "lang", "unit", *fields],
+            [(r.protocol, r.lang, r.unit, *(getattr(r, f) for f in fields)) for r in rows],
+            fmt,
+        )  # fmt: skip
+        return
+
+    def cell(pairs: int, mean: float | None) -> str:
+        return "n.a." if not pairs else f"{pairs:,} / {mean:.1f}"
+
+    def percent(share: float | None) -> str:
+        return "" if share is None else f"{share:.1%}"
+
+    render_table(
+        out,
+        "Subsets (OCNLI Table 3): pairs / mean hypothesis length",
+        ["protocol", "lang", "unit", "total", "easy", "medium", "hard", *shares],
+        [
+            (r.protocol, r.lang, r.unit, cell(r.pairs, r.mean_length),
+             cell(r.easy, r.easy_mean_length), cell(r.medium, r.medium_mean_length),
+             cell(r.hard, r.hard_mean_length), percent(r.negated_contradictions),
+             percent(r.over_overlap_limit))
+            for r in rows
+        ],
+        fmt,
+    )  # fmt: skip
+
+
+def _render_premises(rows: list[PremiseStatsRow], fmt: TableFormat) -> None:
     if fmt is TableFormat.JSON:
         out.print("[" + ",".join(r.model_dump_json() for r in rows) + "]", markup=False)
         return
