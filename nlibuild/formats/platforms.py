@@ -38,6 +38,7 @@ from nlibuild.elicitation import LABEL_ORDER, slot_name
 from nlibuild.errors import InputError
 from nlibuild.formats.tabular import bad_utf8, iter_json_objects, write_atomically, write_json_lines
 from nlibuild.labels import LabelNormaliser, UnknownLabel, unknown_label_hint
+from nlibuild.lang import normalise_text
 from nlibuild.models import ElicitAnswer, ElicitTask, Label, PlatformFormat
 
 UNUSABLE_FIELD = "unusable"
@@ -154,8 +155,10 @@ def _csv_rows(path: Path) -> tuple[list[str], Iterator[tuple[int, dict[str, str]
         line_start = raw.rfind(b"\n", 0, exc.start) + 1
         line = raw.count(b"\n", 0, exc.start) + 1
         raise bad_utf8(path, line, exc.start - line_start + 1, raw[exc.start]) from None
-    header_line = text.split("\n", 1)[0]
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(path, header_line))
+    delimiter = _delimiter(path, text.split("\n", 1)[0])
+    # Tab-separated NLI files (XNLI, XNLIvar) do not quote fields: a `"` is text there.
+    quoting = csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, quoting=quoting)
     try:
         header = [name.strip() for name in next(reader)]
     except StopIteration:
@@ -205,20 +208,21 @@ def _read_csv(path: Path, normaliser: LabelNormaliser) -> list[RawAnswer]:
             )
             for line, row in rows
         ]
-    # Long: consecutive... or not: rows of one (batch, writer, premise) are gathered in
+    # Long: the rows of one (batch, writer, premise) are gathered, wherever they are, in
     # file order, which is the order they were written in.
     answers: dict[tuple[str | None, str | None, str | None, str | None], RawAnswer] = {}
     for line, row in rows:
+        premise_text = None if row.get("premise_id") else row.get("premise")
         key = (
             row.get("batch") or None,
             row.get("writer") or None,
             row.get("premise_id") or None,
-            None if row.get("premise_id") else row.get("premise"),
+            normalise_text(premise_text).casefold() if premise_text else None,
         )
         answer = answers.get(key)
         if answer is None:
             answer = RawAnswer(
-                f"{path.name}, line {line}", key[1], key[0], key[2], key[3], False, {}
+                f"{path.name}, line {line}", key[1], key[0], key[2], premise_text, False, {}
             )
             answers[key] = answer
         raw_label = row["label"].strip()
