@@ -15,6 +15,7 @@ $(STAMP): pyproject.toml
 
 # The main job on the bundled sample data: sample premises from source texts of five genres
 # (OCNLI's recipe), then import, summarise and export an existing corpus.
+EN_GENRES = fiction government news telephone travel
 ZH_GENRES := gov news lit tv phone
 demo: $(STAMP)
 	rm -rf $(DEMO) && mkdir -p $(DEMO)
@@ -24,6 +25,23 @@ demo: $(STAMP)
 		|| exit 1; done
 	$(BIN)/nlibuild --db $(DEMO)/premises.db sample --per-genre 10 --seed 13
 	$(BIN)/nlibuild --db $(DEMO)/premises.db stats --table premises
+	$(BIN)/nlibuild --db $(DEMO)/premises.db elicit create --protocol MULTI_CONSTRAINT \
+		--writers w01,w02 --batch-size 4 --max-per-writer 8
+	$(BIN)/nlibuild --db $(DEMO)/premises.db elicit export e0001 --format labelstudio \
+		--out $(DEMO)/elicit-zh
+	$(BIN)/nlibuild --db $(DEMO)/premises.db elicit import data/elicit/zh_e0001.labelstudio.json \
+		--format labelstudio --annotators data/elicit/annotators.csv
+	$(BIN)/nlibuild --db $(DEMO)/english.db init --lang en
+	for genre in $(EN_GENRES); do \
+		$(BIN)/nlibuild --db $(DEMO)/english.db ingest data/sources/en/$$genre.txt --genre $$genre \
+		|| exit 1; done
+	$(BIN)/nlibuild --db $(DEMO)/english.db sample --per-genre 2 --seed 13
+	$(BIN)/nlibuild --db $(DEMO)/english.db elicit create --protocol SINGLE --writers ann,ben \
+		--batch-size 5
+	$(BIN)/nlibuild --db $(DEMO)/english.db elicit export e0001 --format csv --out $(DEMO)/elicit-en
+	$(BIN)/nlibuild --db $(DEMO)/english.db elicit import data/elicit/en_e0001.csv --format csv
+	$(BIN)/nlibuild --db $(DEMO)/premises.db stats --table subsets
+	$(BIN)/nlibuild --db $(DEMO)/english.db stats --table subsets
 	$(BIN)/nlibuild --db $(DEMO)/demo.db init --preset mnli
 	$(BIN)/nlibuild --db $(DEMO)/demo.db import data/sample_mnli.jsonl --format mnli
 	$(BIN)/nlibuild --db $(DEMO)/demo.db info
