@@ -595,6 +595,9 @@ def _render_summary(summary: StoreSummary, fmt: TableFormat) -> None:
         ("validated pairs", summary.validated_pairs),
         ("votes", summary.votes),
         ("translations", summary.translations),
+        ("batches", summary.batches),
+        ("open batch items", summary.open_assignments),
+        ("violations", summary.violations),
         ("runs", summary.runs),
     ]
     groups = [

@@ -312,6 +312,9 @@ class StoreSummary(BaseModel):
     votes: int
     validated_pairs: int
     translations: int
+    batches: int = 0
+    open_assignments: int = 0
+    violations: int = 0
     by_genre: list[CountRow]
     by_lang: list[CountRow]
     gold_method: str

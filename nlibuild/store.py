@@ -901,6 +901,11 @@ class Store:
             rows,
         )
 
+    def open_assignments(self) -> int:
+        """Items of batches still waiting for an answer."""
+        row = self.conn.execute("SELECT count(*) FROM assignments WHERE status = 'open'")
+        return int(row.fetchone()[0])
+
     def add_elicited_pairs(self, rows: Sequence[ElicitedPairRow], run_id: int) -> None:
         """Pairs written by writers (see `ElicitedPairRow`)."""
         self.conn.executemany(

@@ -157,8 +157,11 @@ def _csv_rows(path: Path) -> tuple[list[str], Iterator[tuple[int, dict[str, str]
         raise bad_utf8(path, line, exc.start - line_start + 1, raw[exc.start]) from None
     delimiter = _delimiter(path, text.split("\n", 1)[0])
     # Tab-separated NLI files (XNLI, XNLIvar) do not quote fields: a `"` is text there.
-    quoting = csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, quoting=quoting)
+    source = io.StringIO(text, newline="")
+    if delimiter == "\t":
+        reader = csv.reader(source, delimiter="\t", quoting=csv.QUOTE_NONE)
+    else:
+        reader = csv.reader(source)
     try:
         header = [name.strip() for name in next(reader)]
     except StopIteration:
