@@ -87,7 +87,8 @@ def _is_marked(value: Any) -> bool:
     if isinstance(value, bool):
         return value
     if isinstance(value, dict):
-        return any(_is_marked(v) or _is_marked(k) for k, v in value.items())
+        # crowd-checkbox gives {"x": true} ticked and {"x": false} not: the values decide.
+        return any(_is_marked(v) for v in value.values())
     if isinstance(value, list):
         return any(_is_marked(v) for v in value)
     if value is None:
@@ -312,9 +313,10 @@ def _read_labelstudio(path: Path) -> AnswerFile:
 
 
 def _labelstudio_user(completed_by: Any) -> str | None:
-    """Label Studio names the annotator by user ID (an int), or an object with id and email."""
+    """The annotator's Label Studio user ID: `completed_by` is the ID (an int), or in some
+    versions an object with `id` and `email`. Maps (--annotators) name users by ID."""
     if isinstance(completed_by, dict):
-        completed_by = completed_by.get("email") or completed_by.get("id")
+        completed_by = completed_by.get("id")
     return None if completed_by is None else str(completed_by)
 
 
@@ -345,11 +347,15 @@ def _read_mturk(path: Path) -> AnswerFile:
         if status.lower() in {"rejected", "cancelled", "canceled"}:
             result.dropped[f"{status.lower()} on MTurk"] += 1
             continue
-        values: dict[str, Any] = {
-            name.removeprefix("Answer."): value
-            for name, value in row.items()
-            if name.startswith("Answer.")
-        }
+        values: dict[str, Any] = {}
+        for name, value in row.items():
+            if not name.startswith("Answer."):
+                continue
+            field_name, _, part = name.removeprefix("Answer.").partition(".")
+            if part:  # a flattened object: Answer.unusable.x = true
+                values.setdefault(field_name, {})[part] = value
+            else:
+                values[field_name] = value
         if values.get("taskAnswers"):
             try:
                 decoded = orjson.loads(values["taskAnswers"])

@@ -212,7 +212,7 @@ class _Importer:
         self.tally.writer(writer)["answers"] += 1
         self.violations.append(
             (batch.pk if batch else None, writer_pk, item, None, finding.rule.value,
-             finding.severity.value, f"{finding.detail} ({answer.where})", False)
+             finding.severity.value, finding.detail, False)
         )  # fmt: skip
 
     def add(
