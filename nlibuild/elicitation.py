@@ -126,7 +126,11 @@ def answer_key(unusable: bool, hypotheses: dict[Label, list[str]]) -> str:
     """A hash of an answer's content: the same answer imported twice has the same key."""
     content = {
         "x": unusable,
-        **{label.value: [normalise_text(h) for h in hypotheses.get(label, [])] for label in Label},
+        # Empty fields carry nothing: ["a"] and ["a", ""] are the same answer.
+        **{
+            label.value: [t for h in hypotheses.get(label, []) if (t := normalise_text(h))]
+            for label in Label
+        },
     }
     return hashlib.blake2b(orjson.dumps(content), digest_size=12).hexdigest()
 
@@ -165,7 +169,7 @@ def check_answer(
     for label in LABEL_ORDER:
         label_texts = texts[label]
         last_filled = max((i for i, t in enumerate(label_texts) if t), default=-1)
-        gaps = [i + 1 for i, t in enumerate(label_texts[:last_filled]) if not t]
+        gaps = [i + 1 for i, t in enumerate(label_texts[: max(last_filled, 0)]) if not t]
         if gaps:
             fields = ", ".join(slot_name(label, k) for k in gaps)
             findings.append(
@@ -195,7 +199,8 @@ def check_answer(
             pairs.append(pair)
 
     seen: dict[str, str] = {}
-    folded_premise = normalise_text(premise).casefold()
+    premise = normalise_text(premise)
+    folded_premise = premise.casefold()
     for pair in pairs:
         folded = pair.hypothesis.casefold()
         if folded == folded_premise:

@@ -166,7 +166,7 @@ def overlap_units(text: str, lang: str) -> list[str]:
     """The units overlap is counted in: case-folded words (letters, digits, inner
     apostrophes), or for character-unit languages the letters and digits one by one.
     Punctuation and spaces never count: a shared final 。 is not overlap."""
-    folded = text.casefold()
+    folded = text.casefold().replace("’", "'")
     if length_unit(lang) == "chars":
         return [c for c in folded if unicodedata.category(c)[0] in "LMN"]
     return _WORD.findall(folded)
@@ -219,7 +219,9 @@ class NegatorLexicon:
         body = "|".join(alternatives)
         if primary_language(self.lang) in SCRIPTIO_CONTINUA_LANGS:
             return re.compile(f"(?:{body})")
-        return re.compile(rf"(?<![\w'])(?:{body})(?![\w'])")
+        # Whole words: no letter or digit may touch the entry. An apostrophe may (nobody's,
+        # 'no'), but the word ending n't stands inside its word (don't) only as `*n't`.
+        return re.compile(rf"(?<!\w)(?:{body})(?!\w)")
 
     def find(self, text: str) -> list[str]:
         """The negators in `text`, in order (as written, case-folded)."""
@@ -263,7 +265,7 @@ def _negator_lexicon(lang: str, extra_files: tuple[Path, ...]) -> NegatorLexicon
             entry = " ".join(line.split("#", 1)[0].split()).casefold().replace("’", "'")
             if not entry:
                 continue
-            if not _NEGATOR_ENTRY.match(entry):
+            if not _NEGATOR_ENTRY.match(entry) or not any(c.isalpha() for c in entry):
                 raise InputError(
                     path,
                     f"{line.strip()!r} is not a negator entry: write one word or phrase of "
