@@ -377,18 +377,21 @@ def mturk_results(
     *,
     worker: str = "A1B2C3D4E5",
     crowd_form: bool = False,
+    flattened: bool = False,
     rejected: tuple[str, ...] = (),
     drop: tuple[str, ...] = (),
 ) -> Path:
     """The batch results CSV MTurk downloads: one row per assignment, the HIT's columns,
     Input.<column> of the input CSV, the answers (Answer.<field> columns of a classic HTML
-    form, or crowd-form's Answer.taskAnswers JSON), then Approve and Reject."""
+    form, or crowd-form's Answer.taskAnswers JSON, or crowd-form with answer-format
+    flatten-objects: Answer.unusable.x = true/false), then Approve and Reject."""
     with input_csv.open(encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle)
         inputs = list(reader.fieldnames or [])
         hits = list(reader)
     fields = sorted(slots(ANSWERS[hits[0]["protocol"]]))
-    answer_columns = ["taskAnswers"] if crowd_form else [*fields, "unusable"]
+    checkbox = f"unusable.{X}" if flattened else "unusable"
+    answer_columns = ["taskAnswers"] if crowd_form else [*fields, checkbox]
     header = [
         *(c for c in MTURK_COLUMNS if c not in drop),
         *(f"Input.{c}" for c in inputs),
@@ -403,6 +406,8 @@ def mturk_results(
         form = {name: slots(answer).get(name, "") for name in fields}
         if crowd_form:
             answered = {"taskAnswers": json.dumps([form | {"unusable": {X: answer == X}}])}
+        elif flattened:
+            answered = form | {checkbox: "true" if answer == X else "false"}
         else:
             answered = form | {"unusable": X if answer == X else ""}
         meta = {
@@ -694,6 +699,26 @@ def test_a_ticked_crowd_form_checkbox_marks_the_premise_x(store: Path, tmp_path:
 
     assert "Imported 6 answers: 0 pairs added, 0 rejected, 6 marked x" in report
     assert query(store, "SELECT DISTINCT status FROM assignments") == [("unusable",)]
+
+
+def test_a_flattened_crowd_form_checkbox_column_marks_the_premise_x(
+    store: Path, tmp_path: Path
+) -> None:
+    create(store)
+    out = export(store, "mturk", tmp_path / "package")
+    batch_tasks = tasks(out, "mturk")
+    x = batch_tasks[0]["premise_id"]
+    results = mturk_results(
+        tmp_path / "results.csv", out / "e0001.mturk-input.csv",
+        answered_all(batch_tasks, SINGLE) | {x: X}, flattened=True,
+    )  # fmt: skip
+    workers = annotator_map(tmp_path / "workers.csv", ("mturk", "A1B2C3D4E5", "w01"))
+
+    report = ok(store, "elicit", "import", results, "--format", "mturk",
+                "--annotators", workers)  # fmt: skip
+
+    assert "Imported 6 answers: 15 pairs added, 0 rejected, 1 marked x" in report
+    assert_round_trip(store, batch_tasks, "SINGLE", unusable=(x,))
 
 
 def test_rejected_mturk_assignments_are_dropped_and_reported(store: Path, tmp_path: Path) -> None:
