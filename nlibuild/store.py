@@ -196,7 +196,29 @@ CREATE UNIQUE INDEX violations_once ON violations(
 ALTER TABLE pairs ADD COLUMN batch_pk INTEGER REFERENCES batches(pk);
 """
 
-MIGRATIONS: tuple[str, ...] = (_SCHEMA_1, _SCHEMA_2, _SCHEMA_3)
+_SCHEMA_4 = """
+-- Model-based aggregation (Dawid-Skene): each pair's posterior over the NLI labels and each
+-- annotator's confusion matrix, beside the gold rows of method 'dawid-skene'.
+CREATE TABLE posteriors (
+    pair_pk       INTEGER NOT NULL REFERENCES pairs(pk),
+    method        TEXT NOT NULL,
+    entailment    REAL NOT NULL,
+    neutral       REAL NOT NULL,
+    contradiction REAL NOT NULL,
+    run_id        INTEGER NOT NULL REFERENCES runs(id),
+    PRIMARY KEY (pair_pk, method)
+) WITHOUT ROWID;
+CREATE TABLE annotator_quality (
+    annotator_pk   INTEGER NOT NULL REFERENCES annotators(pk),
+    method         TEXT NOT NULL,
+    confusion_json TEXT NOT NULL,  -- rows: true label; columns: the label values given
+    reliability    REAL NOT NULL,  -- the mean of the confusion matrix's diagonal
+    run_id         INTEGER NOT NULL REFERENCES runs(id),
+    PRIMARY KEY (annotator_pk, method)
+) WITHOUT ROWID;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_SCHEMA_1, _SCHEMA_2, _SCHEMA_3, _SCHEMA_4)
 """Schema scripts in order; the store's `user_version` is the number applied so far."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -1071,6 +1093,131 @@ class Store:
             "JOIN sentences s ON s.pk = p.sentence_pk GROUP BY s.genre, s.lang"
         ).fetchall()
         return [(row[0], row[1], row[2], row[3]) for row in rows]
+
+    # --- aggregation and agreement -------------------------------------------------------
+
+    def write_majority_gold(self, method: str, min_agree: int, run_id: int) -> None:
+        """Replace the gold rows of `method` with the majority rule over every pair's votes.
+
+        Gold is the NLI label with at least `min_agree` votes and more than any other NLI
+        label, else `-`; extra labels count towards `n_votes` but are never gold. A pair with
+        its author's vote alone keeps that label (MNLI's training-set convention). Computed
+        in one SQL statement, so it does not depend on the order votes came in.
+        """
+        self.conn.execute("DELETE FROM gold WHERE method = ?", (method,))
+        self.conn.execute(
+            "INSERT INTO gold(pair_pk, method, label, n_votes, n_top, run_id) "
+            "SELECT pair_pk, :method, CASE "
+            "  WHEN total = 1 THEN CASE WHEN e = 1 THEN 'entailment' WHEN n = 1 THEN 'neutral' "
+            "                           WHEN c = 1 THEN 'contradiction' ELSE '-' END "
+            "  WHEN e >= :k AND e > n AND e > c THEN 'entailment' "
+            "  WHEN n >= :k AND n > e AND n > c THEN 'neutral' "
+            "  WHEN c >= :k AND c > e AND c > n THEN 'contradiction' "
+            "  ELSE '-' END, total, max(e, n, c), :run "
+            "FROM (SELECT pair_pk, sum(label = 'entailment') AS e, sum(label = 'neutral') AS n, "
+            "      sum(label = 'contradiction') AS c, count(*) AS total "
+            "      FROM votes GROUP BY pair_pk)",
+            {"method": method, "k": min_agree, "run": run_id},
+        )
+
+    def gold_summary(self, method: str) -> list[tuple[str, int, int]]:
+        """(label, pairs, of which validated) of the gold rows of `method`."""
+        return self.conn.execute(
+            "SELECT label, count(*), sum(n_votes > 1) FROM gold WHERE method = ? "
+            "GROUP BY label ORDER BY label",
+            (method,),
+        ).fetchall()
+
+    def gold_disagreements(self, method: str, other: str) -> int:
+        """Pairs whose gold of `method` differs from their gold of `other` (both present)."""
+        row = self.conn.execute(
+            "SELECT count(*) FROM gold a JOIN gold b ON b.pair_pk = a.pair_pk "
+            "AND b.method = ? WHERE a.method = ? AND a.label <> b.label",
+            (other, method),
+        ).fetchone()
+        return int(row[0])
+
+    def vote_counts(self, labels: Sequence[str]) -> list[tuple[Any, ...]]:
+        """Per pair with votes: (pair_pk, author's label or None, the count of each of
+        `labels`, all votes), in pair order. One scan of `votes`."""
+        counts = ", ".join(f"sum(label = ?{i})" for i in range(1, len(labels) + 1))
+        return self.conn.execute(
+            "SELECT pair_pk, max(CASE WHEN position = 0 THEN label END), "
+            f"{counts}, count(*) FROM votes GROUP BY pair_pk ORDER BY pair_pk",
+            tuple(labels),
+        ).fetchall()
+
+    def vote_labels(self) -> list[str]:
+        """Every label value given in a vote, sorted."""
+        return [r[0] for r in self.conn.execute("SELECT DISTINCT label FROM votes ORDER BY 1")]
+
+    def gold_labels(self, method: str) -> dict[int, str]:
+        return dict(
+            self.conn.execute("SELECT pair_pk, label FROM gold WHERE method = ?", (method,))
+        )
+
+    def pair_groups(self, columns: Sequence[str]) -> list[tuple[Any, ...]]:
+        """(pair_pk, value of each column) for every pair; columns among protocol, level,
+        genre, lang."""
+        known = {"protocol": "p.protocol", "level": "p.level", "genre": "pr.genre",
+                 "lang": "p.lang"}  # fmt: skip
+        selected = ", ".join(known[c] for c in columns)
+        return self.conn.execute(
+            f"SELECT p.pk, {selected} FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk "
+            "ORDER BY p.pk"
+        ).fetchall()
+
+    def all_votes(self) -> list[tuple[int, int, int, str]]:
+        """(pair_pk, annotator_pk, position, label) of every vote, in pair order."""
+        return self.conn.execute(
+            "SELECT pair_pk, annotator_pk, position, label FROM votes ORDER BY pair_pk"
+        ).fetchall()
+
+    def annotator_ids(self) -> dict[int, str]:
+        return dict(self.conn.execute("SELECT pk, id FROM annotators"))
+
+    def violations_per_annotator(self) -> dict[str, int]:
+        return dict(
+            self.conn.execute(
+                "SELECT a.id, count(*) FROM violations v "
+                "JOIN annotators a ON a.pk = v.annotator_pk GROUP BY a.id"
+            )
+        )
+
+    def write_posteriors(
+        self, method: str, rows: Sequence[tuple[int, float, float, float]], run_id: int
+    ) -> None:
+        self.conn.execute("DELETE FROM posteriors WHERE method = ?", (method,))
+        self.conn.executemany(
+            "INSERT INTO posteriors(pair_pk, method, entailment, neutral, contradiction, run_id) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [(pk, method, e, n, c, run_id) for pk, e, n, c in rows],
+        )
+
+    def write_gold(self, method: str, rows: Sequence[GoldRow], run_id: int) -> None:
+        """Replace the gold rows of `method`."""
+        self.conn.execute("DELETE FROM gold WHERE method = ?", (method,))
+        self.insert("gold", rows, run_id)
+
+    def write_annotator_quality(
+        self, method: str, rows: Sequence[tuple[int, str, float]], run_id: int
+    ) -> None:
+        """(annotator_pk, confusion matrix as JSON, reliability) per annotator."""
+        self.conn.execute("DELETE FROM annotator_quality WHERE method = ?", (method,))
+        self.conn.executemany(
+            "INSERT INTO annotator_quality(annotator_pk, method, confusion_json, reliability, "
+            "run_id) VALUES (?, ?, ?, ?, ?)",
+            [(pk, method, confusion, reliability, run_id) for pk, confusion, reliability in rows],
+        )
+
+    def reliabilities(self, method: str) -> dict[str, float]:
+        return dict(
+            self.conn.execute(
+                "SELECT a.id, q.reliability FROM annotator_quality q "
+                "JOIN annotators a ON a.pk = q.annotator_pk WHERE q.method = ?",
+                (method,),
+            )
+        )
 
     # --- counts for `info` -----------------------------------------------------------
 
