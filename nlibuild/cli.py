@@ -34,6 +34,8 @@ from nlibuild.cli_elicit import elicit_app
 from nlibuild.errors import ConfigError
 from nlibuild.models import (
     DEFAULT_LABEL_ORDER,
+    AgreementStat,
+    AnnotatorStat,
     ExportConfig,
     ExportFormat,
     ImportConfig,
@@ -420,7 +422,52 @@ def sample(
     )
 
 
-STATS_TABLES = ("premises", "subsets")
+@app.command("aggregate-labels")
+def aggregate_labels(
+    ctx: typer.Context,
+    min_agree: Annotated[
+        int | None, typer.Option(help="Votes an NLI label needs to be gold (default 3 of 5).")
+    ] = None,
+    method: Annotated[
+        str,
+        typer.Option(
+            help="majority, or dawid-skene as well (stored beside it; majority stays gold)."
+        ),
+    ] = "majority",
+) -> None:
+    """Gold labels from the votes: the NLI label with at least 3 of the votes and more than
+    any other, else '-'. Extra labels count as votes but are never gold; a pair with only
+    its author's vote keeps it (unvalidated). Ties give '-', whatever the vote order."""
+    from nlibuild.models import AggregateConfig, AggregateMethod
+    from nlibuild.stages.aggregate import run
+
+    with user_errors():
+        store = open_store(state_of(ctx))
+        with store:
+            defaults = preset_defaults(store, "aggregate")
+            cfg = AggregateConfig(
+                min_agree=first(min_agree, defaults.get("min_agree"), 3),
+                method=choice(AggregateMethod, method, "--method"),
+            )
+            result = run(store, cfg)
+    labels = ", ".join(f"{label} {n}" for label, n in result.by_label.items())
+    extra = ""
+    if result.released_disagreements is not None:
+        extra += f"; {result.released_disagreements} differ from the released gold"
+    if result.dawid_skene_disagreements is not None:
+        extra += (
+            f"; Dawid-Skene ({result.iterations} iterations) disagrees with the majority on "
+            f"{counted(result.dawid_skene_disagreements, 'pair')}"
+        )
+    out.print(
+        f"Aggregated {counted(result.pairs, 'pair')} by majority (at least {cfg.min_agree}): "
+        f"{labels}; {result.validated} validated, {result.unvalidated} unvalidated (author "
+        f"only){extra} (run {result.run_id}, {result.signature})",
+        markup=False,
+    )
+
+
+STATS_TABLES = ("premises", "subsets", "agreement", "annotators")
 
 
 @app.command()
@@ -443,6 +490,25 @@ def stats(
         list[Path] | None,
         typer.Option("--negators", help="subsets: more negators (resources/negators/ format)."),
     ] = None,
+    by: Annotated[
+        list[str] | None,
+        typer.Option("--by", help="agreement: also per protocol, level, genre and/or lang."),
+    ] = None,
+    include_extra: Annotated[
+        bool,
+        typer.Option(help="agreement: extra labels are categories of kappa and alpha too."),
+    ] = False,
+    ci: Annotated[
+        float | None, typer.Option(help="agreement: bootstrap interval at this level, e.g. 0.95.")
+    ] = None,
+    resamples: Annotated[int, typer.Option(help="agreement: bootstrap resamples.")] = 1000,
+    seed: Annotated[int, typer.Option(help="agreement: bootstrap seed.")] = 13,
+    threshold: Annotated[
+        float, typer.Option(help="annotators: flag agreement with gold under this.")
+    ] = 0.7,
+    sort: Annotated[
+        str, typer.Option(help="annotators: sort by this column (default agree_with_gold).")
+    ] = "agree_with_gold",
     format: Annotated[str, format_option()] = TableFormat.TABLE.value,
 ) -> None:
     """Tables about the corpus.
@@ -453,7 +519,20 @@ def stats(
     subsets: OCNLI's Table 3: per protocol, pairs and mean hypothesis length (characters
     for zh/ja/ko/th/my, else tokens) in total and per level (easy/medium/hard = the 1st/2nd/
     3rd hypothesis per premise and label); the share of contradictions (author's label)
-    with a negator, and of pairs whose hypothesis overlaps its premise over the limit."""
+    with a negator, and of pairs whose hypothesis overlaps its premise over the limit.
+
+    agreement: SNLI/OCNLI's agreement table; validated = pairs with 2+ votes. Denominators:
+    pairs relabelled / pairs with votes; all, 4+, 3+ labels agree / validated pairs;
+    individual label = gold / votes of validated pairs with a gold label; individual label
+    = author's label / validators' votes (the author's own left out); gold = author's,
+    gold != author's, no gold / validated pairs; extra labels / votes of validated pairs;
+    Fleiss' kappa and Krippendorff's alpha (nominal level, stated: the krippendorff
+    package's default is interval) over validated pairs, extra labels left out unless
+    --include-extra. Gold is the stored majority (aggregate-labels), else the same rule.
+
+    annotators: per annotator, votes (as author, as validator), agreement with gold
+    leaving their own vote out, for authors the share of their pairs whose gold is their
+    label, elicitation violations, the Dawid-Skene reliability when computed."""
     with user_errors():
         fmt = choice(TableFormat, format, "--format")
         if table not in STATS_TABLES:
@@ -465,6 +544,21 @@ def stats(
 
                 limit = first(max_overlap, preset_defaults(store, "elicit").get("max_overlap"), 0.7)
                 subsets = subset_stats(store, limit, tuple(negators or ()))
+            elif table == "agreement":
+                from nlibuild.stages.stats import agreement_stats
+
+                if ci is not None and not 0 < ci < 1:
+                    raise ConfigError(f"--ci {ci}: give a level between 0 and 1, e.g. 0.95")
+                agreement = agreement_stats(
+                    store, split_list(by), include_extra, ci, resamples, seed
+                )
+            elif table == "annotators":
+                from nlibuild.stages.stats import annotator_stats
+
+                if sort not in AnnotatorStat.model_fields:
+                    fields = ", ".join(AnnotatorStat.model_fields)
+                    raise ConfigError(f"--sort {sort!r} is not one of: {fields}")
+                annotators = annotator_stats(store, threshold)
             else:
                 from nlibuild.stages.stats import premise_stats
 
@@ -477,8 +571,60 @@ def stats(
                 )
     if table == "subsets":
         _render_subsets(subsets, fmt, limit)
+    elif table == "agreement":
+        _render_agreement(agreement, fmt, ci)
+    elif table == "annotators":
+        _render_annotators(annotators, fmt, sort, threshold)
     else:
         _render_premises(premises, fmt)
+
+
+def _render_agreement(rows: list[AgreementStat], fmt: TableFormat, ci: float | None) -> None:
+    """Statistics down, groups across (all first); machines get one row per value."""
+    if fmt in (TableFormat.JSON, TableFormat.CSV):
+        columns = list(AgreementStat.model_fields)
+        if fmt is TableFormat.JSON:
+            out.print("[" + ",".join(r.model_dump_json() for r in rows) + "]", markup=False)
+        else:
+            render_table(out, "", columns, [tuple(getattr(r, c) for c in columns) for r in rows],
+                         fmt)  # fmt: skip
+        return
+    groups = list(dict.fromkeys(r.group for r in rows))
+    cells: dict[tuple[str, str], str] = {}
+    for r in rows:
+        if r.value is None:
+            text = "n.a."
+        elif r.statistic in ("Fleiss' kappa", "Krippendorff's alpha (nominal)"):
+            text = f"{r.value:.3f}"
+        else:
+            text = f"{r.value:.1%}"
+        if r.low is not None and r.high is not None:
+            scale = 1 if "kappa" in r.statistic or "alpha" in r.statistic else 100
+            text += f" [{r.low * scale:.3g}, {r.high * scale:.3g}]"
+        cells[(r.statistic, r.group)] = text
+    statistics = list(dict.fromkeys(r.statistic for r in rows))
+    counts = {r.group: r.denominator for r in rows if r.statistic == "all labels agree"}
+    title = "Agreement over validated pairs" + (f" ({ci:.0%} bootstrap intervals)" if ci else "")
+    render_table(
+        out,
+        title,
+        ["statistic", *(f"{g} ({counts.get(g, 0)})" for g in groups)],
+        [(name, *(cells.get((name, g), "") for g in groups)) for name in statistics],
+        fmt,
+    )
+
+
+def _render_annotators(
+    rows: list[AnnotatorStat], fmt: TableFormat, sort: str, threshold: float
+) -> None:
+    columns = list(AnnotatorStat.model_fields)
+    ordered = sorted(rows, key=lambda r: (getattr(r, sort) is None, getattr(r, sort)))
+    if fmt is TableFormat.JSON:
+        out.print("[" + ",".join(r.model_dump_json() for r in ordered) + "]", markup=False)
+        return
+    title = f"Annotators (flagged: agreement with gold under {threshold:.0%})"
+    render_table(out, title, columns, [tuple(getattr(r, c) for c in columns) for r in ordered],
+                 fmt, decimals=3)  # fmt: skip
 
 
 def _render_subsets(rows: list[SubsetRow], fmt: TableFormat, limit: float) -> None:

@@ -1,4 +1,4 @@
-"""`nlibuild stats`: tables that describe the corpus: `--table premises` and `subsets`.
+"""`nlibuild stats`: tables that describe the corpus: premises, subsets, agreement, annotators.
 
 Premises: per genre and language of the sentence pool, the pool's size, how many of its
 sentences qualify for sampling (length within the range, not yet a premise), how many were
@@ -12,8 +12,23 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+from numpy.typing import NDArray
+
+from nlibuild.agreement import VoteTable, estimates, pair_parts
+from nlibuild.errors import ConfigError
 from nlibuild.lang import length_unit, negator_lexicon, overlap_ratio, text_length
-from nlibuild.models import Label, LengthUnit, Level, PremiseStatsRow, SubsetRow
+from nlibuild.models import (
+    NLI_LABELS,
+    NO_GOLD,
+    AgreementStat,
+    AnnotatorStat,
+    Label,
+    LengthUnit,
+    Level,
+    PremiseStatsRow,
+    SubsetRow,
+)
 from nlibuild.stages.sample import keys_of_premises
 from nlibuild.store import PoolLengthCount, Store
 
@@ -140,6 +155,172 @@ def subset_stats(
                 contradictions=subset.contradictions,
                 negated_contradictions=mean(subset.negated, subset.contradictions),
                 over_overlap_limit=mean(subset.over_limit, subset.pairs),
+            )
+        )
+    return rows
+
+
+# --- agreement (SNLI Table 3, OCNLI Tables 4 and 10) and annotators ----------------------
+
+AGREEMENT_GROUPS = ("protocol", "level", "genre", "lang")
+
+
+def _label_values(store: Store) -> list[str]:
+    """NLI labels first, then the extra values the store declares or its votes hold."""
+    declared = [e for e in store.meta().get("extra_labels", "").split(",") if e]
+    extras = sorted((set(declared) | set(store.vote_labels())) - set(NLI_LABELS))
+    return [*NLI_LABELS, *extras]
+
+
+def majority_codes(counts: NDArray[np.int64], min_agree: int) -> NDArray[np.int64]:
+    """The majority rule on count rows (NLI labels in the first 3 columns): the index of
+    the NLI label with at least `min_agree` votes and more than the others, else -1; a row
+    with a single vote gets that vote's label (-1 if it is an extra value). The same rule
+    as Store.write_majority_gold, for statistics computed without stored gold."""
+    nli = counts[:, : len(NLI_LABELS)]
+    top = nli.max(axis=1)
+    unique = (nli == top[:, None]).sum(axis=1) == 1
+    codes = np.where(unique & (top >= min_agree), nli.argmax(axis=1), -1)
+    single = counts.sum(axis=1) == 1
+    return np.where(single, np.where(top == 1, nli.argmax(axis=1), -1), codes)
+
+
+@dataclass
+class _Votes:
+    pair_pks: NDArray[np.int64]
+    table: VoteTable
+    values: list[str]
+
+
+def _vote_table(store: Store, min_agree: int) -> _Votes:
+    values = _label_values(store)
+    index = {v: i for i, v in enumerate(values)}
+    rows = store.vote_counts(values)
+    if not rows:
+        raise ConfigError("the store has no votes; import a corpus or relabel pairs first")
+    pair_pks = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    counts = np.array([r[2 : 2 + len(values)] for r in rows], dtype=np.int64)
+    author = np.fromiter((index.get(r[1], -1) for r in rows), dtype=np.int64, count=len(rows))
+    stored = store.gold_labels("majority")
+    if stored:
+        gold = np.fromiter(
+            (index.get(stored.get(int(pk), NO_GOLD), -1) for pk in pair_pks),
+            dtype=np.int64,
+            count=len(rows),
+        )
+    else:
+        gold = majority_codes(counts, min_agree)
+    return _Votes(pair_pks, VoteTable(counts, author, gold, len(NLI_LABELS)), values)
+
+
+def agreement_stats(
+    store: Store,
+    by: tuple[str, ...] = (),
+    include_extra: bool = False,
+    ci: float | None = None,
+    resamples: int = 1000,
+    seed: int = 13,
+    min_agree: int = 3,
+) -> list[AgreementStat]:
+    """Every agreement statistic over all pairs with votes, then per group of `by`.
+
+    Gold is the stored majority (`aggregate-labels`), or the same rule computed here."""
+    unknown = [b for b in by if b not in AGREEMENT_GROUPS]
+    if unknown:
+        raise ConfigError(f"--by {unknown[0]!r} is not one of: {', '.join(AGREEMENT_GROUPS)}")
+    votes = _vote_table(store, min_agree)
+    parts = pair_parts(votes.table, include_extra)
+    groups: list[tuple[str, NDArray[np.bool_] | None]] = [("all", None)]
+    if by:
+        facets = store.pair_groups(by)
+        facet_pks = np.fromiter((f[0] for f in facets), dtype=np.int64, count=len(facets))
+        position = np.searchsorted(facet_pks, votes.pair_pks)
+        names = [",".join(f"{b}={v if v is not None else '-'}" for b, v in zip(by, f[1:],
+                 strict=True)) for f in facets]  # fmt: skip
+        labels = np.array(names, dtype=object)[position]
+        for name in sorted(set(labels.tolist())):
+            groups.append((name, labels == name))
+    rows = []
+    for name, mask in groups:
+        for estimate in estimates(parts, mask, ci, resamples, seed):
+            rows.append(
+                AgreementStat(
+                    statistic=estimate.statistic,
+                    group=name,
+                    value=estimate.value,
+                    numerator=estimate.numerator,
+                    denominator=estimate.denominator,
+                    low=estimate.low,
+                    high=estimate.high,
+                )
+            )
+    return rows
+
+
+def annotator_stats(
+    store: Store, threshold: float = 0.7, min_agree: int = 3
+) -> list[AnnotatorStat]:
+    """Per annotator: votes, as author and as validator; agreement with the gold label
+    computed without their own vote (leave-one-out: the majority rule over the pair's other
+    votes, on validated pairs where that has a gold label); for authors, the share of their
+    validated pairs whose gold is their label; elicitation violations; the Dawid-Skene
+    reliability when computed. `flagged` when the leave-one-out agreement is under
+    `threshold`."""
+    values = _label_values(store)
+    index = {v: i for i, v in enumerate(values)}
+    votes = store.all_votes()
+    if not votes:
+        raise ConfigError("the store has no votes; import a corpus or relabel pairs first")
+    pair_pks = np.array([v[0] for v in votes], dtype=np.int64)
+    annotators = np.array([v[1] for v in votes], dtype=np.int64)
+    positions = np.array([v[2] for v in votes], dtype=np.int64)
+    labels = np.array([index[v[3]] for v in votes], dtype=np.int64)
+    unique_pairs, items = np.unique(pair_pks, return_inverse=True)
+    k = len(values)
+    counts = np.bincount(items * k + labels, minlength=len(unique_pairs) * k).reshape(-1, k)
+    totals = counts.sum(axis=1)
+    gold = majority_codes(counts, min_agree)
+    stored = store.gold_labels("majority")
+    if stored:
+        gold = np.array([index.get(stored.get(int(pk), NO_GOLD), -1) for pk in unique_pairs])
+    # Leave one out: the pair's counts without this vote, through the same rule.
+    without = counts[items].copy()
+    without[np.arange(len(votes)), labels] -= 1
+    others = without.sum(axis=1)
+    nli = without[:, : len(NLI_LABELS)]
+    top = nli.max(axis=1)
+    unique = (nli == top[:, None]).sum(axis=1) == 1
+    needed = np.minimum(min_agree, others)  # 4 other votes: 3 must agree, as for 5
+    loo_gold = np.where(unique & (top >= np.maximum(needed, 1)) & (others >= 2), nli.argmax(1), -1)
+    validated = totals[items] >= 2
+    judged = validated & (loo_gold >= 0)
+    agrees = judged & (loo_gold == labels)
+    authored = positions == 0
+    author_judged = authored & validated & (gold[items] >= 0)
+    author_agrees = author_judged & (gold[items] == labels)
+    ids = store.annotator_ids()
+    violations = store.violations_per_annotator()
+    reliability = store.reliabilities("dawid-skene")
+    rows = []
+    for pk in np.unique(annotators):
+        mine = annotators == pk
+        annotator = ids[int(pk)]
+        judged_n = int((mine & judged).sum())
+        author_n = int((mine & author_judged).sum())
+        agree = float((mine & agrees).sum()) / judged_n if judged_n else None
+        rows.append(
+            AnnotatorStat(
+                annotator=annotator,
+                votes=int(mine.sum()),
+                authored=int((mine & authored).sum()),
+                validated=int((mine & ~authored).sum()),
+                agree_with_gold=agree,
+                agree_pairs=judged_n,
+                author_gold=float((mine & author_agrees).sum()) / author_n if author_n else None,
+                author_pairs=author_n,
+                violations=violations.get(annotator, 0),
+                reliability=reliability.get(annotator),
+                flagged=agree is not None and agree < threshold,
             )
         )
     return rows

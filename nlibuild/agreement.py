@@ -1,0 +1,244 @@
+"""Agreement statistics of a relabelled NLI corpus (SNLI Table 3; OCNLI Tables 4 and 10).
+
+Input is one row per pair: how many votes each label value got (NLI labels first, then
+extra labels), the author's label and the gold label. Every statistic below is a ratio
+of sums over pairs, so it is computed for any group of pairs with a mask, and bootstrapped
+by reweighting pairs (a resample of N pairs with replacement is a vector of counts that
+sums to N) without copying data.
+
+Denominators (also in `--help` and the README):
+- pairs relabelled: pairs with 2 or more votes, over all pairs with votes.
+- all / 4+ / 3+ labels agree: validated pairs whose most frequent label value (extra
+  values included) has all / at least 4 / at least 3 of the votes, over validated pairs.
+- individual label = gold: votes equal to the gold label, over the votes of validated pairs
+  that have a gold label (not `-`).
+- individual label = author's label: validators' votes (the author's own excluded) equal to
+  the author's label, over the validators' votes of validated pairs with an author label.
+- gold = author's label / gold != author's label / no gold label: over validated pairs.
+- extra labels: votes with an extra label value, over all votes of validated pairs.
+- Fleiss' kappa (Fleiss 1971, for items rated by different raters; with unequal numbers of
+  votes per pair, the per-pair agreement is averaged as usual) and Krippendorff's alpha at
+  the nominal level, over validated pairs; extra label values are dropped from both unless
+  included as categories.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+FloatArray = NDArray[np.float64]
+
+STATISTICS: tuple[str, ...] = (
+    "pairs relabelled",
+    "all labels agree",
+    "4+ labels agree",
+    "3+ labels agree",
+    "individual label = gold",
+    "individual label = author's label",
+    "gold = author's label",
+    "gold != author's label",
+    "no gold label",
+    "extra labels",
+    "Fleiss' kappa",
+    "Krippendorff's alpha (nominal)",
+)
+
+
+@dataclass(frozen=True)
+class VoteTable:
+    """counts[i, j]: votes of pair i for label value j (the first `nli` columns are the NLI
+    labels); author[i] and gold[i]: a column index, or -1 for none / `-`."""
+
+    counts: NDArray[np.int64]
+    author: NDArray[np.int64]
+    gold: NDArray[np.int64]
+    nli: int = 3
+
+
+# A statistic: the per-pair arrays it sums, and the value from those sums.
+_Parts = dict[str, FloatArray]
+_Value = Callable[[dict[str, float]], float | None]
+
+
+def _ratio(numerator: str, denominator: str) -> _Value:
+    def value(sums: dict[str, float]) -> float | None:
+        return sums[numerator] / sums[denominator] if sums[denominator] else None
+
+    return value
+
+
+def _kappa(sums: dict[str, float]) -> float | None:
+    items, votes = sums["kappa_items"], sums["kappa_votes"]
+    if not items or not votes:
+        return None
+    observed = sums["kappa_agreement"] / items
+    shares = np.array([sums[f"kappa_c{j}"] for j in range(int(sums["kappa_k"] or 0))]) / votes
+    expected = float((shares**2).sum())
+    return (observed - expected) / (1 - expected) if expected < 1 else None
+
+
+def _alpha(sums: dict[str, float]) -> float | None:
+    n = sums["alpha_n"]
+    if n < 2:
+        return None
+    totals = np.array([sums[f"alpha_c{j}"] for j in range(int(sums["alpha_k"] or 0))])
+    expected = (n * n - float((totals**2).sum())) / (n * (n - 1))
+    if not expected:
+        return None
+    return 1 - (sums["alpha_disagreement"] / n) / expected
+
+
+VALUES: dict[str, _Value] = {
+    "pairs relabelled": _ratio("validated", "with_votes"),
+    "all labels agree": _ratio("all_agree", "validated"),
+    "4+ labels agree": _ratio("four_agree", "validated"),
+    "3+ labels agree": _ratio("three_agree", "validated"),
+    "individual label = gold": _ratio("votes_gold", "votes_with_gold"),
+    "individual label = author's label": _ratio("validator_author", "validator_votes"),
+    "gold = author's label": _ratio("gold_author", "validated"),
+    "gold != author's label": _ratio("gold_not_author", "validated"),
+    "no gold label": _ratio("no_gold", "validated"),
+    "extra labels": _ratio("extra_votes", "validated_votes"),
+    "Fleiss' kappa": _kappa,
+    "Krippendorff's alpha (nominal)": _alpha,
+}
+
+NUMERATORS: dict[str, tuple[str, str]] = {
+    name: (parts[0], parts[1])
+    for name, parts in {
+        "pairs relabelled": ("validated", "with_votes"),
+        "all labels agree": ("all_agree", "validated"),
+        "4+ labels agree": ("four_agree", "validated"),
+        "3+ labels agree": ("three_agree", "validated"),
+        "individual label = gold": ("votes_gold", "votes_with_gold"),
+        "individual label = author's label": ("validator_author", "validator_votes"),
+        "gold = author's label": ("gold_author", "validated"),
+        "gold != author's label": ("gold_not_author", "validated"),
+        "no gold label": ("no_gold", "validated"),
+        "extra labels": ("extra_votes", "validated_votes"),
+        "Fleiss' kappa": ("", "kappa_items"),
+        "Krippendorff's alpha (nominal)": ("", "alpha_items"),
+    }.items()
+}
+"""For each statistic, the sums that are its numerator and denominator (for reporting)."""
+
+
+def pair_parts(table: VoteTable, include_extra: bool = False) -> _Parts:
+    """Per-pair contributions to every sum the statistics need."""
+    counts = table.counts.astype(np.float64)
+    totals = counts.sum(axis=1)
+    validated = totals >= 2
+    v = validated.astype(np.float64)
+    rows = np.arange(len(counts))
+    top = counts.max(axis=1) if counts.shape[1] else np.zeros(len(counts))
+    has_gold = table.gold >= 0
+    has_author = table.author >= 0
+    gold_votes = np.where(has_gold, counts[rows, np.maximum(table.gold, 0)], 0.0)
+    author_votes = np.where(has_author, counts[rows, np.maximum(table.author, 0)], 0.0)
+    parts: _Parts = {
+        "with_votes": (totals >= 1).astype(np.float64),
+        "validated": v,
+        "all_agree": v * (top == totals),
+        "four_agree": v * (top >= 4),
+        "three_agree": v * (top >= 3),
+        "votes_gold": v * gold_votes,
+        "votes_with_gold": v * has_gold * totals,
+        # The author's own vote is one of those for its label: take it out.
+        "validator_author": v * has_author * np.maximum(author_votes - 1, 0),
+        "validator_votes": v * has_author * (totals - 1),
+        "gold_author": v * (has_gold & has_author & (table.gold == table.author)),
+        "gold_not_author": v * (has_gold & has_author & (table.gold != table.author)),
+        "no_gold": v * ~has_gold,
+        "extra_votes": v * counts[:, table.nli :].sum(axis=1),
+        "validated_votes": v * totals,
+    }
+    rated = counts if include_extra else counts[:, : table.nli]
+    n = rated.sum(axis=1)
+    usable = validated & (n >= 2)
+    u = usable.astype(np.float64)
+    squares = (rated**2).sum(axis=1)
+    safe = np.where(usable, n * (n - 1), 1.0)
+    parts["kappa_items"] = u
+    parts["kappa_agreement"] = u * (squares - n) / safe
+    parts["kappa_votes"] = u * n
+    parts["kappa_k"] = np.zeros(len(counts))
+    parts["alpha_items"] = u
+    parts["alpha_n"] = u * n
+    parts["alpha_disagreement"] = u * (n * n - squares) / np.where(usable, n - 1, 1.0)
+    parts["alpha_k"] = np.zeros(len(counts))
+    for j in range(rated.shape[1]):
+        parts[f"kappa_c{j}"] = u * rated[:, j]
+        parts[f"alpha_c{j}"] = u * rated[:, j]
+    parts["_k"] = np.full(len(counts), float(rated.shape[1]))
+    return parts
+
+
+def _sums(parts: _Parts, weights: FloatArray | None = None) -> dict[str, float]:
+    sums = {
+        name: float(array.sum() if weights is None else array @ weights)
+        for name, array in parts.items()
+        if not name.startswith("_")
+    }
+    k = float(parts["_k"][0]) if len(parts["_k"]) else 0.0
+    sums["kappa_k"] = sums["alpha_k"] = k
+    return sums
+
+
+@dataclass(frozen=True)
+class Estimate:
+    statistic: str
+    value: float | None
+    numerator: float | None
+    denominator: int
+    low: float | None = None
+    high: float | None = None
+
+
+def estimates(
+    parts: _Parts,
+    mask: NDArray[np.bool_] | None = None,
+    ci: float | None = None,
+    resamples: int = 1000,
+    seed: int = 13,
+) -> list[Estimate]:
+    """Every statistic over the pairs in `mask` (all when None), with a percentile
+    bootstrap interval at level `ci` over `resamples` resamples of those pairs."""
+    if mask is not None:
+        parts = {name: array[mask] for name, array in parts.items()}
+    sums = _sums(parts)
+    intervals: dict[str, tuple[float | None, float | None]] = {}
+    if ci is not None and len(parts["validated"]):
+        rng = np.random.default_rng(seed)
+        size = len(parts["validated"])
+        draws: dict[str, list[float]] = {name: [] for name in STATISTICS}
+        for _ in range(resamples):
+            weights = np.bincount(rng.integers(0, size, size), minlength=size).astype(np.float64)
+            resampled = _sums(parts, weights)
+            for name in STATISTICS:
+                value = VALUES[name](resampled)
+                if value is not None:
+                    draws[name].append(value)
+        tail = (1 - ci) / 2 * 100
+        for name, values in draws.items():
+            if values:
+                low, high = np.percentile(values, [tail, 100 - tail])
+                intervals[name] = (float(low), float(high))
+    result = []
+    for name in STATISTICS:
+        numerator, denominator = NUMERATORS[name]
+        low, high = intervals.get(name, (None, None))
+        result.append(
+            Estimate(
+                statistic=name,
+                value=VALUES[name](sums),
+                numerator=sums[numerator] if numerator else None,
+                denominator=int(sums[denominator]),
+                low=low,
+                high=high,
+            )
+        )
+    return result

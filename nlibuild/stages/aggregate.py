@@ -1,0 +1,191 @@
+"""`nlibuild aggregate-labels`: gold labels from the votes.
+
+majority (SNLI, MNLI, XNLI, OCNLI): the NLI label with at least `min_agree` of the votes (3
+of 5) and more than any other, else `-` ("no gold"). Extra label values (unrelated,
+unknown, ...) are votes that count towards the total but can never be gold. A pair with its
+author's vote only keeps that label (MNLI's training set); pairs with 4 votes follow the
+same rule. Ties are never broken: 2-2-1 is `-`, whatever the order of the votes.
+
+dawid-skene (Dawid and Skene 1979): EM over each annotator's confusion matrix (true NLI
+label x label value given) and the label priors, started from the vote shares. It stores
+each pair's posterior, each annotator's confusion matrix and reliability (the mean of the
+matrix's diagonal), and its own gold rows (method `dawid-skene`), and counts the pairs
+where it disagrees with the majority rule; the majority stays the published gold.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import orjson
+from numpy.typing import NDArray
+
+from nlibuild._version import VERSION
+from nlibuild.errors import ConfigError
+from nlibuild.models import NLI_LABELS, NO_GOLD, AggregateConfig, AggregateMethod, AggregateResult
+from nlibuild.signature import make_signature
+from nlibuild.store import RELEASED, GoldRow, Store
+
+MAJORITY = AggregateMethod.MAJORITY.value
+DAWID_SKENE = AggregateMethod.DAWID_SKENE.value
+_SMOOTHING = 0.01
+"""Pseudo-count added to every cell of a confusion matrix, so that an annotator never
+seen giving a label does not get probability 0 for it."""
+
+
+def signature_of(cfg: AggregateConfig) -> str:
+    settings: dict[str, object] = {"method": cfg.method.value, "min-agree": cfg.min_agree}
+    if cfg.method is AggregateMethod.DAWID_SKENE:
+        settings |= {"iterations": cfg.max_iterations, "tol": cfg.tolerance}
+    return make_signature("aggregate-labels", settings, VERSION)
+
+
+@dataclass
+class DawidSkene:
+    """Dawid-Skene EM with the fitted attributes ending in `_` (crowd-kit's shape)."""
+
+    classes: int = len(NLI_LABELS)
+    max_iterations: int = 100
+    tolerance: float = 1e-6
+
+    def fit(
+        self,
+        items: NDArray[np.int64],
+        workers: NDArray[np.int64],
+        values: NDArray[np.int64],
+        n_items: int,
+        n_workers: int,
+        n_values: int,
+    ) -> DawidSkene:
+        """Votes as parallel arrays: item index, worker index, label value index (the
+        first `classes` values are the NLI labels). Sets `posteriors_` (items x classes),
+        `confusions_` (workers x classes x values), `priors_` and `iterations_`."""
+        k = self.classes
+        posteriors = np.full((n_items, k), 1e-9)
+        nli = values < k
+        np.add.at(posteriors, (items[nli], values[nli]), 1.0)
+        posteriors /= posteriors.sum(axis=1, keepdims=True)
+        previous = -np.inf
+        cells = workers * n_values + values
+        iterations = 0
+        while iterations < self.max_iterations:
+            iterations += 1
+            priors = posteriors.mean(axis=0)
+            confusions = np.empty((n_workers, k, n_values))
+            for c in range(k):
+                counts = np.bincount(cells, weights=posteriors[items, c],
+                                     minlength=n_workers * n_values)  # fmt: skip
+                confusions[:, c, :] = counts.reshape(n_workers, n_values) + _SMOOTHING
+            confusions /= confusions.sum(axis=2, keepdims=True)
+            log_confusions = np.log(confusions)
+            log_post = np.tile(np.log(priors), (n_items, 1))
+            for c in range(k):
+                log_post[:, c] += np.bincount(
+                    items, weights=log_confusions[workers, c, values], minlength=n_items
+                )
+            top = log_post.max(axis=1, keepdims=True)
+            likelihood = np.exp(log_post - top)
+            totals = likelihood.sum(axis=1, keepdims=True)
+            posteriors = likelihood / totals
+            log_likelihood = float((np.log(totals) + top).sum())
+            if abs(log_likelihood - previous) <= self.tolerance * max(1.0, abs(log_likelihood)):
+                break
+            previous = log_likelihood
+        self.posteriors_ = posteriors
+        self.confusions_ = confusions
+        self.priors_ = priors
+        self.iterations_ = iterations
+        return self
+
+    @property
+    def reliabilities_(self) -> NDArray[np.float64]:
+        """Per worker, the mean probability of giving the true label (the diagonal)."""
+        k = self.classes
+        return np.asarray(self.confusions_[:, np.arange(k), np.arange(k)].mean(axis=1))
+
+
+def _dawid_skene(store: Store, cfg: AggregateConfig, run_id: int) -> tuple[int, int]:
+    """Fit Dawid-Skene on every vote; store posteriors, gold, confusion matrices.
+    Returns (disagreements with the majority, iterations)."""
+    votes = store.all_votes()
+    if not votes:
+        raise ConfigError("the store has no votes to aggregate; import or relabel pairs first")
+    values = list(NLI_LABELS) + sorted({v[3] for v in votes} - set(NLI_LABELS))
+    value_index = {v: i for i, v in enumerate(values)}
+    pair_pks = np.array([v[0] for v in votes], dtype=np.int64)
+    worker_pks = np.array([v[1] for v in votes], dtype=np.int64)
+    unique_pairs, items = np.unique(pair_pks, return_inverse=True)
+    unique_workers, workers = np.unique(worker_pks, return_inverse=True)
+    labels = np.array([value_index[v[3]] for v in votes], dtype=np.int64)
+    model = DawidSkene(max_iterations=cfg.max_iterations, tolerance=cfg.tolerance).fit(
+        items, workers, labels, len(unique_pairs), len(unique_workers), len(values)
+    )
+    posteriors = model.posteriors_
+    best = posteriors.argmax(axis=1)
+    counts = np.bincount(items * len(values) + labels, minlength=len(unique_pairs) * len(values))
+    counts = counts.reshape(len(unique_pairs), len(values))
+    totals = counts.sum(axis=1)
+    agreeing = counts[np.arange(len(unique_pairs)), best]
+    gold_rows: list[GoldRow] = [
+        (int(pk), DAWID_SKENE, NLI_LABELS[int(b)], int(t), int(a))
+        for pk, b, t, a in zip(unique_pairs, best, totals, agreeing, strict=True)
+    ]
+    store.write_gold(DAWID_SKENE, gold_rows, run_id)
+    store.write_posteriors(
+        DAWID_SKENE,
+        [(int(pk), float(p[0]), float(p[1]), float(p[2]))
+         for pk, p in zip(unique_pairs, posteriors, strict=True)],
+        run_id,
+    )  # fmt: skip
+    store.write_annotator_quality(
+        DAWID_SKENE,
+        [
+            (int(pk), orjson.dumps({"true": list(NLI_LABELS), "given": values,
+                                    "matrix": np.round(m, 6).tolist()}).decode(), float(r))
+            for pk, m, r in zip(unique_workers, model.confusions_, model.reliabilities_,
+                                strict=True)
+        ],
+        run_id,
+    )  # fmt: skip
+    return store.gold_disagreements(DAWID_SKENE, MAJORITY), model.iterations_
+
+
+def run(store: Store, cfg: AggregateConfig) -> AggregateResult:
+    signature = signature_of(cfg)
+    with store.atomic():
+        run_id = store.start_run("aggregate-labels", cfg.model_dump(mode="json"), signature,
+                                 VERSION)  # fmt: skip
+        # The majority is always (re)computed: it is the published gold, and Dawid-Skene
+        # reports where it disagrees with it.
+        store.write_majority_gold(MAJORITY, cfg.min_agree, run_id)
+        summary = store.gold_summary(MAJORITY)
+        if not summary:
+            raise ConfigError("the store has no votes to aggregate; import or relabel pairs first")
+        by_label = {label: n for label, n, _ in summary}
+        pairs = sum(by_label.values())
+        validated = sum(v for _, _, v in summary)
+        released = store.gold_disagreements(MAJORITY, RELEASED)
+        has_released = any(m == RELEASED for m, _, _ in store.gold_counts())
+        ds_disagreements = iterations = None
+        if cfg.method is AggregateMethod.DAWID_SKENE:
+            ds_disagreements, iterations = _dawid_skene(store, cfg, run_id)
+        result = AggregateResult(
+            run_id=run_id,
+            signature=signature,
+            method=cfg.method.value,
+            pairs=pairs,
+            by_label={label: by_label.get(label, 0) for label in (*NLI_LABELS, NO_GOLD)},
+            validated=validated,
+            unvalidated=pairs - validated,
+            released_disagreements=released if has_released else None,
+            dawid_skene_disagreements=ds_disagreements,
+            iterations=iterations,
+        )
+        store.finish_run(
+            run_id,
+            {"pairs": pairs, "no_gold": result.by_label[NO_GOLD], "unvalidated": pairs - validated,
+             **({"dawid_skene_disagreements": ds_disagreements} if ds_disagreements is not None
+                else {})},
+        )  # fmt: skip
+    return result
