@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -198,8 +199,11 @@ def _vote_table(store: Store, min_agree: int) -> _Votes:
     rows = store.vote_counts(values)
     if not rows:
         raise ConfigError("the store has no votes; import a corpus or relabel pairs first")
+    width = len(values)
     pair_pks = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    counts = np.array([r[2 : 2 + len(values)] for r in rows], dtype=np.int64)
+    counts = np.fromiter(
+        (c for r in rows for c in r[2 : 2 + width]), dtype=np.int64, count=len(rows) * width
+    ).reshape(len(rows), width)
     author = np.fromiter((index.get(r[1], -1) for r in rows), dtype=np.int64, count=len(rows))
     stored = store.gold_labels("majority")
     if stored:
@@ -234,12 +238,19 @@ def agreement_stats(
     if by:
         facets = store.pair_groups(by)
         facet_pks = np.fromiter((f[0] for f in facets), dtype=np.int64, count=len(facets))
-        position = np.searchsorted(facet_pks, votes.pair_pks)
-        names = [",".join(f"{b}={v if v is not None else '-'}" for b, v in zip(by, f[1:],
-                 strict=True)) for f in facets]  # fmt: skip
-        labels = np.array(names, dtype=object)[position]
-        for name in sorted(set(labels.tolist())):
-            groups.append((name, labels == name))
+        # Each distinct combination of values gets a small integer code; masks compare codes.
+        code_of: dict[tuple[Any, ...], int] = {}
+        codes = np.fromiter(
+            (code_of.setdefault(f[1:], len(code_of)) for f in facets),
+            dtype=np.int64,
+            count=len(facets),
+        )[np.searchsorted(facet_pks, votes.pair_pks)]
+        named = {
+            ",".join(f"{b}={v if v is not None else '-'}" for b, v in zip(by, key, strict=True)): c
+            for key, c in code_of.items()
+        }
+        for name, code in sorted(named.items()):
+            groups.append((name, codes == code))
     rows = []
     for name, mask in groups:
         for estimate in estimates(parts, mask, ci, resamples, seed):
