@@ -77,6 +77,7 @@ class _Labels(NamedTuple):
     votes: tuple[str, ...]
     gold: str | None
     top: int
+    author: bool = True  # False: the author's label is missing, every vote is a validator's
 
 
 class _Content(NamedTuple):
@@ -150,7 +151,7 @@ class _Importer:
             {} if cfg.format is ImportFormat.XNLI else None
         )
         self._label_cache: dict[tuple[Any, ...], _Labels] = {}
-        self._anonymous_ids: dict[int, list[str]] = {}
+        self._anonymous_ids: dict[tuple[int, int], list[str]] = {}
         self.content_ids: dict[tuple[int, str, str], str] = {}
         self.label_counts: Counter[tuple[int, str]] = Counter()
         self.loaded_premises: set[int] = set()
@@ -176,7 +177,8 @@ class _Importer:
             return cached
         votes: list[str] = []
         unknown = False
-        for raw in record.labels:
+        author = True
+        for index, raw in enumerate(record.labels):
             try:
                 label = self.labels.vote(raw)
             except UnknownLabel as exc:
@@ -185,6 +187,8 @@ class _Importer:
                 continue
             if label is not None:
                 votes.append(label)
+            elif index == 0:
+                author = False
         try:
             gold = self.labels.gold(record.gold)
         except UnknownLabel as exc:
@@ -196,7 +200,7 @@ class _Importer:
             top = max((votes.count(label) for label in NLI_LABELS), default=0)
         else:
             top = votes.count(gold)
-        result = _Labels(tuple(votes), gold, top)
+        result = _Labels(tuple(votes), gold, top, author or not votes)
         self._label_cache[key] = result
         return result
 
@@ -225,7 +229,7 @@ class _Importer:
         if bad is not None:
             raise InputError(self.path, f"annotator ID {bad!r} must be non-empty text", line)
 
-    def _vote_annotators(self, record: SourcePair, n_votes: int) -> list[str]:
+    def _vote_annotators(self, record: SourcePair, n_votes: int, author: bool = True) -> list[str]:
         if record.annotators is not None:
             ids = record.annotators
             self._require_text_ids(ids, record.line)
@@ -240,10 +244,15 @@ class _Importer:
                     record.line,
                 )
             return ids
-        anonymous = self._anonymous_ids.get(n_votes)
+        # Without the author's label the votes are the validators' v1, v2, ...
+        offset = 0 if author else 1
+        anonymous = self._anonymous_ids.get((n_votes, offset))
         if anonymous is None:
-            slots = [f"{self.corpus}:author", *(f"{self.corpus}:v{i}" for i in range(1, n_votes))]
-            anonymous = self._anonymous_ids[n_votes] = slots[:n_votes]
+            slots = [
+                f"{self.corpus}:author",
+                *(f"{self.corpus}:v{i}" for i in range(1, n_votes + 1)),
+            ]
+            anonymous = self._anonymous_ids[(n_votes, offset)] = slots[offset : offset + n_votes]
         return anonymous
 
     # --- premises -------------------------------------------------------------------
@@ -357,7 +366,8 @@ class _Importer:
     ) -> _Content:
         return _Content(
             premise_id, record.hypothesis, record.lang or self.default_lang, record.protocol,
-            record.level, labels.votes[0] if labels.votes else None, _extra_json(record.extra),
+            record.level, labels.votes[0] if labels.votes and labels.author else None,
+            _extra_json(record.extra),
             labels.gold, labels.votes, tuple(annotators),
         )  # fmt: skip
 
@@ -397,6 +407,7 @@ class _Importer:
             pairs, premises, pair_ids, labels_of, strict=True
         ):
             votes = labels.votes
+            author = labels.author
             n_votes = len(votes)
             annotator_ids = record.annotators
             try:
@@ -409,7 +420,7 @@ class _Importer:
                 named_one_each = False
             if annotator_ids is None or not named_one_each:
                 # anonymous, with empty labels dropped, or wrong: sorted out there
-                annotator_ids = self._vote_annotators(record, n_votes)
+                annotator_ids = self._vote_annotators(record, n_votes, labels.author)
             first_line = pair_lines.get(pair_id)
             if first_line is not None:
                 # Compared once the whole file is read (see _check_repeats): most files
@@ -433,12 +444,14 @@ class _Importer:
                 annotator_pks = self._annotator_pks(annotator_ids, record.annotators is None)
             pair_row: PairRow = (
                 pair_pk, pair_id, premise.pk, record.hypothesis, record.lang or default_lang,
-                record.protocol, record.level, annotator_pks[0] if votes else None,
-                votes[0] if votes else None, _extra_json(record.extra),
+                record.protocol, record.level, annotator_pks[0] if votes and author else None,
+                votes[0] if votes and author else None, _extra_json(record.extra),
             )  # fmt: skip
             new_pairs.append(pair_row)
-            for position, label in enumerate(votes):  # position 0: the author's vote
-                new_votes.append((pair_pk, annotator_pks[position], position, label))
+            # Position 0 is the author's vote; without it, validators start at 1.
+            start = 0 if author else 1
+            for index, label in enumerate(votes):
+                new_votes.append((pair_pk, annotator_pks[index], start + index, label))
             if labels.gold is not None:
                 new_gold.append((pair_pk, RELEASED, labels.gold, n_votes, labels.top))
         self.sink("pairs", new_pairs)
@@ -504,7 +517,7 @@ class _Importer:
         genre = record.genre or self.cfg.genre
         key = record.premise_key if record.premise_key is not None else (genre, record.premise)
         premise = self.premises[key]
-        annotators = self._vote_annotators(record, len(labels.votes))
+        annotators = self._vote_annotators(record, len(labels.votes), labels.author)
         return self._content(record, premise.id, labels, annotators)
 
     # --- translations ---------------------------------------------------------------
