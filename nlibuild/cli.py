@@ -31,6 +31,7 @@ from nlibuild.cli_common import (
     user_errors,
 )
 from nlibuild.cli_elicit import elicit_app
+from nlibuild.cli_relabel import relabel_app
 from nlibuild.errors import ConfigError
 from nlibuild.models import (
     DEFAULT_LABEL_ORDER,
@@ -65,6 +66,7 @@ app = typer.Typer(
 )
 
 app.add_typer(elicit_app, name="elicit")
+app.add_typer(relabel_app, name="relabel")
 
 
 def _print_version(value: bool) -> None:

@@ -1094,6 +1094,59 @@ class Store:
         ).fetchall()
         return [(row[0], row[1], row[2], row[3]) for row in rows]
 
+    # --- relabelling ------------------------------------------------------------------
+
+    def relabel_candidates(
+        self, protocol: str | None
+    ) -> list[tuple[str, str | None, str | None, str | None, str | None, str, str | None]]:
+        """(pair id, author, protocol, level, genre, lang, author's label) of every pair not
+        yet relabelled: no validator's vote (position >= 1) and in no relabelling batch.
+        Only pairs of `protocol` when one is given; by pair ID."""
+        return self.conn.execute(
+            "SELECT p.id, a.id, p.protocol, p.level, pr.genre, p.lang, p.author_label "
+            "FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk "
+            "LEFT JOIN annotators a ON a.pk = p.author_pk "
+            "WHERE NOT EXISTS (SELECT 1 FROM votes v WHERE v.pair_pk = p.pk AND v.position >= 1) "
+            "AND NOT EXISTS (SELECT 1 FROM assignments s JOIN batches b ON b.pk = s.batch_pk "
+            "                WHERE s.item_id = p.id AND b.kind = 'relabel') "
+            "AND (?1 IS NULL OR p.protocol = ?1) ORDER BY p.id",
+            (protocol,),
+        ).fetchall()
+
+    def relabel_items(self, batch_pk: int) -> list[tuple[str, str, str | None, str, str]]:
+        """(pair id, lang, genre, premise, hypothesis) of a relabelling batch, in its order."""
+        return self.conn.execute(
+            "SELECT p.id, p.lang, pr.genre, pr.text, p.hypothesis FROM assignments s "
+            "JOIN pairs p ON p.id = s.item_id JOIN premises pr ON pr.pk = p.premise_pk "
+            "WHERE s.batch_pk = ? ORDER BY s.position",
+            (batch_pk,),
+        ).fetchall()
+
+    def vote_targets(
+        self, pair_ids: Iterable[str]
+    ) -> dict[str, tuple[int, str | None, int, dict[str, tuple[str, int]]]]:
+        """pair id -> (pk, author, highest vote position or -1, {annotator: (label, run)})
+        for the pairs among `pair_ids` in the store."""
+        rows = self.conn.execute(
+            "SELECT p.id, p.pk, a.id FROM pairs p LEFT JOIN annotators a ON a.pk = p.author_pk "
+            "WHERE p.id IN (SELECT value FROM json_each(?))",
+            (_ids_param(pair_ids),),
+        ).fetchall()
+        votes: dict[int, dict[str, tuple[str, int]]] = {}
+        top: dict[int, int] = {}
+        for pair_pk, annotator, position, label, run_id in self.conn.execute(
+            "SELECT v.pair_pk, a.id, v.position, v.label, v.run_id FROM votes v "
+            "JOIN annotators a ON a.pk = v.annotator_pk "
+            "WHERE v.pair_pk IN (SELECT value FROM json_each(?))",
+            (orjson.dumps([row[1] for row in rows]).decode(),),
+        ):
+            votes.setdefault(pair_pk, {})[annotator] = (label, run_id)
+            top[pair_pk] = max(top.get(pair_pk, -1), position)
+        return {
+            pair_id: (pk, author, top.get(pk, -1), votes.get(pk, {}))
+            for pair_id, pk, author in rows
+        }
+
     # --- aggregation and agreement -------------------------------------------------------
 
     def write_majority_gold(self, method: str, min_agree: int, run_id: int) -> None:

@@ -39,7 +39,14 @@ from nlibuild.errors import InputError
 from nlibuild.formats.tabular import bad_utf8, iter_json_objects, write_atomically, write_json_lines
 from nlibuild.labels import LabelNormaliser, UnknownLabel, unknown_label_hint
 from nlibuild.lang import normalise_text
-from nlibuild.models import ElicitAnswer, ElicitTask, Label, PlatformFormat
+from nlibuild.models import (
+    ElicitAnswer,
+    ElicitTask,
+    Label,
+    PlatformFormat,
+    RelabelTask,
+    RelabelVote,
+)
 
 UNUSABLE_FIELD = "unusable"
 UNUSABLE_MARK = "x"
@@ -506,5 +513,343 @@ def write_support_files(
         path = out / f"mturk-template.{protocol}.html"
         first = next(iter(instructions.values()), "")
         _write_text(path, mturk_template(per_label, protocol, first))
+        written.append(path)
+    return written
+
+
+# --- relabelling: one label per pair, out and back ----------------------------------------
+#
+# A relabelling task is a pair (`models.RelabelTask`); the answer is one label in the field
+# `label`: a csv column, a Label Studio Choices, an MTurk radio group. Readers return
+# `RawVote`s in the platform's terms (its worker IDs, the label as written); the import
+# stage maps them to our annotators and normalises the labels.
+
+LABEL_FIELD = "label"
+
+
+@dataclass
+class RawVote:
+    """One label as the platform gave it; `label` is None when the task was left unlabelled."""
+
+    where: str
+    line: int | None
+    worker: str | None
+    batch: str | None
+    pair_id: str
+    label: str | None
+
+
+@dataclass
+class VoteFile:
+    votes: list[RawVote]
+    dropped: Counter[str] = field(default_factory=Counter)
+
+
+def read_votes(path: Path, fmt: PlatformFormat, labels: Sequence[str]) -> VoteFile:
+    """Every vote of a file in the platform format `fmt`; `labels` are the label values
+    the form offered (an MTurk radio group names its buttons after them)."""
+    if not path.is_file():
+        raise InputError(path, "no such file; check the path")
+    if fmt is PlatformFormat.JSONL:
+        return VoteFile(list(_read_jsonl_votes(path)))
+    if fmt is PlatformFormat.CSV:
+        return _read_csv_votes(path)
+    if fmt is PlatformFormat.LABELSTUDIO:
+        return _read_labelstudio_votes(path)
+    return _read_mturk_votes(path, labels)
+
+
+def _read_jsonl_votes(path: Path) -> Iterator[RawVote]:
+    for line, record in iter_json_objects(path, "jsonl"):
+        try:
+            vote = RelabelVote.model_validate(record)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise InputError(path, f"field {where}: {first['msg']}", line) from None
+        label = None if vote.label is None else str(vote.label).strip() or None
+        yield RawVote(
+            f"{path.name}, line {line}", line, vote.annotator, vote.batch, vote.pair_id, label
+        )
+
+
+def _read_csv_votes(path: Path) -> VoteFile:
+    header, rows = _csv_rows(path)
+    missing = [name for name in ("pair_id", LABEL_FIELD) if name not in header]
+    if missing:
+        raise InputError(
+            path,
+            f"no {' and no '.join(missing)} column: give the sheet `relabel export --format csv` "
+            "wrote, with the label column filled in",
+            1,
+        )
+    result = VoteFile([])
+    for line, row in rows:
+        if not row["pair_id"].strip():
+            raise InputError(path, "this row has no pair_id; fill it in or delete the row", line)
+        result.votes.append(
+            RawVote(
+                where=f"{path.name}, line {line}",
+                line=line,
+                worker=row.get("annotator", "").strip() or None,
+                batch=row.get("batch", "").strip() or None,
+                pair_id=row["pair_id"].strip(),
+                label=row[LABEL_FIELD].strip() or None,
+            )
+        )
+    return result
+
+
+def labelstudio_annotations(
+    path: Path, id_field: str, command: str, dropped: Counter[str]
+) -> Iterator[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """(where, task data, annotation) of every annotation in Label Studio's full JSON export
+    of a project made from `command`'s tasks (their data hold `batch` and `id_field`).
+    Cancelled (skipped) annotations are counted in `dropped`, not given."""
+    try:
+        tasks = orjson.loads(path.read_bytes())
+    except orjson.JSONDecodeError as exc:
+        raise InputError(
+            path, f"not JSON ({exc}); give Label Studio's full JSON export (Export > JSON)"
+        ) from None
+    if not isinstance(tasks, list):
+        raise InputError(path, "expected a list of tasks: Label Studio's full JSON export")
+    for index, task in enumerate(tasks):
+        where = f"task {task.get('id', index + 1) if isinstance(task, dict) else index + 1}"
+        data = task.get("data") if isinstance(task, dict) else None
+        if not isinstance(data, dict) or "annotations" not in task:
+            raise InputError(
+                path,
+                f"{where} has no data and annotations: give Label Studio's full JSON export "
+                "(not JSON-MIN or CSV)",
+            )
+        if not data.get(id_field) or not data.get("batch"):
+            raise InputError(
+                path,
+                f"{where} has no {id_field} and batch in its data: this is not the export of "
+                f"a project made from `{command} --format labelstudio`",
+            )
+        for annotation in task["annotations"]:
+            if annotation.get("was_cancelled"):
+                dropped["cancelled (skipped) in Label Studio"] += 1
+                continue
+            yield f"{where}, annotation {annotation.get('id', '?')}", data, annotation
+
+
+def _read_labelstudio_votes(path: Path) -> VoteFile:
+    result = VoteFile([])
+    annotations = labelstudio_annotations(
+        path, "pair_id", "nlibuild relabel export", result.dropped
+    )
+    for where, data, annotation in annotations:
+        choices: list[str] = []
+        for item in annotation.get("result") or []:
+            if item.get("from_name") != LABEL_FIELD:
+                raise InputError(
+                    path,
+                    f"{where}: result field {item.get('from_name')!r} is not in nlibuild's "
+                    "relabelling config; is this the export of another project?",
+                )
+            choices += (item.get("value") or {}).get("choices") or []
+        if len(choices) > 1:
+            raise InputError(
+                path,
+                f"{where}: {len(choices)} labels ({', '.join(map(str, choices))}); the config "
+                "asks for one: fix it in Label Studio and export again",
+            )
+        if not choices:
+            result.dropped["submitted empty"] += 1
+            continue
+        result.votes.append(
+            RawVote(
+                where=f"{path.name}, {where}",
+                line=None,
+                worker=_labelstudio_user(annotation.get("completed_by")),
+                batch=str(data["batch"]),
+                pair_id=str(data["pair_id"]),
+                label=str(choices[0]),
+            )
+        )
+    return result
+
+
+MTURK_VOTE_REQUIRED = ("AssignmentId", "WorkerId", "AssignmentStatus", "Input.batch",
+                       "Input.pair_id")  # fmt: skip
+
+
+def _mturk_answers(path: Path, line: int, row: dict[str, str]) -> dict[str, Any]:
+    """The form's answers in one row of MTurk's results: the `Answer.<field>` columns
+    (`Answer.a.b` of a flattened object as {"a": {"b": ...}}), or crowd-form's one
+    `Answer.taskAnswers` JSON string."""
+    values: dict[str, Any] = {}
+    for name, value in row.items():
+        if name.startswith("Answer."):
+            field_name, _, part = name.removeprefix("Answer.").partition(".")
+            if part:
+                values.setdefault(field_name, {})[part] = value
+            else:
+                values[field_name] = value
+    if not values.get("taskAnswers"):
+        return values
+    try:
+        decoded = orjson.loads(values["taskAnswers"])
+    except orjson.JSONDecodeError as exc:
+        raise InputError(path, f"Answer.taskAnswers is not JSON ({exc})", line) from None
+    if isinstance(decoded, list):
+        decoded = decoded[0] if decoded else {}
+    if not isinstance(decoded, dict):
+        raise InputError(path, "Answer.taskAnswers is not a JSON object", line)
+    return decoded
+
+
+def _chosen_label(values: dict[str, Any], labels: Sequence[str]) -> list[str]:
+    """The labels a form's answers choose: `label` as a value (a classic radio group), as
+    {"label": value} (crowd-classifier) or as {value: ticked} (a flattened group); or,
+    crowd-radio-group's shape, buttons named after the labels, each {value: ticked}."""
+    answer = values.get(LABEL_FIELD)
+    if isinstance(answer, str):
+        return [answer.strip()] if answer.strip() else []
+    if isinstance(answer, dict):
+        if isinstance(answer.get(LABEL_FIELD), str):
+            return [answer[LABEL_FIELD]]
+        return [name for name, ticked in answer.items() if _is_marked(ticked)]
+    return [name for name in labels if _is_marked(values.get(name))]
+
+
+def _read_mturk_votes(path: Path, labels: Sequence[str]) -> VoteFile:
+    header, rows = _csv_rows(path)
+    missing = [name for name in MTURK_VOTE_REQUIRED if name not in header]
+    if missing:
+        raise InputError(
+            path,
+            f"missing column(s) {', '.join(missing)}: give the batch results CSV that MTurk "
+            "downloads (Manage > Results) for a `relabel export --format mturk` batch, unedited",
+            1,
+        )
+    if not any(name.startswith("Answer.") for name in header):
+        raise InputError(
+            path, "no Answer.label or Answer.taskAnswers column; is this a results CSV?", 1
+        )
+    result = VoteFile([])
+    for line, row in rows:
+        status = row["AssignmentStatus"].strip()
+        if status.lower() in {"rejected", "cancelled", "canceled"}:
+            result.dropped[f"{status.lower()} on MTurk"] += 1
+            continue
+        chosen = _chosen_label(_mturk_answers(path, line, row), labels)
+        if len(chosen) > 1:
+            raise InputError(path, f"{len(chosen)} labels chosen ({', '.join(chosen)})", line)
+        result.votes.append(
+            RawVote(
+                where=f"{path.name}, line {line} (assignment {row['AssignmentId']})",
+                line=line,
+                worker=row["WorkerId"].strip() or None,
+                batch=row["Input.batch"].strip() or None,
+                pair_id=row["Input.pair_id"].strip(),
+                label=chosen[0] if chosen else None,
+            )
+        )
+    return result
+
+
+RELABEL_FORM = "relabel"
+"""The name part of the relabelling package's shared files (`labelstudio-config.relabel.xml`)."""
+
+
+def write_relabel_batch(
+    out: Path, fmt: PlatformFormat, batch: str, tasks: Sequence[RelabelTask]
+) -> Path:
+    """The task file of one relabelling batch; returns its path."""
+    records = [task.model_dump(mode="json") for task in tasks]
+    columns = list(RelabelTask.model_fields)
+    rows = [[r[c] if r[c] is not None else "" for c in columns] for r in records]
+    if fmt is PlatformFormat.JSONL:
+        path = out / f"{batch}.tasks.jsonl"
+        write_json_lines(path, iter(records))
+    elif fmt is PlatformFormat.CSV:
+        path = out / f"{batch}.csv"
+        _write_csv(path, [*columns, LABEL_FIELD], [[*row, ""] for row in rows])
+    elif fmt is PlatformFormat.LABELSTUDIO:
+        path = out / f"{batch}.labelstudio.json"
+        body = orjson.dumps([{"data": r} for r in records], option=orjson.OPT_INDENT_2)
+        write_atomically(path, lambda handle: handle.write(body))
+    else:
+        path = out / f"{batch}.mturk-input.csv"
+        _write_csv(path, columns, rows)
+    return path
+
+
+def relabel_labelstudio_config(labels: Sequence[str]) -> str:
+    """A Label Studio labeling config: the premise, the hypothesis and one required choice
+    `label` among `labels` (the NLI labels, then the store's extra labels)."""
+    choices = [f"    <Choice value={quoteattr(label)}/>" for label in labels]
+    return (
+        "\n".join(
+            [
+                "<View>",
+                "  <!-- nlibuild relabelling: one label per pair -->",
+                '  <Header value="Pair $pair_id (batch $batch)"/>',
+                '  <Header value="Premise" size="5"/>',
+                '  <Text name="premise" value="$premise"/>',
+                '  <Header value="Hypothesis" size="5"/>',
+                '  <Text name="hypothesis" value="$hypothesis"/>',
+                f'  <Choices name="{LABEL_FIELD}" toName="hypothesis" choice="single-radio" '
+                'required="true" showInline="true">',
+                *choices,
+                "  </Choices>",
+                "</View>",
+            ]
+        )
+        + "\n"
+    )
+
+
+def relabel_mturk_template(labels: Sequence[str], instructions: str) -> str:
+    """An MTurk HIT layout (crowd-html-elements): the instructions, the pair and a
+    crowd-radio-group whose buttons are named after the labels (they come back in
+    Answer.taskAnswers as {"<label>": {"<label>": true}}). `${...}` are input columns."""
+    buttons = "\n".join(
+        f'    <crowd-radio-button name="{html.escape(label)}" value="{html.escape(label)}">'
+        f"{html.escape(label)}</crowd-radio-button>"
+        for label in labels
+    )
+    return f"""<!-- nlibuild relabelling: one label per pair -->
+<script src="https://assets.crowd.aws/crowd-html-elements.js"></script>
+<crowd-form>
+  <crowd-instructions link-text="Instructions" link-type="button">
+    <short-summary>
+      <p>If the premise is true, is the hypothesis true, possibly true, or false?</p>
+    </short-summary>
+    <detailed-instructions>
+      <pre style="white-space: pre-wrap">{html.escape(instructions)}</pre>
+    </detailed-instructions>
+  </crowd-instructions>
+  <p>Pair ${{pair_id}} (batch ${{batch}})</p>
+  <p>Premise: <strong>${{premise}}</strong></p>
+  <p>Hypothesis: <strong>${{hypothesis}}</strong></p>
+  <p>{LABEL_FIELD}:</p>
+  <crowd-radio-group>
+{buttons}
+  </crowd-radio-group>
+</crowd-form>
+"""
+
+
+def write_relabel_support_files(
+    out: Path, fmt: PlatformFormat, labels: Sequence[str], instructions: dict[str, str]
+) -> list[Path]:
+    """Instructions (one file per language) and the platform's form for relabelling."""
+    written = []
+    for lang, text in instructions.items():
+        path = out / f"instructions.{RELABEL_FORM}.{lang}.md"
+        _write_text(path, text)
+        written.append(path)
+    if fmt is PlatformFormat.LABELSTUDIO:
+        path = out / f"labelstudio-config.{RELABEL_FORM}.xml"
+        _write_text(path, relabel_labelstudio_config(labels))
+        written.append(path)
+    elif fmt is PlatformFormat.MTURK:
+        path = out / f"mturk-template.{RELABEL_FORM}.html"
+        _write_text(path, relabel_mturk_template(labels, next(iter(instructions.values()), "")))
         written.append(path)
     return written

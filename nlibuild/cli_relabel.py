@@ -1,0 +1,201 @@
+"""`nlibuild relabel create|export|import`: pairs out to more annotators, their labels back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from nlibuild.cli_common import (
+    choice,
+    first,
+    label_order_option,
+    open_store,
+    out,
+    preset_defaults,
+    split_list,
+    state_of,
+    user_errors,
+)
+from nlibuild.cli_elicit import read_writer_ids
+from nlibuild.errors import ConfigError
+from nlibuild.models import (
+    PlatformFormat,
+    Protocol,
+    RelabelCreateConfig,
+    RelabelExportConfig,
+    RelabelImportConfig,
+    RelabelImportResult,
+    StratumKey,
+    TableFormat,
+)
+from nlibuild.render import counted, render_table
+
+relabel_app = typer.Typer(
+    help="Relabelling: pairs out to more annotators (never the author), their labels back.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+_PROTOCOLS = ", ".join(p.value for p in Protocol)
+_KEYS = ", ".join(k.value for k in StratumKey)
+_FORMATS = "jsonl, csv, labelstudio or mturk"
+
+
+def stratify_option(value: str) -> tuple[StratumKey, ...]:
+    """`protocol,level,genre` -> stratum keys; `none` (or nothing) for one stratum."""
+    names = split_list([value])
+    if names in {(), ("none",)}:
+        return ()
+    return tuple(choice(StratumKey, name.lower(), "--stratify") for name in names)
+
+
+@relabel_app.command("create")
+def create(
+    ctx: typer.Context,
+    annotators: Annotated[
+        str | None,
+        typer.Option(help="Annotator IDs: a file with one per line, or a comma-separated list."),
+    ] = None,
+    fraction: Annotated[
+        float | None,
+        typer.Option(help="Share of each stratum's waiting pairs to relabel (default 0.15)."),
+    ] = None,
+    validators: Annotated[
+        int | None, typer.Option(help="Annotators per pair, never its author (default 4).")
+    ] = None,
+    protocol: Annotated[
+        str | None, typer.Option(help=f"Only pairs of this protocol: {_PROTOCOLS}.")
+    ] = None,
+    stratify: Annotated[
+        str | None,
+        typer.Option(help=f"Draw evenly over: {_KEYS}, or none (default protocol,level,genre)."),
+    ] = None,
+    batch_size: Annotated[int | None, typer.Option(help="Pairs per batch (default 50).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Random seed (default 13).")] = None,
+) -> None:
+    """Pick pairs not yet relabelled, stratum by stratum, and batch them out to validators."""
+    from nlibuild.stages.relabel_create import run
+
+    with user_errors():
+        store = open_store(state_of(ctx))
+        with store:
+            defaults = preset_defaults(store, "relabel")
+            if annotators is None:
+                raise ConfigError(
+                    "name the validators with --annotators: a file, or IDs like v01,v02,v03,v04"
+                )
+            chosen = protocol or defaults.get("protocol")
+            cfg = RelabelCreateConfig(
+                annotators=read_writer_ids(annotators),
+                fraction=first(fraction, defaults.get("fraction"), 0.15),
+                validators=first(validators, defaults.get("validators"), 4),
+                protocol=choice(Protocol, chosen.upper(), "--protocol") if chosen else None,
+                stratify=stratify_option(
+                    first(stratify, defaults.get("stratify"), "protocol,level,genre")
+                ),
+                batch_size=first(batch_size, defaults.get("batch_size"), 50),
+                seed=first(seed, defaults.get("seed"), 13),
+            )
+            result = run(store, cfg)
+    for batch in result.batches:
+        out.print(f"{batch.id}  {batch.annotator}  {counted(batch.pairs, 'pair')}", markup=False)
+    out.print(
+        f"Created {counted(len(result.batches), 'batch')} of relabelling for "
+        f"{counted(len({b.annotator for b in result.batches}), 'annotator')}: "
+        f"{result.picked} of {counted(result.candidates, 'waiting pair')} "
+        f"({len(result.strata)} {'stratum' if len(result.strata) == 1 else 'strata'}), "
+        f"{cfg.validators} validators each, "
+        f"{counted(result.assignments, 'assignment')} (run {result.run_id}, {result.signature})",
+        markup=False,
+    )
+
+
+@relabel_app.command("export")
+def export(
+    ctx: typer.Context,
+    batches: Annotated[
+        list[str] | None, typer.Argument(help="Batch IDs (r0001 ...); or --all.")
+    ] = None,
+    all_batches: Annotated[bool, typer.Option("--all", help="Every relabelling batch.")] = False,
+    format: Annotated[str, typer.Option("--format", help=f"Platform: {_FORMATS}.")] = "jsonl",
+    out_dir: Annotated[Path, typer.Option("--out", help="The folder to write the package to.")] = (
+        Path("relabel-out")
+    ),
+    instructions: Annotated[
+        str, typer.Option(help="Languages of the instructions to include (default en,zh).")
+    ] = "en,zh",
+) -> None:
+    """Write the work package: one task per pair with our IDs, instructions, the form."""
+    from nlibuild.stages.relabel_export import run
+
+    with user_errors():
+        store = open_store(state_of(ctx))
+        with store:
+            cfg = RelabelExportConfig(
+                batches=split_list(batches),
+                all=all_batches,
+                format=choice(PlatformFormat, format, "--format"),
+                out=out_dir,
+                instruction_langs=split_list([instructions]),
+            )
+            result = run(store, cfg)
+    out.print(
+        f"Exported {counted(result.batches, 'batch')} ({counted(result.tasks, 'task')}) as "
+        f"{cfg.format.value} to {cfg.out}: {', '.join(p.name for p in result.files)} "
+        f"(run {result.run_id}, {result.signature})",
+        markup=False,
+    )
+
+
+@relabel_app.command("import")
+def import_(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="The labels file.")],
+    format: Annotated[str, typer.Option("--format", help=f"Platform: {_FORMATS}.")] = "jsonl",
+    annotators: Annotated[
+        Path | None,
+        typer.Option(help="csv: platform,platform_id,annotator: platform worker IDs to ours."),
+    ] = None,
+    label_order: Annotated[
+        str | None, typer.Option(help="Meaning of integer labels, e.g. e,n,c.")
+    ] = None,
+) -> None:
+    """Read validators' labels, check them against their batches, add them as votes."""
+    from nlibuild.stages.relabel_import import run
+
+    with user_errors():
+        store = open_store(state_of(ctx))
+        with store:
+            cfg = RelabelImportConfig(
+                path=file,
+                format=choice(PlatformFormat, format, "--format"),
+                annotators=annotators,
+                label_order=label_order_option(label_order, "--label-order"),
+            )
+            result = run(store, cfg)
+    render_vote_report(result)
+
+
+def render_vote_report(result: RelabelImportResult) -> None:
+    """Per annotator, then the one closing line."""
+    if result.annotators:
+        render_table(
+            out,
+            "Annotators",
+            ["annotator", "votes", "added", "already imported", "own pairs (refused)",
+             "not assigned"],
+            [(a.annotator, a.votes, a.added, a.unchanged, a.author_votes, a.unassigned)
+             for a in result.annotators],
+            TableFormat.TABLE,
+        )  # fmt: skip
+    dropped = "".join(f", {n} {why}" for why, n in sorted(result.dropped.items()))
+    out.print(
+        f"Imported {counted(result.votes, 'vote')}{dropped}: {result.added} added, "
+        f"{result.unchanged} already imported, {result.author_votes} refused (by the pair's "
+        f"author), {result.unassigned} not assigned to their annotator; "
+        f"{counted(result.violations_added, 'violation')} stored "
+        f"(run {result.run_id}, {result.signature})",
+        markup=False,
+    )

@@ -1,0 +1,278 @@
+"""`nlibuild relabel import`: validators' labels back from a platform, checked, into votes.
+
+Each vote is one annotator's label for one pair. Platform worker IDs are mapped to our
+annotators as `elicit import` maps them (`--annotators MAP`, or the aliases stored by an
+earlier import); a file without worker IDs (a jsonl or csv without `annotator`) is taken to
+be by the annotator its batch belongs to. Labels are normalised (`e`, `Neutral`, integers
+with `--label-order`, the store's extra labels); an unknown one is an error.
+
+A validator's vote takes the position after the pair's highest so far (the author's label is
+0). Two kinds of vote are not written but reported, and stored in `violations`:
+- `author_vote`: by the pair's author, whose label is already the vote at position 0 (SNLI,
+  MNLI and OCNLI never let writers validate their own pairs);
+- `unassigned`: by an annotator no relabelling batch gave the pair to.
+The same vote imported again changes nothing; a different label from the same annotator for
+the same pair, in the store or earlier in the file, is an error naming both.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from nlibuild._version import VERSION
+from nlibuild.errors import ConflictError, InputError
+from nlibuild.formats.platforms import RawVote, read_votes
+from nlibuild.formats.tabular import file_sha256
+from nlibuild.labels import LabelNormaliser, UnknownLabel, unknown_label_hint
+from nlibuild.models import (
+    NLI_LABELS,
+    RelabelImportConfig,
+    RelabelImportResult,
+    VoterReport,
+    format_label_order,
+)
+from nlibuild.signature import make_signature
+from nlibuild.stages.elicit_import import read_annotator_map
+from nlibuild.stages.relabel_create import KIND
+from nlibuild.stages.relabel_export import store_labels
+from nlibuild.store import Assignment, Store, ViolationRow
+
+AUTHOR_VOTE = "author_vote"
+UNASSIGNED = "unassigned"
+_ERROR = "error"
+
+
+def platform_annotators(store: Store, cfg: RelabelImportConfig) -> dict[str, str]:
+    """platform ID -> annotator ID: the aliases stored for this platform, with the map
+    `cfg.annotators` added to them (and stored). A map that contradicts a stored alias is
+    an error."""
+    platform = cfg.format.value
+    stored = store.aliases(platform)
+    given = read_annotator_map(cfg.annotators, platform) if cfg.annotators else {}
+    clash = sorted(p for p, ours in given.items() if stored.get(p, ours) != ours)
+    if clash:
+        raise ConflictError(
+            f"{cfg.annotators}: {platform} ID {clash[0]!r} is mapped to {given[clash[0]]}, but "
+            f"the store maps it to {stored[clash[0]]}; fix the map"
+        )
+    if given:
+        pks = store.ensure_annotators(given.values())
+        store.add_aliases(platform, {p: pks[ours] for p, ours in given.items()})
+    return stored | given
+
+
+def _place(vote: RawVote) -> str:
+    """Where a vote is in its file, without the file's name: `line 3`, `task 7, annotation 9`."""
+    return vote.where.split(", ", 1)[-1]
+
+
+@dataclass
+class _Vote:
+    """A vote resolved to our terms."""
+
+    raw: RawVote
+    annotator: str
+    label: str
+
+
+@dataclass
+class _Importer:
+    store: Store
+    cfg: RelabelImportConfig
+    run_id: int
+    votes: list[tuple[int, int, int, str]] = field(default_factory=list)
+    answered: list[tuple[str, str, int, int, str]] = field(default_factory=list)
+    violations: list[ViolationRow] = field(default_factory=list)
+    tally: dict[str, Counter[str]] = field(default_factory=dict)
+    annotator_pks: dict[str, int] = field(default_factory=dict)
+
+    def resolve(self, raw_votes: list[RawVote]) -> list[_Vote]:
+        """Our annotator and the normalised label of every labelled vote, checking that
+        each names a pair of the store and a relabelling batch."""
+        batches = {b.id: b for b in self.store.batches(KIND)}
+        mapping = platform_annotators(self.store, self.cfg)
+        known = self.store.annotator_pks(v.worker for v in raw_votes if v.worker)
+        extra = store_labels(self.store)[len(NLI_LABELS) :]
+        normaliser = LabelNormaliser(extra, self.cfg.label_order)
+        resolved = []
+        for vote in raw_votes:
+            if vote.batch is not None and vote.batch not in batches:
+                raise self.error(
+                    vote,
+                    f"batch {vote.batch!r} is not a relabelling batch of this store; were "
+                    "these labels exported from another store?",
+                )
+            if vote.worker is None:
+                if vote.batch is None:
+                    raise self.error(vote, "no annotator and no batch; add an annotator column")
+                annotator = batches[vote.batch].annotator
+            elif vote.worker in mapping:
+                annotator = mapping[vote.worker]
+            elif vote.worker in known:
+                annotator = vote.worker
+            else:
+                platform = self.cfg.format.value
+                raise self.error(
+                    vote,
+                    f"{platform} worker {vote.worker!r} is not an annotator of this store; pass "
+                    "--annotators MAP, a csv with the header platform,platform_id,annotator "
+                    f"and rows like {platform},{vote.worker},v01",
+                )
+            assert vote.label is not None
+            try:
+                label = normaliser.vote(vote.label)
+            except UnknownLabel:
+                raise self.unknown_label(vote, normaliser) from None
+            assert label is not None
+            resolved.append(_Vote(vote, annotator, label))
+        return resolved
+
+    def unknown_label(self, vote: RawVote, normaliser: LabelNormaliser) -> InputError:
+        raw = str(vote.label)
+        if raw.lstrip("-").isdigit() and normaliser.label_order is None:
+            todo = unknown_label_hint([raw], has_order=False)
+        else:
+            todo = (
+                "correct it; an extra label must first be declared in the store "
+                "(`nlibuild init --extra-labels`, or the preset's extra_labels)"
+            )
+        offered = ", ".join(store_labels(self.store))
+        return self.error(vote, f"label {raw!r} is not one of {offered}; {todo}")
+
+    def error(self, vote: RawVote, message: str) -> InputError:
+        """An input error at the vote's line, or its task and annotation (Label Studio)."""
+        place = "" if vote.line is not None else f"{_place(vote)}: "
+        return InputError(self.cfg.path, place + message, vote.line)
+
+    def refuse(self, vote: _Vote, rule: str, detail: str, batch_pk: int | None) -> None:
+        self.violations.append(
+            (batch_pk, self.annotator_pks[vote.annotator], vote.raw.pair_id, vote.raw.pair_id,
+             rule, _ERROR, detail, False)
+        )  # fmt: skip
+
+    def run(self, raw_votes: list[RawVote]) -> None:
+        votes = self.resolve(raw_votes)
+        pair_ids = {v.raw.pair_id for v in votes}
+        targets = self.store.vote_targets(pair_ids)
+        missing = [v for v in votes if v.raw.pair_id not in targets]
+        if missing:
+            raise self.error(
+                missing[0].raw,
+                f"pair {missing[0].raw.pair_id!r} is not in this store; were these labels "
+                "exported from another store?",
+            )
+        self.annotator_pks = self.store.ensure_annotators(v.annotator for v in votes)
+        assigned: dict[tuple[str, str], Assignment] = {
+            (a.item_id, a.annotator): a for a in self.store.assignments(KIND, pair_ids)
+        }
+        # Validators take positions from 1 on, even on a pair without its author's vote.
+        top = {pair_id: max(target[2], 0) for pair_id, target in targets.items()}
+        seen: dict[tuple[str, str], _Vote] = {}
+        for vote in votes:
+            pair_id, annotator = vote.raw.pair_id, vote.annotator
+            pair_pk, author, _, stored = targets[pair_id]
+            counts = self.tally.setdefault(annotator, Counter())
+            counts["votes"] += 1
+            earlier = seen.get((pair_id, annotator))
+            if earlier is not None:
+                if earlier.label != vote.label:
+                    raise ConflictError(
+                        f"{vote.raw.where}: {annotator} labels {pair_id} {vote.label}, but "
+                        f"{earlier.label} at {_place(earlier.raw)}; keep one"
+                    )
+                counts["unchanged"] += 1
+                continue
+            seen[(pair_id, annotator)] = vote
+            assignment = assigned.get((pair_id, annotator))
+            batch_pk = assignment.batch_pk if assignment else None
+            if annotator == author:
+                counts["author_votes"] += 1
+                self.refuse(
+                    vote, AUTHOR_VOTE,
+                    f"{annotator} wrote {pair_id} and cannot validate it (voted {vote.label})",
+                    batch_pk,
+                )  # fmt: skip
+                continue
+            if annotator in stored:
+                label, run_id = stored[annotator]
+                if label != vote.label:
+                    raise ConflictError(
+                        f"{vote.raw.where}: {annotator} labels {pair_id} {vote.label}, "
+                        f"but the store holds their vote {label} (run {run_id}); nlibuild "
+                        "keeps the first vote: remove this one from the file"
+                    )
+                counts["unchanged"] += 1
+                continue
+            if assignment is None:
+                counts["unassigned"] += 1
+                self.refuse(
+                    vote, UNASSIGNED,
+                    f"{annotator} labelled {pair_id} ({vote.label}), which no relabelling "
+                    "batch gave them",
+                    None,
+                )  # fmt: skip
+                continue
+            top[pair_id] += 1
+            self.votes.append((pair_pk, self.annotator_pks[annotator], top[pair_id], vote.label))
+            self.answered.append(
+                ("answered", vote.label, self.run_id, assignment.batch_pk, pair_id)
+            )
+            counts["added"] += 1
+        self.store.insert("votes", self.votes, self.run_id)
+        self.store.mark_answered(self.answered)
+
+
+def signature_of(cfg: RelabelImportConfig, digest: str) -> str:
+    return make_signature(
+        "relabel-import",
+        {
+            "format": cfg.format.value,
+            "file": digest[:12],
+            "label-order": format_label_order(cfg.label_order) if cfg.label_order else None,
+        },
+        VERSION,
+    )
+
+
+def run(store: Store, cfg: RelabelImportConfig) -> RelabelImportResult:
+    parsed = read_votes(cfg.path, cfg.format, store_labels(store))
+    unlabelled = [v for v in parsed.votes if v.label is None]
+    if unlabelled:
+        parsed.dropped["left without a label"] += len(unlabelled)
+    labelled = [v for v in parsed.votes if v.label is not None]
+    signature = signature_of(cfg, file_sha256(cfg.path))
+    with store.atomic():
+        run_id = store.start_run("relabel-import", cfg.model_dump(mode="json"), signature, VERSION)
+        importer = _Importer(store, cfg, run_id)
+        importer.run(labelled)
+        added = store.add_violations(importer.violations, run_id)
+        totals: Counter[str] = Counter()
+        for counts in importer.tally.values():
+            totals.update(counts)
+        fields = [name for name in VoterReport.model_fields if name != "annotator"]
+        result = RelabelImportResult(
+            run_id=run_id,
+            signature=signature,
+            votes=len(labelled),
+            dropped=dict(parsed.dropped),
+            added=totals["added"],
+            unchanged=totals["unchanged"],
+            author_votes=totals["author_votes"],
+            unassigned=totals["unassigned"],
+            violations_added=added,
+            annotators=[
+                VoterReport(
+                    annotator=annotator,
+                    **{name: counts[name] for name in fields},
+                )
+                for annotator, counts in sorted(importer.tally.items())
+            ],
+        )
+        store.finish_run(
+            run_id,
+            {"votes": result.votes, "added": result.added, "unchanged": result.unchanged,
+             "author_votes": result.author_votes, "unassigned": result.unassigned,
+             "violations_added": added},
+        )  # fmt: skip
+    return result
