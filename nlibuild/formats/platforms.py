@@ -260,62 +260,39 @@ def _read_csv(path: Path, normaliser: LabelNormaliser) -> list[RawAnswer]:
 
 
 def _read_labelstudio(path: Path) -> AnswerFile:
-    try:
-        tasks = orjson.loads(path.read_bytes())
-    except orjson.JSONDecodeError as exc:
-        raise InputError(
-            path, f"not JSON ({exc}); give Label Studio's full JSON export (Export > JSON)"
-        ) from None
-    if not isinstance(tasks, list):
-        raise InputError(path, "expected a list of tasks: Label Studio's full JSON export")
     result = AnswerFile([])
-    for index, task in enumerate(tasks):
-        where = f"task {task.get('id', index + 1) if isinstance(task, dict) else index + 1}"
-        data = task.get("data") if isinstance(task, dict) else None
-        if not isinstance(data, dict) or "annotations" not in task:
-            raise InputError(
-                path,
-                f"{where} has no data and annotations: give Label Studio's full JSON export "
-                "(not JSON-MIN or CSV)",
-            )
-        if not data.get("premise_id") or not data.get("batch"):
-            raise InputError(
-                path,
-                f"{where} has no premise_id and batch in its data: this is not the export of "
-                "a project made from `nlibuild elicit export --format labelstudio`",
-            )
-        for annotation in task["annotations"]:
-            if annotation.get("was_cancelled"):
-                result.dropped["cancelled (skipped) in Label Studio"] += 1
-                continue
-            values: dict[str, Any] = {}
-            for item in annotation.get("result") or []:
-                name = item.get("from_name")
-                value = item.get("value") or {}
-                if name == UNUSABLE_FIELD:
-                    values[name] = value.get("choices", [])
-                elif isinstance(name, str) and _SLOT.match(name):
-                    values[name] = value.get("text", [])
-                else:
-                    raise InputError(
-                        path,
-                        f"{where}: result field {name!r} is not in nlibuild's labeling config; "
-                        "is this the export of another project?",
-                    )
-            if not values:
-                result.dropped["submitted empty"] += 1
-                continue
-            result.answers.append(
-                RawAnswer(
-                    where=f"{path.name}, {where}, annotation {annotation.get('id', '?')}",
-                    worker=_labelstudio_user(annotation.get("completed_by")),
-                    batch=str(data["batch"]),
-                    premise_id=str(data["premise_id"]),
-                    premise=None,
-                    unusable=_is_marked(values.get(UNUSABLE_FIELD)),
-                    hypotheses=_slots(values),
+    annotations = labelstudio_annotations(
+        path, "premise_id", "nlibuild elicit export", result.dropped
+    )
+    for where, data, annotation in annotations:
+        values: dict[str, Any] = {}
+        for item in annotation.get("result") or []:
+            name = item.get("from_name")
+            value = item.get("value") or {}
+            if name == UNUSABLE_FIELD:
+                values[name] = value.get("choices", [])
+            elif isinstance(name, str) and _SLOT.match(name):
+                values[name] = value.get("text", [])
+            else:
+                raise InputError(
+                    path,
+                    f"{where}: result field {name!r} is not in nlibuild's labeling config; "
+                    "is this the export of another project?",
                 )
+        if not values:
+            result.dropped["submitted empty"] += 1
+            continue
+        result.answers.append(
+            RawAnswer(
+                where=f"{path.name}, {where}",
+                worker=_labelstudio_user(annotation.get("completed_by")),
+                batch=str(data["batch"]),
+                premise_id=str(data["premise_id"]),
+                premise=None,
+                unusable=_is_marked(values.get(UNUSABLE_FIELD)),
+                hypotheses=_slots(values),
             )
+        )
     return result
 
 
@@ -354,25 +331,7 @@ def _read_mturk(path: Path) -> AnswerFile:
         if status.lower() in {"rejected", "cancelled", "canceled"}:
             result.dropped[f"{status.lower()} on MTurk"] += 1
             continue
-        values: dict[str, Any] = {}
-        for name, value in row.items():
-            if not name.startswith("Answer."):
-                continue
-            field_name, _, part = name.removeprefix("Answer.").partition(".")
-            if part:  # a flattened object: Answer.unusable.x = true
-                values.setdefault(field_name, {})[part] = value
-            else:
-                values[field_name] = value
-        if values.get("taskAnswers"):
-            try:
-                decoded = orjson.loads(values["taskAnswers"])
-            except orjson.JSONDecodeError as exc:
-                raise InputError(path, f"Answer.taskAnswers is not JSON ({exc})", line) from None
-            if isinstance(decoded, list):
-                decoded = decoded[0] if decoded else {}
-            if not isinstance(decoded, dict):
-                raise InputError(path, "Answer.taskAnswers is not a JSON object", line)
-            values = decoded
+        values = _mturk_answers(path, line, row)
         result.answers.append(
             RawAnswer(
                 where=f"{path.name}, line {line} (assignment {row['AssignmentId']})",

@@ -18,7 +18,7 @@ from nlibuild.errors import ConfigError
 from nlibuild.formats.platforms import write_relabel_batch, write_relabel_support_files
 from nlibuild.models import NLI_LABELS, RelabelExportConfig, RelabelExportResult, RelabelTask
 from nlibuild.presets import INSTRUCTIONS_DIR
-from nlibuild.signature import make_signature
+from nlibuild.stages.elicit_export import chosen_batches, export_signature
 from nlibuild.stages.relabel_create import KIND
 from nlibuild.store import Store
 
@@ -49,26 +49,10 @@ def relabel_instructions(lang: str, labels: list[str]) -> str:
 
 
 def run(store: Store, cfg: RelabelExportConfig) -> RelabelExportResult:
-    if not cfg.all and not cfg.batches:
-        raise ConfigError("name the batches to export (e.g. r0001), or pass --all")
-    signature = make_signature(
-        "relabel-export",
-        {"batches": "all" if cfg.all else cfg.batches, "format": cfg.format.value},
-        VERSION,
-    )
+    signature = export_signature("relabel-export", cfg.batches, cfg.all, cfg.format.value)
     with store.atomic():
         run_id = store.start_run("relabel-export", cfg.model_dump(mode="json"), signature, VERSION)
-        batches = store.batches(KIND, () if cfg.all else cfg.batches)
-        unknown = sorted(set(cfg.batches) - {b.id for b in batches})
-        if unknown and not cfg.all:
-            raise ConfigError(
-                f"no relabelling batch {', '.join(unknown)} in the store; "
-                "`nlibuild relabel create` makes batches, `nlibuild info` counts them"
-            )
-        if not batches:
-            raise ConfigError(
-                "the store has no relabelling batches; make some with `relabel create`"
-            )
+        batches = chosen_batches(store, KIND, cfg.batches, cfg.all, "relabel create")
         labels = store_labels(store)
         lang = store.meta().get("lang", "en")
         files: list[Path] = []
