@@ -41,6 +41,14 @@ demo: $(STAMP)
 	$(BIN)/nlibuild --db $(DEMO)/english.db elicit export e0001 --format csv --out $(DEMO)/elicit-en
 	$(BIN)/nlibuild --db $(DEMO)/english.db elicit import data/elicit/en_e0001.csv --format csv
 	$(BIN)/nlibuild --db $(DEMO)/premises.db stats --table subsets
+	$(BIN)/nlibuild --db $(DEMO)/premises.db relabel create --fraction 0.5 \
+		--annotators w01,v01,v02,v03,v04
+	$(BIN)/nlibuild --db $(DEMO)/premises.db relabel export --all --format labelstudio \
+		--out $(DEMO)/relabel-zh
+	$(BIN)/nlibuild --db $(DEMO)/premises.db relabel import data/relabel/zh_votes.jsonl
+	$(BIN)/nlibuild --db $(DEMO)/premises.db aggregate-labels --method dawid-skene
+	$(BIN)/nlibuild --db $(DEMO)/premises.db stats --table agreement --by level
+	$(BIN)/nlibuild --db $(DEMO)/premises.db stats --table annotators
 	$(BIN)/nlibuild --db $(DEMO)/english.db stats --table subsets
 	$(BIN)/nlibuild --db $(DEMO)/demo.db init --preset mnli
 	$(BIN)/nlibuild --db $(DEMO)/demo.db import data/sample_mnli.jsonl --format mnli
@@ -64,6 +72,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/bench_import.py --append-results
 	$(BIN)/python bench/bench_ingest.py --append-results
+	$(BIN)/pip install --quiet -e ".[bench]" && $(BIN)/python bench/bench_aggregate.py --append-results
 
 schemas: $(STAMP)
 	$(BIN)/nlibuild schemas --out schemas

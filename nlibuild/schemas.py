@@ -23,6 +23,8 @@ SCHEMA_MODELS: dict[str, type[BaseModel]] = {
     "nlibuild-jsonl.record": models.PairRecord,
     "elicit-task": models.ElicitTask,
     "elicit-answer": models.ElicitAnswer,
+    "relabel-task": models.RelabelTask,
+    "relabel-vote": models.RelabelVote,
     "run-record": models.RunRecord,
     "store-summary": models.StoreSummary,
 }
