@@ -25,6 +25,7 @@ from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError
 from nlibuild.models import NLI_LABELS, NO_GOLD, AggregateConfig, AggregateMethod, AggregateResult
 from nlibuild.signature import make_signature
+from nlibuild.stages.stats import read_votes
 from nlibuild.store import RELEASED, GoldRow, Store
 
 MAJORITY = AggregateMethod.MAJORITY.value
@@ -108,16 +109,12 @@ class DawidSkene:
 def _dawid_skene(store: Store, cfg: AggregateConfig, run_id: int) -> tuple[int, int]:
     """Fit Dawid-Skene on every vote; store posteriors, gold, confusion matrices.
     Returns (disagreements with the majority, iterations)."""
-    votes = store.all_votes()
-    if not votes:
-        raise ConfigError("the store has no votes to aggregate; import or relabel pairs first")
-    values = list(NLI_LABELS) + sorted({v[3] for v in votes} - set(NLI_LABELS))
-    value_index = {v: i for i, v in enumerate(values)}
-    pair_pks = np.array([v[0] for v in votes], dtype=np.int64)
-    worker_pks = np.array([v[1] for v in votes], dtype=np.int64)
-    unique_pairs, items = np.unique(pair_pks, return_inverse=True)
-    unique_workers, workers = np.unique(worker_pks, return_inverse=True)
-    labels = np.array([value_index[v[3]] for v in votes], dtype=np.int64)
+    read = read_votes(store, cfg.min_agree)
+    values = read.values
+    items = read.items
+    unique_pairs = read.pair_pks
+    unique_workers, workers = np.unique(read.votes.annotator_pks, return_inverse=True)
+    labels = read.votes.codes
     model = DawidSkene(max_iterations=cfg.max_iterations, tolerance=cfg.tolerance).fit(
         items, workers, labels, len(unique_pairs), len(unique_workers), len(values)
     )

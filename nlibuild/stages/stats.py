@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -21,7 +20,6 @@ from nlibuild.errors import ConfigError
 from nlibuild.lang import length_unit, negator_lexicon, overlap_ratio, text_length
 from nlibuild.models import (
     NLI_LABELS,
-    NO_GOLD,
     AgreementStat,
     AnnotatorStat,
     Label,
@@ -31,7 +29,7 @@ from nlibuild.models import (
     SubsetRow,
 )
 from nlibuild.stages.sample import keys_of_premises
-from nlibuild.store import PoolLengthCount, Store
+from nlibuild.store import PoolLengthCount, Store, VoteArrays
 
 HISTOGRAM_BINS = 8
 
@@ -187,34 +185,47 @@ def majority_codes(counts: NDArray[np.int64], min_agree: int) -> NDArray[np.int6
 
 
 @dataclass
-class _Votes:
+class VotesByPair:
+    """Every vote (arrays in pair order) and, per pair with votes, its label counts, the
+    author's label and the gold label (indexes into `values`; -1 for none or `-`)."""
+
+    values: list[str]
+    votes: VoteArrays
+    items: NDArray[np.int64]  # per vote: the index of its pair among `pair_pks`
     pair_pks: NDArray[np.int64]
     table: VoteTable
-    values: list[str]
 
 
-def _vote_table(store: Store, min_agree: int) -> _Votes:
-    values = _label_values(store)
-    index = {v: i for i, v in enumerate(values)}
-    rows = store.vote_counts(values)
-    if not rows:
+def read_votes(store: Store, min_agree: int = 3, annotators: bool = True) -> VotesByPair:
+    """The store's votes as arrays. Gold is the stored majority (`aggregate-labels`), or
+    for pairs without one the same rule computed here."""
+    declared = [e for e in store.meta().get("extra_labels", "").split(",") if e]
+    values = [*NLI_LABELS, *sorted(set(declared) - set(NLI_LABELS))]
+    votes = store.vote_arrays(values, annotators)
+    if (votes.codes < 0).any():  # a label value the store does not declare
+        values = _label_values(store)
+        votes = store.vote_arrays(values, annotators)
+    if not len(votes.pair_pks):
         raise ConfigError("the store has no votes; import a corpus or relabel pairs first")
-    width = len(values)
-    pair_pks = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    counts = np.fromiter(
-        (c for r in rows for c in r[2 : 2 + width]), dtype=np.int64, count=len(rows) * width
-    ).reshape(len(rows), width)
-    author = np.fromiter((index.get(r[1], -1) for r in rows), dtype=np.int64, count=len(rows))
-    stored = store.gold_labels("majority")
-    if stored:
-        gold = np.fromiter(
-            (index.get(stored.get(int(pk), NO_GOLD), -1) for pk in pair_pks),
-            dtype=np.int64,
-            count=len(rows),
-        )
-    else:
-        gold = majority_codes(counts, min_agree)
-    return _Votes(pair_pks, VoteTable(counts, author, gold, len(NLI_LABELS)), values)
+    new_pair = np.empty(len(votes.pair_pks), dtype=bool)
+    new_pair[0] = True
+    np.not_equal(votes.pair_pks[1:], votes.pair_pks[:-1], out=new_pair[1:])
+    items = np.cumsum(new_pair) - 1
+    pair_pks = votes.pair_pks[new_pair]
+    k = len(values)
+    counts = np.bincount(items * k + votes.codes, minlength=len(pair_pks) * k).reshape(-1, k)
+    author = np.full(len(pair_pks), -1, dtype=np.int64)
+    first = votes.positions == 0
+    author[items[first]] = votes.codes[first]
+    gold = majority_codes(counts, min_agree)
+    gold_pks, gold_codes = store.gold_arrays("majority", values)
+    if len(gold_pks):
+        at = np.minimum(np.searchsorted(gold_pks, pair_pks), len(gold_pks) - 1)
+        stored = gold_pks[at] == pair_pks
+        gold = np.where(stored, gold_codes[at], gold)
+    return VotesByPair(
+        values, votes, items, pair_pks, VoteTable(counts, author, gold, len(NLI_LABELS))
+    )
 
 
 def agreement_stats(
@@ -232,25 +243,24 @@ def agreement_stats(
     unknown = [b for b in by if b not in AGREEMENT_GROUPS]
     if unknown:
         raise ConfigError(f"--by {unknown[0]!r} is not one of: {', '.join(AGREEMENT_GROUPS)}")
-    votes = _vote_table(store, min_agree)
+    votes = read_votes(store, min_agree, annotators=False)
     parts = pair_parts(votes.table, include_extra)
     groups: list[tuple[str, NDArray[np.bool_] | None]] = [("all", None)]
     if by:
-        facets = store.pair_groups(by)
-        facet_pks = np.fromiter((f[0] for f in facets), dtype=np.int64, count=len(facets))
-        # Each distinct combination of values gets a small integer code; masks compare codes.
-        code_of: dict[tuple[Any, ...], int] = {}
-        codes = np.fromiter(
-            (code_of.setdefault(f[1:], len(code_of)) for f in facets),
-            dtype=np.int64,
-            count=len(facets),
-        )[np.searchsorted(facet_pks, votes.pair_pks)]
-        named = {
-            ",".join(f"{b}={v if v is not None else '-'}" for b, v in zip(by, key, strict=True)): c
-            for key, c in code_of.items()
-        }
-        for name, code in sorted(named.items()):
-            groups.append((name, codes == code))
+        facet_pks, codes_by_column, values = store.pair_groups(by)
+        # One number per combination of values: the codes of the columns, mixed radix.
+        combined = np.zeros(len(facet_pks), dtype=np.int64)
+        for codes, found in zip(codes_by_column, values, strict=True):
+            combined = combined * len(found) + codes
+        per_vote_pair = combined[np.searchsorted(facet_pks, votes.pair_pks)]
+        for number in np.unique(per_vote_pair):
+            parts_of_name, rest = [], int(number)
+            for column, found in reversed(list(zip(by, values, strict=True))):
+                rest, code = divmod(rest, len(found))
+                value = found[code]
+                parts_of_name.append(f"{column}={value if value is not None else '-'}")
+            groups.append((",".join(reversed(parts_of_name)), per_vote_pair == number))
+        groups[1:] = sorted(groups[1:], key=lambda group: group[0])
     rows = []
     for name, mask in groups:
         for estimate in estimates(parts, mask, ci, resamples, seed):
@@ -277,26 +287,17 @@ def annotator_stats(
     validated pairs whose gold is their label; elicitation violations; the Dawid-Skene
     reliability when computed. `flagged` when the leave-one-out agreement is under
     `threshold`."""
-    values = _label_values(store)
-    index = {v: i for i, v in enumerate(values)}
-    votes = store.all_votes()
-    if not votes:
-        raise ConfigError("the store has no votes; import a corpus or relabel pairs first")
-    pair_pks = np.array([v[0] for v in votes], dtype=np.int64)
-    annotators = np.array([v[1] for v in votes], dtype=np.int64)
-    positions = np.array([v[2] for v in votes], dtype=np.int64)
-    labels = np.array([index[v[3]] for v in votes], dtype=np.int64)
-    unique_pairs, items = np.unique(pair_pks, return_inverse=True)
-    k = len(values)
-    counts = np.bincount(items * k + labels, minlength=len(unique_pairs) * k).reshape(-1, k)
+    read = read_votes(store, min_agree)
+    items = read.items
+    labels = read.votes.codes
+    annotators = read.votes.annotator_pks
+    positions = read.votes.positions
+    counts = read.table.counts
     totals = counts.sum(axis=1)
-    gold = majority_codes(counts, min_agree)
-    stored = store.gold_labels("majority")
-    if stored:
-        gold = np.array([index.get(stored.get(int(pk), NO_GOLD), -1) for pk in unique_pairs])
+    gold = read.table.gold
     # Leave one out: the pair's counts without this vote, through the same rule.
     without = counts[items].copy()
-    without[np.arange(len(votes)), labels] -= 1
+    without[np.arange(len(labels)), labels] -= 1
     others = without.sum(axis=1)
     nli = without[:, : len(NLI_LABELS)]
     top = nli.max(axis=1)
