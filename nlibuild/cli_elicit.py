@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import typer
 
@@ -27,9 +28,13 @@ from nlibuild.models import (
     OnViolation,
     PlatformFormat,
     Protocol,
+    RelabelExportConfig,
     TableFormat,
 )
 from nlibuild.render import counted, render_table
+from nlibuild.store import Store
+
+ExportConfigT = TypeVar("ExportConfigT", ElicitExportConfig, RelabelExportConfig)
 
 elicit_app = typer.Typer(
     help="Hypothesis elicitation: batches of premises out to writers, their answers back in.",
@@ -135,10 +140,26 @@ def export(
     """Write the work package: task files with our IDs, instructions, the platform's form."""
     from nlibuild.stages.elicit_export import run
 
+    export_package(ctx, ElicitExportConfig, run, batches, all_batches, format, out_dir,
+                   instructions)  # fmt: skip
+
+
+def export_package(
+    ctx: typer.Context,
+    config_type: type[ExportConfigT],
+    run: Callable[[Store, ExportConfigT], Any],
+    batches: list[str] | None,
+    all_batches: bool,
+    format: str,
+    out_dir: Path,
+    instructions: str,
+) -> None:
+    """The body of `elicit export` and `relabel export`: build the config, run the stage,
+    print the closing line."""
     with user_errors():
         store = open_store(state_of(ctx))
         with store:
-            cfg = ElicitExportConfig(
+            cfg = config_type(
                 batches=split_list(batches),
                 all=all_batches,
                 format=choice(PlatformFormat, format, "--format"),

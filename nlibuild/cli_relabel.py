@@ -18,7 +18,7 @@ from nlibuild.cli_common import (
     state_of,
     user_errors,
 )
-from nlibuild.cli_elicit import read_writer_ids
+from nlibuild.cli_elicit import export_package, read_writer_ids
 from nlibuild.errors import ConfigError
 from nlibuild.models import (
     PlatformFormat,
@@ -130,23 +130,8 @@ def export(
     """Write the work package: one task per pair with our IDs, instructions, the form."""
     from nlibuild.stages.relabel_export import run
 
-    with user_errors():
-        store = open_store(state_of(ctx))
-        with store:
-            cfg = RelabelExportConfig(
-                batches=split_list(batches),
-                all=all_batches,
-                format=choice(PlatformFormat, format, "--format"),
-                out=out_dir,
-                instruction_langs=split_list([instructions]),
-            )
-            result = run(store, cfg)
-    out.print(
-        f"Exported {counted(result.batches, 'batch')} ({counted(result.tasks, 'task')}) as "
-        f"{cfg.format.value} to {cfg.out}: {', '.join(p.name for p in result.files)} "
-        f"(run {result.run_id}, {result.signature})",
-        markup=False,
-    )
+    export_package(ctx, RelabelExportConfig, run, batches, all_batches, format, out_dir,
+                   instructions)  # fmt: skip
 
 
 @relabel_app.command("import")
