@@ -1187,6 +1187,21 @@ class Store:
             {"method": method, "k": min_agree, "run": run_id},
         )
 
+    def gold_run(self, method: str) -> tuple[int, dict[str, Any]] | None:
+        """The run that wrote the gold rows of `method` (all of them: each run replaces
+        them) and its config, or None when there are none."""
+        row = self.conn.execute(
+            "SELECT r.id, r.config_json FROM runs r "
+            "WHERE r.id = (SELECT run_id FROM gold WHERE method = ? LIMIT 1)",
+            (method,),
+        ).fetchone()
+        return (int(row[0]), orjson.loads(row[1])) if row else None
+
+    def latest_vote_run(self) -> int:
+        """The newest run that added votes (0 without votes)."""
+        row = self.conn.execute("SELECT max(run_id) FROM votes").fetchone()
+        return int(row[0] or 0)
+
     def gold_summary(self, method: str) -> list[tuple[str, int, int]]:
         """(label, pairs, of which validated) of the gold rows of `method`."""
         return self.conn.execute(

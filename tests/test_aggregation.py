@@ -274,11 +274,14 @@ def test_min_agree_4(cases_db: tuple[Path, str], tmp_path: Path) -> None:
     assert summary(stdout) == expected_summary(MIN_AGREE_4, 4)
 
 
-def test_rerunning_replaces_the_gold_rows(cases_db: tuple[Path, str], tmp_path: Path) -> None:
+def test_rerunning_replaces_the_gold_rows_once_and_keeps_them_while_no_vote_comes(
+    cases_db: tuple[Path, str], tmp_path: Path
+) -> None:
     db = copy_store(cases_db[0], tmp_path / "copy")
     ok(db, "aggregate-labels", "--min-agree", 4)
-    ok(db, "aggregate-labels")
-    stdout = ok(db, "aggregate-labels")
+    stdout = ok(db, "aggregate-labels")  # another --min-agree: computed again
+    # Nothing changed since: the rows stay those of the run before.
+    assert ok(db, "aggregate-labels").split("(run")[0] == stdout.split("(run")[0]
     assert gold_rows(db) == {pid: exp for pid, (_, exp) in CASES.items()}
     rows = query(
         db,
@@ -1094,3 +1097,25 @@ def test_pairs_without_votes_are_an_error_and_stay_unchanged(tmp_path: Path) -> 
     assert not gold_rows(db)
     for table in ("agreement", "annotators"):
         fails(db, "stats", "--table", table, says=("no votes",))
+
+
+def test_new_votes_make_the_next_aggregation_compute_the_gold_again(
+    cases_db: tuple[Path, str], tmp_path: Path
+) -> None:
+    db = copy_store(cases_db[0], tmp_path / "copy")
+    ok(db, "aggregate-labels")
+    first = query(db, "SELECT DISTINCT run_id FROM gold WHERE method = 'majority'")
+    # A vote added by a later run (as relabel import would) makes the stored gold stale.
+    with sqlite3.connect(db) as conn:
+        conn.execute(
+            "INSERT INTO runs(stage, config_json, signature, started_at, status, version) "
+            "VALUES ('relabel-import', '{}', 'test', '2026-11-23', 'ok', 'test')"
+        )
+        run_id = conn.execute("SELECT max(id) FROM runs").fetchone()[0]
+        conn.execute(
+            "UPDATE votes SET run_id = ? WHERE pair_pk = (SELECT min(pair_pk) FROM votes)",
+            (run_id,),
+        )
+    ok(db, "aggregate-labels")
+    again = query(db, "SELECT DISTINCT run_id FROM gold WHERE method = 'majority'")
+    assert again != first and again[0][0] > run_id

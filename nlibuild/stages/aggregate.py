@@ -153,9 +153,17 @@ def run(store: Store, cfg: AggregateConfig) -> AggregateResult:
     with store.atomic():
         run_id = store.start_run("aggregate-labels", cfg.model_dump(mode="json"), signature,
                                  VERSION)  # fmt: skip
-        # The majority is always (re)computed: it is the published gold, and Dawid-Skene
-        # reports where it disagrees with it.
-        store.write_majority_gold(MAJORITY, cfg.min_agree, run_id)
+        # The majority is the published gold, and Dawid-Skene reports where it disagrees
+        # with it: it is rewritten unless no vote came since it was computed with the same
+        # --min-agree (votes are only ever added, by runs with higher IDs).
+        current = store.gold_run(MAJORITY)
+        up_to_date = (
+            current is not None
+            and current[1].get("min_agree") == cfg.min_agree
+            and store.latest_vote_run() < current[0]
+        )
+        if not up_to_date:
+            store.write_majority_gold(MAJORITY, cfg.min_agree, run_id)
         summary = store.gold_summary(MAJORITY)
         if not summary:
             raise ConfigError("the store has no votes to aggregate; import or relabel pairs first")
