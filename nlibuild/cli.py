@@ -32,6 +32,7 @@ from nlibuild.cli_common import (
 )
 from nlibuild.cli_elicit import elicit_app
 from nlibuild.cli_relabel import relabel_app
+from nlibuild.cli_translate import translate_app
 from nlibuild.errors import ConfigError
 from nlibuild.models import (
     DEFAULT_LABEL_ORDER,
@@ -52,6 +53,7 @@ from nlibuild.models import (
     StoreSummary,
     SubsetRow,
     TableFormat,
+    TranslationStatsRow,
 )
 from nlibuild.presets import load_preset_text, parse_preset, stage_defaults
 from nlibuild.render import counted, render_table
@@ -66,6 +68,7 @@ app = typer.Typer(
 )
 
 app.add_typer(elicit_app, name="elicit")
+app.add_typer(translate_app, name="translate")
 app.add_typer(relabel_app, name="relabel")
 
 
@@ -469,13 +472,18 @@ def aggregate_labels(
     )
 
 
-STATS_TABLES = ("premises", "subsets", "agreement", "annotators")
+STATS_TABLES = ("premises", "subsets", "agreement", "annotators", "translation")
 
 
 @app.command()
 def stats(
     ctx: typer.Context,
-    table: Annotated[str, typer.Option("--table", help="Which table: premises or subsets.")],
+    table: Annotated[
+        str,
+        typer.Option(
+            "--table", help="Which table: premises, subsets, agreement, annotators or translation."
+        ),
+    ],
     min_len: Annotated[
         int | None, typer.Option(help="premises: shortest qualifying length (default 8).")
     ] = None,
@@ -532,6 +540,9 @@ def stats(
     package's default is interval) over validated pairs, extra labels left out unless
     --include-extra. Gold is the stored majority (aggregate-labels), else the same rule.
 
+    translation: per language and kind, the units translated and the units each check of
+    `translate import` flagged.
+
     annotators: per annotator, votes (as author, as validator), agreement with gold
     leaving their own vote out, for authors the share of their pairs whose gold is their
     label, elicitation violations, the Dawid-Skene reliability when computed."""
@@ -554,6 +565,10 @@ def stats(
                 agreement = agreement_stats(
                     store, split_list(by), include_extra, ci, resamples, seed
                 )
+            elif table == "translation":
+                from nlibuild.stages.stats import translation_stats
+
+                translation = translation_stats(store)
             elif table == "annotators":
                 from nlibuild.stages.stats import annotator_stats
 
@@ -577,6 +592,8 @@ def stats(
         _render_agreement(agreement, fmt, ci)
     elif table == "annotators":
         _render_annotators(annotators, fmt, sort, threshold)
+    elif table == "translation":
+        _render_translation(translation, fmt)
     else:
         _render_premises(premises, fmt)
 
@@ -612,6 +629,24 @@ def _render_agreement(rows: list[AgreementStat], fmt: TableFormat, ci: float | N
         title,
         ["statistic", *(f"{g} ({counts.get(g, 0)})" for g in groups)],
         [(name, *(cells.get((name, g), "") for g in groups)) for name in statistics],
+        fmt,
+    )
+
+
+_CHECKS = ("empty", "untranslated", "roman_letters", "latin_script", "length_ratio",
+           "same_as_premise", "duplicate")  # fmt: skip
+
+
+def _render_translation(rows: list[TranslationStatsRow], fmt: TableFormat) -> None:
+    """Per language and kind, the units translated and the units each check flagged."""
+    if fmt is TableFormat.JSON:
+        out.print("[" + ",".join(r.model_dump_json() for r in rows) + "]", markup=False)
+        return
+    render_table(
+        out,
+        "Translations and their checks (units)",
+        ["lang", "kind", "translated", *_CHECKS],
+        [(r.lang, r.kind, r.translated, *(r.checks.get(c, 0) for c in _CHECKS)) for r in rows],
         fmt,
     )
 

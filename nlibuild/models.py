@@ -797,3 +797,80 @@ class RelabelVote(BaseModel):
     annotator: str | None = None
     pair_id: str = Field(min_length=1)
     label: str | int | None = None
+
+
+# --- translation --------------------------------------------------------------------------
+
+
+class TranslationKind(StrEnum):
+    HUMAN = "human"
+    MT = "mt"
+
+
+class UnitFormat(StrEnum):
+    """Files of translation units: tab-separated (unquoted), csv, or JSON lines."""
+
+    TSV = "tsv"
+    CSV = "csv"
+    JSONL = "jsonl"
+
+
+class TranslationUnit(BaseModel):
+    """One unit of `translate export` (and what `translate import` reads back): a premise
+    `p:<premise id>` or a hypothesis `h:<pair id>`, its source text, and the translation."""
+
+    unit_id: str
+    source_lang: str
+    source: str
+    lang: str
+    text: str = ""
+
+
+class TranslateExportConfig(_Config):
+    """`nlibuild translate export`: the units to translate into one language."""
+
+    lang: str
+    kind: TranslationKind = TranslationKind.HUMAN
+    format: UnitFormat = UnitFormat.TSV
+    out: Path
+    missing_only: bool = False
+
+
+class TranslateExportResult(BaseModel):
+    run_id: int
+    signature: str
+    premises: int
+    hypotheses: int
+    out: Path
+
+
+class TranslateImportConfig(_Config):
+    """`nlibuild translate import`: translations by unit ID, checked."""
+
+    path: Path
+    lang: str
+    kind: TranslationKind = TranslationKind.HUMAN
+    format: UnitFormat
+    translator: str | None = None
+    partial: bool = False
+
+
+class TranslateImportResult(BaseModel):
+    run_id: int
+    signature: str
+    rows: int
+    added: int
+    unchanged: int
+    empty: int
+    missing: int = Field(description="units of the store without a translation after it")
+    extra: int = Field(description="rows for units the store does not hold (skipped)")
+    checks: dict[str, int]
+
+
+class TranslationStatsRow(BaseModel):
+    """One language and kind of `stats --table translation`."""
+
+    lang: str
+    kind: str
+    translated: int
+    checks: dict[str, int]

@@ -25,6 +25,7 @@ SCHEMA_MODELS: dict[str, type[BaseModel]] = {
     "elicit-answer": models.ElicitAnswer,
     "relabel-task": models.RelabelTask,
     "relabel-vote": models.RelabelVote,
+    "translation-unit": models.TranslationUnit,
     "run-record": models.RunRecord,
     "store-summary": models.StoreSummary,
 }

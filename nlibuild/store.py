@@ -220,7 +220,20 @@ CREATE TABLE annotator_quality (
 ) WITHOUT ROWID;
 """
 
-MIGRATIONS: tuple[str, ...] = (_SCHEMA_1, _SCHEMA_2, _SCHEMA_3, _SCHEMA_4)
+_SCHEMA_5 = """
+-- What the checks of `translate import` found, per translated unit and language.
+CREATE TABLE translation_checks (
+    unit_id TEXT NOT NULL,
+    lang    TEXT NOT NULL,
+    kind    TEXT NOT NULL,
+    "check" TEXT NOT NULL,
+    detail  TEXT NOT NULL,
+    run_id  INTEGER NOT NULL REFERENCES runs(id),
+    PRIMARY KEY (unit_id, lang, kind, "check")
+) WITHOUT ROWID;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_SCHEMA_1, _SCHEMA_2, _SCHEMA_3, _SCHEMA_4, _SCHEMA_5)
 """Schema scripts in order; the store's `user_version` is the number applied so far."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -813,6 +826,60 @@ class Store:
 
     def anonymous_annotators(self) -> set[str]:
         return {row[0] for row in self.conn.execute("SELECT id FROM annotators WHERE anonymous")}
+
+    # --- translation units --------------------------------------------------------------
+
+    def source_units(self) -> list[tuple[str, str, str]]:
+        """(unit ID, source language, source text) of every premise (`p:<id>`, once) and
+        every pair's hypothesis (`h:<id>`), premises first, each in store order."""
+        premises = self.conn.execute(
+            "SELECT 'p:' || id, lang, text FROM premises "
+            "WHERE pk IN (SELECT premise_pk FROM pairs) ORDER BY pk"
+        ).fetchall()
+        hypotheses = self.conn.execute(
+            "SELECT 'h:' || id, lang, hypothesis FROM pairs ORDER BY pk"
+        ).fetchall()
+        return [(r[0], r[1], r[2]) for r in premises + hypotheses]
+
+    def hypothesis_premises(self) -> dict[str, str]:
+        """`h:<pair>` -> `p:<premise>` for every pair."""
+        return {
+            f"h:{pair}": f"p:{premise}"
+            for pair, premise in self.conn.execute(
+                "SELECT p.id, pr.id FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk"
+            )
+        }
+
+    def translations_in(self, lang: str, kind: str) -> dict[str, str]:
+        """unit ID -> text of every translation into `lang` of `kind`."""
+        return dict(
+            self.conn.execute(
+                "SELECT unit_id, text FROM translations WHERE lang = ? AND kind = ?", (lang, kind)
+            )
+        )
+
+    def add_translation_checks(
+        self, rows: Sequence[tuple[str, str, str, str, str]], run_id: int
+    ) -> None:
+        """(unit ID, lang, kind, check, detail); a check already stored is replaced."""
+        self.conn.executemany(
+            'INSERT OR REPLACE INTO translation_checks(unit_id, lang, kind, "check", detail, '
+            "run_id) VALUES (?, ?, ?, ?, ?, ?)",
+            [(*row, run_id) for row in rows],
+        )
+
+    def translation_check_counts(self) -> list[tuple[str, str, str, int]]:
+        """(lang, kind, check, units) for every check found."""
+        return self.conn.execute(
+            'SELECT lang, kind, "check", count(*) FROM translation_checks '
+            'GROUP BY lang, kind, "check" ORDER BY 1, 2, 3'
+        ).fetchall()
+
+    def translation_counts(self) -> list[tuple[str, str, int]]:
+        """(lang, kind, units translated)."""
+        return self.conn.execute(
+            "SELECT lang, kind, count(*) FROM translations GROUP BY lang, kind ORDER BY 1, 2"
+        ).fetchall()
 
     # --- annotators, batches and assignments ----------------------------------------
 

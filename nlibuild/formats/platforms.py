@@ -151,7 +151,7 @@ def _delimiter(path: Path, header: str) -> str:
     return ","
 
 
-def _csv_rows(path: Path) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
+def csv_rows(path: Path) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
     """The header and (line number, row) of a UTF-8 csv/tsv file."""
     try:
         raw = path.read_bytes()
@@ -193,7 +193,7 @@ def _csv_rows(path: Path) -> tuple[list[str], Iterator[tuple[int, dict[str, str]
 
 
 def _read_csv(path: Path, normaliser: LabelNormaliser) -> list[RawAnswer]:
-    header, rows = _csv_rows(path)
+    header, rows = csv_rows(path)
     columns = set(header)
     if "premise_id" not in columns and "premise" not in columns:
         raise InputError(path, "no premise_id (or premise) column; add it to the header", 1)
@@ -310,7 +310,7 @@ MTURK_REQUIRED = ("AssignmentId", "WorkerId", "AssignmentStatus", "Input.batch",
 
 
 def _read_mturk(path: Path) -> AnswerFile:
-    header, rows = _csv_rows(path)
+    header, rows = csv_rows(path)
     missing = [name for name in MTURK_REQUIRED if name not in header]
     if missing:
         raise InputError(
@@ -533,7 +533,7 @@ def _read_jsonl_votes(path: Path) -> Iterator[RawVote]:
 
 
 def _read_csv_votes(path: Path) -> VoteFile:
-    header, rows = _csv_rows(path)
+    header, rows = csv_rows(path)
     missing = [name for name in ("pair_id", LABEL_FIELD) if name not in header]
     if missing:
         raise InputError(
@@ -676,7 +676,7 @@ def _chosen_label(values: dict[str, Any], labels: Sequence[str]) -> list[str]:
 
 
 def _read_mturk_votes(path: Path, labels: Sequence[str]) -> VoteFile:
-    header, rows = _csv_rows(path)
+    header, rows = csv_rows(path)
     missing = [name for name in MTURK_VOTE_REQUIRED if name not in header]
     if missing:
         raise InputError(

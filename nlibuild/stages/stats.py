@@ -27,6 +27,7 @@ from nlibuild.models import (
     Level,
     PremiseStatsRow,
     SubsetRow,
+    TranslationStatsRow,
 )
 from nlibuild.stages.sample import keys_of_premises
 from nlibuild.store import PoolLengthCount, Store, VoteArrays
@@ -335,4 +336,21 @@ def annotator_stats(
                 flagged=agree is not None and agree < threshold,
             )
         )
+    return rows
+
+
+def translation_stats(store: Store) -> list[TranslationStatsRow]:
+    """Per language and kind of translation: units translated and what each check found
+    (`translate import`)."""
+    checks: dict[tuple[str, str], dict[str, int]] = defaultdict(dict)
+    for lang, kind, check, units in store.translation_check_counts():
+        checks[(lang, kind)][check] = units
+    rows = [
+        TranslationStatsRow(lang=lang, kind=kind, translated=n, checks=checks.pop((lang, kind), {}))
+        for lang, kind, n in store.translation_counts()
+    ]
+    rows += [
+        TranslationStatsRow(lang=lang, kind=kind, translated=0, checks=found)
+        for (lang, kind), found in sorted(checks.items())
+    ]
     return rows

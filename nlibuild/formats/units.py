@@ -1,0 +1,84 @@
+"""Files of translation units (`models.TranslationUnit`): tsv, csv or JSON lines.
+
+Columns `unit_id, source_lang, source, lang, text`; translators fill `text`. The tsv is not
+quoted (as NLI tsv files are), so tabs and line breaks inside a text become spaces on the
+way out. Reading needs only `unit_id` and `text`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import IO
+
+from nlibuild.errors import InputError
+from nlibuild.formats.platforms import csv_rows
+from nlibuild.formats.tabular import iter_json_objects, write_atomically, write_json_lines
+from nlibuild.models import TranslationUnit, UnitFormat
+
+COLUMNS = tuple(TranslationUnit.model_fields)
+
+
+def unit_format_of(path: Path) -> UnitFormat:
+    """The format a file's suffix names (.tsv, .csv, .jsonl/.json), else tsv."""
+    suffix = path.suffix.lower().lstrip(".")
+    if suffix in ("jsonl", "json"):
+        return UnitFormat.JSONL
+    return UnitFormat.CSV if suffix == "csv" else UnitFormat.TSV
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def write_units(path: Path, fmt: UnitFormat, units: Sequence[TranslationUnit]) -> int:
+    """Write the units; returns how many."""
+    if fmt is UnitFormat.JSONL:
+        return write_json_lines(path, (u.model_dump() for u in units))
+
+    def write(handle: IO[bytes]) -> int:
+        text = io.StringIO(newline="")
+        if fmt is UnitFormat.TSV:
+            text.write("\t".join(COLUMNS) + "\n")
+            for unit in units:
+                text.write("\t".join(_one_line(getattr(unit, c)) for c in COLUMNS) + "\n")
+        else:
+            writer = csv.writer(text, lineterminator="\n")
+            writer.writerow(COLUMNS)
+            writer.writerows([getattr(unit, c) for c in COLUMNS] for unit in units)
+        handle.write(text.getvalue().encode("utf-8"))
+        return len(units)
+
+    return write_atomically(path, write)
+
+
+def read_units(path: Path, fmt: UnitFormat) -> Iterator[tuple[int, str, str, str | None]]:
+    """(line, unit ID, translated text, the row's `lang` if it has one) of every row."""
+    if not path.is_file():
+        raise InputError(path, "no such file; check the path")
+    if fmt is UnitFormat.JSONL:
+        for line, record in iter_json_objects(path, "jsonl"):
+            unit_id, text = record.get("unit_id"), record.get("text")
+            if not isinstance(unit_id, str) or not unit_id:
+                raise InputError(path, "each line needs a unit_id (p:<premise> or h:<pair>)", line)
+            if not isinstance(text, str):
+                raise InputError(path, f"{unit_id}: field 'text' must be a string", line)
+            lang = record.get("lang")
+            yield line, unit_id, text, lang if isinstance(lang, str) else None
+        return
+    header, rows = csv_rows(path)
+    missing = [c for c in ("unit_id", "text") if c not in header]
+    if missing:
+        raise InputError(
+            path,
+            f"no {' and no '.join(missing)} column: give the file `nlibuild translate export` "
+            "wrote, with the text column filled",
+            1,
+        )
+    for line, row in rows:
+        unit_id = row["unit_id"].strip()
+        if not unit_id:
+            raise InputError(path, "a row without unit_id; fill it or remove the row", line)
+        yield line, unit_id, row["text"], (row.get("lang") or "").strip() or None
