@@ -868,6 +868,17 @@ class Store:
             [(*row, run_id) for row in rows],
         )
 
+    def clear_translation_checks(
+        self, lang: str, kind: str, unit_ids: Iterable[str], checks: Sequence[str]
+    ) -> None:
+        """Forget the findings on these units, and the findings `checks` on any unit (they
+        are computed again)."""
+        self.conn.execute(
+            'DELETE FROM translation_checks WHERE lang = ?1 AND kind = ?2 AND ("check" IN '
+            "(SELECT value FROM json_each(?3)) OR unit_id IN (SELECT value FROM json_each(?4)))",
+            (lang, kind, _ids_param(checks), _ids_param(unit_ids)),
+        )
+
     def translation_check_counts(self) -> list[tuple[str, str, str, int]]:
         """(lang, kind, check, units) for every check found."""
         return self.conn.execute(

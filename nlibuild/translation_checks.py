@@ -35,6 +35,9 @@ MIN_SOURCE_CHARS = 15
 
 _ROMAN = re.compile(r"[A-Za-z]")
 
+CORPUS_CHECKS = ("same_as_premise", "duplicate")
+"""The checks `corpus_checks` makes: they depend on other units, so each import redoes them."""
+
 
 @dataclass(frozen=True)
 class Check:

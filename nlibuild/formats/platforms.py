@@ -151,8 +151,11 @@ def _delimiter(path: Path, header: str) -> str:
     return ","
 
 
-def csv_rows(path: Path) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
-    """The header and (line number, row) of a UTF-8 csv/tsv file."""
+def csv_rows(
+    path: Path, delimiter: str | None = None
+) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
+    """The header and (line number, row) of a UTF-8 csv/tsv file; the delimiter is the
+    one given, else guessed from the suffix and the header."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -163,7 +166,7 @@ def csv_rows(path: Path) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]
         line_start = raw.rfind(b"\n", 0, exc.start) + 1
         line = raw.count(b"\n", 0, exc.start) + 1
         raise bad_utf8(path, line, exc.start - line_start + 1, raw[exc.start]) from None
-    delimiter = _delimiter(path, text.split("\n", 1)[0])
+    delimiter = delimiter or _delimiter(path, text.split("\n", 1)[0])
     # Tab-separated NLI files (XNLI, XNLIvar) do not quote fields: a `"` is text there.
     source = io.StringIO(text, newline="")
     if delimiter == "\t":

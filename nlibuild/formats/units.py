@@ -68,7 +68,7 @@ def read_units(path: Path, fmt: UnitFormat) -> Iterator[tuple[int, str, str, str
             lang = record.get("lang")
             yield line, unit_id, text, lang if isinstance(lang, str) else None
         return
-    header, rows = csv_rows(path)
+    header, rows = csv_rows(path, "\t" if fmt is UnitFormat.TSV else ",")
     missing = [c for c in ("unit_id", "text") if c not in header]
     if missing:
         raise InputError(

@@ -27,7 +27,7 @@ from nlibuild.models import (
 from nlibuild.render import counted
 from nlibuild.signature import make_signature
 from nlibuild.store import Store, TranslationRow
-from nlibuild.translation_checks import Check, corpus_checks, unit_checks
+from nlibuild.translation_checks import CORPUS_CHECKS, Check, corpus_checks, unit_checks
 
 _LISTED = 5
 """How many missing or extra units an error names."""
@@ -144,6 +144,11 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
         everything = stored | {row.unit_id: row.text for row in new}
         checks += corpus_checks(
             everything, {u: text for u, (_, text) in sources.items()}, store.hypothesis_premises()
+        )
+        # A unit translated now sheds what was found on it before (an empty row); the
+        # checks across units are computed again over all translations.
+        store.clear_translation_checks(
+            cfg.lang, cfg.kind.value, [row.unit_id for row in new], CORPUS_CHECKS
         )
         store.add_translation_checks(
             [(c.unit_id, cfg.lang, cfg.kind.value, c.check, c.detail) for c in checks], run_id
