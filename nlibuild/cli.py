@@ -472,7 +472,7 @@ def aggregate_labels(
     )
 
 
-STATS_TABLES = ("premises", "subsets", "agreement", "annotators", "translation")
+STATS_TABLES = ("premises", "subsets", "agreement", "annotators", "translation", "lengths")
 
 
 @app.command()
@@ -540,6 +540,9 @@ def stats(
     package's default is interval) over validated pairs, extra labels left out unless
     --include-extra. Gold is the stored majority (aggregate-labels), else the same rule.
 
+    lengths: XNLI's Table 2: per language (the pairs' own and every translation), the mean
+    premise and hypothesis length in tokens, or characters for zh/ja/ko/th/my.
+
     translation: per language and kind, the units translated and the units each check of
     `translate import` flagged.
 
@@ -565,6 +568,10 @@ def stats(
                 agreement = agreement_stats(
                     store, split_list(by), include_extra, ci, resamples, seed
                 )
+            elif table == "lengths":
+                from nlibuild.stages.stats import length_stats
+
+                lengths = length_stats(store)
             elif table == "translation":
                 from nlibuild.stages.stats import translation_stats
 
@@ -594,6 +601,20 @@ def stats(
         _render_annotators(annotators, fmt, sort, threshold)
     elif table == "translation":
         _render_translation(translation, fmt)
+    elif table == "lengths":
+        if fmt is TableFormat.JSON:
+            out.print("[" + ",".join(r.model_dump_json() for r in lengths) + "]", markup=False)
+        else:
+            render_table(
+                out,
+                "Mean lengths (XNLI Table 2): premises and hypotheses",
+                ["lang", "kind", "unit", "premises", "premise mean", "hypotheses",
+                 "hypothesis mean"],
+                [(r.lang, r.kind, r.unit, r.premises, r.premise_mean, r.hypotheses,
+                  r.hypothesis_mean) for r in lengths],
+                fmt,
+                decimals=1,
+            )  # fmt: skip
     else:
         _render_premises(premises, fmt)
 

@@ -874,3 +874,16 @@ class TranslationStatsRow(BaseModel):
     kind: str
     translated: int
     checks: dict[str, int]
+
+
+class LengthStatsRow(BaseModel):
+    """One language of `stats --table lengths` (XNLI Table 2): mean lengths in the
+    language's unit (tokens, or characters for zh/ja/ko/th/my)."""
+
+    lang: str
+    kind: str = Field(description="source (the pairs), or human / mt translations")
+    unit: str
+    premises: int
+    premise_mean: float | None
+    hypotheses: int
+    hypothesis_mean: float | None

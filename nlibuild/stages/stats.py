@@ -23,6 +23,7 @@ from nlibuild.models import (
     AgreementStat,
     AnnotatorStat,
     Label,
+    LengthStatsRow,
     LengthUnit,
     Level,
     PremiseStatsRow,
@@ -354,3 +355,32 @@ def translation_stats(store: Store) -> list[TranslationStatsRow]:
         for (lang, kind), found in sorted(checks.items())
     ]
     return rows
+
+
+def length_stats(store: Store) -> list[LengthStatsRow]:
+    """XNLI's Table 2 from the store: per language, the mean premise and hypothesis length
+    (whitespace tokens, or characters where that is the unit), for the pairs' own
+    language(s) and for every translation (human and mt apart). Each premise counts once."""
+    sums: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    units = [(unit_id, lang, "source", text) for unit_id, lang, text in store.source_units()]
+    for kind in ("human", "mt"):
+        units += [(u, lang, kind, text) for u, lang, text in store.translated_units(kind)]
+    for unit_id, lang, kind, text in units:
+        totals = sums[(lang, kind)]
+        offset = 0 if unit_id.startswith("p:") else 2
+        totals[offset] += 1
+        totals[offset + 1] += text_length(text, lang)
+    return [
+        LengthStatsRow(
+            lang=lang,
+            kind=kind,
+            unit=length_unit(lang),
+            premises=t[0],
+            premise_mean=t[1] / t[0] if t[0] else None,
+            hypotheses=t[2],
+            hypothesis_mean=t[3] / t[2] if t[2] else None,
+        )
+        for (lang, kind), t in sorted(
+            sums.items(), key=lambda item: (item[0][1] != "source", item[0])
+        )
+    ]
