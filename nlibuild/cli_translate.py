@@ -109,3 +109,62 @@ def import_(
         f"checks: {checks} (run {result.run_id}, {result.signature})",
         markup=False,
     )
+
+
+@translate_app.command("qa")
+def qa(
+    ctx: typer.Context,
+    lang: Annotated[str, typer.Option(help="The language of the translations.")],
+    hyp: Annotated[str, typer.Option(help="The kind scored (default mt).")] = "mt",
+    ref: Annotated[str, typer.Option(help="The kind it is scored against (default human).")] = (
+        "human"
+    ),
+    worst: Annotated[int, typer.Option(help="Show this many segments of lowest chrF.")] = 10,
+    format: Annotated[str, typer.Option("--format", help="table, csv, json, md or latex.")] = (
+        "table"
+    ),
+) -> None:
+    """Corpus BLEU, chrF and TER of one kind of translation against another (sacrebleu,
+    with its signatures; BLEU's tokenizer per language: zh for Chinese, characters for
+    ja/ko/th/my, 13a otherwise), and the segments of lowest sentence chrF."""
+    from nlibuild.models import TableFormat, TranslateQaConfig
+    from nlibuild.render import render_table
+    from nlibuild.stages.translate_qa import run
+
+    with user_errors():
+        fmt = choice(TableFormat, format, "--format")
+        store = open_store(state_of(ctx))
+        with store:
+            cfg = TranslateQaConfig(
+                lang=lang,
+                hyp=choice(TranslationKind, hyp, "--hyp"),
+                ref=choice(TranslationKind, ref, "--ref"),
+                worst=worst,
+            )
+            result = run(store, cfg)
+    if fmt is TableFormat.JSON:
+        out.print(result.model_dump_json(), markup=False)
+        return
+    render_table(
+        out,
+        f"{cfg.hyp.value} against {cfg.ref.value}, {cfg.lang}: {result.segments} segments",
+        ["metric", "score", "sacrebleu signature"],
+        [("BLEU", result.bleu, result.bleu_signature), ("chrF", result.chrf, result.chrf_signature),
+         ("TER", result.ter, result.ter_signature)],
+        fmt,
+        decimals=2,
+    )  # fmt: skip
+    if result.worst:
+        render_table(
+            out,
+            "Lowest sentence chrF",
+            ["unit", "chrF", "hypothesis", "reference"],
+            [(w.unit_id, w.chrf, w.hypothesis, w.reference) for w in result.worst],
+            fmt,
+            decimals=1,
+        )
+    out.print(
+        f"Scored {counted(result.segments, 'segment')}; BLEU tokenizer {result.tokenizer} "
+        f"(run {result.run_id}, {result.signature})",
+        markup=False,
+    )

@@ -887,3 +887,33 @@ class LengthStatsRow(BaseModel):
     premise_mean: float | None
     hypotheses: int
     hypothesis_mean: float | None
+
+
+class TranslateQaConfig(_Config):
+    """`nlibuild translate qa`: machine translation scored against human translation."""
+
+    lang: str
+    hyp: TranslationKind = TranslationKind.MT
+    ref: TranslationKind = TranslationKind.HUMAN
+    worst: int = Field(default=10, ge=0)
+
+
+class WorstSegment(BaseModel):
+    unit_id: str
+    chrf: float
+    hypothesis: str
+    reference: str
+
+
+class TranslateQaResult(BaseModel):
+    run_id: int
+    signature: str
+    segments: int
+    tokenizer: str = Field(description="BLEU's tokenizer for this language, and why")
+    bleu: float
+    bleu_signature: str
+    chrf: float
+    chrf_signature: str
+    ter: float
+    ter_signature: str
+    worst: list[WorstSegment]

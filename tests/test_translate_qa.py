@@ -1,0 +1,106 @@
+"""`translate qa`: machine translation against human translation with sacrebleu: corpus
+BLEU (tokenizer per language), chrF and TER, each with sacrebleu's signature, and the
+segments of lowest sentence chrF (XTREME checked its translated test sets this way)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from conftest import DATA, FIXTURES, assert_user_error, requires_fixtures, run_cli
+from sacrebleu.metrics.bleu import BLEU
+from sacrebleu.metrics.chrf import CHRF
+from sacrebleu.metrics.ter import TER
+
+from nlibuild.stages.translate_qa import bleu_tokenizer
+
+
+def ok(*args: str | Path) -> str:
+    result = run_cli(*args)
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+def fill(units: Path, out: Path, text_of: dict[str, str]) -> Path:
+    rows = [json.loads(line) for line in units.read_text(encoding="utf-8").splitlines()]
+    lines = [
+        json.dumps(r | {"text": text_of[r["unit_id"]]}) for r in rows if r["unit_id"] in text_of
+    ]
+    out.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return out
+
+
+@pytest.mark.parametrize(
+    ("lang", "tokenizer"), [("zh", "zh"), ("zh-Hant", "zh"), ("my", "char"), ("ja", "char"),
+                            ("de", "13a"), ("sw", "13a")],
+)  # fmt: skip
+def test_bleu_tokenizer_per_language(lang: str, tokenizer: str) -> None:
+    assert bleu_tokenizer(lang)[0] == tokenizer
+
+
+def test_scores_equal_sacrebleu_on_the_same_segments(db: Path, tmp_path: Path) -> None:
+    ok("--db", db, "import", DATA / "sample_mnli.jsonl", "--format", "mnli")
+    units = tmp_path / "units.jsonl"
+    ok("--db", db, "translate", "export", "--lang", "de", "--out", units)
+    sources = {
+        r["unit_id"]: r["source"]
+        for r in map(json.loads, units.read_text(encoding="utf-8").splitlines())
+    }
+    human = {u: f"{s} ." for u, s in sources.items()}
+    mt = {u: " ".join(s.split()[::-1]) if i % 3 == 0 else s for i, (u, s) in
+          enumerate(sorted(sources.items()))}  # fmt: skip
+    ok("--db", db, "translate", "import", fill(units, tmp_path / "h.jsonl", human), "--lang", "de")
+    ok("--db", db, "translate", "import", fill(units, tmp_path / "m.jsonl", mt), "--lang", "de",
+       "--kind", "mt")  # fmt: skip
+    result = json.loads(ok("--db", db, "translate", "qa", "--lang", "de", "--format", "json"))
+    order = sorted(sources)
+    hyps, refs = [mt[u] for u in order], [[human[u] for u in order]]
+    bleu, chrf, ter = BLEU(tokenize="13a"), CHRF(), TER()
+    assert result["segments"] == len(order)
+    assert result["bleu"] == pytest.approx(bleu.corpus_score(hyps, refs).score, abs=1e-9)
+    assert result["chrf"] == pytest.approx(chrf.corpus_score(hyps, refs).score, abs=1e-9)
+    assert result["ter"] == pytest.approx(ter.corpus_score(hyps, refs).score, abs=1e-9)
+    assert result["bleu_signature"] == str(bleu.get_signature())
+    assert "tok:13a" in result["bleu_signature"] and "chrF" not in result["bleu_signature"]
+    worst = [w["chrf"] for w in result["worst"]]
+    assert len(worst) == 10 and worst == sorted(worst)
+    text = ok("--db", db, "translate", "qa", "--lang", "de", "--worst", "3")
+    assert "Lowest sentence chrF" in text and "Scored 64 segments; BLEU tokenizer 13a" in text
+
+
+def test_qa_without_both_kinds_is_an_error(db: Path) -> None:
+    ok("--db", db, "import", DATA / "sample_mnli.jsonl", "--format", "mnli")
+    result = run_cli("--db", db, "translate", "qa", "--lang", "de")
+    assert_user_error(result, "no unit of de has both a mt and a human translation")
+
+
+@requires_fixtures
+def test_myxnli_burmese_mt_against_the_human_translation(db: Path, tmp_path: Path) -> None:
+    folder = FIXTURES / "myxnli"
+    ok("--db", db, "import", folder / "my.genre.test.tsv", "--format", "xnli", "--lang", "en",
+       "--label-order", "e,n,c")  # fmt: skip
+    units = tmp_path / "units.jsonl"
+    ok("--db", db, "translate", "export", "--lang", "my", "--kind", "mt", "--out", units)
+    # my.bleu.test.tsv: despite its header, columns 2-3 are the MT output and 4-5 the English
+    # source (fixtures README); rows follow the test set, so English text finds the unit.
+    with (folder / "my.bleu.test.tsv").open(encoding="utf-8") as handle:
+        rows = list(csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))[1:]
+    by_source: dict[str, str] = {}
+    for row in rows:
+        by_source.setdefault(" ".join(row[3].split()), row[1])
+        by_source.setdefault(" ".join(row[4].split()), row[2])
+    records = [json.loads(line) for line in units.read_text(encoding="utf-8").splitlines()]
+    mt = {r["unit_id"]: by_source[r["source"]] for r in records if r["source"] in by_source}
+    assert len(mt) > 0.95 * len(records)
+    ok("--db", db, "translate", "import", fill(units, tmp_path / "mt.jsonl", mt), "--lang", "my",
+       "--kind", "mt", "--partial")  # fmt: skip
+    result = json.loads(ok("--db", db, "translate", "qa", "--lang", "my", "--format", "json"))
+    print(
+        f"myXNLI test, Burmese MT against human: {result['segments']} segments, "
+        f"chrF {result['chrf']:.1f}, BLEU {result['bleu']:.1f} ({result['tokenizer']}), "
+        f"TER {result['ter']:.1f}; {result['chrf_signature']}"
+    )
+    assert result["tokenizer"].startswith("char")
+    assert 10 < result["chrf"] < 90
