@@ -655,7 +655,7 @@ def _render_agreement(rows: list[AgreementStat], fmt: TableFormat, ci: float | N
 
 
 _CHECKS = ("empty", "untranslated", "roman_letters", "latin_script", "length_ratio",
-           "same_as_premise", "duplicate")  # fmt: skip
+           "same_as_premise", "duplicate", "label_mismatch")  # fmt: skip
 
 
 def _render_translation(rows: list[TranslationStatsRow], fmt: TableFormat) -> None:

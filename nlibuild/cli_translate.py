@@ -81,6 +81,17 @@ def import_(
         bool,
         typer.Option("--partial", help="Import what matches although units are missing or extra."),
     ] = False,
+    align: Annotated[
+        str,
+        typer.Option(
+            help="id: rows name their unit; rows: a tsv of one pair a row (myXNLI, KorNLI) "
+            "in the order of --reference."
+        ),
+    ] = "id",
+    reference: Annotated[
+        Path | None,
+        typer.Option(help="--align rows: the source file the rows follow (its texts, labels)."),
+    ] = None,
 ) -> None:
     """Read translations by unit ID, check coverage (missing and extra units are an error
     unless --partial) and each translation (empty, untranslated, Latin letters in a
@@ -99,14 +110,23 @@ def import_(
                 format=choice(UnitFormat, format, "--format") if format else unit_format_of(file),
                 translator=translator,
                 partial=partial,
+                align=align,
+                reference=reference,
             )
             result = run(store, cfg)
     checks = ", ".join(f"{name} {n}" for name, n in result.checks.items()) or "none"
     out.print(
-        f"Imported {counted(result.rows, 'row')} of {cfg.lang} ({cfg.kind.value}): "
+        f"Imported {counted(result.rows, 'unit')} of {cfg.lang} ({cfg.kind.value}): "
         f"{result.added} added, {result.unchanged} already there, {result.empty} empty; "
         f"{result.missing} units still untranslated, {result.extra} rows for unknown units; "
-        f"checks: {checks} (run {result.run_id}, {result.signature})",
+        f"checks: {checks}"
+        + (
+            f"; {result.label_mismatches} label columns disagree with the source (kept the "
+            "source's)"
+            if result.label_mismatches
+            else ""
+        )
+        + f" (run {result.run_id}, {result.signature})",
         markup=False,
     )
 

@@ -853,6 +853,8 @@ class TranslateImportConfig(_Config):
     format: UnitFormat
     translator: str | None = None
     partial: bool = False
+    align: str = Field(default="id", pattern="^(id|rows)$")
+    reference: Path | None = Field(default=None, description="the source rows, with --align rows")
 
 
 class TranslateImportResult(BaseModel):
@@ -865,6 +867,7 @@ class TranslateImportResult(BaseModel):
     missing: int = Field(description="units of the store without a translation after it")
     extra: int = Field(description="rows for units the store does not hold (skipped)")
     checks: dict[str, int]
+    label_mismatches: int = Field(default=0, description="--align rows: label column vs source")
 
 
 class TranslationStatsRow(BaseModel):

@@ -841,6 +841,16 @@ class Store:
         ).fetchall()
         return [(r[0], r[1], r[2]) for r in premises + hypotheses]
 
+    def pairs_by_text(self) -> dict[tuple[str, str], list[tuple[int, str, str]]]:
+        """(premise text, hypothesis) -> [(pair key, pair ID, premise ID)] in pair order."""
+        found: dict[tuple[str, str], list[tuple[int, str, str]]] = {}
+        for pk, pair_id, premise_id, premise, hypothesis in self.conn.execute(
+            "SELECT p.pk, p.id, pr.id, pr.text, p.hypothesis FROM pairs p "
+            "JOIN premises pr ON pr.pk = p.premise_pk ORDER BY p.pk"
+        ):
+            found.setdefault((premise, hypothesis), []).append((pk, pair_id, premise_id))
+        return found
+
     def hypothesis_premises(self) -> dict[str, str]:
         """`h:<pair>` -> `p:<premise>` for every pair."""
         return {

@@ -21,7 +21,7 @@ from nlibuild.translation_checks import corpus_checks, unit_checks
 
 COLUMNS = ["unit_id", "source_lang", "source", "lang", "text"]
 CHECKS = ("empty", "untranslated", "roman_letters", "latin_script", "length_ratio",
-          "same_as_premise", "duplicate")  # fmt: skip
+          "same_as_premise", "duplicate", "label_mismatch")  # fmt: skip
 
 CORPUS = [
     ("P1", "The cat sat on the warm mat by the door.", "A cat is sitting.", "entailment"),
@@ -258,7 +258,7 @@ def test_round_trip_by_id_stores_every_translation(store: Path, tmp_path: Path, 
     result = import_units(store, path, "de", "--translator", "T1")
     assert result.exit_code == 0, result.stderr
     assert result.stdout.startswith(
-        "Imported 8 rows of de (human): 8 added, 0 already there, 0 empty; 0 units still "
+        "Imported 8 units of de (human): 8 added, 0 already there, 0 empty; 0 units still "
         "untranslated, 0 rows for unknown units; checks: none (run "
     )
     stored = translations(store)
@@ -302,7 +302,7 @@ def test_importing_the_same_file_twice_changes_nothing(store: Path, tmp_path: Pa
     counts, checks, stored = snapshot(store)
     result = import_units(store, path, "zh")
     assert result.exit_code == 0, result.stderr
-    assert "8 rows of zh (human): 0 added, 8 already there, 0 empty;" in result.stdout
+    assert "8 units of zh (human): 0 added, 8 already there, 0 empty;" in result.stdout
     after_counts, after_checks, after = snapshot(store)
     assert after == stored
     assert after_checks == checks
@@ -397,7 +397,7 @@ def test_a_row_for_an_unknown_unit_is_an_error_or_counted_with_partial(
     assert snapshot(store) == before
     result = import_units(store, path, "de", "--partial")
     assert result.exit_code == 0, result.stderr
-    assert "Imported 9 rows of de (human): 8 added" in result.stdout
+    assert "Imported 9 units of de (human): 8 added" in result.stdout
     assert "0 units still untranslated, 1 rows for unknown units" in result.stdout
     assert ("h:NOPE", "de", "human") not in translations(store)
 

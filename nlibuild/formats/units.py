@@ -82,3 +82,43 @@ def read_units(path: Path, fmt: UnitFormat) -> Iterator[tuple[int, str, str, str
         if not unit_id:
             raise InputError(path, "a row without unit_id; fill it or remove the row", line)
         yield line, unit_id, row["text"], (row.get("lang") or "").strip() or None
+
+
+def _column(header: list[str], candidates: list[str], path: Path, what: str) -> str:
+    for name in candidates:
+        if name in header:
+            return name
+    raise InputError(path, f"no {what} column (looked for {', '.join(candidates)})", 1)
+
+
+def read_row_aligned(path: Path, lang: str) -> list[tuple[int, str, str, str | None]]:
+    """(line, premise, hypothesis, label or None) of every row of a tsv translation that
+    follows its source row by row (myXNLI: `sentence1_<lang>`, KorNLI: `sentence1`)."""
+    if not path.is_file():
+        raise InputError(path, "no such file; check the path")
+    header, rows = csv_rows(path, "\t" if path.suffix.lower() != ".csv" else ",")
+    premise = _column(header, [f"sentence1_{lang}", "sentence1", "premise"], path, "premise")
+    hypothesis = _column(
+        header, [f"sentence2_{lang}", "sentence2", "hypothesis"], path, "hypothesis"
+    )
+    label = next((c for c in ("gold_label", "label") if c in header), None)
+    return [(line, row[premise], row[hypothesis], row[label] if label else None)
+            for line, row in rows]  # fmt: skip
+
+
+def read_reference(path: Path, lang: str) -> list[tuple[int, str, str, str | None]]:
+    """(line, premise, hypothesis, label or None) of the source rows a row-aligned
+    translation follows: columns `sentence1_<source>` (not the target's), `sentence1` or
+    `premise`, and the same for hypotheses."""
+    if not path.is_file():
+        raise InputError(path, "no such reference file; check --reference")
+    header, rows = csv_rows(path, "\t" if path.suffix.lower() != ".csv" else ",")
+    sources = [c for c in header if c.startswith("sentence1_") and c != f"sentence1_{lang}"]
+    premise = _column(header, ["sentence1_en", *sources, "sentence1", "premise"], path, "premise")
+    hypothesis = _column(
+        header, [premise.replace("sentence1", "sentence2"), "sentence2", "hypothesis"], path,
+        "hypothesis",
+    )  # fmt: skip
+    label = next((c for c in ("gold_label", "label") if c in header), None)
+    return [(line, row[premise], row[hypothesis], row[label] if label else None)
+            for line, row in rows]  # fmt: skip

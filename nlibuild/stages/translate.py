@@ -15,9 +15,11 @@ from collections import Counter
 from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError, ConflictError, InputError
 from nlibuild.formats.tabular import file_sha256
-from nlibuild.formats.units import read_units, write_units
+from nlibuild.formats.units import read_reference, read_row_aligned, read_units, write_units
+from nlibuild.labels import LabelNormaliser, UnknownLabel
 from nlibuild.lang import primary_language
 from nlibuild.models import (
+    DEFAULT_LABEL_ORDER,
     TranslateExportConfig,
     TranslateExportResult,
     TranslateImportConfig,
@@ -68,7 +70,8 @@ def _listed(ids: list[str]) -> str:
     return shown + (f" and {len(ids) - _LISTED} more" if len(ids) > _LISTED else "")
 
 
-def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
+def _rows_by_id(cfg: TranslateImportConfig) -> dict[str, tuple[int, str]]:
+    """unit ID -> (line, text) of a file of units."""
     rows: dict[str, tuple[int, str]] = {}
     for line, unit_id, text, lang in read_units(cfg.path, cfg.format):
         if lang is not None and primary_language(lang) != primary_language(cfg.lang):
@@ -82,20 +85,108 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
                 line,
             )
         rows[unit_id] = (line, text)
+    return rows
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _rows_by_position(
+    store: Store, cfg: TranslateImportConfig
+) -> tuple[dict[str, tuple[int, str]], list[Check]]:
+    """unit ID -> (line, text) of a file whose rows follow the reference's, one per pair
+    (myXNLI, KorNLI). Each reference row names a pair of the store by its texts, in the
+    store's pair order; a label column of the translation that disagrees with the
+    reference's is reported (labels are never taken from a translation)."""
+    assert cfg.reference is not None
+    translated = read_row_aligned(cfg.path, cfg.lang)
+    reference = read_reference(cfg.reference, cfg.lang)
+    labels = LabelNormaliser(label_order=DEFAULT_LABEL_ORDER)
+
+    def label(raw: str | None) -> str | None:
+        try:
+            return labels.vote(raw)
+        except UnknownLabel:
+            return raw
+
+    if len(translated) != len(reference):
+        shift = next(
+            (t[0] for t, r in zip(translated, reference, strict=False)
+             if t[3] is not None and r[3] is not None and label(t[3]) != label(r[3])),
+            None,
+        )  # fmt: skip
+        where = f"; its labels first disagree with the reference at line {shift}" if shift else ""
+        raise InputError(
+            cfg.path,
+            f"{counted(len(translated), 'row')} where the reference {cfg.reference} has "
+            f"{len(reference)}: a row was dropped or added{where}; rows cannot be aligned",
+        )
+    by_text: dict[tuple[str, str], list[tuple[int, str, str]]] = {}
+    for (premise, hypothesis), found in store.pairs_by_text().items():
+        by_text.setdefault((_plain(premise), _plain(hypothesis)), []).extend(found)
+    rows: dict[str, tuple[int, str]] = {}
+    checks: list[Check] = []
+    last_pk = 0
+    for (line, premise_text, hypothesis_text, raw), (ref_line, premise, hypothesis, ref) in zip(
+        translated, reference, strict=True
+    ):
+        candidates = by_text.get((_plain(premise), _plain(hypothesis)))
+        if not candidates:
+            raise InputError(
+                cfg.reference,
+                "no pair of the store has this premise and hypothesis; import the source "
+                "corpus first, or give the reference the rows follow",
+                ref_line,
+            )
+        after = [c for c in candidates if c[0] > last_pk]
+        if not after:
+            raise InputError(
+                cfg.reference,
+                "this row comes before the previous one in the store's pair order: the "
+                "reference is not in the order the pairs were imported in",
+                ref_line,
+            )
+        pk, pair_id, premise_id = after[0]
+        last_pk = pk
+        premise_unit, hypothesis_unit = f"p:{premise_id}", f"h:{pair_id}"
+        if premise_unit not in rows:
+            rows[premise_unit] = (line, premise_text)
+        rows[hypothesis_unit] = (line, hypothesis_text)
+        if raw is not None and ref is not None and label(raw) != label(ref):
+            checks.append(
+                Check(hypothesis_unit, "label_mismatch",
+                      f"line {line} has label {raw!r}, the source {ref!r}; the source's is kept")
+            )  # fmt: skip
+    return rows, checks
+
+
+def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
+    if cfg.align == "rows" and cfg.reference is None:
+        raise ConfigError("--align rows needs --reference: the source file the rows follow")
+    for path in (cfg.path, cfg.reference):
+        if path is not None and not path.is_file():
+            raise InputError(path, "no such file; check the path")
+    rows = _rows_by_id(cfg) if cfg.align == "id" else {}
     signature = make_signature(
         "translate-import",
         {"lang": cfg.lang, "kind": cfg.kind.value, "file": file_sha256(cfg.path)[:12],
-         "translator": cfg.translator, "partial": cfg.partial or None},
+         "translator": cfg.translator, "partial": cfg.partial or None,
+         "align": cfg.align, "reference": file_sha256(cfg.reference)[:12] if cfg.reference
+         else None},
         VERSION,
     )  # fmt: skip
     with store.atomic():
         run_id = store.start_run("translate-import", cfg.model_dump(mode="json"), signature,
                                  VERSION)  # fmt: skip
         target = primary_language(cfg.lang)
+        aligned: list[Check] = []
+        if cfg.align == "rows":
+            rows, aligned = _rows_by_position(store, cfg)
         sources = {
             u: (lang, text)
             for u, lang, text in store.source_units()
-            if primary_language(lang) != target
+            if primary_language(lang) != target and (cfg.align == "id" or u in rows)
         }
         stored = store.translations_in(cfg.lang, cfg.kind.value)
         extra = [u for u in rows if u not in sources]
@@ -118,7 +209,7 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
         translator_pk = store.ensure_annotators([cfg.translator])[cfg.translator] if (
             cfg.translator) else None  # fmt: skip
         new: list[TranslationRow] = []
-        checks: list[Check] = []
+        checks: list[Check] = list(aligned)
         unchanged = empty = 0
         for unit_id, (line, text) in rows.items():
             if unit_id not in sources:
@@ -159,6 +250,7 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
             run_id=run_id, signature=signature, rows=len(rows), added=len(new),
             unchanged=unchanged, empty=empty, missing=len(left), extra=len(extra),
             checks=dict(sorted(counts.items())),
+            label_mismatches=len(aligned),
         )  # fmt: skip
         store.finish_run(run_id, {"rows": len(rows), "added": len(new), "unchanged": unchanged,
                                   "missing": len(left), "extra": len(extra)})  # fmt: skip

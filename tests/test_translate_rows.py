@@ -1,0 +1,153 @@
+"""`translate import --align rows --reference SOURCE`: translations without IDs that follow
+their source row by row (myXNLI's `sentence1_<lang>` tsv, KorNLI), one row per pair. Each
+reference row names a store pair by its texts, in the store's pair order; labels are never
+taken from the translation, and a label column that disagrees with the source is reported.
+A dropped row, a shuffled file and an untranslated row are caught."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import FIXTURES, assert_user_error, requires_fixtures, run_cli, table_counts
+
+SOURCE = [
+    ("A man plays a guitar on a stage.", "A man makes music.", "entailment"),
+    ("A man plays a guitar on a stage.", "The man is asleep at home.", "contradiction"),
+    ("Two dogs run across a snowy field.", "The dogs are outside.", "entailment"),
+    ("Two dogs run across a snowy field.", "The dogs are chasing a ball.", "neutral"),
+]
+GERMAN = [
+    ("Ein Mann spielt auf einer Bühne Gitarre.", "Ein Mann macht Musik."),
+    ("Ein Mann spielt auf einer Bühne Gitarre.", "Der Mann schläft zu Hause."),
+    ("Zwei Hunde rennen über ein verschneites Feld.", "Die Hunde sind draußen."),
+    ("Zwei Hunde rennen über ein verschneites Feld.", "Die Hunde jagen einen Ball."),
+]
+
+
+def ok(*args: str | Path) -> str:
+    result = run_cli(*args)
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+def write_tsv(path: Path, header: list[str], rows: list[tuple[str, ...]]) -> Path:
+    path.write_text(
+        "\t".join(header) + "\n" + "".join("\t".join(r) + "\n" for r in rows), encoding="utf-8"
+    )
+    return path
+
+
+def store_with_source(db: Path, tmp_path: Path) -> Path:
+    reference = write_tsv(tmp_path / "source.tsv", ["sentence1", "sentence2", "gold_label"], SOURCE)
+    ok("--db", db, "import", reference, "--format", "xnli", "--lang", "en")
+    return reference
+
+
+def german(tmp_path: Path, rows: list[tuple[str, ...]], name: str = "de.tsv") -> Path:
+    return write_tsv(tmp_path / name, ["label", "sentence1_de", "sentence2_de"], rows)
+
+
+def aligned_rows() -> list[tuple[str, ...]]:
+    """The German rows with the source's labels, in the source's order."""
+    return [(label, p, h) for (_, _, label), (p, h) in zip(SOURCE, GERMAN, strict=True)]
+
+
+def translations(db: Path) -> dict[str, str]:
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        return dict(conn.execute("SELECT unit_id, text FROM translations WHERE lang = 'de'"))
+
+
+def test_rows_follow_the_reference_and_become_units(db: Path, tmp_path: Path) -> None:
+    reference = store_with_source(db, tmp_path)
+    file = german(tmp_path, aligned_rows())
+    out = ok("--db", db, "translate", "import", file, "--lang", "de", "--align", "rows",
+             "--reference", reference)  # fmt: skip
+    assert "6 added" in out and "0 units still untranslated" in out
+    stored = translations(db)
+    assert sorted(text for unit, text in stored.items() if unit.startswith("p:")) == sorted(
+        {p for p, _ in GERMAN}
+    )
+    assert sorted(text for unit, text in stored.items() if unit.startswith("h:")) == sorted(
+        h for _, h in GERMAN
+    )
+    # Importing the same file again changes nothing.
+    again = ok("--db", db, "translate", "import", file, "--lang", "de", "--align", "rows",
+               "--reference", reference)  # fmt: skip
+    assert "0 added, 6 already there" in again
+
+
+def test_a_dropped_row_cannot_be_aligned_and_says_where_labels_part(
+    db: Path, tmp_path: Path
+) -> None:
+    reference = store_with_source(db, tmp_path)
+    rows = aligned_rows()
+    file = german(tmp_path, rows[:1] + rows[2:])
+    before = table_counts(db)
+    result = run_cli("--db", db, "translate", "import", file, "--lang", "de", "--align", "rows",
+                     "--reference", reference)  # fmt: skip
+    assert_user_error(result, "3 rows where the reference", "has 4", "line 3")
+    assert table_counts(db) == before
+
+
+def test_a_shuffled_file_shows_as_labels_that_disagree(db: Path, tmp_path: Path) -> None:
+    reference = store_with_source(db, tmp_path)
+    rows = aligned_rows()
+    shuffled = german(tmp_path, [rows[1], rows[0], rows[3], rows[2]])
+    out = ok("--db", db, "translate", "import", shuffled, "--lang", "de", "--align", "rows",
+             "--reference", reference)  # fmt: skip
+    assert "4 label columns disagree with the source" in out
+
+
+def test_labels_are_never_taken_from_the_translation(db: Path, tmp_path: Path) -> None:
+    reference = store_with_source(db, tmp_path)
+    rows = aligned_rows()
+    rows[2] = ("contradiction", *rows[2][1:])
+    out = ok("--db", db, "translate", "import", german(tmp_path, rows), "--lang", "de",
+             "--align", "rows", "--reference", reference)  # fmt: skip
+    assert "label_mismatch 1" in out and "1 label columns disagree" in out
+    export = tmp_path / "pairs.jsonl"
+    ok("--db", db, "export", "--format", "jsonl", "--out", export)
+    labels = [json.loads(line)["gold_label"] for line in export.read_text().splitlines()]
+    assert labels == [label for _, _, label in SOURCE]
+
+
+def test_an_untranslated_row_is_flagged(db: Path, tmp_path: Path) -> None:
+    reference = store_with_source(db, tmp_path)
+    rows = aligned_rows()
+    rows[3] = (rows[3][0], rows[3][1], SOURCE[3][1])
+    out = ok("--db", db, "translate", "import", german(tmp_path, rows), "--lang", "de",
+             "--align", "rows", "--reference", reference)  # fmt: skip
+    assert "untranslated 1" in out
+
+
+def test_a_reference_the_store_does_not_hold_is_an_error(db: Path, tmp_path: Path) -> None:
+    store_with_source(db, tmp_path)
+    other = write_tsv(tmp_path / "other.tsv", ["sentence1", "sentence2", "gold_label"],
+                      [("A cat sleeps.", "An animal rests.", "entailment")])  # fmt: skip
+    file = german(tmp_path, [("entailment", "Eine Katze schläft.", "Ein Tier ruht.")])
+    result = run_cli("--db", db, "translate", "import", file, "--lang", "de", "--align", "rows",
+                     "--reference", other)  # fmt: skip
+    assert_user_error(result, "other.tsv, line 2", "no pair of the store has this premise")
+
+
+def test_rows_without_a_reference_is_an_error(db: Path, tmp_path: Path) -> None:
+    store_with_source(db, tmp_path)
+    file = german(tmp_path, [("entailment", "Ein Mann.", "Musik.")])
+    result = run_cli("--db", db, "translate", "import", file, "--lang", "de", "--align", "rows")
+    assert_user_error(result, "--align rows needs --reference")
+
+
+@requires_fixtures
+def test_myxnli_swahili_human_translation_by_row(db: Path) -> None:
+    folder = FIXTURES / "myxnli"
+    ok("--db", db, "import", folder / "my.genre.dev.tsv", "--format", "xnli", "--lang", "en",
+       "--label-order", "e,n,c")  # fmt: skip
+    out = ok("--db", db, "translate", "import", folder / "sw.genre.dev.tsv", "--lang", "sw",
+             "--align", "rows", "--reference", folder / "my.genre.dev.tsv")  # fmt: skip
+    print(out)
+    assert "3320 added" in out and "0 units still untranslated" in out
+    assert "label columns disagree" not in out  # 0 label mismatches against the source
+    print(ok("--db", db, "stats", "--table", "lengths", "--format", "csv"))
