@@ -920,3 +920,22 @@ class TranslateQaResult(BaseModel):
     ter: float
     ter_signature: str
     worst: list[WorstSegment]
+
+
+class SplitConfig(_Config):
+    """`nlibuild split`: dev and test from validated pairs, the rest train (OCNLI 3.4)."""
+
+    dev: int = Field(ge=0)
+    test: int = Field(ge=0)
+    protocols: tuple[Protocol, ...] = ()
+    balance_level: bool = False
+    seed: int = 13
+
+
+class SplitResult(BaseModel):
+    run_id: int
+    signature: str
+    counts: dict[str, int] = Field(description="pairs per split")
+    levels: dict[str, dict[str, int]] = Field(description="dev and test pairs per level")
+    held_out: int = Field(description="pairs of dev/test premises that are not validated")
+    shared_premises: list[str] = Field(description="premises in several splits (a leak)")

@@ -233,7 +233,16 @@ CREATE TABLE translation_checks (
 ) WITHOUT ROWID;
 """
 
-MIGRATIONS: tuple[str, ...] = (_SCHEMA_1, _SCHEMA_2, _SCHEMA_3, _SCHEMA_4, _SCHEMA_5)
+_SCHEMA_6 = """
+-- Train/dev/test: one split per pair (pairs left out of every split have no row).
+CREATE TABLE splits (
+    pair_pk INTEGER PRIMARY KEY REFERENCES pairs(pk),
+    split   TEXT NOT NULL CHECK (split IN ('train', 'dev', 'test')),
+    run_id  INTEGER NOT NULL REFERENCES runs(id)
+);
+"""
+
+MIGRATIONS: tuple[str, ...] = (_SCHEMA_1, _SCHEMA_2, _SCHEMA_3, _SCHEMA_4, _SCHEMA_5, _SCHEMA_6)
 """Schema scripts in order; the store's `user_version` is the number applied so far."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -826,6 +835,45 @@ class Store:
 
     def anonymous_annotators(self) -> set[str]:
         return {row[0] for row in self.conn.execute("SELECT id FROM annotators WHERE anonymous")}
+
+    # --- splits --------------------------------------------------------------------------
+
+    def split_candidates(
+        self, gold_method: str
+    ) -> list[tuple[int, int, str, str | None, str | None, bool]]:
+        """(pair key, premise key, premise ID, protocol, level, validated with a gold label)
+        for every pair, in pair order. Validated: a validator's vote (position >= 1) and a
+        gold label of `gold_method` that is not `-`."""
+        return [
+            (r[0], r[1], r[2], r[3], r[4], bool(r[5]))
+            for r in self.conn.execute(
+                "SELECT p.pk, p.premise_pk, pr.id, p.protocol, p.level, "
+                "EXISTS (SELECT 1 FROM votes v WHERE v.pair_pk = p.pk AND v.position >= 1) "
+                "AND EXISTS (SELECT 1 FROM gold g WHERE g.pair_pk = p.pk AND g.method = ? "
+                "            AND g.label <> '-') "
+                "FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk ORDER BY p.pk",
+                (gold_method,),
+            )
+        ]
+
+    def write_splits(self, rows: Sequence[tuple[int, str]], run_id: int) -> None:
+        """Replace every split: (pair key, split)."""
+        self.conn.execute("DELETE FROM splits")
+        self.conn.executemany(
+            "INSERT INTO splits(pair_pk, split, run_id) VALUES (?, ?, ?)",
+            [(pk, split, run_id) for pk, split in rows],
+        )
+
+    def premises_in_several_splits(self) -> list[str]:
+        """IDs of premises whose pairs are in more than one split (a leak)."""
+        return [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT pr.id FROM splits s JOIN pairs p ON p.pk = s.pair_pk "
+                "JOIN premises pr ON pr.pk = p.premise_pk GROUP BY pr.pk "
+                "HAVING count(DISTINCT s.split) > 1 ORDER BY pr.id"
+            )
+        ]
 
     # --- translation units --------------------------------------------------------------
 

@@ -1,0 +1,109 @@
+"""`nlibuild split`: train, dev and test, OCNLI's way (OCNLI section 3.4).
+
+Dev and test are drawn from relabelled pairs (a validator's vote and a gold label other
+than `-`), optionally of some protocols only, and balanced across levels when asked; the
+rest is train. All pairs of one premise go to one split, so no premise leaks from train
+into an evaluation set (the pairs of a dev/test premise that are not validated are held
+out of every split rather than put in train). Premises are taken in a seeded order of
+their IDs, so the result depends on the store's content and the seed only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import Counter, defaultdict
+
+from nlibuild._version import VERSION
+from nlibuild.errors import ConfigError
+from nlibuild.models import SplitConfig, SplitResult
+from nlibuild.signature import make_signature
+from nlibuild.store import Store
+
+NO_LEVEL = "-"
+
+
+def _rank(seed: int, premise_id: str) -> bytes:
+    return hashlib.blake2b(f"{seed}\x00{premise_id}".encode(), digest_size=8).digest()
+
+
+def run(store: Store, cfg: SplitConfig) -> SplitResult:
+    signature = make_signature(
+        "split",
+        {"dev": cfg.dev, "test": cfg.test, "protocol": [p.value for p in cfg.protocols],
+         "balance": "level" if cfg.balance_level else None, "seed": cfg.seed},
+        VERSION,
+    )  # fmt: skip
+    with store.atomic():
+        run_id = store.start_run("split", cfg.model_dump(mode="json"), signature, VERSION)
+        pairs = store.split_candidates("majority")
+        if not pairs:
+            raise ConfigError("the store has no pairs to split")
+        wanted = {p.value for p in cfg.protocols}
+        by_premise: dict[int, list[tuple[int, str | None, str | None, bool]]] = defaultdict(list)
+        premise_ids: dict[int, str] = {}
+        for pk, premise_pk, premise_id, protocol, level, validated in pairs:
+            usable = validated and (not wanted or protocol in wanted)
+            by_premise[premise_pk].append((pk, protocol, level, usable))
+            premise_ids[premise_pk] = premise_id
+        # Premises that can go to dev/test (some pair validated with a gold label), those
+        # with more usable pairs first (a premise with all its levels keeps the levels
+        # balanced), in a seeded order within.
+        usable_count = {pk: sum(1 for *_, u in items if u) for pk, items in by_premise.items()}
+        eligible = sorted(
+            (pk for pk, n in usable_count.items() if n),
+            key=lambda pk: (-usable_count[pk], _rank(cfg.seed, premise_ids[pk])),
+        )
+        available = sum(sum(1 for *_, u in by_premise[pk] if u) for pk in eligible)
+        if cfg.dev + cfg.test > available:
+            raise ConfigError(
+                f"--dev {cfg.dev} and --test {cfg.test} need {cfg.dev + cfg.test} validated "
+                f"pairs with a gold label, and the store has {available}"
+                + (f" of {', '.join(sorted(wanted))}" if wanted else "")
+                + "; run `aggregate-labels` after relabelling, or ask for fewer"
+            )
+        levels = sorted(
+            {lvl or NO_LEVEL for pk in eligible for _, _, lvl, u in by_premise[pk] if u}
+        )
+        assigned: dict[int, str] = {}
+        level_counts: dict[str, Counter[str]] = {}
+        for split, size in (("dev", cfg.dev), ("test", cfg.test)):
+            quota = math.ceil(size / len(levels)) if cfg.balance_level and levels else size
+            counts: Counter[str] = Counter()
+            total = 0
+            for premise_pk in eligible:
+                if total >= size:
+                    break
+                if premise_pk in assigned:
+                    continue
+                mine = Counter(lvl or NO_LEVEL for _, _, lvl, u in by_premise[premise_pk] if u)
+                if cfg.balance_level and any(counts[k] + n > quota for k, n in mine.items()):
+                    continue
+                if total + sum(mine.values()) > size:
+                    continue
+                assigned[premise_pk] = split
+                counts.update(mine)
+                total += sum(mine.values())
+            level_counts[split] = counts
+        rows: list[tuple[int, str]] = []
+        held_out = 0
+        for premise_pk, items in by_premise.items():
+            split = assigned.get(premise_pk, "train")
+            for pk, _, _, usable in items:
+                if split != "train" and not usable:
+                    held_out += 1
+                    continue
+                rows.append((pk, split))
+        store.write_splits(rows, run_id)
+        shared = store.premises_in_several_splits()
+        counts_by_split = Counter(split for _, split in rows)
+        result = SplitResult(
+            run_id=run_id,
+            signature=signature,
+            counts={s: counts_by_split.get(s, 0) for s in ("train", "dev", "test")},
+            levels={s: dict(sorted(c.items())) for s, c in level_counts.items()},
+            held_out=held_out,
+            shared_premises=shared,
+        )
+        store.finish_run(run_id, {**result.counts, "held_out": held_out})
+    return result

@@ -1,0 +1,98 @@
+"""`nlibuild split` (OCNLI 3.4): dev and test from relabelled pairs with a gold label,
+balanced across levels when asked, the rest train; all pairs of a premise in one split."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from conftest import assert_user_error, run_cli, table_counts
+
+LEVELS = ("easy", "medium", "hard")
+E, N, C = "entailment", "neutral", "contradiction"
+
+
+def ok(*args: str | Path) -> str:
+    result = run_cli(*args)
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+def corpus_store(db: Path, tmp_path: Path, premises: int = 20) -> Path:
+    """Premises with 3 MULTI pairs (one per level); premises of even number validated
+    (5 votes, a gold label), odd ones author-only; premise 0 has a 2-2-1 tie (no gold)."""
+    records = []
+    for i in range(premises):
+        for k, level in enumerate(LEVELS):
+            label = (E, N, C)[k]
+            votes = [label] if i % 2 else [label, label, label, N if label != N else E, C]
+            if i == 0 and k == 0:
+                votes = [E, E, N, N, C]
+            records.append({
+                "pair_id": f"p{i:02d}-{k}", "premise_id": f"p{i:02d}",
+                "premise": f"Premise number {i} says something.", "hypothesis": f"Hyp {i} {k}.",
+                "protocol": "MULTI", "level": level, "labels": votes,
+            })  # fmt: skip
+    path = tmp_path / "corpus.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    ok("--db", db, "import", path, "--format", "jsonl")
+    ok("--db", db, "aggregate-labels")
+    return db
+
+
+def splits(db: Path) -> dict[str, str]:
+    with sqlite3.connect(db) as conn:
+        return dict(
+            conn.execute("SELECT p.id, s.split FROM splits s JOIN pairs p ON p.pk = s.pair_pk")
+        )
+
+
+def test_dev_and_test_hold_validated_pairs_and_premises_never_cross(
+    db: Path, tmp_path: Path
+) -> None:
+    corpus_store(db, tmp_path)
+    out = ok("--db", db, "split", "--dev", "6", "--test", "6", "--balance", "level")
+    assert "no premise is shared across splits" in out
+    found = splits(db)
+    premise_split: dict[str, set[str]] = {}
+    for pair, split in found.items():
+        premise_split.setdefault(pair.split("-")[0], set()).add(split)
+    assert all(len(s) == 1 for s in premise_split.values())
+    evaluated = [p for p, s in found.items() if s in ("dev", "test")]
+    # Only validated premises (even numbers) with a gold label; p00-0 (a tie) never.
+    assert all(int(p[1:3]) % 2 == 0 for p in evaluated) and "p00-0" not in evaluated
+    for split in ("dev", "test"):
+        levels = sorted(p.split("-")[1] for p, s in found.items() if s == split)
+        assert levels == ["0", "0", "1", "1", "2", "2"]  # balanced: 2 easy, 2 medium, 2 hard
+    # Author-only premises are train; a pair missing from every split is an unusable pair
+    # (here the tie p00-0) of a dev/test premise, held out rather than leaked into train.
+    assert all(found[f"p{i:02d}-{k}"] == "train" for i in range(1, 20, 2) for k in range(3))
+    every = {f"p{i:02d}-{k}" for i in range(20) for k in range(3)}
+    assert all(premise_split[p.split("-")[0]] <= {"dev", "test"} for p in every - set(found))
+
+
+def test_the_same_seed_gives_the_same_split_and_another_seed_another(
+    db: Path, tmp_path: Path
+) -> None:
+    corpus_store(db, tmp_path)
+    ok("--db", db, "split", "--dev", "6", "--test", "6", "--seed", "1")
+    first = splits(db)
+    ok("--db", db, "split", "--dev", "6", "--test", "6", "--seed", "1")
+    assert splits(db) == first
+    ok("--db", db, "split", "--dev", "6", "--test", "6", "--seed", "2")
+    assert splits(db) != first
+
+
+def test_asking_for_more_than_the_validated_pairs_is_an_error(db: Path, tmp_path: Path) -> None:
+    corpus_store(db, tmp_path)
+    before = table_counts(db)
+    result = run_cli("--db", db, "split", "--dev", "20", "--test", "20")
+    assert_user_error(result, "need 40 validated pairs with a gold label", "has 29")
+    assert table_counts(db) == before
+
+
+def test_only_the_chosen_protocols_go_to_dev_and_test(db: Path, tmp_path: Path) -> None:
+    corpus_store(db, tmp_path)
+    result = run_cli("--db", db, "split", "--dev", "3", "--test", "3", "--protocol", "SINGLE")
+    assert_user_error(result, "of SINGLE")
