@@ -205,7 +205,8 @@ def export(
         str | None,
         typer.Option(
             "--format",
-            help="mnli-jsonl, ocnli-json, xnli-tsv, hf-jsonl or jsonl (default: the preset's).",
+            help="mnli-jsonl, ocnli-json, xnli-tsv, xnli-jsonl, hf-jsonl or jsonl "
+            "(default: the preset's).",
         ),
     ] = None,
     label_order: Annotated[
@@ -218,10 +219,17 @@ def export(
     ] = NoGoldPolicy.MINUS_ONE.value,
     lang: Annotated[
         list[str] | None,
-        typer.Option("--lang", help="Only these languages (xnli-tsv: also translations)."),
+        typer.Option(
+            "--lang", help="Only these languages (xnli-tsv/xnli-jsonl: also translations)."
+        ),
+    ] = None,
+    split: Annotated[
+        str | None, typer.Option(help="Only this split: train, dev or test (`nlibuild split`).")
     ] = None,
 ) -> None:
-    """Write the corpus in a released format."""
+    """Write the corpus in a released format. xnli-tsv and xnli-jsonl are multilingual:
+    rows keyed by (language, pairID), each translated language's premise and hypothesis with
+    the source's labels, written only where both are translated."""
     from nlibuild.stages.export import run
 
     with user_errors():
@@ -241,6 +249,7 @@ def export(
                 label_order=order or DEFAULT_LABEL_ORDER,
                 no_gold=choice(NoGoldPolicy, no_gold, "--no-gold"),
                 langs=split_list(lang),
+                split=split,
             )
             result = run(store, cfg)
     line = f"Exported {counted(result.rows, 'pair')} to {result.out} as {cfg.format.value}"

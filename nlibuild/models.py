@@ -62,6 +62,7 @@ class ExportFormat(StrEnum):
     MNLI_JSONL = "mnli-jsonl"
     OCNLI_JSON = "ocnli-json"
     XNLI_TSV = "xnli-tsv"
+    XNLI_JSONL = "xnli-jsonl"
     HF_JSONL = "hf-jsonl"
     JSONL = "jsonl"
 
@@ -148,6 +149,7 @@ class ExportConfig(_Config):
     label_order: tuple[Label, Label, Label] = DEFAULT_LABEL_ORDER
     no_gold: NoGoldPolicy = NoGoldPolicy.MINUS_ONE
     langs: tuple[str, ...] = ()
+    split: str | None = Field(default=None, pattern="^(train|dev|test)$")
 
 
 class SourceFormat(StrEnum):

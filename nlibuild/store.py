@@ -864,6 +864,12 @@ class Store:
             [(pk, split, run_id) for pk, split in rows],
         )
 
+    def pairs_in_split(self, split: str) -> set[int]:
+        """Keys of the pairs of one split (empty before `nlibuild split`)."""
+        return {
+            r[0] for r in self.conn.execute("SELECT pair_pk FROM splits WHERE split = ?", (split,))
+        }
+
     def premises_in_several_splits(self) -> list[str]:
         """IDs of premises whose pairs are in more than one split (a leak)."""
         return [

@@ -96,3 +96,12 @@ def test_only_the_chosen_protocols_go_to_dev_and_test(db: Path, tmp_path: Path) 
     corpus_store(db, tmp_path)
     result = run_cli("--db", db, "split", "--dev", "3", "--test", "3", "--protocol", "SINGLE")
     assert_user_error(result, "of SINGLE")
+
+
+def test_export_writes_one_split(db: Path, tmp_path: Path) -> None:
+    corpus_store(db, tmp_path)
+    ok("--db", db, "split", "--dev", "6", "--test", "6", "--balance", "level")
+    out = tmp_path / "dev.jsonl"
+    ok("--db", db, "export", "--format", "jsonl", "--split", "dev", "--out", out)
+    exported = {json.loads(line)["pair_id"] for line in out.read_text().splitlines()}
+    assert exported == {pair for pair, split in splits(db).items() if split == "dev"}

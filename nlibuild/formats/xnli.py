@@ -169,16 +169,16 @@ def clean_field(text: str) -> str:
     return " ".join(text.replace("\t", " ").splitlines())
 
 
-def write(
-    handle: IO[bytes],
+def multilingual_rows(
     rows: Iterator[ExportRow],
     translations: dict[tuple[str, str], str],
     langs: tuple[str, ...],
-) -> int:
-    """Write XNLI tsv: the pairs' own rows, then one row per translated language and pair.
+) -> tuple[list[str], Iterator[dict[str, str]]]:
+    """XNLI's rows keyed by (language, pairID): the pairs' own rows, then one row per
+    translated language and pair, as dicts of HEADER and the extra columns (returned first).
 
     `translations` maps (unit ID, language) to text; a pair gets a row in a language only
-    when both its premise and hypothesis are translated there. Returns the row count.
+    when both its premise and hypothesis are translated there. Labels are the source's.
     """
     extra_columns: list[str] = []
     buffered: list[ExportRow] = []
@@ -188,29 +188,46 @@ def write(
             for key in orjson.loads(source) if source else {}:
                 if key not in extra_columns and key not in HEADER:
                     extra_columns.append(key)
-    handle.write(("\t".join((*HEADER, *extra_columns)) + "\n").encode())
     pair_langs = sorted({row.lang for row in buffered})
     other_langs = sorted({lang for (_, lang) in translations})
     wanted = [lang for lang in sorted({*pair_langs, *other_langs}) if not langs or lang in langs]
+
+    def generate() -> Iterator[dict[str, str]]:
+        for lang in wanted:
+            for row in buffered:
+                if row.lang == lang:
+                    premise, hypothesis = row.premise, row.hypothesis
+                else:
+                    premise = translations.get((f"p:{row.premise_id}", lang), "")
+                    hypothesis = translations.get((f"h:{row.id}", lang), "")
+                    if not premise or not hypothesis:
+                        continue
+                extras: dict[str, Any] = {}
+                for source in (row.premise_extra_json, row.extra_json):
+                    if source:
+                        extras.update(orjson.loads(source))
+                votes = [*row.labels[:5], *[""] * (5 - min(5, len(row.labels)))]
+                fields = [
+                    lang, row.gold or NO_GOLD, premise, hypothesis, row.premise_id, row.id,
+                    row.genre or "", *votes, *(str(extras.get(c, "")) for c in extra_columns),
+                ]  # fmt: skip
+                yield dict(zip((*HEADER, *extra_columns), fields, strict=True))
+
+    return extra_columns, generate()
+
+
+def write(
+    handle: IO[bytes],
+    rows: Iterator[ExportRow],
+    translations: dict[tuple[str, str], str],
+    langs: tuple[str, ...],
+) -> int:
+    """Write XNLI tsv (see `multilingual_rows`). Returns the row count."""
+    extra_columns, records = multilingual_rows(rows, translations, langs)
+    columns = (*HEADER, *extra_columns)
+    handle.write(("\t".join(columns) + "\n").encode())
     written = 0
-    for lang in wanted:
-        for row in buffered:
-            if row.lang == lang:
-                premise, hypothesis = row.premise, row.hypothesis
-            else:
-                premise = translations.get((f"p:{row.premise_id}", lang), "")
-                hypothesis = translations.get((f"h:{row.id}", lang), "")
-                if not premise or not hypothesis:
-                    continue
-            extras: dict[str, Any] = {}
-            for source in (row.premise_extra_json, row.extra_json):
-                if source:
-                    extras.update(orjson.loads(source))
-            votes = [*row.labels[:5], *[""] * (5 - min(5, len(row.labels)))]
-            fields = [
-                lang, row.gold or NO_GOLD, premise, hypothesis, row.premise_id, row.id,
-                row.genre or "", *votes, *(str(extras.get(c, "")) for c in extra_columns),
-            ]  # fmt: skip
-            handle.write(("\t".join(clean_field(f) for f in fields) + "\n").encode())
-            written += 1
+    for record in records:
+        handle.write(("\t".join(clean_field(record[c]) for c in columns) + "\n").encode())
+        written += 1
     return written

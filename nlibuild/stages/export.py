@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import IO
 
 from nlibuild._version import VERSION
+from nlibuild.errors import ConfigError
 from nlibuild.formats import hf, mnli, ocnli, xnli
 from nlibuild.formats.tabular import write_atomically, write_json_lines
 from nlibuild.models import (
@@ -35,6 +36,7 @@ def signature_of(cfg: ExportConfig) -> str:
         "label-order": format_label_order(cfg.label_order) if integer_labels else None,
         "no-gold": cfg.no_gold.value if integer_labels else None,
         "lang": cfg.langs,
+        "split": cfg.split,
     }
     return make_signature("export", settings, VERSION)
 
@@ -62,8 +64,17 @@ def run(store: Store, cfg: ExportConfig) -> ExportResult:
     with store.atomic():
         run_id = store.start_run("export", cfg.model_dump(mode="json"), signature, VERSION)
         rows: Iterator[ExportRow] = store.iter_export_rows(GOLD_PREFERENCE)
-        if cfg.langs and cfg.format is not ExportFormat.XNLI_TSV:
+        multilingual = cfg.format in (ExportFormat.XNLI_TSV, ExportFormat.XNLI_JSONL)
+        if cfg.langs and not multilingual:
             rows = (row for row in rows if row.lang in cfg.langs)
+        if cfg.split is not None:
+            members = store.pairs_in_split(cfg.split)
+            if not members:
+                raise ConfigError(
+                    f"--split {cfg.split}: the store has no such split; make the splits with "
+                    "`nlibuild split --dev N --test N`"
+                )
+            rows = (row for row in rows if row.pk in members)
         no_gold_rows = 0
 
         def counted(source: Iterator[ExportRow]) -> Iterator[ExportRow]:
@@ -90,6 +101,10 @@ def run(store: Store, cfg: ExportConfig) -> ExportResult:
             sidecar = hf.sidecar_path(cfg.out)
             info = records.label_info(count)
             sidecar.write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        elif cfg.format is ExportFormat.XNLI_JSONL:
+            translations = {(u, lang): text for u, lang, text in store.translated_units("human")}
+            _, by_language = xnli.multilingual_rows(counted(rows), translations, cfg.langs)
+            count = write_json_lines(cfg.out, by_language)
         else:
             translations = {(u, lang): text for u, lang, text in store.translated_units("human")}
             source = counted(rows)
