@@ -60,6 +60,12 @@ demo: $(STAMP)
 	$(BIN)/nlibuild --db $(DEMO)/ocnli.db init --preset ocnli
 	$(BIN)/nlibuild --db $(DEMO)/ocnli.db import data/sample_ocnli.json
 	$(BIN)/nlibuild --db $(DEMO)/ocnli.db export --format hf-jsonl --out $(DEMO)/ocnli.hf.jsonl
+	$(BIN)/nlibuild --db $(DEMO)/demo.db translate export --lang de --out $(DEMO)/units.de.tsv
+	$(BIN)/nlibuild --db $(DEMO)/demo.db translate import data/translations/sample_mnli.de.tsv \
+		--lang de --translator de01
+	$(BIN)/nlibuild --db $(DEMO)/demo.db stats --table lengths
+	$(BIN)/nlibuild --db $(DEMO)/demo.db export --format xnli-tsv --lang en,de \
+		--out $(DEMO)/sample.en-de.xnli.tsv
 
 test: $(STAMP)
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest
