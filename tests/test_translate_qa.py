@@ -104,3 +104,34 @@ def test_myxnli_burmese_mt_against_the_human_translation(db: Path, tmp_path: Pat
     )
     assert result["tokenizer"].startswith("char")
     assert 10 < result["chrf"] < 90
+
+
+@requires_fixtures
+def test_myxnli_swahili_mt_against_the_human_translation(db: Path, tmp_path: Path) -> None:
+    folder = FIXTURES / "myxnli"
+    reference = folder / "my.genre.test.tsv"
+    ok("--db", db, "import", reference, "--format", "xnli", "--lang", "en",
+       "--label-order", "e,n,c")  # fmt: skip
+    human = ok("--db", db, "translate", "import", folder / "sw.genre.test.tsv", "--lang", "sw",
+               "--align", "rows", "--reference", reference)  # fmt: skip
+    assert "label columns disagree" not in human
+    units = tmp_path / "units.jsonl"
+    ok("--db", db, "translate", "export", "--lang", "sw", "--kind", "mt", "--out", units)
+    with (folder / "sw.bleu.test.tsv").open(encoding="utf-8") as handle:
+        rows = list(csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))[1:]
+    by_source: dict[str, str] = {}
+    for row in rows:  # columns 2-3: the MT output, 4-5: the English source
+        by_source.setdefault(" ".join(row[3].split()), row[1])
+        by_source.setdefault(" ".join(row[4].split()), row[2])
+    records = [json.loads(line) for line in units.read_text(encoding="utf-8").splitlines()]
+    mt = {r["unit_id"]: by_source[r["source"]] for r in records if r["source"] in by_source}
+    ok("--db", db, "translate", "import", fill(units, tmp_path / "mt.jsonl", mt), "--lang", "sw",
+       "--kind", "mt", "--partial")  # fmt: skip
+    result = json.loads(ok("--db", db, "translate", "qa", "--lang", "sw", "--format", "json"))
+    print(
+        f"myXNLI test, Swahili MT against human: {result['segments']} segments, "
+        f"BLEU {result['bleu']:.1f} ({result['tokenizer']}), chrF {result['chrf']:.1f}, "
+        f"TER {result['ter']:.1f}; {result['bleu_signature']}"
+    )
+    assert result["tokenizer"].startswith("13a")
+    assert 5 < result["bleu"] < 90 and 20 < result["chrf"] < 95
