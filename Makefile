@@ -79,6 +79,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_import.py --append-results
 	$(BIN)/python bench/bench_ingest.py --append-results
 	$(BIN)/pip install --quiet -e ".[bench]" && $(BIN)/python bench/bench_aggregate.py --append-results
+	$(BIN)/python bench/bench_translate.py --append-results
 
 schemas: $(STAMP)
 	$(BIN)/nlibuild schemas --out schemas
