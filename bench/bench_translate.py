@@ -67,7 +67,7 @@ PROFILE_TOP = 25
 _LATIN = "abcdefghijklmnoprstuvwyz"
 _SCRIPTS: dict[str, str] = {
     "ar": "".join(chr(c) for c in range(0x0627, 0x064B)),
-    "ur": "".join(chr(c) for c in range(0x0627, 0x064B)) + "\u0679\u0688\u0691\u06BA\u06BE",
+    "ur": "".join(chr(c) for c in range(0x0627, 0x064B)) + "\u0679\u0688\u0691\u06ba\u06be",
     "bg": "абвгдежзиклмнопрстуфхцчшщъюя",
     "ru": "абвгдежзиклмнопрстуфхцчшщыьэюя",
     "el": "αβγδεζηθικλμνξοπρστυφχψω",
@@ -270,7 +270,9 @@ def run_bench(path: Path, langs: list[str], qa_segments: int, profile_lang: str)
             kind_tsv = tmp / f"qa_{kind}.tsv"
             with open(kind_tsv, "w", encoding="utf-8") as handle:
                 handle.write("unit_id\tsource_lang\tsource\tlang\ttext\n")
-                handle.writelines(f"{u}\t{sl}\t{s}\t{QA_LANG}\t{texts[u]}\n" for u, sl, s in qa_units)
+                handle.writelines(
+                    f"{u}\t{sl}\t{s}\t{QA_LANG}\t{texts[u]}\n" for u, sl, s in qa_units
+                )
             measure(f"qa translate import {kind}", [*qa, "translate", "import", str(kind_tsv),
                     "--lang", QA_LANG, "--kind", kind, "--partial"])  # fmt: skip
         # The peer reads the same strings, in the order qa scores them (sorted unit IDs).
@@ -297,8 +299,21 @@ def _qa_scores(stdout: str) -> dict[str, float]:
     return {k: float(data[k]) for k in ("bleu", "chrf", "ter")}
 
 
-def _report(path, langs, units, rows, setup_s, generate_s, file_mib, store_mib, qa_run, peer,
-            qa_segments, profile_lang, profile) -> str:  # type: ignore[no-untyped-def]
+def _report(
+    path,
+    langs,
+    units,
+    rows,
+    setup_s,
+    generate_s,
+    file_mib,
+    store_mib,
+    qa_run,
+    peer,
+    qa_segments,
+    profile_lang,
+    profile,
+) -> str:  # type: ignore[no-untyped-def]
     n = len(units)
     premises = sum(1 for u in units if u[0].startswith("p:"))
     table = [
@@ -376,7 +391,7 @@ def _report(path, langs, units, rows, setup_s, generate_s, file_mib, store_mib, 
     ]
     return "\n".join([
         *(f"- {k}: {v}" for k, v in facts), "",
-        f"`nlibuild translate import FILE --lang XX`, one process a language, in this order:",
+        "`nlibuild translate import FILE --lang XX`, one process a language, in this order:",
         "", *table, "",
         f"`translate qa` on {qa_segments:,} segments ({QA_LANG}, mt against human):", "",
         *qa_table, "", *scores, "", "Targets:", "", *targets, "", *notes, "",
