@@ -216,8 +216,20 @@ def run_bench(path: Path, langs: list[str], qa_segments: int, profile_lang: str)
         measure("nlibuild init", [*with_db, "init", "--preset", "mnli"])
         setup_import = measure("nlibuild import", [*with_db, "import", str(path)])
         units_tsv = tmp / "units.tsv"
-        measure("translate export", [*with_db, "translate", "export", "--lang", langs[0],
-                                     "--format", "tsv", "--out", str(units_tsv)])  # fmt: skip
+        measure(
+            "translate export",
+            [
+                *with_db,
+                "translate",
+                "export",
+                "--lang",
+                langs[0],
+                "--format",
+                "tsv",
+                "--out",
+                str(units_tsv),
+            ],
+        )
         units = _read_units(units_tsv)
         started = time.perf_counter()
         files = {}
@@ -234,18 +246,32 @@ def run_bench(path: Path, langs: list[str], qa_segments: int, profile_lang: str)
         rows = []
         for lang in langs:
             print(f"nlibuild translate import --lang {lang} ...", file=sys.stderr)
-            m = measure(f"translate import {lang}",
-                        [*with_db, "translate", "import", str(files[lang]), "--lang", lang])  # fmt: skip
+            m = measure(
+                f"translate import {lang}",
+                [*with_db, "translate", "import", str(files[lang]), "--lang", lang],
+            )
             said = m.stdout.strip().splitlines()[-1] if m.stdout.strip() else ""
             rows.append((lang, m, said))
-            print(f"  {m.wall_s:.2f} s, {len(units) / m.wall_s:,.0f} units/s, "
-                  f"{m.tree_peak_mib:,.0f} MiB", file=sys.stderr)  # fmt: skip
+            print(
+                f"  {m.wall_s:.2f} s, {len(units) / m.wall_s:,.0f} units/s, "
+                f"{m.tree_peak_mib:,.0f} MiB",
+                file=sys.stderr,
+            )
         store_mib = sum(f.stat().st_size for f in tmp.glob("bench.db*")) / 2**20
 
         print(f"profile: translate import --lang {profile_lang} (cProfile) ...", file=sys.stderr)
-        profile = _profile(["--db", str(profile_db), "translate", "import",
-                            str(files[profile_lang]), "--lang", profile_lang],
-                           tmp / "profile.txt")  # fmt: skip
+        profile = _profile(
+            [
+                "--db",
+                str(profile_db),
+                "translate",
+                "import",
+                str(files[profile_lang]),
+                "--lang",
+                profile_lang,
+            ],
+            tmp / "profile.txt",
+        )
 
         # qa: a store whose qa_segments units have a human and an mt translation.
         print(f"setup: qa store with {qa_segments:,} segments ...", file=sys.stderr)
@@ -260,8 +286,20 @@ def run_bench(path: Path, langs: list[str], qa_segments: int, profile_lang: str)
         measure("qa init", [*qa, "init", "--preset", "mnli"])
         measure("qa import", [*qa, "import", str(qa_jsonl)])
         qa_units_tsv = tmp / "qa_units.tsv"
-        measure("qa export", [*qa, "translate", "export", "--lang", QA_LANG, "--format", "tsv",
-                              "--out", str(qa_units_tsv)])  # fmt: skip
+        measure(
+            "qa export",
+            [
+                *qa,
+                "translate",
+                "export",
+                "--lang",
+                QA_LANG,
+                "--format",
+                "tsv",
+                "--out",
+                str(qa_units_tsv),
+            ],
+        )
         qa_units = sorted(_read_units(qa_units_tsv))[:qa_segments]
         translate = PseudoTranslator(QA_LANG)
         human = {u: translate(source) for u, _, source in qa_units}
@@ -273,8 +311,20 @@ def run_bench(path: Path, langs: list[str], qa_segments: int, profile_lang: str)
                 handle.writelines(
                     f"{u}\t{sl}\t{s}\t{QA_LANG}\t{texts[u]}\n" for u, sl, s in qa_units
                 )
-            measure(f"qa translate import {kind}", [*qa, "translate", "import", str(kind_tsv),
-                    "--lang", QA_LANG, "--kind", kind, "--partial"])  # fmt: skip
+            measure(
+                f"qa translate import {kind}",
+                [
+                    *qa,
+                    "translate",
+                    "import",
+                    str(kind_tsv),
+                    "--lang",
+                    QA_LANG,
+                    "--kind",
+                    kind,
+                    "--partial",
+                ],
+            )
         # The peer reads the same strings, in the order qa scores them (sorted unit IDs).
         hyp_txt, ref_txt = tmp / "hyp.txt", tmp / "ref.txt"
         hyp_txt.write_text("".join(f"{mt[u]}\n" for u in sorted(mt)), encoding="utf-8")
@@ -282,14 +332,27 @@ def run_bench(path: Path, langs: list[str], qa_segments: int, profile_lang: str)
         for file in (qa_db, hyp_txt, ref_txt):
             _warm_cache(file)
         print("nlibuild translate qa ...", file=sys.stderr)
-        qa_run = measure("translate qa", [*qa, "translate", "qa", "--lang", QA_LANG,
-                                          "--format", "json"])  # fmt: skip
+        qa_run = measure(
+            "translate qa", [*qa, "translate", "qa", "--lang", QA_LANG, "--format", "json"]
+        )
         print("peer: sacrebleu on the plain files ...", file=sys.stderr)
-        peer = measure("peer", [sys.executable, "-c", PEER, str(hyp_txt), str(ref_txt),
-                                "13a", "0"])  # fmt: skip
+        peer = measure("peer", [sys.executable, "-c", PEER, str(hyp_txt), str(ref_txt), "13a", "0"])
 
-    return _report(path, langs, units, rows, setup_import.wall_s, generate_s, file_mib,
-                   store_mib, qa_run, peer, qa_segments, profile_lang, profile)  # fmt: skip
+    return _report(
+        path,
+        langs,
+        units,
+        rows,
+        setup_import.wall_s,
+        generate_s,
+        file_mib,
+        store_mib,
+        qa_run,
+        peer,
+        qa_segments,
+        profile_lang,
+        profile,
+    )
 
 
 def _qa_scores(stdout: str) -> dict[str, float]:
@@ -323,12 +386,16 @@ def _report(
     ]
     for lang, m, said in rows:
         checks = said[said.find("checks") :].split(" (run ")[0] if "checks" in said else ""
-        table.append(f"| {lang} | {m.wall_s:.2f} | {n / m.wall_s:,.0f} | {m.tree_peak_mib:,.0f} "
-                     f"| {m.peak_mib:,.0f} | {checks[:120]} |")  # fmt: skip
+        table.append(
+            f"| {lang} | {m.wall_s:.2f} | {n / m.wall_s:,.0f} | {m.tree_peak_mib:,.0f} "
+            f"| {m.peak_mib:,.0f} | {checks[:120]} |"
+        )
     total = sum(m.wall_s for _, m, _ in rows)
     peak = max(m.tree_peak_mib for _, m, _ in rows)
-    table.append(f"| **all {len(rows)}** | **{total:.1f}** | **{n * len(rows) / total:,.0f}** "
-                 f"| **{peak:,.0f}** (largest) | {max(m.peak_mib for _, m, _ in rows):,.0f} | |")  # fmt: skip
+    table.append(
+        f"| **all {len(rows)}** | **{total:.1f}** | **{n * len(rows) / total:,.0f}** "
+        f"| **{peak:,.0f}** (largest) | {max(m.peak_mib for _, m, _ in rows):,.0f} | |"
+    )
 
     ours = _qa_scores(qa_run.stdout)
     peer_out = json.loads(peer.stdout)
@@ -346,9 +413,11 @@ def _report(
     scores = [
         "| score | nlibuild | sacrebleu | diff |",
         "|---|---:|---:|---:|",
-        *(f"| {k} | {ours[k]:.6f} | {theirs[k]:.6f} | {abs(ours[k] - theirs[k]):.1e} |"
-          for k in ("bleu", "chrf", "ter")),
-    ]  # fmt: skip
+        *(
+            f"| {k} | {ours[k]:.6f} | {theirs[k]:.6f} | {abs(ours[k] - theirs[k]):.1e} |"
+            for k in ("bleu", "chrf", "ter")
+        ),
+    ]
 
     def met(ok: bool) -> str:
         return "met" if ok else "**not met**"
@@ -372,12 +441,15 @@ def _report(
         ("File", f"{path}"),
         ("Units per language", f"{n:,} ({premises:,} premises, {n - premises:,} hypotheses)"),
         ("Languages", ", ".join(langs)),
-        ("Setup, not timed", f"store import {setup_s:.1f} s; {len(langs)} tsv files "
-                             f"({file_mib:,.0f} MiB) generated in {generate_s:.1f} s; "
-                             f"store after the imports {store_mib:,.0f} MiB"),
+        (
+            "Setup, not timed",
+            f"store import {setup_s:.1f} s; {len(langs)} tsv files "
+            f"({file_mib:,.0f} MiB) generated in {generate_s:.1f} s; "
+            f"store after the imports {store_mib:,.0f} MiB",
+        ),
         *machine_facts(),
         ("sacrebleu", _version("sacrebleu")),
-    ]  # fmt: skip
+    ]
     phases = "; ".join(f"{k} {v:.2f} s" for k, v in peer_out["phases"].items())
     notes = [
         "Wall times are whole processes (interpreter start-up and imports included). Each "
@@ -389,16 +461,35 @@ def _report(
         "script; the mt side is the human side with about 8% of words dropped, 8% swapped "
         "with the previous one and 5% repeated.",
     ]
-    return "\n".join([
-        *(f"- {k}: {v}" for k, v in facts), "",
-        "`nlibuild translate import FILE --lang XX`, one process a language, in this order:",
-        "", *table, "",
-        f"`translate qa` on {qa_segments:,} segments ({QA_LANG}, mt against human):", "",
-        *qa_table, "", *scores, "", "Targets:", "", *targets, "", *notes, "",
-        f"Profile of one import (`python -m cProfile -s cumtime -m nlibuild ... translate "
-        f"import ... --lang {profile_lang}`, on a copy of the store before the timed imports), "
-        f"top {PROFILE_TOP} by cumulative time:", "", "```", profile, "```",
-    ])  # fmt: skip
+    return "\n".join(
+        [
+            *(f"- {k}: {v}" for k, v in facts),
+            "",
+            "`nlibuild translate import FILE --lang XX`, one process a language, in this order:",
+            "",
+            *table,
+            "",
+            f"`translate qa` on {qa_segments:,} segments ({QA_LANG}, mt against human):",
+            "",
+            *qa_table,
+            "",
+            *scores,
+            "",
+            "Targets:",
+            "",
+            *targets,
+            "",
+            *notes,
+            "",
+            f"Profile of one import (`python -m cProfile -s cumtime -m nlibuild ... translate "
+            f"import ... --lang {profile_lang}`, on a copy of the store before the timed imports), "
+            f"top {PROFILE_TOP} by cumulative time:",
+            "",
+            "```",
+            profile,
+            "```",
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -406,18 +497,25 @@ def main(argv: list[str] | None = None) -> int:
         description="Time nlibuild translate import (15 languages) and translate qa "
         "against sacrebleu."
     )
-    parser.add_argument("--file", type=Path,
-                        help="MNLI-format jsonl (default: mnli_N.jsonl beside "
-                        f"{DEFAULT_FILE}, generated when missing).")  # fmt: skip
-    parser.add_argument("--pairs", type=int, default=400_000,
-                        help="Pairs (default 400000, XNLI-MT size).")  # fmt: skip
-    parser.add_argument("--langs", default=",".join(LANGS),
-                        help="Comma-separated target languages (default: 15).")  # fmt: skip
+    parser.add_argument(
+        "--file",
+        type=Path,
+        help="MNLI-format jsonl (default: mnli_N.jsonl beside "
+        f"{DEFAULT_FILE}, generated when missing).",
+    )
+    parser.add_argument(
+        "--pairs", type=int, default=400_000, help="Pairs (default 400000, XNLI-MT size)."
+    )
+    parser.add_argument(
+        "--langs", default=",".join(LANGS), help="Comma-separated target languages (default: 15)."
+    )
     parser.add_argument("--qa-segments", type=int, default=5000)
-    parser.add_argument("--profile-lang", default="zh",
-                        help="The language whose import is profiled (default zh).")  # fmt: skip
-    parser.add_argument("--append-results", action="store_true",
-                        help="Also append the report to bench/RESULTS.md.")  # fmt: skip
+    parser.add_argument(
+        "--profile-lang", default="zh", help="The language whose import is profiled (default zh)."
+    )
+    parser.add_argument(
+        "--append-results", action="store_true", help="Also append the report to bench/RESULTS.md."
+    )
     args = parser.parse_args(argv)
     langs = [x.strip() for x in args.langs.split(",") if x.strip()]
     if args.profile_lang not in langs:
