@@ -125,7 +125,8 @@ def test_bad_option_values_are_one_error_line(db: Path, tmp_path: Path) -> None:
     result = run_cli("--db", db, "export", "--format", "csv", "--out", tmp_path / "x")
     assert result.exit_code == 1
     assert result.stderr == (
-        "Error: --format 'csv' is not one of: mnli-jsonl, ocnli-json, xnli-tsv, xnli-jsonl, hf-jsonl, jsonl\n"
+        "Error: --format 'csv' is not one of: mnli-jsonl, ocnli-json, xnli-tsv, xnli-jsonl, "
+        "hf-jsonl, jsonl\n"
     )
 
 
