@@ -45,6 +45,16 @@ elicit_app = typer.Typer(
 _PROTOCOLS = ", ".join(p.value for p in Protocol)
 _FORMATS = "jsonl, csv, labelstudio or mturk"
 
+# Options that `elicit` and `relabel` (cli_relabel.py) share.
+PlatformOption = Annotated[str, typer.Option("--format", help=f"Platform: {_FORMATS}.")]
+InstructionsOption = Annotated[
+    str, typer.Option(help="Languages of the instructions to include (default en,zh).")
+]
+AnnotatorMapOption = Annotated[
+    Path | None,
+    typer.Option(help="csv: platform,platform_id,annotator: platform worker IDs to ours."),
+]
+
 
 def read_writer_ids(value: str) -> tuple[str, ...]:
     """Writer IDs from a file (one per line, or the first column of a csv; `#` comments
@@ -129,13 +139,11 @@ def export(
         list[str] | None, typer.Argument(help="Batch IDs (e0001 ...); or --all.")
     ] = None,
     all_batches: Annotated[bool, typer.Option("--all", help="Every elicitation batch.")] = False,
-    format: Annotated[str, typer.Option("--format", help=f"Platform: {_FORMATS}.")] = "jsonl",
+    format: PlatformOption = "jsonl",
     out_dir: Annotated[Path, typer.Option("--out", help="The folder to write the package to.")] = (
         Path("elicit-out")
     ),
-    instructions: Annotated[
-        str, typer.Option(help="Languages of the instructions to include (default en,zh).")
-    ] = "en,zh",
+    instructions: InstructionsOption = "en,zh",
 ) -> None:
     """Write the work package: task files with our IDs, instructions, the platform's form."""
     from nlibuild.stages.elicit_export import run
@@ -179,11 +187,8 @@ def export_package(
 def import_(
     ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="The answers file.")],
-    format: Annotated[str, typer.Option("--format", help=f"Platform: {_FORMATS}.")] = "jsonl",
-    annotators: Annotated[
-        Path | None,
-        typer.Option(help="csv: platform,platform_id,annotator: platform worker IDs to ours."),
-    ] = None,
+    format: PlatformOption = "jsonl",
+    annotators: AnnotatorMapOption = None,
     on_violation: Annotated[
         str | None,
         typer.Option(help="A pair that breaks a rule is kept and flagged (flag) or not (reject)."),

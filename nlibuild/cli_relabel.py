@@ -18,7 +18,13 @@ from nlibuild.cli_common import (
     state_of,
     user_errors,
 )
-from nlibuild.cli_elicit import export_package, read_writer_ids
+from nlibuild.cli_elicit import (
+    AnnotatorMapOption,
+    InstructionsOption,
+    PlatformOption,
+    export_package,
+    read_writer_ids,
+)
 from nlibuild.errors import ConfigError
 from nlibuild.models import (
     PlatformFormat,
@@ -40,7 +46,6 @@ relabel_app = typer.Typer(
 
 _PROTOCOLS = ", ".join(p.value for p in Protocol)
 _KEYS = ", ".join(k.value for k in StratumKey)
-_FORMATS = "jsonl, csv, labelstudio or mturk"
 
 
 def stratify_option(value: str) -> tuple[StratumKey, ...]:
@@ -119,13 +124,11 @@ def export(
         list[str] | None, typer.Argument(help="Batch IDs (r0001 ...); or --all.")
     ] = None,
     all_batches: Annotated[bool, typer.Option("--all", help="Every relabelling batch.")] = False,
-    format: Annotated[str, typer.Option("--format", help=f"Platform: {_FORMATS}.")] = "jsonl",
+    format: PlatformOption = "jsonl",
     out_dir: Annotated[Path, typer.Option("--out", help="The folder to write the package to.")] = (
         Path("relabel-out")
     ),
-    instructions: Annotated[
-        str, typer.Option(help="Languages of the instructions to include (default en,zh).")
-    ] = "en,zh",
+    instructions: InstructionsOption = "en,zh",
 ) -> None:
     """Write the work package: one task per pair with our IDs, instructions, the form."""
     from nlibuild.stages.relabel_export import run
@@ -138,11 +141,8 @@ def export(
 def import_(
     ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="The labels file.")],
-    format: Annotated[str, typer.Option("--format", help=f"Platform: {_FORMATS}.")] = "jsonl",
-    annotators: Annotated[
-        Path | None,
-        typer.Option(help="csv: platform,platform_id,annotator: platform worker IDs to ours."),
-    ] = None,
+    format: PlatformOption = "jsonl",
+    annotators: AnnotatorMapOption = None,
     label_order: Annotated[
         str | None, typer.Option(help="Meaning of integer labels, e.g. e,n,c.")
     ] = None,

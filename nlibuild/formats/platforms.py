@@ -309,31 +309,46 @@ def _labelstudio_user(completed_by: Any) -> str | None:
 
 # --- MTurk -------------------------------------------------------------------------------
 
-MTURK_REQUIRED = ("AssignmentId", "WorkerId", "AssignmentStatus", "Input.batch", "Input.premise_id")
 
-
-def _read_mturk(path: Path) -> AnswerFile:
+def mturk_results(
+    path: Path, item_column: str, command: str, dropped: Counter[str]
+) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
+    """The header and the (line, row) of every assignment still standing in MTurk's batch
+    results CSV of a `command` package, whose input names its items in `item_column`.
+    Rejected or cancelled assignments are counted in `dropped`, not given."""
     header, rows = csv_rows(path)
-    missing = [name for name in MTURK_REQUIRED if name not in header]
+    required = ("AssignmentId", "WorkerId", "AssignmentStatus", "Input.batch",
+                f"Input.{item_column}")  # fmt: skip
+    missing = [name for name in required if name not in header]
     if missing:
         raise InputError(
             path,
             f"missing column(s) {', '.join(missing)}: give the batch results CSV that MTurk "
-            "downloads (Manage > Results), unedited",
+            f"downloads (Manage > Results) for a `{command} --format mturk` batch, unedited",
             1,
         )
+
+    def standing() -> Iterator[tuple[int, dict[str, str]]]:
+        for line, row in rows:
+            status = row["AssignmentStatus"].strip().lower()
+            if status in {"rejected", "cancelled", "canceled"}:
+                dropped[f"{status} on MTurk"] += 1
+                continue
+            yield line, row
+
+    return header, standing()
+
+
+def _read_mturk(path: Path) -> AnswerFile:
+    result = AnswerFile([])
+    header, rows = mturk_results(path, "premise_id", "nlibuild elicit export", result.dropped)
     if "Answer.taskAnswers" not in header and not any(
         _SLOT.match(name.removeprefix("Answer.")) for name in header
     ):
         raise InputError(
             path, "no Answer.taskAnswers and no Answer.<label>_<k> columns; is this a results CSV?"
         )
-    result = AnswerFile([])
     for line, row in rows:
-        status = row["AssignmentStatus"].strip()
-        if status.lower() in {"rejected", "cancelled", "canceled"}:
-            result.dropped[f"{status.lower()} on MTurk"] += 1
-            continue
         values = _mturk_answers(path, line, row)
         result.answers.append(
             RawAnswer(
@@ -635,10 +650,6 @@ def _read_labelstudio_votes(path: Path) -> VoteFile:
     return result
 
 
-MTURK_VOTE_REQUIRED = ("AssignmentId", "WorkerId", "AssignmentStatus", "Input.batch",
-                       "Input.pair_id")  # fmt: skip
-
-
 def _mturk_answers(path: Path, line: int, row: dict[str, str]) -> dict[str, Any]:
     """The form's answers in one row of MTurk's results: the `Answer.<field>` columns
     (`Answer.a.b` of a flattened object as {"a": {"b": ...}}), or crowd-form's one
@@ -679,25 +690,13 @@ def _chosen_label(values: dict[str, Any], labels: Sequence[str]) -> list[str]:
 
 
 def _read_mturk_votes(path: Path, labels: Sequence[str]) -> VoteFile:
-    header, rows = csv_rows(path)
-    missing = [name for name in MTURK_VOTE_REQUIRED if name not in header]
-    if missing:
-        raise InputError(
-            path,
-            f"missing column(s) {', '.join(missing)}: give the batch results CSV that MTurk "
-            "downloads (Manage > Results) for a `relabel export --format mturk` batch, unedited",
-            1,
-        )
+    result = VoteFile([])
+    header, rows = mturk_results(path, "pair_id", "nlibuild relabel export", result.dropped)
     if not any(name.startswith("Answer.") for name in header):
         raise InputError(
             path, "no Answer.label or Answer.taskAnswers column; is this a results CSV?", 1
         )
-    result = VoteFile([])
     for line, row in rows:
-        status = row["AssignmentStatus"].strip()
-        if status.lower() in {"rejected", "cancelled", "canceled"}:
-            result.dropped[f"{status.lower()} on MTurk"] += 1
-            continue
         chosen = _chosen_label(_mturk_answers(path, line, row), labels)
         if len(chosen) > 1:
             raise InputError(path, f"{len(chosen)} labels chosen ({', '.join(chosen)})", line)
