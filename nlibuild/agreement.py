@@ -71,58 +71,55 @@ def _ratio(numerator: str, denominator: str) -> _Value:
     return value
 
 
+def _category_totals(sums: dict[str, float]) -> FloatArray:
+    """Votes per rated category (the sums `category0`, `category1`, ...)."""
+    k = sum(1 for name in sums if name.startswith("category"))
+    return np.array([sums[f"category{j}"] for j in range(k)])
+
+
 def _kappa(sums: dict[str, float]) -> float | None:
-    items, votes = sums["kappa_items"], sums["kappa_votes"]
+    items, votes = sums["rated_items"], sums["rated_votes"]
     if not items or not votes:
         return None
     observed = sums["kappa_agreement"] / items
-    shares = np.array([sums[f"kappa_c{j}"] for j in range(int(sums["kappa_k"] or 0))]) / votes
-    expected = float((shares**2).sum())
+    expected = float(((_category_totals(sums) / votes) ** 2).sum())
     return (observed - expected) / (1 - expected) if expected < 1 else None
 
 
 def _alpha(sums: dict[str, float]) -> float | None:
-    n = sums["alpha_n"]
+    n = sums["rated_votes"]
     if n < 2:
         return None
-    totals = np.array([sums[f"alpha_c{j}"] for j in range(int(sums["alpha_k"] or 0))])
-    expected = (n * n - float((totals**2).sum())) / (n * (n - 1))
+    expected = (n * n - float((_category_totals(sums) ** 2).sum())) / (n * (n - 1))
     if not expected:
         return None
     return 1 - (sums["alpha_disagreement"] / n) / expected
 
 
+RATIOS: dict[str, tuple[str, str]] = {
+    "pairs relabelled": ("validated", "with_votes"),
+    "all labels agree": ("all_agree", "validated"),
+    "4+ labels agree": ("four_agree", "validated"),
+    "3+ labels agree": ("three_agree", "validated"),
+    "individual label = gold": ("votes_gold", "votes_with_gold"),
+    "individual label = author's label": ("validator_author", "validator_votes"),
+    "gold = author's label": ("gold_author", "validated"),
+    "gold != author's label": ("gold_not_author", "validated"),
+    "no gold label": ("no_gold", "validated"),
+    "extra labels": ("extra_votes", "validated_votes"),
+}
+"""The statistics that are shares: the sums that are their numerator and denominator."""
+
 VALUES: dict[str, _Value] = {
-    "pairs relabelled": _ratio("validated", "with_votes"),
-    "all labels agree": _ratio("all_agree", "validated"),
-    "4+ labels agree": _ratio("four_agree", "validated"),
-    "3+ labels agree": _ratio("three_agree", "validated"),
-    "individual label = gold": _ratio("votes_gold", "votes_with_gold"),
-    "individual label = author's label": _ratio("validator_author", "validator_votes"),
-    "gold = author's label": _ratio("gold_author", "validated"),
-    "gold != author's label": _ratio("gold_not_author", "validated"),
-    "no gold label": _ratio("no_gold", "validated"),
-    "extra labels": _ratio("extra_votes", "validated_votes"),
+    **{name: _ratio(*sums) for name, sums in RATIOS.items()},
     "Fleiss' kappa": _kappa,
     "Krippendorff's alpha (nominal)": _alpha,
 }
 
 NUMERATORS: dict[str, tuple[str, str]] = {
-    name: (parts[0], parts[1])
-    for name, parts in {
-        "pairs relabelled": ("validated", "with_votes"),
-        "all labels agree": ("all_agree", "validated"),
-        "4+ labels agree": ("four_agree", "validated"),
-        "3+ labels agree": ("three_agree", "validated"),
-        "individual label = gold": ("votes_gold", "votes_with_gold"),
-        "individual label = author's label": ("validator_author", "validator_votes"),
-        "gold = author's label": ("gold_author", "validated"),
-        "gold != author's label": ("gold_not_author", "validated"),
-        "no gold label": ("no_gold", "validated"),
-        "extra labels": ("extra_votes", "validated_votes"),
-        "Fleiss' kappa": ("", "kappa_items"),
-        "Krippendorff's alpha (nominal)": ("", "alpha_items"),
-    }.items()
+    **RATIOS,
+    "Fleiss' kappa": ("", "rated_items"),
+    "Krippendorff's alpha (nominal)": ("", "rated_items"),
 }
 """For each statistic, the sums that are its numerator and denominator (for reporting)."""
 
@@ -162,30 +159,21 @@ def pair_parts(table: VoteTable, include_extra: bool = False) -> _Parts:
     u = usable.astype(np.float64)
     squares = (rated**2).sum(axis=1)
     safe = np.where(usable, n * (n - 1), 1.0)
-    parts["kappa_items"] = u
+    # Fleiss' kappa and Krippendorff's alpha rate the same items and categories.
+    parts["rated_items"] = u
+    parts["rated_votes"] = u * n
     parts["kappa_agreement"] = u * (squares - n) / safe
-    parts["kappa_votes"] = u * n
-    parts["kappa_k"] = np.zeros(len(counts))
-    parts["alpha_items"] = u
-    parts["alpha_n"] = u * n
     parts["alpha_disagreement"] = u * (n * n - squares) / np.where(usable, n - 1, 1.0)
-    parts["alpha_k"] = np.zeros(len(counts))
     for j in range(rated.shape[1]):
-        parts[f"kappa_c{j}"] = u * rated[:, j]
-        parts[f"alpha_c{j}"] = u * rated[:, j]
-    parts["_k"] = np.full(len(counts), float(rated.shape[1]))
+        parts[f"category{j}"] = u * rated[:, j]
     return parts
 
 
 def _sums(parts: _Parts, weights: FloatArray | None = None) -> dict[str, float]:
-    sums = {
+    return {
         name: float(array.sum() if weights is None else array @ weights)
         for name, array in parts.items()
-        if not name.startswith("_")
     }
-    k = float(parts["_k"][0]) if len(parts["_k"]) else 0.0
-    sums["kappa_k"] = sums["alpha_k"] = k
-    return sums
 
 
 @dataclass(frozen=True)
