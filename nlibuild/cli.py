@@ -36,6 +36,7 @@ from nlibuild.cli_translate import translate_app
 from nlibuild.errors import ConfigError
 from nlibuild.models import (
     DEFAULT_LABEL_ORDER,
+    DEFAULT_MAX_OVERLAP,
     AgreementStat,
     AnnotatorStat,
     ExportConfig,
@@ -621,7 +622,11 @@ def stats(
             if table == "subsets":
                 from nlibuild.stages.stats import subset_stats
 
-                limit = first(max_overlap, preset_defaults(store, "elicit").get("max_overlap"), 0.7)
+                limit = first(
+                    max_overlap,
+                    preset_defaults(store, "elicit").get("max_overlap"),
+                    DEFAULT_MAX_OVERLAP,
+                )
                 subsets = subset_stats(store, limit, tuple(negators or ()))
             elif table == "agreement":
                 from nlibuild.stages.stats import agreement_stats

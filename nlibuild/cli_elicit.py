@@ -21,6 +21,7 @@ from nlibuild.cli_common import (
 )
 from nlibuild.errors import ConfigError, InputError
 from nlibuild.models import (
+    DEFAULT_MAX_OVERLAP,
     ElicitCreateConfig,
     ElicitExportConfig,
     ElicitImportConfig,
@@ -227,7 +228,7 @@ def import_(
                     first(on_violation, defaults.get("on_violation"), "flag"),
                     "--on-violation",
                 ),
-                max_overlap=first(max_overlap, defaults.get("max_overlap"), 0.70),
+                max_overlap=first(max_overlap, defaults.get("max_overlap"), DEFAULT_MAX_OVERLAP),
                 negators=tuple(negators or ()),
                 batch=batch,
                 writer=writer,

@@ -21,15 +21,12 @@ from enum import StrEnum
 import orjson
 
 from nlibuild.lang import NegatorLexicon, normalise_text, overlap_ratio
-from nlibuild.models import Label, Level, Protocol
+from nlibuild.models import DEFAULT_LABEL_ORDER, DEFAULT_MAX_OVERLAP, Label, Level, Protocol
 
-LABEL_ORDER: tuple[Label, ...] = (Label.ENTAILMENT, Label.NEUTRAL, Label.CONTRADICTION)
+LABEL_ORDER: tuple[Label, ...] = DEFAULT_LABEL_ORDER
 """The order labels are asked for and reported in (MNLI's and OCNLI's forms)."""
 
 LEVELS: tuple[Level, ...] = (Level.EASY, Level.MEDIUM, Level.HARD)
-
-DEFAULT_MAX_OVERLAP = 0.70
-"""OCNLI 3.2: "no hypothesis should overlap more than 70% with the premise"."""
 
 
 def hypotheses_per_label(protocol: Protocol) -> int:

@@ -437,6 +437,10 @@ class PairRecord(BaseModel):
 ANNOTATOR_ID_PATTERN = r"^[A-Za-z0-9][\w.@\-]*$"
 
 
+DEFAULT_MAX_OVERLAP = 0.70
+"""OCNLI 3.2: "no hypothesis should overlap more than 70% with the premise"."""
+
+
 class PlatformFormat(StrEnum):
     """How a work package goes out to writers and their answers come back."""
 
@@ -518,7 +522,7 @@ class ElicitImportConfig(_Config):
     format: PlatformFormat
     annotators: Path | None = Field(default=None, description="platform ID -> annotator map")
     on_violation: OnViolation = OnViolation.FLAG
-    max_overlap: float = Field(default=0.70, gt=0, le=1)
+    max_overlap: float = Field(default=DEFAULT_MAX_OVERLAP, gt=0, le=1)
     negators: tuple[Path, ...] = ()
     batch: str | None = Field(default=None, description="for files without a batch column")
     writer: str | None = Field(default=None, description="for files without a writer column")

@@ -11,7 +11,6 @@ unassigned for a later run with more writers.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections import Counter
 
@@ -19,6 +18,7 @@ from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError
 from nlibuild.models import CreatedBatch, ElicitCreateConfig, ElicitCreateResult
 from nlibuild.signature import make_signature
+from nlibuild.stages.sample import seeded_rank
 from nlibuild.store import Store
 
 KIND = "elicit"
@@ -28,17 +28,15 @@ BATCH_PREFIX = "e"
 _BATCH_NUMBER = re.compile(rf"^{BATCH_PREFIX}(\d+)$")
 
 
-def _rank(seed: int, item: str) -> bytes:
-    return hashlib.blake2b(f"{seed}\x00{item}".encode(), digest_size=8).digest()
-
-
 def interleave_genres(premises: list[tuple[str, str | None]], seed: int) -> list[str]:
     """Premise IDs in batch order: each genre shuffled (seeded, by ID, so input order does
     not matter), then one from each genre in turn, larger genres spread evenly."""
     by_genre: dict[str, list[str]] = {}
     for premise_id, genre in premises:
         by_genre.setdefault(genre or "", []).append(premise_id)
-    queues = [sorted(ids, key=lambda i: _rank(seed, i)) for _, ids in sorted(by_genre.items())]
+    queues = [
+        sorted(ids, key=lambda i: seeded_rank(seed, i)) for _, ids in sorted(by_genre.items())
+    ]
     # Spread a genre of n premises over positions (i + 0.5) / n of the whole run: merging on
     # that fraction interleaves genres of different sizes evenly.
     placed = [
@@ -85,7 +83,7 @@ def run(store: Store, cfg: ElicitCreateConfig) -> ElicitCreateResult:
         writer_pks = store.ensure_annotators(cfg.writers)
         loads = store.items_per_annotator(KIND)
         load = {w: loads.get(w, 0) for w in cfg.writers}
-        tie_order = {w: _rank(cfg.seed, w) for w in cfg.writers}
+        tie_order = {w: seeded_rank(cfg.seed, w) for w in cfg.writers}
         cap = cfg.max_per_writer
         number = _next_batch_number(store.batch_ids())
         created: list[CreatedBatch] = []

@@ -31,7 +31,7 @@ from nlibuild.models import (
     StratumKey,
 )
 from nlibuild.signature import make_signature
-from nlibuild.stages.elicit_create import _rank
+from nlibuild.stages.sample import seeded_rank
 from nlibuild.store import Store
 
 KIND = "relabel"
@@ -65,7 +65,7 @@ def pick_pairs(
     report = []
     for values, pairs in sorted(strata.items(), key=lambda item: [v or "" for v in item[0]]):
         n = share(cfg.fraction, len(pairs))
-        picked += sorted(pairs, key=lambda p: _rank(cfg.seed, p[0]))[:n]
+        picked += sorted(pairs, key=lambda p: seeded_rank(cfg.seed, p[0]))[:n]
         report.append(
             RelabelStratum(
                 values={key.value: value for key, value in zip(cfg.stratify, values, strict=True)},
@@ -73,7 +73,7 @@ def pick_pairs(
                 picked=n,
             )
         )
-    return sorted(picked, key=lambda p: _rank(cfg.seed, p[0])), report
+    return sorted(picked, key=lambda p: seeded_rank(cfg.seed, p[0])), report
 
 
 def assign_validators(
@@ -95,7 +95,7 @@ def assign_validators(
             "lower --validators"
         )
     load = {a: earlier.get(a, 0) for a in cfg.annotators}
-    tie_order = {a: _rank(cfg.seed, a) for a in cfg.annotators}
+    tie_order = {a: seeded_rank(cfg.seed, a) for a in cfg.annotators}
     given: dict[str, list[Candidate]] = {a: [] for a in cfg.annotators}
     for pair in picked:
         eligible = sorted(

@@ -67,6 +67,12 @@ def keys_of_premises(store: Store, lang: str) -> set[int]:
     return taken
 
 
+def seeded_rank(seed: int, item: str) -> bytes:
+    """A sort key that puts items (IDs) in a random order fixed by the seed: the same IDs
+    and seed give the same order whatever order the items came in."""
+    return hashlib.blake2b(f"{seed}\x00{item}".encode(), digest_size=8).digest()
+
+
 def seeded_order(seed: int, genre: str) -> SeededOrder:
     """The random affine map mod a prime that orders a genre's sentences for this seed."""
     digest = hashlib.blake2b(f"{seed}\x00{genre}".encode(), digest_size=16).digest()

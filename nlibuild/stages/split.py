@@ -10,7 +10,6 @@ their IDs, so the result depends on the store's content and the seed only.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections import Counter, defaultdict
 
@@ -18,13 +17,10 @@ from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError
 from nlibuild.models import SplitConfig, SplitResult
 from nlibuild.signature import make_signature
+from nlibuild.stages.sample import seeded_rank
 from nlibuild.store import Store
 
 NO_LEVEL = "-"
-
-
-def _rank(seed: int, premise_id: str) -> bytes:
-    return hashlib.blake2b(f"{seed}\x00{premise_id}".encode(), digest_size=8).digest()
 
 
 def run(store: Store, cfg: SplitConfig) -> SplitResult:
@@ -52,7 +48,7 @@ def run(store: Store, cfg: SplitConfig) -> SplitResult:
         usable_count = {pk: sum(1 for *_, u in items if u) for pk, items in by_premise.items()}
         eligible = sorted(
             (pk for pk, n in usable_count.items() if n),
-            key=lambda pk: (-usable_count[pk], _rank(cfg.seed, premise_ids[pk])),
+            key=lambda pk: (-usable_count[pk], seeded_rank(cfg.seed, premise_ids[pk])),
         )
         available = sum(sum(1 for *_, u in by_premise[pk] if u) for pk in eligible)
         if cfg.dev + cfg.test > available:
