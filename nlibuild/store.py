@@ -19,14 +19,16 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from itertools import chain
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import numpy as np
 import orjson
-from numpy.typing import NDArray
 
 from nlibuild.errors import StoreError
 from nlibuild.models import RunRecord
+
+if TYPE_CHECKING:  # numpy is imported where columns are read: not on every start-up
+    import numpy as np
+    from numpy.typing import NDArray
 
 _SCHEMA_1 = """
 CREATE TABLE meta (
@@ -1368,6 +1370,8 @@ class Store:
         rows arrive in a tenth of the time a fetch of Python tuples takes. The aggregates
         of one SELECT see the rows in the same order, so the columns stay aligned.
         """
+        import numpy as np
+
         row = self.conn.execute(sql, tuple(params)).fetchone()
         return [np.fromstring(text or "", dtype=np.int64, sep=",") for text in row]
 
@@ -1395,8 +1399,8 @@ class Store:
             f"SELECT group_concat(pair_pk), group_concat(({code}) * 2 + (position > 0)) FROM votes",
             labels,
         )
-        codes = np.floor_divide(packed, 2)
-        return VoteArrays(pair_pks, np.empty(0, dtype=np.int64), packed - 2 * codes, codes)
+        codes = packed // 2
+        return VoteArrays(pair_pks, packed[:0], packed - 2 * codes, codes)
 
     def vote_labels(self) -> list[str]:
         """Every label value given in a vote, sorted."""

@@ -120,8 +120,7 @@ def _dawid_skene(store: Store, cfg: AggregateConfig, run_id: int) -> tuple[int, 
     )
     posteriors = model.posteriors_
     best = posteriors.argmax(axis=1)
-    counts = np.bincount(items * len(values) + labels, minlength=len(unique_pairs) * len(values))
-    counts = counts.reshape(len(unique_pairs), len(values))
+    counts = read.table.counts
     totals = counts.sum(axis=1)
     agreeing = counts[np.arange(len(unique_pairs)), best]
     gold_rows: list[GoldRow] = [
@@ -171,7 +170,7 @@ def run(store: Store, cfg: AggregateConfig) -> AggregateResult:
         pairs = sum(by_label.values())
         validated = sum(v for _, _, v in summary)
         released = store.gold_disagreements(MAJORITY, RELEASED)
-        has_released = any(m == RELEASED for m, _, _ in store.gold_counts())
+        has_released = store.gold_run(RELEASED) is not None
         ds_disagreements = iterations = None
         if cfg.method is AggregateMethod.DAWID_SKENE:
             ds_disagreements, iterations = _dawid_skene(store, cfg, run_id)
