@@ -65,9 +65,9 @@ from bench_import import (
     RESULTS,
     Measured,
     StepFailed,
-    _ensure_file,
     _version,
     _warm_cache,
+    corpus_file,
     machine_facts,
     measure,
 )
@@ -468,14 +468,8 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
-    if args.file is not None:
-        path = args.file.resolve()
-    elif args.pairs == 1_000_000:
-        path = DEFAULT_FILE
-    else:
-        path = DEFAULT_FILE.with_name(f"mnli_{args.pairs}.jsonl")
     try:
-        _ensure_file(path, args.pairs)
+        path = corpus_file(args.file, args.pairs)
         report, pairs = run_bench(path)
     except StepFailed as exc:
         print(f"bench_aggregate: {exc}", file=sys.stderr)

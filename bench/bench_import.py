@@ -175,6 +175,19 @@ def _indent(text: str) -> str:
     return "\n".join("    " + line for line in text.splitlines())
 
 
+def corpus_file(file: Path | None, pairs: int) -> Path:
+    """The synthetic corpus a benchmark reads: `file`, else the cached file of `pairs`
+    pairs; generated when missing."""
+    if file is not None:
+        path = file.resolve()
+    elif pairs == 1_000_000:
+        path = DEFAULT_FILE
+    else:
+        path = DEFAULT_FILE.with_name(f"mnli_{pairs}.jsonl")
+    _ensure_file(path, pairs)
+    return path
+
+
 def _ensure_file(path: Path, pairs: int) -> None:
     if path.exists():
         return

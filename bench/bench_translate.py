@@ -46,10 +46,10 @@ from pathlib import Path
 from bench_import import (
     DEFAULT_FILE,
     StepFailed,
-    _ensure_file,
     _version,
     _warm_cache,
     append_results,
+    corpus_file,
     machine_facts,
     measure,
 )
@@ -520,14 +520,8 @@ def main(argv: list[str] | None = None) -> int:
     langs = [x.strip() for x in args.langs.split(",") if x.strip()]
     if args.profile_lang not in langs:
         parser.error(f"--profile-lang {args.profile_lang} is not among --langs")
-    if args.file is not None:
-        path = args.file.resolve()
-    elif args.pairs == 1_000_000:
-        path = DEFAULT_FILE
-    else:
-        path = DEFAULT_FILE.with_name(f"mnli_{args.pairs}.jsonl")
     try:
-        _ensure_file(path, args.pairs)
+        path = corpus_file(args.file, args.pairs)
         report = run_bench(path, langs, args.qa_segments, args.profile_lang)
     except StepFailed as exc:
         print(f"bench_translate: {exc}", file=sys.stderr)
