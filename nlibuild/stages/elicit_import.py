@@ -89,6 +89,24 @@ def read_annotator_map(path: Path, platform: str) -> dict[str, str]:
     return mapping
 
 
+def platform_annotators(store: Store, platform: str, map_path: Path | None) -> dict[str, str]:
+    """platform ID -> annotator ID: the aliases stored for `platform`, with the map file
+    `map_path` (see `read_annotator_map`) added to them and stored. A map that contradicts a
+    stored alias is an error."""
+    stored = store.aliases(platform)
+    given = read_annotator_map(map_path, platform) if map_path else {}
+    clash = sorted(p for p, ours in given.items() if stored.get(p, ours) != ours)
+    if clash:
+        raise ConflictError(
+            f"{map_path}: {platform} ID {clash[0]!r} is mapped to {given[clash[0]]}, but "
+            f"the store maps it to {stored[clash[0]]}; fix the map"
+        )
+    if given:
+        pks = store.ensure_annotators(given.values())
+        store.add_aliases(platform, {p: pks[ours] for p, ours in given.items()})
+    return stored | given
+
+
 @dataclass
 class _Tally:
     """Counts for the report, per rule and per writer."""
@@ -137,20 +155,7 @@ class _Importer:
 
     def writers(self, answers: list[RawAnswer]) -> dict[str | None, str]:
         """platform worker ID -> our annotator ID for every worker in the file."""
-        stored = self.store.aliases(self.platform)
-        given = (
-            read_annotator_map(self.cfg.annotators, self.platform) if self.cfg.annotators else {}
-        )
-        for platform_id, annotator in given.items():
-            if stored.get(platform_id, annotator) != annotator:
-                raise ConflictError(
-                    f"{self.cfg.annotators}: {self.platform} ID {platform_id!r} is mapped to "
-                    f"{annotator}, but the store maps it to {stored[platform_id]}; fix the map"
-                )
-        if given:
-            pks = self.store.ensure_annotators(given.values())
-            self.store.add_aliases(self.platform, {p: pks[a] for p, a in given.items()})
-        mapping = stored | given
+        mapping = platform_annotators(self.store, self.platform, self.cfg.annotators)
         workers = {a.worker for a in answers}
         known = self.store.annotator_pks(w for w in workers if w is not None)
         resolved: dict[str | None, str] = {}

@@ -33,7 +33,7 @@ from nlibuild.models import (
     format_label_order,
 )
 from nlibuild.signature import make_signature
-from nlibuild.stages.elicit_import import read_annotator_map
+from nlibuild.stages.elicit_import import platform_annotators
 from nlibuild.stages.relabel_create import KIND
 from nlibuild.stages.relabel_export import store_labels
 from nlibuild.store import Assignment, Store, ViolationRow
@@ -41,25 +41,6 @@ from nlibuild.store import Assignment, Store, ViolationRow
 AUTHOR_VOTE = "author_vote"
 UNASSIGNED = "unassigned"
 _ERROR = "error"
-
-
-def platform_annotators(store: Store, cfg: RelabelImportConfig) -> dict[str, str]:
-    """platform ID -> annotator ID: the aliases stored for this platform, with the map
-    `cfg.annotators` added to them (and stored). A map that contradicts a stored alias is
-    an error."""
-    platform = cfg.format.value
-    stored = store.aliases(platform)
-    given = read_annotator_map(cfg.annotators, platform) if cfg.annotators else {}
-    clash = sorted(p for p, ours in given.items() if stored.get(p, ours) != ours)
-    if clash:
-        raise ConflictError(
-            f"{cfg.annotators}: {platform} ID {clash[0]!r} is mapped to {given[clash[0]]}, but "
-            f"the store maps it to {stored[clash[0]]}; fix the map"
-        )
-    if given:
-        pks = store.ensure_annotators(given.values())
-        store.add_aliases(platform, {p: pks[ours] for p, ours in given.items()})
-    return stored | given
 
 
 def _place(vote: RawVote) -> str:
@@ -91,7 +72,7 @@ class _Importer:
         """Our annotator and the normalised label of every labelled vote, checking that
         each names a pair of the store and a relabelling batch."""
         batches = {b.id: b for b in self.store.batches(KIND)}
-        mapping = platform_annotators(self.store, self.cfg)
+        mapping = platform_annotators(self.store, self.cfg.format.value, self.cfg.annotators)
         known = self.store.annotator_pks(v.worker for v in raw_votes if v.worker)
         extra = store_labels(self.store)[len(NLI_LABELS) :]
         normaliser = LabelNormaliser(extra, self.cfg.label_order)
