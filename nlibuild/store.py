@@ -992,10 +992,10 @@ class Store:
 
     def unassigned_premises(
         self, kind: str, genres: Sequence[str], lang: str | None
-    ) -> list[tuple[str, str | None]]:
-        """(id, genre) of premises without pairs that no batch of `kind` holds, by ID."""
+    ) -> list[tuple[str, str | None, str]]:
+        """(id, genre, lang) of premises without pairs that no batch of `kind` holds, by ID."""
         rows = self.conn.execute(
-            "SELECT p.id, p.genre FROM premises p "
+            "SELECT p.id, p.genre, p.lang FROM premises p "
             "WHERE NOT EXISTS (SELECT 1 FROM pairs WHERE premise_pk = p.pk) "
             "AND NOT EXISTS (SELECT 1 FROM assignments s JOIN batches b ON b.pk = s.batch_pk "
             "                WHERE s.item_id = p.id AND b.kind = ?1) "
@@ -1003,7 +1003,7 @@ class Store:
             "AND (?3 IS NULL OR p.lang = ?3) ORDER BY p.id",
             (kind, _ids_param(genres), lang),
         ).fetchall()
-        return [(row[0], row[1]) for row in rows]
+        return [(row[0], row[1], row[2]) for row in rows]
 
     def items_per_annotator(self, kind: str) -> dict[str, int]:
         """How many items batches of `kind` already gave each annotator."""

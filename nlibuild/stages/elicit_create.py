@@ -79,7 +79,6 @@ def run(store: Store, cfg: ElicitCreateConfig) -> ElicitCreateResult:
                 f"no premises{where} are waiting for writers (every premise has pairs or a "
                 "batch); draw more with `nlibuild sample`"
             )
-        langs = store.premises_by_id(p for p, _ in premises)
         writer_pks = store.ensure_annotators(cfg.writers)
         loads = store.items_per_annotator(KIND)
         load = {w: loads.get(w, 0) for w in cfg.writers}
@@ -89,18 +88,20 @@ def run(store: Store, cfg: ElicitCreateConfig) -> ElicitCreateResult:
         created: list[CreatedBatch] = []
         left = 0
         by_lang: dict[str, list[tuple[str, str | None]]] = {}
-        for premise in premises:
-            by_lang.setdefault(langs[premise[0]].lang, []).append(premise)
+        for premise_id, genre, premise_lang in premises:
+            by_lang.setdefault(premise_lang, []).append((premise_id, genre))
         for lang, lang_premises in sorted(by_lang.items()):
             genre_of = dict(lang_premises)
             queue = interleave_genres(lang_premises, cfg.seed)
-            while queue:
+            start = 0  # the queue is consumed from here on (no copying of its rest)
+            while start < len(queue):
                 open_writers = [w for w in cfg.writers if cap is None or load[w] < cap]
                 if not open_writers:
                     break
                 writer = min(open_writers, key=lambda w: (load[w], tie_order[w]))
                 room = cfg.batch_size if cap is None else min(cfg.batch_size, cap - load[writer])
-                items, queue = queue[:room], queue[room:]
+                items = queue[start : start + room]
+                start += len(items)
                 batch_id = f"{BATCH_PREFIX}{number:04d}"
                 number += 1
                 store.add_batch(
@@ -110,7 +111,7 @@ def run(store: Store, cfg: ElicitCreateConfig) -> ElicitCreateResult:
                 genres = Counter(genre_of[i] or "-" for i in items)
                 created.append(CreatedBatch(id=batch_id, writer=writer, premises=len(items),
                                             genres=dict(sorted(genres.items()))))  # fmt: skip
-            left += len(queue)
+            left += len(queue) - start
         store.finish_run(
             run_id,
             {"batches": len(created), "premises": sum(b.premises for b in created),
