@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -91,34 +91,42 @@ def _column(header: list[str], candidates: list[str], path: Path, what: str) -> 
     raise InputError(path, f"no {what} column (looked for {', '.join(candidates)})", 1)
 
 
-def read_row_aligned(path: Path, lang: str) -> list[tuple[int, str, str, str | None]]:
-    """(line, premise, hypothesis, label or None) of every row of a tsv translation that
-    follows its source row by row (myXNLI: `sentence1_<lang>`, KorNLI: `sentence1`)."""
+def _sentence_pairs(
+    path: Path, premise_columns: Callable[[list[str]], list[str]], missing: str
+) -> list[tuple[int, str, str, str | None]]:
+    """(line, premise, hypothesis, label or None) of every row of a tsv (csv by suffix) of
+    sentence pairs: the premise from the first of `premise_columns(header)` present, the
+    hypothesis from its `sentence2` twin (or `hypothesis`), the label from `gold_label` or
+    `label` when there is one."""
     if not path.is_file():
-        raise InputError(path, "no such file; check the path")
-    header, rows = csv_rows(path, "\t" if path.suffix.lower() != ".csv" else ",")
-    premise = _column(header, [f"sentence1_{lang}", "sentence1", "premise"], path, "premise")
+        raise InputError(path, missing)
+    header, rows = csv_rows(path, "," if path.suffix.lower() == ".csv" else "\t")
+    premise = _column(header, premise_columns(header), path, "premise")
+    twin = premise.replace("sentence1", "sentence2") if premise.startswith("sentence1") else ""
     hypothesis = _column(
-        header, [f"sentence2_{lang}", "sentence2", "hypothesis"], path, "hypothesis"
+        header, [c for c in (twin, "sentence2", "hypothesis") if c], path, "hypothesis"
     )
     label = next((c for c in ("gold_label", "label") if c in header), None)
     return [(line, row[premise], row[hypothesis], row[label] if label else None)
             for line, row in rows]  # fmt: skip
 
 
+def read_row_aligned(path: Path, lang: str) -> list[tuple[int, str, str, str | None]]:
+    """The rows of a tsv translation that follows its source row by row (myXNLI:
+    `sentence1_<lang>`, KorNLI: `sentence1`); see `_sentence_pairs`."""
+    return _sentence_pairs(
+        path,
+        lambda _: [f"sentence1_{lang}", "sentence1", "premise"],
+        "no such file; check the path",
+    )
+
+
 def read_reference(path: Path, lang: str) -> list[tuple[int, str, str, str | None]]:
-    """(line, premise, hypothesis, label or None) of the source rows a row-aligned
-    translation follows: columns `sentence1_<source>` (not the target's), `sentence1` or
-    `premise`, and the same for hypotheses."""
-    if not path.is_file():
-        raise InputError(path, "no such reference file; check --reference")
-    header, rows = csv_rows(path, "\t" if path.suffix.lower() != ".csv" else ",")
-    sources = [c for c in header if c.startswith("sentence1_") and c != f"sentence1_{lang}"]
-    premise = _column(header, ["sentence1_en", *sources, "sentence1", "premise"], path, "premise")
-    hypothesis = _column(
-        header, [premise.replace("sentence1", "sentence2"), "sentence2", "hypothesis"], path,
-        "hypothesis",
-    )  # fmt: skip
-    label = next((c for c in ("gold_label", "label") if c in header), None)
-    return [(line, row[premise], row[hypothesis], row[label] if label else None)
-            for line, row in rows]  # fmt: skip
+    """The source rows a row-aligned translation follows: columns `sentence1_en`, another
+    `sentence1_<source>` (not the target's), `sentence1` or `premise`."""
+
+    def sources(header: list[str]) -> list[str]:
+        others = [c for c in header if c.startswith("sentence1_") and c != f"sentence1_{lang}"]
+        return ["sentence1_en", *others, "sentence1", "premise"]
+
+    return _sentence_pairs(path, sources, "no such reference file; check --reference")
