@@ -44,6 +44,7 @@ _CONTINUA_GAP = re.compile(rf"(?<=[{_CONTINUA_CHAR}]) +(?=[{_CONTINUA_CHAR}])")
 _OPENERS = "\"'“‘(["
 
 
+@functools.cache  # called per unit on imports of millions of units, with a handful of tags
 def primary_language(lang: str) -> str:
     """`zh` for `zh`, `zh-Hant`, `ZH_cn`: the part that decides units and rules."""
     return lang.replace("_", "-").split("-")[0].lower()

@@ -47,7 +47,7 @@ class Check:
 
 
 def _letters(text: str) -> int:
-    return sum(1 for c in text if c.isalpha())
+    return sum(map(str.isalpha, text))
 
 
 def _chars(text: str) -> int:
@@ -59,15 +59,15 @@ def unit_checks(unit_id: str, source: str, source_lang: str, text: str, lang: st
     if not text.strip():
         return [Check(unit_id, "empty", "the translation is empty")]
     found = []
-    same = " ".join(text.split()).casefold() == " ".join(source.split()).casefold()
-    if same and _letters(source) and primary_language(lang) != primary_language(source_lang):
-        found.append(Check(unit_id, "untranslated", "the translation is the source text"))
     target = primary_language(lang)
+    same = " ".join(text.split()).casefold() == " ".join(source.split()).casefold()
+    if same and target != primary_language(source_lang) and _letters(source):
+        found.append(Check(unit_id, "untranslated", "the translation is the source text"))
     if target in NON_LATIN_LANGS:
         roman = len(_ROMAN.findall(text))
-        letters = _letters(text)
         if roman > MAX_ROMAN_LETTERS:
             found.append(Check(unit_id, "roman_letters", f"{roman} Roman letters (over 10)"))
+        letters = _letters(text) if roman else 0  # no Roman letter: no share to check
         if letters and roman / letters > MAX_LATIN_SHARE:
             found.append(
                 Check(unit_id, "latin_script", f"{roman / letters:.0%} of the letters are Latin")
@@ -96,22 +96,24 @@ def corpus_checks(
     """Checks across units of one language: a hypothesis translated exactly like its
     premise (when the sources differ), and one translation given to different sources."""
     found = []
-    for unit_id, text in translations.items():
+    plain = {unit_id: " ".join(text.split()) for unit_id, text in translations.items()}
+    for unit_id, text in plain.items():
         premise = premise_of.get(unit_id)
-        if premise is None or premise not in translations:
+        if premise is None or premise not in plain:
             continue
-        same_text = " ".join(text.split()) == " ".join(translations[premise].split())
-        if same_text and sources.get(unit_id) != sources.get(premise):
+        if text == plain[premise] and sources.get(unit_id) != sources.get(premise):
             found.append(
                 Check(unit_id, "same_as_premise", f"translated exactly like its premise {premise}")
             )
     by_text: dict[str, list[str]] = {}
-    for unit_id, text in translations.items():
-        if text.strip():
-            by_text.setdefault(" ".join(text.split()), []).append(unit_id)
+    for unit_id, text in plain.items():
+        if text:
+            by_text.setdefault(text, []).append(unit_id)
     for units in by_text.values():
+        if len(units) == 1:
+            continue
         distinct_sources = {" ".join(sources.get(u, "").split()) for u in units}
-        if len(units) > 1 and len(distinct_sources) > 1:
+        if len(distinct_sources) > 1:
             for unit_id in units:
                 others = ", ".join(u for u in sorted(units) if u != unit_id)[:200]
                 found.append(Check(unit_id, "duplicate", f"the same translation as {others}"))

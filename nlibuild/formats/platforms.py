@@ -180,7 +180,7 @@ def csv_rows(
 
     def rows() -> Iterator[tuple[int, dict[str, str]]]:
         for values in reader:
-            if not any(v.strip() for v in values):
+            if not "".join(values).strip():  # a blank row
                 continue
             line = reader.line_num
             if len(values) != len(header):
