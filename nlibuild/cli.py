@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from nlibuild._version import VERSION
+from nlibuild.cli_artifacts import bias_app
 from nlibuild.cli_common import (
     State,
     bytes_progress,
@@ -39,6 +40,9 @@ from nlibuild.models import (
     DEFAULT_MAX_OVERLAP,
     AgreementStat,
     AnnotatorStat,
+    ArtifactGroup,
+    ArtifactScope,
+    CuesConfig,
     ExportConfig,
     ExportFormat,
     ImportConfig,
@@ -48,13 +52,16 @@ from nlibuild.models import (
     LengthUnit,
     NoGoldPolicy,
     ParagraphMode,
+    PmiConfig,
     PremiseStatsRow,
     SampleConfig,
     SourceFormat,
+    SplitName,
     StoreSummary,
     SubsetRow,
     TableFormat,
     TranslationStatsRow,
+    WordUnits,
 )
 from nlibuild.presets import load_preset_text, parse_preset, stage_defaults
 from nlibuild.render import counted, render_table
@@ -71,6 +78,7 @@ app = typer.Typer(
 app.add_typer(elicit_app, name="elicit")
 app.add_typer(translate_app, name="translate")
 app.add_typer(relabel_app, name="relabel")
+app.add_typer(bias_app, name="bias")
 
 
 def _print_version(value: bool) -> None:
@@ -165,6 +173,13 @@ def import_(
         list[str] | None,
         typer.Option("--extra-labels", help="Extra label values to accept as votes."),
     ] = None,
+    split: Annotated[
+        str | None,
+        typer.Option(
+            "--split",
+            help="train, dev or test: the released split this file is (its new pairs go there).",
+        ),
+    ] = None,
 ) -> None:
     """Load an existing NLI corpus: premises, pairs, every label as a vote, the released gold."""
     from nlibuild.stages.import_corpus import run
@@ -185,6 +200,7 @@ def import_(
                 corpus=corpus,
                 label_order=label_order_option(label_order, "--label-order"),
                 extra_labels=split_list(extra_labels),
+                split=choice(SplitName, split, "--split") if split else None,
             )
             with bytes_progress(file, f"import {file.name}") as progress:
                 result = run(store, cfg, progress)
@@ -192,8 +208,13 @@ def import_(
         f"Imported {file}: {counted(result.pairs_added, 'pair')}, "
         f"{counted(result.premises_added, 'premise')}, {counted(result.votes_added, 'vote')}, "
         f"{counted(result.translations_added, 'translation')} added; "
-        f"{counted(result.pairs_unchanged, 'pair')} already present (run {result.run_id}, "
-        f"{result.signature})",
+        f"{counted(result.pairs_unchanged, 'pair')} already present"
+        + (
+            f"; {counted(result.split_assigned, 'new pair')} put in {cfg.split.value}"
+            if cfg.split
+            else ""
+        )
+        + f" (run {result.run_id}, {result.signature})",
         markup=False,
     )
 
@@ -240,8 +261,8 @@ def export(
             fmt = format or defaults.get("format")
             if fmt is None:
                 raise ConfigError(
-                    "choose the output format with --format mnli-jsonl|ocnli-json|xnli-tsv|"
-                    "hf-jsonl|jsonl"
+                    "choose the output format with --format "
+                    + "|".join(f.value for f in ExportFormat)
                 )
             order = label_order_option(label_order or defaults.get("label_order"), "--label-order")
             cfg = ExportConfig(
@@ -536,7 +557,16 @@ def split(
     )
 
 
-STATS_TABLES = ("premises", "subsets", "agreement", "annotators", "translation", "lengths")
+STATS_TABLES = (
+    "premises",
+    "subsets",
+    "agreement",
+    "annotators",
+    "translation",
+    "lengths",
+    "pmi",
+    "cues",
+)
 
 
 @app.command()
@@ -545,7 +575,9 @@ def stats(
     table: Annotated[
         str,
         typer.Option(
-            "--table", help="Which table: premises, subsets, agreement, annotators or translation."
+            "--table",
+            help="Which table: premises, subsets, agreement, annotators, translation, lengths, "
+            "pmi or cues.",
         ),
     ],
     min_len: Annotated[
@@ -566,7 +598,11 @@ def stats(
     ] = None,
     by: Annotated[
         list[str] | None,
-        typer.Option("--by", help="agreement: also per protocol, level, genre and/or lang."),
+        typer.Option(
+            "--by",
+            help="agreement: also per protocol, level, genre and/or lang; pmi: one of "
+            "protocol, level, genre, author; cues: one of those (default protocol).",
+        ),
     ] = None,
     include_extra: Annotated[
         bool,
@@ -583,6 +619,28 @@ def stats(
     sort: Annotated[
         str, typer.Option(help="annotators: sort by this column (default agree_with_gold).")
     ] = "agree_with_gold",
+    top: Annotated[int, typer.Option(help="pmi: (word, label) pairs per group.")] = 3,
+    smoothing: Annotated[
+        float, typer.Option(help="pmi: add-k smoothing of the counts (Gururangan et al. 2018).")
+    ] = 100.0,
+    min_count: Annotated[
+        int, typer.Option(help="pmi: rank only words in at least this many pairs of a group.")
+    ] = 20,
+    units: Annotated[
+        str | None,
+        typer.Option(help="pmi: words (jieba for Chinese) or chars (default: the language's)."),
+    ] = None,
+    per_label: Annotated[
+        bool, typer.Option("--per-label", help="pmi: the top words of each label.")
+    ] = False,
+    split: Annotated[
+        list[str] | None,
+        typer.Option("--split", help="pmi, cues: only pairs of these splits (e.g. train)."),
+    ] = None,
+    lang: Annotated[
+        str | None,
+        typer.Option(help="pmi, cues: read the human translations into this language."),
+    ] = None,
     format: Annotated[str, format_option()] = TableFormat.TABLE.value,
 ) -> None:
     """Tables about the corpus.
@@ -612,7 +670,20 @@ def stats(
 
     annotators: per annotator, votes (as author, as validator), agreement with gold
     leaving their own vote out, for authors the share of their pairs whose gold is their
-    label, elicitation violations, the Dawid-Skene reliability when computed."""
+    label, elicitation violations, the Dawid-Skene reliability when computed.
+
+    pmi: OCNLI's Table 8: for all pairs and per --by group, the top (word, label) pairs
+    by PMI between a hypothesis word and the gold label, with counts "pairs with the word
+    and the label / pairs with the word". Add-k smoothing (k = --smoothing) of the
+    word-by-label table as in Gururangan et al. (2018); natural log. Words are case-folded
+    Unicode word runs (Chinese: jieba; Japanese, Thai, Burmese: characters).
+
+    cues: per group (--by, default protocol) and gold label: the share of hypotheses with
+    a negator (the elicitation lexicons), the mean overlap with the premise and its
+    histogram, the share over the overlap limit, and the mean length.
+
+    The gold label of pmi and cues is the majority (aggregate-labels), else the corpus's
+    released label, else the author's; pairs with '-' are left out."""
     with user_errors():
         fmt = choice(TableFormat, format, "--format")
         if table not in STATS_TABLES:
@@ -636,6 +707,37 @@ def stats(
                 agreement = agreement_stats(
                     store, split_list(by), include_extra, ci, resamples, seed
                 )
+            elif table == "pmi":
+                from nlibuild.cli_artifacts import artifact_group
+                from nlibuild.stages.artifacts import pmi_table
+
+                scope = ArtifactScope(splits=split_list(split), lang=lang)
+                pmi = pmi_table(
+                    store,
+                    PmiConfig(
+                        by=artifact_group(by), top=top, smoothing=smoothing,
+                        min_count=min_count, per_label=per_label,
+                        units=choice(WordUnits, units, "--units") if units else None,
+                        scope=scope,
+                    ),
+                )  # fmt: skip
+            elif table == "cues":
+                from nlibuild.cli_artifacts import artifact_group
+                from nlibuild.stages.artifacts import cue_table
+
+                limit = first(
+                    max_overlap,
+                    preset_defaults(store, "elicit").get("max_overlap"),
+                    DEFAULT_MAX_OVERLAP,
+                )
+                cues = cue_table(
+                    store,
+                    CuesConfig(
+                        by=artifact_group(by) or ArtifactGroup.PROTOCOL, max_overlap=limit,
+                        negator_files=tuple(negators or ()),
+                        scope=ArtifactScope(splits=split_list(split), lang=lang),
+                    ),
+                )  # fmt: skip
             elif table == "lengths":
                 from nlibuild.stages.stats import length_stats
 
@@ -661,7 +763,15 @@ def stats(
                     first(max_len, defaults.get("max_len"), 50),
                     choice(LengthUnit, unit or defaults.get("unit", "auto"), "--unit"),
                 )
-    if table == "subsets":
+    if table == "pmi":
+        from nlibuild.cli_artifacts import render_pmi
+
+        render_pmi(pmi, fmt, lang)
+    elif table == "cues":
+        from nlibuild.cli_artifacts import render_cues
+
+        render_cues(cues, fmt, limit, lang)
+    elif table == "subsets":
         _render_subsets(subsets, fmt, limit)
     elif table == "agreement":
         _render_agreement(agreement, fmt, ci)

@@ -296,6 +296,8 @@ class PoolSentence(NamedTuple):
 
 RELEASED = "released"
 """The gold method of a label shipped with an imported corpus, kept for comparison."""
+MAJORITY = "majority"
+"""The gold method of `aggregate-labels --method majority`: the published gold."""
 
 
 class PremiseRow(NamedTuple):
@@ -415,6 +417,22 @@ class VoteArrays(NamedTuple):
     annotator_pks: NDArray[np.int64]
     positions: NDArray[np.int64]
     codes: NDArray[np.int64]
+
+
+class ArtifactPair(NamedTuple):
+    """What the artifact tables (PMI, cues, hypothesis-only) read of a pair."""
+
+    pk: int
+    premise_pk: int
+    hypothesis: str
+    premise: str | None
+    lang: str
+    protocol: str | None
+    level: str | None
+    genre: str | None
+    author: str | None
+    split: str | None
+    label: str | None
 
 
 class SubsetPair(NamedTuple):
@@ -866,6 +884,18 @@ class Store:
             [(pk, split, run_id) for pk, split in rows],
         )
 
+    def assign_split_to_run(self, run_id: int, split: str) -> int:
+        """Put the pairs `run_id` added into `split`; returns how many."""
+        return self.conn.execute(
+            "INSERT OR REPLACE INTO splits(pair_pk, split, run_id) "
+            "SELECT pk, ?, ? FROM pairs WHERE run_id = ?",
+            (split, run_id, run_id),
+        ).rowcount
+
+    def split_counts(self) -> dict[str, int]:
+        """Pairs per split (empty before `nlibuild split`)."""
+        return dict(self.conn.execute("SELECT split, count(*) FROM splits GROUP BY split"))
+
     def pairs_in_split(self, split: str) -> set[int]:
         """Keys of the pairs of one split (empty before `nlibuild split`)."""
         return {
@@ -882,6 +912,60 @@ class Store:
                 "HAVING count(DISTINCT s.split) > 1 ORDER BY pr.id"
             )
         ]
+
+    # --- annotation artifacts -----------------------------------------------------------
+
+    def artifact_pairs(
+        self,
+        splits: Sequence[str] = (),
+        lang: str | None = None,
+        premises: bool = False,
+    ) -> tuple[list[ArtifactPair], int]:
+        """The pairs artifact tables read, in pair order, and how many pairs `lang` left out.
+
+        The label is the pair's gold: the majority (`aggregate-labels`), else the label
+        released with an imported corpus, else the author's (a pair nobody validated yet);
+        NULL when it has none, `-` when there is no majority. With `splits`, only pairs of
+        those splits; with `lang`, the texts are the human translations into `lang`, and a
+        pair whose hypothesis (or, with `premises`, premise) is untranslated is left out.
+        """
+        text = "th.text" if lang else "p.hypothesis"
+        premise = ("tp.text" if lang else "pr.text") if premises else "NULL"
+        params: dict[str, Any] = {"majority": MAJORITY, "released": RELEASED, "lang": lang}
+        translated = ""
+        if lang:
+            translated = (
+                "JOIN translations th ON th.unit_id = 'h:' || p.id AND th.lang = :lang "
+                "AND th.kind = 'human' "
+            )
+            if premises:
+                translated += (
+                    "JOIN translations tp ON tp.unit_id = 'p:' || pr.id AND tp.lang = :lang "
+                    "AND tp.kind = 'human' "
+                )
+        where = ""
+        if splits:
+            params.update({f"split{i}": split for i, split in enumerate(splits)})
+            where = f"WHERE s.split IN ({', '.join(f':split{i}' for i in range(len(splits)))})"
+        rows = self.conn.execute(
+            f"SELECT p.pk, p.premise_pk, {text}, {premise}, {':lang' if lang else 'p.lang'}, "
+            "p.protocol, p.level, pr.genre, a.id, s.split, "
+            "coalesce((SELECT label FROM gold WHERE pair_pk = p.pk AND method = :majority), "
+            "         (SELECT label FROM gold WHERE pair_pk = p.pk AND method = :released), "
+            "         p.author_label) "
+            "FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk "
+            "LEFT JOIN annotators a ON a.pk = p.author_pk "
+            f"LEFT JOIN splits s ON s.pair_pk = p.pk {translated}{where} ORDER BY p.pk",
+            params,
+        ).fetchall()
+        left_out = 0
+        if lang:
+            in_scope = self.conn.execute(
+                f"SELECT count(*) FROM pairs p LEFT JOIN splits s ON s.pair_pk = p.pk {where}",
+                params,
+            ).fetchone()[0]
+            left_out = in_scope - len(rows)
+        return [ArtifactPair._make(r) for r in rows], left_out
 
     # --- translation units --------------------------------------------------------------
 

@@ -601,6 +601,7 @@ def signature_of(cfg: ImportConfig, sha256: str) -> str:
         "lang": cfg.lang,
         "label-order": format_label_order(cfg.label_order) if cfg.label_order else None,
         "extra-labels": cfg.extra_labels,
+        "split": cfg.split.value if cfg.split else None,
     }
     return make_signature("import", settings, VERSION)
 
@@ -668,6 +669,10 @@ def run(
                 store.set_meta("extra_labels", ",".join([*declared, *added]))
             store.add_source("corpus", str(cfg.path), sha256, cfg.genre, cfg.lang, run_id)
             counts = {"lines": outcome.lines} | {key: outcome.counts.get(key, 0) for key in _COUNTS}
+            if cfg.split:
+                # A released split (SNLI's dev file): the pairs this run added go there;
+                # pairs already stored keep theirs (the output says how many were new).
+                counts["split_assigned"] = store.assign_split_to_run(run_id, cfg.split.value)
             store.finish_run(run_id, counts)
     finally:
         if gc_was_enabled:

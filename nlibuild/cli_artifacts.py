@@ -1,0 +1,221 @@
+"""Annotation artifacts on the command line: `stats --table pmi|cues` (rendered here) and
+the `bias` group (`bias hypothesis-only`)."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Annotated
+
+import typer
+
+from nlibuild.cli_common import (
+    choice,
+    format_option,
+    open_store,
+    out,
+    split_list,
+    state_of,
+    user_errors,
+)
+from nlibuild.errors import ConfigError
+from nlibuild.models import (
+    OVERLAP_BINS,
+    ArtifactGroup,
+    CuesResult,
+    HypothesisOnlyConfig,
+    HypothesisOnlyResult,
+    PmiResult,
+    TableFormat,
+)
+from nlibuild.render import counted, render_table
+
+bias_app = typer.Typer(
+    help="Annotation-artifact baselines: what a model learns from one sentence alone.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+
+def artifact_group(values: list[str] | None, option: str = "--by") -> ArtifactGroup | None:
+    """One of protocol, level, genre, author (or none)."""
+    chosen = split_list(values)
+    if len(chosen) > 1:
+        raise ConfigError(
+            f"{option} {','.join(chosen)}: give one of protocol, level, genre, author"
+        )
+    return choice(ArtifactGroup, chosen[0], option) if chosen else None
+
+
+def _left_out(without_gold: int, untranslated: int, lang: str | None) -> str:
+    parts = [f"{counted(without_gold, 'pair')} without a gold label left out"]
+    if lang:
+        parts.append(f"{counted(untranslated, 'pair')} without a {lang} translation left out")
+    return "; ".join(parts)
+
+
+def render_pmi(result: PmiResult, fmt: TableFormat, lang: str | None) -> None:
+    if fmt is TableFormat.JSON:
+        out.print("[" + ",".join(r.model_dump_json() for r in result.rows) + "]", markup=False)
+        return
+    if fmt is TableFormat.CSV:
+        columns = list(result.rows[0].model_dump()) if result.rows else ["group_by", "group"]
+        render_table(out, "", columns,
+                     [tuple(r.model_dump().values()) for r in result.rows], fmt)  # fmt: skip
+        return
+    render_table(
+        out,
+        f"Top (word, label) pairs by PMI (OCNLI Table 8), {result.units}",
+        ["group", "pairs", "word", "label", "PMI", "counts"],
+        [(r.group if first else "", r.pairs if first else "", r.word, r.label, f"{r.pmi:.2f}",
+          f"{r.count}/{r.word_count}")
+         for r, first in zip(result.rows, _firsts([r.group for r in result.rows]), strict=True)],
+        fmt,
+    )  # fmt: skip
+    if fmt is TableFormat.TABLE:
+        out.print(
+            f"{counted(result.pairs, 'pair')}; "
+            f"{_left_out(result.without_gold, result.untranslated, lang)} "
+            f"(run {result.run_id}, {result.signature})",
+            markup=False,
+        )
+
+
+def _firsts(groups: list[str]) -> list[bool]:
+    """Whether each row starts its group (the group is printed once, as in OCNLI Table 8)."""
+    return [i == 0 or group != groups[i - 1] for i, group in enumerate(groups)]
+
+
+_BIN_NAMES = [f"overlap {low:.1f}-{high:.1f}" for low, high in itertools.pairwise(OVERLAP_BINS)]
+
+
+def render_cues(result: CuesResult, fmt: TableFormat, limit: float, lang: str | None) -> None:
+    if fmt is TableFormat.JSON:
+        out.print("[" + ",".join(r.model_dump_json() for r in result.rows) + "]", markup=False)
+        return
+    title = f"Cues per label: negators, overlap with the premise (limit {limit:.0%}), length"
+    if fmt is TableFormat.CSV:
+        render_table(
+            out, title,
+            ["group_by", "group", "label", "pairs", "negated", "mean_overlap",
+             *(n.replace(" ", "_") for n in _BIN_NAMES), "over_limit", "mean_length", "unit"],
+            [(r.group_by, r.group, r.label, r.pairs, r.negated, r.mean_overlap, *r.overlap_bins,
+              r.over_limit, r.mean_length, r.unit) for r in result.rows],
+            fmt,
+        )  # fmt: skip
+        return
+
+    def percent(value: float | None) -> str:
+        return "n.a." if value is None else f"{100 * value:.1f}"
+
+    units = sorted({r.unit for r in result.rows})
+    render_table(
+        out,
+        f"{title} (shares in %; histogram bins of overlap from "
+        f"{', '.join(f'{low:.1f}' for low in OVERLAP_BINS[:-1])}; length in {'/'.join(units)})",
+        ["group", "label", "pairs", "negator", "overlap", "histogram", ">limit", "length"],
+        [(r.group if first else "", r.label, r.pairs, percent(r.negated),
+          percent(r.mean_overlap), " ".join(f"{100 * b:.0f}" for b in r.overlap_bins),
+          percent(r.over_limit), f"{r.mean_length:.1f}" if r.mean_length is not None else "")
+         for r, first in zip(result.rows, _firsts([r.group for r in result.rows]), strict=True)],
+        fmt,
+    )  # fmt: skip
+    if fmt is TableFormat.TABLE:
+        if result.unchecked_langs:
+            out.print(
+                f"No negator lexicon for {', '.join(result.unchecked_langs)}: negators not "
+                "counted there (add one with --negators).",
+                markup=False,
+            )
+        out.print(
+            f"{counted(result.pairs, 'pair')}; "
+            f"{_left_out(result.without_gold, result.untranslated, lang)} "
+            f"(run {result.run_id}, {result.signature})",
+            markup=False,
+        )
+
+
+@bias_app.command("hypothesis-only")
+def hypothesis_only(
+    ctx: typer.Context,
+    train: Annotated[str, typer.Option(help="The split to train on.")] = "train",
+    eval: Annotated[
+        list[str] | None, typer.Option("--eval", help="Splits to score (default dev,test).")
+    ] = None,
+    by: Annotated[
+        list[str] | None,
+        typer.Option("--by", help="Also per protocol, level, genre and/or author."),
+    ] = None,
+    premise_only: Annotated[
+        bool, typer.Option("--premise-only", help="Train on the premise instead (a sanity check).")
+    ] = False,
+    cross_validate: Annotated[
+        int | None,
+        typer.Option(
+            "--cross-validate",
+            help="K folds over every labelled pair (a premise's pairs in one fold) instead "
+            "of --train/--eval: for a corpus without splits.",
+        ),
+    ] = None,
+    lang: Annotated[
+        str | None, typer.Option(help="Read the human translations into this language.")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the model, the folds and the bootstrap.")] = 13,
+    ci: Annotated[float, typer.Option(help="Bootstrap interval level.")] = 0.95,
+    resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 1000,
+    format: Annotated[str, format_option()] = TableFormat.TABLE.value,
+) -> None:
+    """Train a classifier on the hypotheses alone (TF-IDF over word 1-2-grams and character
+    2-4-grams, logistic regression; scikit-learn) and report its accuracy per evaluation
+    split and group beside the training data's majority class, with a bootstrap interval.
+    Far above the majority means the hypotheses give the label away (OCNLI Table 7:
+    about 65% on OCNLI, 62% on MNLI, against 38%)."""
+    from nlibuild.stages.artifacts import hypothesis_only as run
+
+    with user_errors():
+        fmt = choice(TableFormat, format, "--format")
+        if not 0 < ci < 1:
+            raise ConfigError(f"--ci {ci}: give a level between 0 and 1, e.g. 0.95")
+        if cross_validate is not None and cross_validate < 2:
+            raise ConfigError(f"--cross-validate {cross_validate}: give 2 folds or more")
+        cfg = HypothesisOnlyConfig(
+            train=train,
+            eval=split_list(eval) or ("dev", "test"),
+            by=tuple(choice(ArtifactGroup, b, "--by") for b in split_list(by)),
+            premise_only=premise_only,
+            cross_validate=cross_validate,
+            seed=seed,
+            ci=ci,
+            resamples=resamples,
+            lang=lang,
+        )
+        store = open_store(state_of(ctx))
+        with store:
+            result = run(store, cfg)
+    _render_hypothesis_only(result, fmt, ci)
+
+
+def _render_hypothesis_only(result: HypothesisOnlyResult, fmt: TableFormat, ci: float) -> None:
+    if fmt is TableFormat.JSON:
+        out.print("[" + ",".join(r.model_dump_json() for r in result.rows) + "]", markup=False)
+        return
+    columns = list(result.rows[0].model_dump()) if result.rows else ["eval"]
+    if fmt is TableFormat.CSV:
+        render_table(out, "", columns,
+                     [tuple(r.model_dump().values()) for r in result.rows], fmt)  # fmt: skip
+        return
+    render_table(
+        out,
+        f"{result.side.capitalize()}-only accuracy ({ci:.0%} bootstrap interval) beside the "
+        "majority class",
+        ["eval", "group", "pairs", "accuracy", "interval", "majority", "majority accuracy"],
+        [(r.eval, r.group if r.group_by == "all" else f"{r.group_by} {r.group}", r.pairs,
+          f"{r.accuracy:.1%}", f"{r.low:.1%}-{r.high:.1%}", r.majority_label,
+          f"{r.majority_accuracy:.1%}") for r in result.rows],
+        fmt,
+    )  # fmt: skip
+    if fmt is TableFormat.TABLE:
+        out.print(
+            f"Trained on {counted(result.train_pairs, 'pair')}, {result.features:,} features "
+            f"(run {result.run_id}, {result.signature})",
+            markup=False,
+        )
