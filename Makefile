@@ -50,6 +50,9 @@ demo: $(STAMP)
 	$(BIN)/nlibuild --db $(DEMO)/premises.db stats --table agreement --by level
 	$(BIN)/nlibuild --db $(DEMO)/premises.db stats --table annotators
 	$(BIN)/nlibuild --db $(DEMO)/english.db stats --table subsets
+	$(BIN)/nlibuild --db $(DEMO)/premises.db stats --table cues
+	$(BIN)/nlibuild --db $(DEMO)/premises.db stats --table pmi --per-label --top 2 --min-count 2 \
+		--smoothing 1
 	$(BIN)/nlibuild --db $(DEMO)/demo.db init --preset mnli
 	$(BIN)/nlibuild --db $(DEMO)/demo.db import data/sample_mnli.jsonl --format mnli
 	$(BIN)/nlibuild --db $(DEMO)/demo.db info
