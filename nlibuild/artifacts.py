@@ -126,12 +126,12 @@ def pmi_cues(
             "label": pl.Series(labels, dtype=pl.String),
             "group": pl.Series(groups, dtype=pl.String),
         }
-    ).with_row_index("row")
+    )
     pairs = frame.group_by("group").len("pairs")
     counts = (
-        frame.explode("words")
+        frame.select(pl.col("words").list.unique(), "label", "group")
+        .explode("words")
         .drop_nulls("words")
-        .unique(["row", "words"])
         .group_by("group", "words", "label")
         .len("n")
     )

@@ -516,11 +516,27 @@ def split(
         str | None, typer.Option(help="level: as many easy, medium and hard pairs in dev/test.")
     ] = None,
     seed: Annotated[int, typer.Option(help="Random seed.")] = 13,
+    draw_from: Annotated[
+        str,
+        typer.Option(
+            "--from",
+            help="validated: dev/test from relabelled pairs with a gold label (OCNLI); "
+            "labelled: from any pair with a gold label.",
+        ),
+    ] = "validated",
+    group_by: Annotated[
+        str,
+        typer.Option(
+            "--group-by",
+            help="premise: all pairs of a premise in one split; pair: each pair on its own "
+            "(premises may then leak across splits, and the closing line says so).",
+        ),
+    ] = "premise",
 ) -> None:
     """Dev and test from relabelled pairs with a gold label (OCNLI 3.4), the rest train;
     all pairs of a premise stay in one split, and the closing line says whether any
     premise is shared across splits."""
-    from nlibuild.models import Protocol, SplitConfig
+    from nlibuild.models import Protocol, SplitConfig, SplitGrouping, SplitSource
     from nlibuild.stages.split import run
 
     with user_errors():
@@ -536,6 +552,8 @@ def split(
                 ),
                 balance_level=balance == "level",
                 seed=seed,
+                draw_from=choice(SplitSource, draw_from, "--from"),
+                group_by=choice(SplitGrouping, group_by, "--group-by"),
             )
             result = run(store, cfg)
     levels = "; ".join(

@@ -940,6 +940,20 @@ class TranslateQaResult(BaseModel):
     worst: list[WorstSegment]
 
 
+class SplitSource(StrEnum):
+    """The pairs dev and test are drawn from."""
+
+    VALIDATED = "validated"  # a validator's vote and a gold label (OCNLI 3.4)
+    LABELLED = "labelled"  # any gold label, e.g. a corpus imported without relabelling
+
+
+class SplitGrouping(StrEnum):
+    """What stays together in one split."""
+
+    PREMISE = "premise"  # all pairs of a premise: no premise leaks into dev/test
+    PAIR = "pair"  # each pair on its own (premises may then be shared; the check says so)
+
+
 class SplitConfig(_Config):
     """`nlibuild split`: dev and test from validated pairs, the rest train (OCNLI 3.4)."""
 
@@ -948,6 +962,8 @@ class SplitConfig(_Config):
     protocols: tuple[Protocol, ...] = ()
     balance_level: bool = False
     seed: int = 13
+    draw_from: SplitSource = SplitSource.VALIDATED
+    group_by: SplitGrouping = SplitGrouping.PREMISE
 
 
 class SplitResult(BaseModel):

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import orjson
 
 from nlibuild.errors import StoreError
-from nlibuild.models import RunRecord
+from nlibuild.models import NLI_LABELS, RunRecord
 
 if TYPE_CHECKING:  # numpy is imported where columns are read: not on every start-up
     import numpy as np
@@ -417,6 +417,19 @@ class VoteArrays(NamedTuple):
     annotator_pks: NDArray[np.int64]
     positions: NDArray[np.int64]
     codes: NDArray[np.int64]
+
+
+class SplitCandidate(NamedTuple):
+    """What `nlibuild split` reads of a pair."""
+
+    pk: int
+    id: str
+    premise_pk: int
+    premise_id: str
+    protocol: str | None
+    level: str | None
+    validated: bool
+    labelled: bool
 
 
 class ArtifactPair(NamedTuple):
@@ -858,21 +871,23 @@ class Store:
 
     # --- splits --------------------------------------------------------------------------
 
-    def split_candidates(
-        self, gold_method: str
-    ) -> list[tuple[int, int, str, str | None, str | None, bool]]:
-        """(pair key, premise key, premise ID, protocol, level, validated with a gold label)
-        for every pair, in pair order. Validated: a validator's vote (position >= 1) and a
-        gold label of `gold_method` that is not `-`."""
+    def split_candidates(self, gold_method: str) -> list[SplitCandidate]:
+        """Every pair, in pair order, with what `split` decides on. Validated: a
+        validator's vote (position >= 1) and a gold label of `gold_method` that is not `-`;
+        labelled: a gold label other than `-` (that method's, else the released one, else
+        the author's)."""
         return [
-            (r[0], r[1], r[2], r[3], r[4], bool(r[5]))
+            SplitCandidate(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), r[7] in NLI_LABELS)
             for r in self.conn.execute(
-                "SELECT p.pk, p.premise_pk, pr.id, p.protocol, p.level, "
+                "SELECT p.pk, p.id, p.premise_pk, pr.id, p.protocol, p.level, "
                 "EXISTS (SELECT 1 FROM votes v WHERE v.pair_pk = p.pk AND v.position >= 1) "
-                "AND EXISTS (SELECT 1 FROM gold g WHERE g.pair_pk = p.pk AND g.method = ? "
-                "            AND g.label <> '-') "
+                "AND EXISTS (SELECT 1 FROM gold g WHERE g.pair_pk = p.pk AND g.method = ?1 "
+                "            AND g.label <> '-'), "
+                "coalesce((SELECT label FROM gold WHERE pair_pk = p.pk AND method = ?1), "
+                "         (SELECT label FROM gold WHERE pair_pk = p.pk AND method = ?2), "
+                "         p.author_label) "
                 "FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk ORDER BY p.pk",
-                (gold_method,),
+                (gold_method, RELEASED),
             )
         ]
 

@@ -105,3 +105,35 @@ def test_export_writes_one_split(db: Path, tmp_path: Path) -> None:
     ok("--db", db, "export", "--format", "jsonl", "--split", "dev", "--out", out)
     exported = {json.loads(line)["pair_id"] for line in out.read_text().splitlines()}
     assert exported == {pair for pair, split in splits(db).items() if split == "dev"}
+
+
+def test_from_labelled_draws_dev_and_test_from_author_only_pairs_too(
+    db: Path, tmp_path: Path
+) -> None:
+    corpus_store(db, tmp_path, premises=4)  # 2 validated premises (5 usable pairs), 2 not
+    result = run_cli("--db", db, "split", "--dev", "6", "--test", "6")
+    assert_user_error(result, "need 12 validated pairs", "--from labelled")
+    out = ok("--db", db, "split", "--dev", "6", "--test", "5", "--from", "labelled")
+    assert "no premise is shared across splits" in out and "from:labelled" in out
+    found = splits(db)
+    assert sorted(found.values()).count("dev") == 6 and sorted(found.values()).count("test") == 5
+    # The author-only premises p01 and p03 are now drawn as well; the tie p00-0 never is.
+    assert {found[f"p{i:02d}-0"] for i in (1, 3)} <= {"dev", "test"}
+    assert "p00-0" not in found or found["p00-0"] == "train"
+
+
+def test_group_by_pair_lets_premises_cross_and_the_check_says_so(
+    db: Path, tmp_path: Path
+) -> None:
+    corpus_store(db, tmp_path)
+    out = ok("--db", db, "split", "--dev", "5", "--test", "5", "--group-by", "pair")
+    found = splits(db)
+    assert list(found.values()).count("dev") == 5 and list(found.values()).count("test") == 5
+    by_premise: dict[str, set[str]] = {}
+    for pair, split in found.items():
+        by_premise.setdefault(pair.split("-")[0], set()).add(split)
+    crossing = sorted(p for p, s in by_premise.items() if len(s) > 1)
+    assert crossing  # pairs are drawn one by one, so premises cross splits...
+    assert f"{len(crossing)} premises in several splits" in out  # ...and the check says so
+    result = run_cli("--db", db, "split", "--dev", "5", "--test", "5", "--group-by", "genre")
+    assert_user_error(result, "--group-by")

@@ -108,28 +108,23 @@ def pmi_table(store: Store, cfg: PmiConfig) -> PmiResult:
         )  # fmt: skip
         run_id = store.start_run("stats-pmi", cfg.model_dump(mode="json"), signature, VERSION)
         rows: list[PmiRow] = []
+        languages = sorted({p.lang for p in pairs})
+        # Each language is cut into units by its own rules, once for every grouping.
+        by_language = {lang: [p for p in pairs if p.lang == lang] for lang in languages}
+        words = {
+            lang: word_lists([p.hypothesis for p in mine], lang, units)
+            for lang, mine in by_language.items()
+        }
         for by in (None, cfg.by) if cfg.by else (None,):
             group = _group_of(by)
             found = []
-            for language in sorted({p.lang for p in pairs}):
-                # Each language is cut into units by its own rules.
-                mine = [p for p in pairs if p.lang == language]
-                words = word_lists([p.hypothesis for p in mine], language, units)
-                labels = [p.label or "" for p in mine]
-                groups = [group(p) for p in mine]
-                suffix = f" ({language})" if len({p.lang for p in pairs}) > 1 else ""
-                found += [
-                    (cue, suffix)
-                    for cue in pmi_cues(
-                        words,
-                        labels,
-                        groups,
-                        cfg.smoothing,
-                        cfg.min_count,
-                        cfg.top,
-                        cfg.per_label,
-                    )
-                ]
+            for language, mine in by_language.items():
+                suffix = f" ({language})" if len(languages) > 1 else ""
+                cues = pmi_cues(
+                    words[language], [p.label or "" for p in mine], [group(p) for p in mine],
+                    cfg.smoothing, cfg.min_count, cfg.top, cfg.per_label,
+                )  # fmt: skip
+                found += [(cue, suffix) for cue in cues]
             ranks: Counter[tuple[str, str]] = Counter()
             order = {label: i for i, label in enumerate(NLI_LABELS)}
             for cue, suffix in sorted(

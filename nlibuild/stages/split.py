@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 
 from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError
-from nlibuild.models import SplitConfig, SplitResult
+from nlibuild.models import SplitConfig, SplitGrouping, SplitResult, SplitSource
 from nlibuild.signature import make_signature
 from nlibuild.stages.sample import seeded_rank
 from nlibuild.store import Store
@@ -27,7 +27,10 @@ def run(store: Store, cfg: SplitConfig) -> SplitResult:
     signature = make_signature(
         "split",
         {"dev": cfg.dev, "test": cfg.test, "protocol": [p.value for p in cfg.protocols],
-         "balance": "level" if cfg.balance_level else None, "seed": cfg.seed},
+         "balance": "level" if cfg.balance_level else None, "seed": cfg.seed,
+         "from": cfg.draw_from.value if cfg.draw_from is not SplitSource.VALIDATED else None,
+         "group_by": cfg.group_by.value if cfg.group_by is not SplitGrouping.PREMISE
+         else None},
         VERSION,
     )  # fmt: skip
     with store.atomic():
@@ -36,12 +39,17 @@ def run(store: Store, cfg: SplitConfig) -> SplitResult:
         if not pairs:
             raise ConfigError("the store has no pairs to split")
         wanted = {p.value for p in cfg.protocols}
+        # "Premise" below is the unit kept together: a premise, or with --group-by pair a
+        # single pair (keyed by its own key and ID).
         by_premise: dict[int, list[tuple[int, str | None, str | None, bool]]] = defaultdict(list)
         premise_ids: dict[int, str] = {}
-        for pk, premise_pk, premise_id, protocol, level, validated in pairs:
-            usable = validated and (not wanted or protocol in wanted)
-            by_premise[premise_pk].append((pk, protocol, level, usable))
-            premise_ids[premise_pk] = premise_id
+        whole_premises = cfg.group_by is SplitGrouping.PREMISE
+        for pair in pairs:
+            drawable = pair.validated if cfg.draw_from is SplitSource.VALIDATED else pair.labelled
+            usable = drawable and (not wanted or pair.protocol in wanted)
+            unit = pair.premise_pk if whole_premises else pair.pk
+            by_premise[unit].append((pair.pk, pair.protocol, pair.level, usable))
+            premise_ids[unit] = pair.premise_id if whole_premises else pair.id
         # Premises that can go to dev/test (some pair validated with a gold label), those
         # with more usable pairs first (a premise with all its levels keeps the levels
         # balanced), in a seeded order within.
@@ -52,11 +60,13 @@ def run(store: Store, cfg: SplitConfig) -> SplitResult:
         )
         available = sum(sum(1 for *_, u in by_premise[pk] if u) for pk in eligible)
         if cfg.dev + cfg.test > available:
+            kind = "validated " if cfg.draw_from is SplitSource.VALIDATED else ""
             raise ConfigError(
-                f"--dev {cfg.dev} and --test {cfg.test} need {cfg.dev + cfg.test} validated "
+                f"--dev {cfg.dev} and --test {cfg.test} need {cfg.dev + cfg.test} {kind}"
                 f"pairs with a gold label, and the store has {available}"
                 + (f" of {', '.join(sorted(wanted))}" if wanted else "")
-                + "; run `aggregate-labels` after relabelling, or ask for fewer"
+                + "; run `aggregate-labels` after relabelling, ask for fewer"
+                + (", or draw from every labelled pair with --from labelled" if kind else "")
             )
         levels = sorted(
             {lvl or NO_LEVEL for pk in eligible for _, _, lvl, u in by_premise[pk] if u}
