@@ -53,6 +53,7 @@ from nlibuild.models import (
     format_label_order,
 )
 from nlibuild.signature import make_signature
+from nlibuild.stages import paused_gc
 from nlibuild.store import (
     RELEASED,
     RUN_STAMPED,
@@ -642,41 +643,33 @@ def run(
     meta = store.meta()
     if parallel is None:
         parallel = cfg.path.stat().st_size >= PARALLEL_MIN_BYTES
-    # The import creates millions of long-lived objects and no reference cycles; the cyclic
-    # garbage collector would walk them again and again (a measured 15% of the run).
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        with store.atomic():
-            run_id = store.start_run("import", cfg.model_dump(mode="json"), signature, VERSION)
-            lang = meta.get("lang", "en")
-            if parallel:
-                size = cfg.path.stat().st_size
-                defer = size >= DEFER_INDEXES_BYTES_PER_STORED_PAIR * store.count("pairs")
-                # The writer never looks rows up (the worker reads through its own
-                # connection), so it can do without the indexes until the end.
-                with store.deferred_indexes(_DEFERRED_INDEXES if defer else ()):
-                    outcome = _run_in_worker(store, cfg, run_id, lang, progress)
-            else:
-                outcome = _resolve_and_write(
-                    store, _store_writer(store, run_id), cfg, run_id, lang, progress
-                )
-            if outcome.lines == 0:
-                raise InputError(cfg.path, "the file holds no pairs; check the path and --format")
-            declared = [e for e in meta.get("extra_labels", "").split(",") if e]
-            added = [e for e in outcome.extra_labels if e not in declared]
-            if added:
-                store.set_meta("extra_labels", ",".join([*declared, *added]))
-            store.add_source("corpus", str(cfg.path), sha256, cfg.genre, cfg.lang, run_id)
-            counts = {"lines": outcome.lines} | {key: outcome.counts.get(key, 0) for key in _COUNTS}
-            if cfg.split:
-                # A released split (SNLI's dev file): the pairs this run added go there;
-                # pairs already stored keep theirs (the output says how many were new).
-                counts["split_assigned"] = store.assign_split_to_run(run_id, cfg.split.value)
-            store.finish_run(run_id, counts)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
+    with paused_gc(), store.atomic():
+        run_id = store.start_run("import", cfg.model_dump(mode="json"), signature, VERSION)
+        lang = meta.get("lang", "en")
+        if parallel:
+            size = cfg.path.stat().st_size
+            defer = size >= DEFER_INDEXES_BYTES_PER_STORED_PAIR * store.count("pairs")
+            # The writer never looks rows up (the worker reads through its own
+            # connection), so it can do without the indexes until the end.
+            with store.deferred_indexes(_DEFERRED_INDEXES if defer else ()):
+                outcome = _run_in_worker(store, cfg, run_id, lang, progress)
+        else:
+            outcome = _resolve_and_write(
+                store, _store_writer(store, run_id), cfg, run_id, lang, progress
+            )
+        if outcome.lines == 0:
+            raise InputError(cfg.path, "the file holds no pairs; check the path and --format")
+        declared = [e for e in meta.get("extra_labels", "").split(",") if e]
+        added = [e for e in outcome.extra_labels if e not in declared]
+        if added:
+            store.set_meta("extra_labels", ",".join([*declared, *added]))
+        store.add_source("corpus", str(cfg.path), sha256, cfg.genre, cfg.lang, run_id)
+        counts = {"lines": outcome.lines} | {key: outcome.counts.get(key, 0) for key in _COUNTS}
+        if cfg.split:
+            # A released split (SNLI's dev file): the pairs this run added go there;
+            # pairs already stored keep theirs (the output says how many were new).
+            counts["split_assigned"] = store.assign_split_to_run(run_id, cfg.split.value)
+        store.finish_run(run_id, counts)
     return ImportResult(run_id=run_id, signature=signature, **counts)
 
 

@@ -28,6 +28,7 @@ from nlibuild.models import (
 )
 from nlibuild.render import counted
 from nlibuild.signature import make_signature
+from nlibuild.stages import paused_gc
 from nlibuild.store import Store, TranslationRow
 from nlibuild.translation_checks import CORPUS_CHECKS, Check, corpus_checks, unit_checks
 
@@ -176,7 +177,7 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
          else None},
         VERSION,
     )  # fmt: skip
-    with store.atomic():
+    with paused_gc(), store.atomic():
         run_id = store.start_run("translate-import", cfg.model_dump(mode="json"), signature,
                                  VERSION)  # fmt: skip
         target = primary_language(cfg.lang)
