@@ -128,3 +128,33 @@ def test_deferred_indexes_refuse_unknown_names_and_work_only_in_a_transaction(
             store.deferred_indexes(["pairs_id", "no_such_index"]),
         ):
             pass
+
+
+def test_schema_7_rekeys_translations_language_first_and_keeps_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import nlibuild.store as store_module
+
+    path = tmp_path / "s.db"
+    monkeypatch.setattr(store_module, "MIGRATIONS", store_module.MIGRATIONS[:6])
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 6)
+    with Store.create(path, {"lang": "en"}) as store, store.atomic():
+        run_id = store.start_run("test", {}, "stage:test", "0")
+        store.insert("translations", [("h:1", "de", "human", "Ein Hund.", None),
+                                      ("p:1", "zh", "mt", "一只狗。", None)], run_id)  # fmt: skip
+    monkeypatch.undo()
+    with Store.open(path) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        rows = store.conn.execute("SELECT unit_id, lang, kind, text FROM translations").fetchall()
+        assert sorted(rows) == [
+            ("h:1", "de", "human", "Ein Hund."),
+            ("p:1", "zh", "mt", "一只狗。"),
+        ]
+        key = [
+            r[2]
+            for r in store.conn.execute("PRAGMA index_xinfo('sqlite_autoindex_translations_1')")
+        ]
+        assert key[:3] == ["lang", "kind", "unit_id"]
+        assert store.human_translations_of([("h:1", "de"), ("p:1", "zh"), ("x", "de")]) == {
+            ("h:1", "de"): "Ein Hund."
+        }

@@ -574,10 +574,10 @@ class _Importer:
                 )
         if not self.translations:
             return
-        stored = self.store.translations_of(unit for unit, _ in self.translations)
+        stored = self.store.human_translations_of(self.translations)
         rows = []
         for (unit_id, lang), (text, line) in self.translations.items():
-            before = stored.get((unit_id, lang, "human"))
+            before = stored.get((unit_id, lang))
             if before is None:
                 rows.append(TranslationRow(unit_id, lang, "human", text, None))
             elif before != text:

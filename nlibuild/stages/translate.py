@@ -232,6 +232,7 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
                 empty += 1
                 continue
             new.append(TranslationRow(unit_id, cfg.lang, cfg.kind.value, text, translator_pk))
+        new.sort()  # in key order: appended to the language's range, page after page
         store.insert("translations", new, run_id)
         everything = stored | {row.unit_id: row.text for row in new}
         checks += corpus_checks(
