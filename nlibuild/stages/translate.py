@@ -30,7 +30,7 @@ from nlibuild.render import counted
 from nlibuild.signature import make_signature
 from nlibuild.stages import paused_gc
 from nlibuild.store import Store, TranslationRow
-from nlibuild.translation_checks import CORPUS_CHECKS, Check, corpus_checks, unit_checks
+from nlibuild.translation_checks import CORPUS_CHECKS, Check, corpus_checks, unit_checks_of
 
 _LISTED = 5
 """How many missing or extra units an error names."""
@@ -209,29 +209,34 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
             )  # fmt: skip
         translator_pk = store.ensure_annotators([cfg.translator])[cfg.translator] if (
             cfg.translator) else None  # fmt: skip
-        new: list[TranslationRow] = []
         checks: list[Check] = list(aligned)
-        unchanged = empty = 0
+        unchanged = 0
+        adding: list[tuple[str, str]] = []  # (unit, text with its white space normalised)
         for unit_id, (line, text) in rows.items():
             if unit_id not in sources:
                 continue
             text = " ".join(text.split())
-            source_lang, source = sources[unit_id]
-            found = unit_checks(unit_id, source, source_lang, text, cfg.lang)
-            if unit_id in stored:
-                if stored[unit_id] == text:
+            before = stored.get(unit_id)
+            if before is not None:
+                if before == text:
                     unchanged += 1
                     continue
                 raise ConflictError(
                     f"{cfg.path}, line {line}: {unit_id} already has another {cfg.kind.value} "
-                    f"translation into {cfg.lang} ({stored[unit_id][:60]!r}); nlibuild keeps the "
+                    f"translation into {cfg.lang} ({before[:60]!r}); nlibuild keeps the "
                     "first: remove the row, or import it as another --kind"
                 )
-            checks += found
-            if not text:
-                empty += 1
-                continue
-            new.append(TranslationRow(unit_id, cfg.lang, cfg.kind.value, text, translator_pk))
+            adding.append((unit_id, text))
+        checks += unit_checks_of(
+            [u for u, _ in adding], [sources[u][1] for u, _ in adding],
+            [sources[u][0] for u, _ in adding], [t for _, t in adding], cfg.lang,
+        )  # fmt: skip
+        new = [
+            TranslationRow(unit_id, cfg.lang, cfg.kind.value, text, translator_pk)
+            for unit_id, text in adding
+            if text
+        ]
+        empty = len(adding) - len(new)
         new.sort()  # in key order: appended to the language's range, page after page
         store.insert("translations", new, run_id)
         everything = stored | {row.unit_id: row.text for row in new}
