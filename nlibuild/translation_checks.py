@@ -136,27 +136,58 @@ def corpus_checks(
     translations: Mapping[str, str], sources: Mapping[str, str], premise_of: Mapping[str, str]
 ) -> list[Check]:
     """Checks across units of one language: a hypothesis translated exactly like its
-    premise (when the sources differ), and one translation given to different sources."""
-    found = []
-    plain = {unit_id: " ".join(text.split()) for unit_id, text in translations.items()}
-    for unit_id, text in plain.items():
-        premise = premise_of.get(unit_id)
-        if premise is None or premise not in plain:
-            continue
-        if text == plain[premise] and sources.get(unit_id) != sources.get(premise):
-            found.append(
-                Check(unit_id, "same_as_premise", f"translated exactly like its premise {premise}")
-            )
-    by_text: dict[str, list[str]] = {}
-    for unit_id, text in plain.items():
-        if text:
-            by_text.setdefault(text, []).append(unit_id)
-    for units in by_text.values():
-        if len(units) == 1:
-            continue
-        distinct_sources = {" ".join(sources.get(u, "").split()) for u in units}
-        if len(distinct_sources) > 1:
-            for unit_id in units:
-                others = ", ".join(u for u in sorted(units) if u != unit_id)[:200]
-                found.append(Check(unit_id, "duplicate", f"the same translation as {others}"))
+    premise (when the sources differ), and one translation given to different sources
+    (texts compared with their white space normalised). Joined and grouped column-wise:
+    every import redoes them over all of the language's translations."""
+    import polars as pl
+
+    def plain(column: str) -> pl.Expr:
+        return pl.col(column).str.replace_all(r"\s+", " ").str.strip_chars()
+
+    units = pl.DataFrame(
+        {
+            "unit": pl.Series(list(translations), dtype=pl.String),
+            "text": pl.Series(list(translations.values()), dtype=pl.String),
+        }
+    ).with_columns(
+        text=plain("text"),
+        source=pl.col("unit").replace_strict(sources, default="", return_dtype=pl.String),
+    )
+    premises = pl.DataFrame(
+        {
+            "unit": pl.Series(list(premise_of), dtype=pl.String),
+            "premise": pl.Series(list(premise_of.values()), dtype=pl.String),
+        }
+    )
+    same_as_premise = (
+        units.join(premises, on="unit")
+        .join(
+            units.select(
+                pl.col("unit").alias("premise"),
+                pl.col("text").alias("premise_text"),
+                pl.col("source").alias("premise_source"),
+            ),
+            on="premise",
+        )
+        .filter(
+            (pl.col("text") == pl.col("premise_text"))
+            & (pl.col("source") != pl.col("premise_source"))
+        )
+        .select("unit", "premise")
+    )
+    found = [
+        Check(unit, "same_as_premise", f"translated exactly like its premise {premise}")
+        for unit, premise in same_as_premise.iter_rows()
+    ]
+    shared = (
+        units.filter(pl.col("text") != "")
+        .with_columns(source=plain("source"))
+        .group_by("text")
+        .agg(pl.col("unit").sort(), pl.col("source").n_unique().alias("sources"))
+        .filter((pl.col("unit").list.len() > 1) & (pl.col("sources") > 1))
+    )
+    for group in shared["unit"].to_list():
+        for unit_id in group:
+            others = ", ".join(u for u in group if u != unit_id)[:200]
+            found.append(Check(unit_id, "duplicate", f"the same translation as {others}"))
     return found
