@@ -27,9 +27,10 @@ from nlibuild.models import NLI_LABELS, WordUnits
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-WORD_PATTERN = r"\w+(?:'\w+)*"
-"""A word: letters, digits and marks, with inner apostrophes (don't, nobody's), the same
-rule as the overlap check (lang.overlap_units). Text is case-folded and ’ made ' first."""
+WORD_PATTERN = r"[^\W_]+(?:'[^\W_]+)*"
+"""A word: letters, digits and marks (not the underscore, which \\w would take), with inner
+apostrophes (don't, nobody's): the rule of the overlap check (lang.WORD_PATTERN). Text is
+case-folded and ’ made ' first."""
 
 CHAR_PATTERN = r"[\p{L}\p{M}\p{N}]"
 """A character unit: one letter, mark or digit; punctuation and spaces never count."""
@@ -84,6 +85,10 @@ def word_lists(texts: Sequence[str], lang: str, units: WordUnits) -> pl.Series:
 
 # --- PMI (OCNLI Table 8) -----------------------------------------------------------------
 
+_LABEL_ORDER = pl.col("label").replace_strict(
+    {label: i for i, label in enumerate(NLI_LABELS)}, default=len(NLI_LABELS), return_dtype=pl.Int64
+)
+
 
 @dataclass(frozen=True)
 class Cue:
@@ -118,7 +123,8 @@ def pmi_cues(
                   = ln[ (n(w,c) + k) (T + C V k) / ((n(w) + C k) (N_c + V k)) ]
 
     with N_c = sum over w of n(w, c) and T = sum of all n(w, c). Only words in at least
-    `min_count` pairs of the group are ranked; ties are broken by count, then word.
+    `min_count` pairs of the group are ranked; ties are broken by count, then word, then
+    label (entailment, neutral, contradiction).
     """
     frame = pl.DataFrame(
         {
@@ -156,7 +162,14 @@ def pmi_cues(
                 ).log()
             ).alias("pmi")
         )
-        .sort(["group", "pmi", "n", "words"], descending=[False, True, True, False])
+        # Equal PMIs computed along different paths differ in the last bits: rank on the
+        # value rounded to 12 digits, then count, word and label, so the order is the same
+        # on every run.
+        .with_columns(rank_pmi=pl.col("pmi").round(12), label_order=_LABEL_ORDER)
+        .sort(
+            ["group", "rank_pmi", "n", "words", "label_order"],
+            descending=[False, True, True, False, False],
+        )
         .group_by(["group", "label"] if per_label else "group", maintain_order=True)
         .head(top)
     )

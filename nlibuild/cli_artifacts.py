@@ -137,7 +137,9 @@ def render_cues(result: CuesResult, fmt: TableFormat, limit: float, lang: str | 
 @bias_app.command("hypothesis-only")
 def hypothesis_only(
     ctx: typer.Context,
-    train: Annotated[str, typer.Option(help="The split to train on.")] = "train",
+    train: Annotated[
+        str | None, typer.Option(help="The split to train on (default train).")
+    ] = None,
     eval: Annotated[
         list[str] | None, typer.Option("--eval", help="Splits to score (default dev,test).")
     ] = None,
@@ -177,8 +179,13 @@ def hypothesis_only(
             raise ConfigError(f"--ci {ci}: give a level between 0 and 1, e.g. 0.95")
         if cross_validate is not None and cross_validate < 2:
             raise ConfigError(f"--cross-validate {cross_validate}: give 2 folds or more")
+        if cross_validate is not None and (train is not None or eval):
+            raise ConfigError(
+                f"--cross-validate {cross_validate} scores folds of every labelled pair: "
+                "leave out --train and --eval (or leave out --cross-validate)"
+            )
         cfg = HypothesisOnlyConfig(
-            train=train,
+            train=train or "train",
             eval=split_list(eval) or ("dev", "test"),
             by=tuple(choice(ArtifactGroup, b, "--by") for b in split_list(by)),
             premise_only=premise_only,

@@ -160,7 +160,9 @@ def _spaced_sentence_end(lang: str) -> re.Pattern[str]:
 
 # --- hypothesis rules: overlap with the premise, negators ------------------------------
 
-_WORD = re.compile(r"\w+(?:['’]\w+)*")
+WORD_PATTERN = r"[^\W_]+(?:['’][^\W_]+)*"
+"""A word: letters, digits and marks with inner apostrophes; the underscore is punctuation."""
+_WORD = re.compile(WORD_PATTERN)
 
 
 def overlap_units(text: str, lang: str) -> list[str]:

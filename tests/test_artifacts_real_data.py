@@ -84,8 +84,9 @@ def test_snli_hypothesis_only_beats_the_majority_class(snli: Path) -> None:
            "--format", "json")
     )  # fmt: skip
     (dev,) = rows
-    print(f"SNLI dev prefix, hypothesis only: {dev['accuracy']:.3f} "
-          f"[{dev['low']:.3f}, {dev['high']:.3f}], majority {dev['majority_accuracy']:.3f}")  # fmt: skip
+    interval = f"[{dev['low']:.3f}, {dev['high']:.3f}]"
+    print(f"SNLI dev prefix, hypothesis only: {dev['accuracy']:.3f} {interval}, "
+          f"majority {dev['majority_accuracy']:.3f}")  # fmt: skip
     assert dev["pairs"] == 1273
     assert dev["majority_label"] == "neutral"
     assert dev["majority_accuracy"] == pytest.approx(421 / 1273)

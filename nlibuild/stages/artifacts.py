@@ -56,23 +56,28 @@ def _group_of(by: ArtifactGroup | None) -> Callable[[ArtifactPair], str]:
     return lambda pair: getattr(pair, by.value) or NONE
 
 
+def _check_splits(store: Store, option: str, names: Sequence[str], instead: str) -> None:
+    """Every split named by `option` exists; else an error that says what to do."""
+    present = set(store.split_counts())
+    unknown = [name for name in names if name not in present]
+    if not unknown:
+        return
+    if not present:
+        raise ConfigError(
+            f"{option} {','.join(unknown)}: the store has no splits yet; run `nlibuild split` "
+            f"(or import released splits with `import --split`) first, or {instead}"
+        )
+    raise ConfigError(
+        f"{option} {','.join(unknown)}: the store's splits are {', '.join(sorted(present))}"
+    )
+
+
 def _labelled(
     store: Store, scope: ArtifactScope, premises: bool = False
 ) -> tuple[list[ArtifactPair], int, int]:
     """The pairs in scope with an NLI gold label; the count left out without one and the
     count left out for want of a translation."""
-    if scope.splits:
-        present = set(store.split_counts())
-        if not present:
-            raise ConfigError(
-                f"--split {','.join(scope.splits)}: the store has no splits yet; run "
-                "`nlibuild split` first, or leave --split out to read every pair"
-            )
-        unknown = [s for s in scope.splits if s not in present]
-        if unknown:
-            raise ConfigError(
-                f"--split {','.join(unknown)}: the store's splits are {', '.join(sorted(present))}"
-            )
+    _check_splits(store, "--split", scope.splits, "leave --split out to read every pair")
     pairs, untranslated = store.artifact_pairs(scope.splits, scope.lang, premises)
     labelled = [p for p in pairs if p.label in NLI_LABELS]
     if scope.lang and not pairs:
@@ -130,7 +135,8 @@ def pmi_table(store: Store, cfg: PmiConfig) -> PmiResult:
             for cue, suffix in sorted(
                 found,
                 key=lambda f: (f[0].group + f[1], order[f[0].label] if cfg.per_label else 0,
-                               -f[0].pmi, -f[0].count, f[0].word),
+                               -round(f[0].pmi, 12), -f[0].count, f[0].word,
+                               order[f[0].label]),
             ):  # fmt: skip
                 name = cue.group + suffix
                 ranks[(name, cue.label if cfg.per_label else "")] += 1
@@ -168,29 +174,35 @@ def cue_table(store: Store, cfg: CuesConfig) -> CuesResult:
             lang: negator_lexicon(lang, cfg.negator_files) for lang in {p.lang for p in pairs}
         }
         edges = np.asarray(OVERLAP_BINS[1:-1])
-        tally: dict[tuple[str, str, str], list[list[float]]] = defaultdict(lambda: [[], [], []])
+        # Keyed (is it a group of --by, group, label, language): a writer or genre that is
+        # called "all" stays apart from the row of every pair.
+        tally: dict[tuple[bool, str, str, str], list[list[float]]] = defaultdict(
+            lambda: [[], [], []]
+        )
         by_group = _group_of(cfg.by)
         for pair in pairs:
             overlap = overlap_ratio(pair.hypothesis, pair.premise or "", pair.lang)
             negated = float(lexicons[pair.lang].negated(pair.hypothesis))
             length = float(text_length(pair.hypothesis, pair.lang))
-            for group in (ALL, by_group(pair)):
-                cell = tally[(group, pair.label or "", pair.lang)]
+            for grouped, group in ((False, ALL), (True, by_group(pair))):
+                cell = tally[(grouped, group, pair.label or "", pair.lang)]
                 cell[0].append(overlap)
                 cell[1].append(negated)
                 cell[2].append(length)
         rows = []
         several = len(lexicons) > 1
         order = {label: i for i, label in enumerate(NLI_LABELS)}
-        keys = sorted(tally, key=lambda k: (k[0] != ALL, k[0], k[2], order[k[1]]))
-        for group, label, lang in keys:
-            overlaps, negations, lengths = (np.asarray(v) for v in tally[(group, label, lang)])
+        keys = sorted(tally, key=lambda k: (k[0], k[1], k[3], order[k[2]]))
+        for grouped, group, label, lang in keys:
+            overlaps, negations, lengths = (
+                np.asarray(v) for v in tally[(grouped, group, label, lang)]
+            )
             n = len(overlaps)
             bins = np.bincount(np.searchsorted(edges, overlaps, side="right"),
                                minlength=len(OVERLAP_BINS) - 1)  # fmt: skip
             rows.append(
                 CueRow(
-                    group_by=ALL if group == ALL else cfg.by.value,
+                    group_by=cfg.by.value if grouped else ALL,
                     group=group + (f" ({lang})" if several else ""), label=label, pairs=n,
                     negated=float(negations.mean()) if not lexicons[lang].empty else None,
                     mean_overlap=float(overlaps.mean()),
@@ -232,7 +244,11 @@ def hypothesis_only(store: Store, cfg: HypothesisOnlyConfig) -> HypothesisOnlyRe
         splits=() if cfg.cross_validate else (cfg.train, *cfg.eval), lang=cfg.lang
     )
     with store.atomic():
-        pairs, _, _ = _labelled(store, scope, premises=cfg.premise_only)
+        if not cfg.cross_validate:
+            instead = "score folds with --cross-validate K"
+            _check_splits(store, "--train", (cfg.train,), instead)
+            _check_splits(store, "--eval", cfg.eval, instead)
+        pairs, _, _ = _labelled(store, scope, cfg.premise_only)
         run_id = store.start_run(
             "bias-hypothesis-only", cfg.model_dump(mode="json"), signature, VERSION
         )
@@ -244,7 +260,9 @@ def hypothesis_only(store: Store, cfg: HypothesisOnlyConfig) -> HypothesisOnlyRe
                 pairs, texts, labels, lang, cfg
             )
             evaluated = {"cv": np.arange(len(pairs))}
-            majority = Counter(labels.tolist()).most_common(1)[0][0]
+            # Each fold's baseline is its own training majority; they usually agree.
+            fold_majorities = sorted(set(baseline.tolist()))
+            majority = fold_majorities[0] if len(fold_majorities) == 1 else "per fold"
         else:
             split = np.asarray([p.split for p in pairs])
             train = np.flatnonzero(split == cfg.train)
