@@ -122,9 +122,7 @@ def test_from_labelled_draws_dev_and_test_from_author_only_pairs_too(
     assert "p00-0" not in found or found["p00-0"] == "train"
 
 
-def test_group_by_pair_lets_premises_cross_and_the_check_says_so(
-    db: Path, tmp_path: Path
-) -> None:
+def test_group_by_pair_lets_premises_cross_and_the_check_says_so(db: Path, tmp_path: Path) -> None:
     corpus_store(db, tmp_path)
     out = ok("--db", db, "split", "--dev", "5", "--test", "5", "--group-by", "pair")
     found = splits(db)
