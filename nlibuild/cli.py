@@ -271,7 +271,7 @@ def export(
                 label_order=order or DEFAULT_LABEL_ORDER,
                 no_gold=choice(NoGoldPolicy, no_gold, "--no-gold"),
                 langs=split_list(lang),
-                split=split,
+                split=choice(SplitName, split, "--split") if split else None,
             )
             result = run(store, cfg)
     line = f"Exported {counted(result.rows, 'pair')} to {result.out} as {cfg.format.value}"

@@ -160,7 +160,7 @@ class ExportConfig(_Config):
     label_order: tuple[Label, Label, Label] = DEFAULT_LABEL_ORDER
     no_gold: NoGoldPolicy = NoGoldPolicy.MINUS_ONE
     langs: tuple[str, ...] = ()
-    split: str | None = Field(default=None, pattern="^(train|dev|test)$")
+    split: SplitName | None = None
 
 
 class SourceFormat(StrEnum):

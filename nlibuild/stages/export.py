@@ -36,7 +36,7 @@ def signature_of(cfg: ExportConfig) -> str:
         "label-order": format_label_order(cfg.label_order) if integer_labels else None,
         "no-gold": cfg.no_gold.value if integer_labels else None,
         "lang": cfg.langs,
-        "split": cfg.split,
+        "split": cfg.split.value if cfg.split else None,
     }
     return make_signature("export", settings, VERSION)
 
