@@ -454,20 +454,21 @@ class SplitCandidate(NamedTuple):
     labelled: bool
 
 
-class ArtifactPair(NamedTuple):
-    """What the artifact tables (PMI, cues, hypothesis-only) read of a pair."""
-
-    pk: int
-    premise_pk: int
-    hypothesis: str
-    premise: str | None
-    lang: str
-    protocol: str | None
-    level: str | None
-    genre: str | None
-    author: str | None
-    split: str | None
-    label: str | None
+ARTIFACT_FIELDS: dict[str, str] = {
+    "pk": "p.pk",
+    "premise_pk": "p.premise_pk",
+    "hypothesis": "p.hypothesis",
+    "premise": "pr.text",
+    "lang": "p.lang",
+    "protocol": "p.protocol",
+    "level": "p.level",
+    "genre": "pr.genre",
+    "author": "a.id",
+    "split": "s.split",
+    "label": "coalesce((SELECT label FROM gold WHERE pair_pk = p.pk AND method = :majority), "
+    "(SELECT label FROM gold WHERE pair_pk = p.pk AND method = :released), p.author_label)",
+}
+"""What `Store.artifact_columns` can read of a pair, and the SQL that reads it."""
 
 
 class SubsetPair(NamedTuple):
@@ -954,57 +955,59 @@ class Store:
 
     # --- annotation artifacts -----------------------------------------------------------
 
-    def artifact_pairs(
-        self,
-        splits: Sequence[str] = (),
-        lang: str | None = None,
-        premises: bool = False,
-    ) -> tuple[list[ArtifactPair], int]:
-        """The pairs artifact tables read, in pair order, and how many pairs `lang` left out.
+    def artifact_columns(
+        self, fields: Sequence[str], splits: Sequence[str] = (), lang: str | None = None
+    ) -> tuple[dict[str, list[Any]], int]:
+        """Columns of the pairs artifact tables read, in pair order, and how many pairs
+        `lang` left out. Read as columns, not a tuple a pair: a million pairs.
 
-        The label is the pair's gold: the majority (`aggregate-labels`), else the label
-        released with an imported corpus, else the author's (a pair nobody validated yet);
-        NULL when it has none, `-` when there is no majority. With `splits`, only pairs of
-        those splits; with `lang`, the texts are the human translations into `lang`, and a
-        pair whose hypothesis (or, with `premises`, premise) is untranslated is left out.
+        `fields` among ARTIFACT_FIELDS. The label is the pair's gold: the majority
+        (`aggregate-labels`), else the label released with an imported corpus, else the
+        author's (a pair nobody validated yet); None when it has none, `-` when there is no
+        majority. With `splits`, only pairs of those splits; with `lang`, the hypothesis and
+        premise are the human translations into `lang`, and a pair whose hypothesis (or,
+        when the premise is read, premise) is untranslated is left out.
         """
-        text = "th.text" if lang else "p.hypothesis"
-        premise = ("tp.text" if lang else "pr.text") if premises else "NULL"
+        unknown = [f for f in fields if f not in ARTIFACT_FIELDS]
+        if unknown:
+            raise ValueError(f"unknown artifact fields {unknown}")
+        expressions = dict(ARTIFACT_FIELDS)
         params: dict[str, Any] = {"majority": MAJORITY, "released": RELEASED, "lang": lang}
         translated = ""
         if lang:
+            expressions.update(hypothesis="th.text", premise="tp.text", lang=":lang")
             translated = (
-                "JOIN translations th ON th.unit_id = 'h:' || p.id AND th.lang = :lang "
-                "AND th.kind = 'human' "
+                "JOIN translations th ON th.lang = :lang AND th.kind = 'human' "
+                "AND th.unit_id = 'h:' || p.id "
             )
-            if premises:
+            if "premise" in fields:
                 translated += (
-                    "JOIN translations tp ON tp.unit_id = 'p:' || pr.id AND tp.lang = :lang "
-                    "AND tp.kind = 'human' "
+                    "JOIN translations tp ON tp.lang = :lang AND tp.kind = 'human' "
+                    "AND tp.unit_id = 'p:' || pr.id "
                 )
         where = ""
         if splits:
             params.update({f"split{i}": split for i, split in enumerate(splits)})
             where = f"WHERE s.split IN ({', '.join(f':split{i}' for i in range(len(splits)))})"
         rows = self.conn.execute(
-            f"SELECT p.pk, p.premise_pk, {text}, {premise}, {':lang' if lang else 'p.lang'}, "
-            "p.protocol, p.level, pr.genre, a.id, s.split, "
-            "coalesce((SELECT label FROM gold WHERE pair_pk = p.pk AND method = :majority), "
-            "         (SELECT label FROM gold WHERE pair_pk = p.pk AND method = :released), "
-            "         p.author_label) "
+            f"SELECT {', '.join(expressions[f] for f in fields)} "
             "FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk "
             "LEFT JOIN annotators a ON a.pk = p.author_pk "
             f"LEFT JOIN splits s ON s.pair_pk = p.pk {translated}{where} ORDER BY p.pk",
             params,
         ).fetchall()
+        columns: dict[str, list[Any]] = {field: [] for field in fields}
+        if rows:
+            columns = dict(zip(fields, (list(c) for c in zip(*rows, strict=True)), strict=True))
+        del rows
         left_out = 0
         if lang:
             in_scope = self.conn.execute(
                 f"SELECT count(*) FROM pairs p LEFT JOIN splits s ON s.pair_pk = p.pk {where}",
                 params,
             ).fetchone()[0]
-            left_out = in_scope - len(rows)
-        return [ArtifactPair._make(r) for r in rows], left_out
+            left_out = in_scope - len(columns[fields[0]])
+        return columns, left_out
 
     # --- translation units --------------------------------------------------------------
 

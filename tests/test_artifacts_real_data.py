@@ -90,7 +90,7 @@ def test_snli_hypothesis_only_beats_the_majority_class(snli: Path) -> None:
     assert dev["pairs"] == 1273
     assert dev["majority_label"] == "neutral"
     assert dev["majority_accuracy"] == pytest.approx(421 / 1273)
-    assert dev["accuracy"] == pytest.approx(0.529, abs=0.005)
+    assert dev["accuracy"] == pytest.approx(0.542, abs=0.005)
     assert dev["low"] > dev["majority_accuracy"] + 0.1
 
 

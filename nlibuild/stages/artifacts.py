@@ -8,9 +8,10 @@ in a translation, and records itself as a run with its signature like every stag
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
+import polars as pl
 
 from nlibuild._version import VERSION
 from nlibuild.artifacts import (
@@ -41,7 +42,7 @@ from nlibuild.models import (
 )
 from nlibuild.render import counted
 from nlibuild.signature import make_signature
-from nlibuild.store import ArtifactPair, Store
+from nlibuild.store import Store
 
 ALL = "all"
 """The group of every pair, reported first (OCNLI Table 8's 'OCNLI' block)."""
@@ -50,10 +51,11 @@ NONE = "-"
 """The group of pairs without a value (no protocol, no level...)."""
 
 
-def _group_of(by: ArtifactGroup | None) -> Callable[[ArtifactPair], str]:
+def _groups(frame: pl.DataFrame, by: ArtifactGroup | None) -> list[str]:
+    """The group of each row: ALL without `by`, else its value (NONE where it has none)."""
     if by is None:
-        return lambda _: ALL
-    return lambda pair: getattr(pair, by.value) or NONE
+        return [ALL] * frame.height
+    return frame[by.value].fill_null(NONE).cast(pl.String).to_list()
 
 
 def _check_splits(store: Store, option: str, names: Sequence[str], instead: str) -> None:
@@ -73,24 +75,30 @@ def _check_splits(store: Store, option: str, names: Sequence[str], instead: str)
 
 
 def _labelled(
-    store: Store, scope: ArtifactScope, premises: bool = False
-) -> tuple[list[ArtifactPair], int, int]:
-    """The pairs in scope with an NLI gold label; the count left out without one and the
-    count left out for want of a translation."""
+    store: Store, scope: ArtifactScope, fields: Sequence[str]
+) -> tuple[pl.DataFrame, int, int]:
+    """The pairs in scope with an NLI gold label (the columns `fields`, label and lang);
+    the count left out without one and the count left out for want of a translation."""
     _check_splits(store, "--split", scope.splits, "leave --split out to read every pair")
-    pairs, untranslated = store.artifact_pairs(scope.splits, scope.lang, premises)
-    labelled = [p for p in pairs if p.label in NLI_LABELS]
-    if scope.lang and not pairs:
+    wanted = list(dict.fromkeys([*fields, "label", "lang"]))
+    columns, untranslated = store.artifact_columns(wanted, scope.splits, scope.lang)
+    frame = pl.DataFrame(columns, schema={f: _FIELD_TYPES.get(f, pl.String) for f in wanted})
+    del columns
+    labelled = frame.filter(pl.col("label").is_in(NLI_LABELS))
+    if scope.lang and not frame.height:
         raise ConfigError(
             f"--lang {scope.lang}: no pair has a human translation into {scope.lang}; "
             "import one with `nlibuild translate import`"
         )
-    if not labelled:
+    if not labelled.height:
         raise ConfigError(
             "no pair in scope has a gold label; import a corpus, elicit pairs or run "
             "`nlibuild aggregate-labels`"
         )
-    return labelled, len(pairs) - len(labelled), untranslated
+    return labelled, frame.height - labelled.height, untranslated
+
+
+_FIELD_TYPES = {"pk": pl.Int64, "premise_pk": pl.Int64}
 
 
 def _scope_settings(scope: ArtifactScope) -> dict[str, object]:
@@ -100,38 +108,40 @@ def _scope_settings(scope: ArtifactScope) -> dict[str, object]:
 def pmi_table(store: Store, cfg: PmiConfig) -> PmiResult:
     """OCNLI Table 8: per group (and for all pairs first), the top (word, label) pairs."""
     with store.atomic():
-        pairs, without_gold, untranslated = _labelled(store, cfg.scope)
-        lang = pairs[0].lang
-        units = cfg.units or default_units(lang)
+        fields = ["hypothesis", *([cfg.by.value] if cfg.by else [])]
+        frame, without_gold, untranslated = _labelled(store, cfg.scope, fields)
+        languages = sorted(set(frame["lang"].to_list()))
+        # Each language is cut into its own units (Chinese by jieba...), once for every
+        # grouping.
+        units = {lang: cfg.units or default_units(lang) for lang in languages}
         signature = make_signature(
             "stats-pmi",
             {"by": cfg.by.value if cfg.by else None, "top": cfg.top,
-             "smoothing": cfg.smoothing, "min_count": cfg.min_count, "units": units.value,
+             "smoothing": cfg.smoothing, "min_count": cfg.min_count,
+             "units": cfg.units.value if cfg.units else None,
              "per_label": cfg.per_label or None,
              **_scope_settings(cfg.scope)},
             VERSION,
         )  # fmt: skip
         run_id = store.start_run("stats-pmi", cfg.model_dump(mode="json"), signature, VERSION)
-        rows: list[PmiRow] = []
-        languages = sorted({p.lang for p in pairs})
-        # Each language is cut into units by its own rules, once for every grouping.
-        by_language = {lang: [p for p in pairs if p.lang == lang] for lang in languages}
+        parts = {lang: frame.filter(pl.col("lang") == lang) for lang in languages}
+        del frame
         words = {
-            lang: word_lists([p.hypothesis for p in mine], lang, units)
-            for lang, mine in by_language.items()
+            lang: word_lists(part["hypothesis"].to_list(), lang, units[lang])
+            for lang, part in parts.items()
         }
+        rows: list[PmiRow] = []
+        order = {label: i for i, label in enumerate(NLI_LABELS)}
         for by in (None, cfg.by) if cfg.by else (None,):
-            group = _group_of(by)
             found = []
-            for language, mine in by_language.items():
-                suffix = f" ({language})" if len(languages) > 1 else ""
+            for lang, part in parts.items():
+                suffix = f" ({lang})" if len(languages) > 1 else ""
                 cues = pmi_cues(
-                    words[language], [p.label or "" for p in mine], [group(p) for p in mine],
-                    cfg.smoothing, cfg.min_count, cfg.top, cfg.per_label,
+                    words[lang], part["label"].to_list(), _groups(part, by), cfg.smoothing,
+                    cfg.min_count, cfg.top, cfg.per_label,
                 )  # fmt: skip
                 found += [(cue, suffix) for cue in cues]
             ranks: Counter[tuple[str, str]] = Counter()
-            order = {label: i for i, label in enumerate(NLI_LABELS)}
             for cue, suffix in sorted(
                 found,
                 key=lambda f: (f[0].group + f[1], order[f[0].label] if cfg.per_label else 0,
@@ -148,11 +158,11 @@ def pmi_table(store: Store, cfg: PmiConfig) -> PmiResult:
                         word_count=cue.word_count,
                     )
                 )  # fmt: skip
-        store.finish_run(
-            run_id, {"pairs": len(pairs), "without_gold": without_gold, "rows": len(rows)}
-        )
+        pairs = sum(part.height for part in parts.values())
+        store.finish_run(run_id, {"pairs": pairs, "without_gold": without_gold, "rows": len(rows)})
+    described = sorted({units_label(lang, units[lang]) for lang in languages})
     return PmiResult(
-        run_id=run_id, signature=signature, units=units_label(lang, units), pairs=len(pairs),
+        run_id=run_id, signature=signature, units="; ".join(described), pairs=pairs,
         without_gold=without_gold, untranslated=untranslated, rows=rows,
     )  # fmt: skip
 
@@ -168,24 +178,27 @@ def cue_table(store: Store, cfg: CuesConfig) -> CuesResult:
         VERSION,
     )  # fmt: skip
     with store.atomic():
-        pairs, without_gold, untranslated = _labelled(store, cfg.scope, premises=True)
+        frame, without_gold, untranslated = _labelled(
+            store, cfg.scope, ["hypothesis", "premise", cfg.by.value]
+        )
         run_id = store.start_run("stats-cues", cfg.model_dump(mode="json"), signature, VERSION)
-        lexicons = {
-            lang: negator_lexicon(lang, cfg.negator_files) for lang in {p.lang for p in pairs}
-        }
+        langs = frame["lang"].to_list()
+        lexicons = {lang: negator_lexicon(lang, cfg.negator_files) for lang in set(langs)}
         edges = np.asarray(OVERLAP_BINS[1:-1])
         # Keyed (is it a group of --by, group, label, language): a writer or genre that is
         # called "all" stays apart from the row of every pair.
         tally: dict[tuple[bool, str, str, str], list[list[float]]] = defaultdict(
             lambda: [[], [], []]
         )
-        by_group = _group_of(cfg.by)
-        for pair in pairs:
-            overlap = overlap_ratio(pair.hypothesis, pair.premise or "", pair.lang)
-            negated = float(lexicons[pair.lang].negated(pair.hypothesis))
-            length = float(text_length(pair.hypothesis, pair.lang))
-            for grouped, group in ((False, ALL), (True, by_group(pair))):
-                cell = tally[(grouped, group, pair.label or "", pair.lang)]
+        for hypothesis, premise, lang, label, group in zip(
+            frame["hypothesis"].to_list(), frame["premise"].to_list(), langs,
+            frame["label"].to_list(), _groups(frame, cfg.by), strict=True,
+        ):  # fmt: skip
+            overlap = overlap_ratio(hypothesis, premise or "", lang)
+            negated = float(lexicons[lang].negated(hypothesis))
+            length = float(text_length(hypothesis, lang))
+            for key in ((False, ALL, label, lang), (True, group, label, lang)):
+                cell = tally[key]
                 cell[0].append(overlap)
                 cell[1].append(negated)
                 cell[2].append(length)
@@ -211,9 +224,9 @@ def cue_table(store: Store, cfg: CuesConfig) -> CuesResult:
                     mean_length=float(lengths.mean()), unit=length_unit(lang),
                 )
             )  # fmt: skip
-        store.finish_run(run_id, {"pairs": len(pairs), "rows": len(rows)})
+        store.finish_run(run_id, {"pairs": frame.height, "rows": len(rows)})
     return CuesResult(
-        run_id=run_id, signature=signature, pairs=len(pairs), without_gold=without_gold,
+        run_id=run_id, signature=signature, pairs=frame.height, without_gold=without_gold,
         untranslated=untranslated,
         unchecked_langs=sorted(lang for lang, lexicon in lexicons.items() if lexicon.empty),
         rows=rows,
@@ -221,10 +234,6 @@ def cue_table(store: Store, cfg: CuesConfig) -> CuesResult:
 
 
 # --- the hypothesis-only baseline -----------------------------------------------------------
-
-
-def _side(pair: ArtifactPair, premise_only: bool) -> str:
-    return (pair.premise or "") if premise_only else pair.hypothesis
 
 
 def hypothesis_only(store: Store, cfg: HypothesisOnlyConfig) -> HypothesisOnlyResult:
@@ -248,23 +257,24 @@ def hypothesis_only(store: Store, cfg: HypothesisOnlyConfig) -> HypothesisOnlyRe
             instead = "score folds with --cross-validate K"
             _check_splits(store, "--train", (cfg.train,), instead)
             _check_splits(store, "--eval", cfg.eval, instead)
-        pairs, _, _ = _labelled(store, scope, cfg.premise_only)
+        fields = [side, "premise_pk", "split", *(b.value for b in cfg.by)]
+        frame, _, _ = _labelled(store, scope, fields)
         run_id = store.start_run(
             "bias-hypothesis-only", cfg.model_dump(mode="json"), signature, VERSION
         )
-        lang = pairs[0].lang
-        texts = model_texts([_side(p, cfg.premise_only) for p in pairs], lang)
-        labels = np.asarray([p.label for p in pairs])
+        lang = frame["lang"][0]
+        texts = model_texts(frame[side].fill_null("").to_list(), lang)
+        labels = frame["label"].to_numpy().astype(str)
         if cfg.cross_validate:
             predicted, baseline, features, trained = _cross_validated(
-                pairs, texts, labels, lang, cfg
+                frame["premise_pk"].to_numpy(), texts, labels, lang, cfg
             )
-            evaluated = {"cv": np.arange(len(pairs))}
+            evaluated = {"cv": np.arange(frame.height)}
             # Each fold's baseline is its own training majority; they usually agree.
             fold_majorities = sorted(set(baseline.tolist()))
             majority = fold_majorities[0] if len(fold_majorities) == 1 else "per fold"
         else:
-            split = np.asarray([p.split for p in pairs])
+            split = frame["split"].fill_null("").to_numpy().astype(str)
             train = np.flatnonzero(split == cfg.train)
             if not len(train):
                 raise ConfigError(f"--train {cfg.train}: no labelled pair in that split")
@@ -273,21 +283,22 @@ def hypothesis_only(store: Store, cfg: HypothesisOnlyConfig) -> HypothesisOnlyRe
             trained = len(train)
             features = _feature_count(model)
             majority = _majority(labels[train])
-            predicted = np.asarray(model.predict(texts))
-            baseline = np.full(len(pairs), majority)
+            baseline = np.full(frame.height, majority)
             evaluated = {name: np.flatnonzero(split == name) for name in cfg.eval}
             empty = [name for name, at in evaluated.items() if not len(at)]
             if empty:
                 raise ConfigError(f"--eval {','.join(empty)}: no labelled pair in that split")
+            # Only the evaluated pairs are predicted (the training split is not scored).
+            predicted = np.full(frame.height, "", dtype=object)
+            scored = np.concatenate(list(evaluated.values()))
+            predicted[scored] = model.predict([texts[i] for i in scored])
+            predicted = predicted.astype(str)
         rows = []
         for name, at in evaluated.items():
             for by in (None, *cfg.by):
-                group = _group_of(by)
-                members: dict[str, list[int]] = defaultdict(list)
-                for i in at.tolist():
-                    members[group(pairs[i])].append(i)
-                for value in sorted(members):
-                    chosen = np.asarray(members[value])
+                groups = np.asarray(_groups(frame, by))
+                for value in sorted(set(groups[at].tolist())):
+                    chosen = at[groups[at] == value]
                     correct = predicted[chosen] == labels[chosen]
                     low, high = accuracy_interval(correct, cfg.ci, cfg.resamples, cfg.seed)
                     rows.append(
@@ -317,7 +328,7 @@ def _feature_count(model: object) -> int:
 
 
 def _cross_validated(
-    pairs: Sequence[ArtifactPair],
+    premises: np.ndarray,
     texts: list[str],
     labels: np.ndarray,
     lang: str,
@@ -327,15 +338,14 @@ def _cross_validated(
     from sklearn.model_selection import StratifiedGroupKFold
 
     k = cfg.cross_validate or 2
-    premises = np.asarray([p.premise_pk for p in pairs])
-    if len(set(premises.tolist())) < k:
+    distinct = len(set(premises.tolist()))
+    if distinct < k:
         raise ConfigError(
-            f"--cross-validate {k}: only {counted(len(set(premises.tolist())), 'premise')}; "
-            "give fewer folds"
+            f"--cross-validate {k}: only {counted(distinct, 'premise')}; give fewer folds"
         )
     folds = StratifiedGroupKFold(n_splits=k, shuffle=True, random_state=cfg.seed)
-    predicted = np.empty(len(pairs), dtype=object)
-    baseline = np.empty(len(pairs), dtype=object)
+    predicted = np.empty(len(texts), dtype=object)
+    baseline = np.empty(len(texts), dtype=object)
     features = trained = 0
     for train, test in folds.split(texts, labels, premises):
         model = single_sentence_model(lang, cfg.seed)
