@@ -42,7 +42,6 @@ protocol and label actually written are printed at the end.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -56,7 +55,6 @@ from gen_mnli import (
     _PATTERN_LABELS,
     _POWERS,
     LABELS,
-    VOTES,
     Pool,
     Tally,
     _draw_workers,
@@ -64,6 +62,7 @@ from gen_mnli import (
     _join_rows,
     _lengths,
     _vote,
+    generator_arguments,
     make_pool,
 )
 
@@ -331,20 +330,9 @@ def generate(out: Path, pairs: int, seed: int, annotators: int) -> tuple[Tally, 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description="Write a synthetic nlibuild-jsonl corpus with planted cue words."
+    args = generator_arguments(
+        "Write a synthetic nlibuild-jsonl corpus with planted cue words.", argv
     )
-    parser.add_argument("out", type=Path, help="The jsonl file to write.")
-    parser.add_argument("--pairs", type=int, default=1_000_000, help="Number of pairs.")
-    parser.add_argument("--seed", type=int, default=7, help="Random seed.")
-    parser.add_argument(
-        "--annotators", type=int, default=150, help="Size of the worker pool (at least 5)."
-    )
-    args = parser.parse_args(argv)
-    if args.pairs < 1:
-        parser.error("--pairs must be at least 1")
-    if args.annotators < VOTES:
-        parser.error(f"--annotators must be at least {VOTES}")
     started = time.perf_counter()
     agreement, cues = generate(args.out, args.pairs, args.seed, args.annotators)
     elapsed = time.perf_counter() - started

@@ -319,8 +319,9 @@ def generate(out: Path, pairs: int, seed: int, annotators: int) -> Tally:
     return tally
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Write a synthetic MNLI-style jsonl corpus.")
+def generator_arguments(description: str, argv: list[str] | None) -> argparse.Namespace:
+    """The command line every corpus generator takes: OUT, --pairs, --seed, --annotators."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("out", type=Path, help="The jsonl file to write.")
     parser.add_argument("--pairs", type=int, default=1_000_000, help="Number of pairs.")
     parser.add_argument("--seed", type=int, default=7, help="Random seed.")
@@ -332,6 +333,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--pairs must be at least 1")
     if args.annotators < VOTES:
         parser.error(f"--annotators must be at least {VOTES}")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = generator_arguments("Write a synthetic MNLI-style jsonl corpus.", argv)
     started = time.perf_counter()
     tally = generate(args.out, args.pairs, args.seed, args.annotators)
     elapsed = time.perf_counter() - started
