@@ -29,7 +29,7 @@ from nlibuild.models import (
 from nlibuild.render import counted
 from nlibuild.signature import make_signature
 from nlibuild.stages import paused_gc
-from nlibuild.store import Store, TranslationRow
+from nlibuild.store import Store
 from nlibuild.translation_checks import CORPUS_CHECKS, Check, corpus_checks, unit_checks_of
 
 _LISTED = 5
@@ -231,22 +231,19 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
             [u for u, _ in adding], [sources[u][1] for u, _ in adding],
             [sources[u][0] for u, _ in adding], [t for _, t in adding], cfg.lang,
         )  # fmt: skip
-        new = [
-            TranslationRow(unit_id, cfg.lang, cfg.kind.value, text, translator_pk)
-            for unit_id, text in adding
-            if text
-        ]
+        lang, kind = cfg.lang, cfg.kind.value
+        adding.sort()  # in key order: appended to the language's range, page after page
+        new = [(unit_id, lang, kind, text, translator_pk) for unit_id, text in adding if text]
         empty = len(adding) - len(new)
-        new.sort()  # in key order: appended to the language's range, page after page
         store.insert("translations", new, run_id)
-        everything = stored | {row.unit_id: row.text for row in new}
+        everything = stored | {unit_id: text for unit_id, text in adding if text}
         checks += corpus_checks(
             everything, {u: text for u, (_, text) in sources.items()}, store.hypothesis_premises()
         )
         # A unit translated now sheds what was found on it before (an empty row); the
         # checks across units are computed again over all translations.
         store.clear_translation_checks(
-            cfg.lang, cfg.kind.value, [row.unit_id for row in new], CORPUS_CHECKS
+            cfg.lang, cfg.kind.value, [row[0] for row in new], CORPUS_CHECKS
         )
         store.add_translation_checks(
             [(c.unit_id, cfg.lang, cfg.kind.value, c.check, c.detail) for c in checks], run_id
