@@ -1033,14 +1033,12 @@ class Store:
             found.setdefault((premise, hypothesis), []).append((pk, pair_id, premise_id))
         return found
 
-    def hypothesis_premises(self) -> dict[str, str]:
-        """`h:<pair>` -> `p:<premise>` for every pair."""
-        return {
-            f"h:{pair}": f"p:{premise}"
-            for pair, premise in self.conn.execute(
-                "SELECT p.id, pr.id FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk"
-            )
-        }
+    def hypothesis_premises(self) -> list[tuple[str, str]]:
+        """(`h:<pair>`, `p:<premise>`) for every pair."""
+        return self.conn.execute(
+            "SELECT 'h:' || p.id, 'p:' || pr.id FROM pairs p "
+            "JOIN premises pr ON pr.pk = p.premise_pk"
+        ).fetchall()
 
     def translations_in(self, lang: str, kind: str) -> dict[str, str]:
         """unit ID -> text of every translation into `lang` of `kind`."""

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from nlibuild.lang import primary_language
+
+if TYPE_CHECKING:
+    import polars as pl
 
 NON_LATIN_LANGS: frozenset[str] = frozenset({"zh", "ja", "ko", "th", "my", "ar", "hi"})
 """Target languages written in another script: Latin letters there are worth a look."""
@@ -135,32 +139,44 @@ def unit_checks_of(
 def corpus_checks(
     translations: Mapping[str, str], sources: Mapping[str, str], premise_of: Mapping[str, str]
 ) -> list[Check]:
+    """`corpus_checks_of` on mappings: unit -> translation, unit -> source text, and
+    hypothesis unit -> its premise unit."""
+    import polars as pl
+
+    def frame(mapping: Mapping[str, str], value: str) -> pl.DataFrame:
+        return pl.DataFrame(
+            {
+                "unit": pl.Series(list(mapping), dtype=pl.String),
+                value: pl.Series(list(mapping.values()), dtype=pl.String),
+            }
+        )
+
+    return corpus_checks_of(
+        frame(translations, "text"), frame(sources, "source"), frame(premise_of, "premise")
+    )
+
+
+def corpus_checks_of(
+    translations: pl.DataFrame, sources: pl.DataFrame, premise_of: pl.DataFrame
+) -> list[Check]:
     """Checks across units of one language: a hypothesis translated exactly like its
     premise (when the sources differ), and one translation given to different sources
-    (texts compared with their white space normalised). Joined and grouped column-wise:
-    every import redoes them over all of the language's translations."""
+    (texts compared with their white space normalised). Frames: (unit, text), (unit,
+    source), (unit, premise). Joined and grouped column-wise: every import redoes them
+    over all of the language's translations."""
     import polars as pl
 
     def plain(column: str) -> pl.Expr:
         return pl.col(column).str.replace_all(r"\s+", " ").str.strip_chars()
 
-    units = pl.DataFrame(
-        {
-            "unit": pl.Series(list(translations), dtype=pl.String),
-            "text": pl.Series(list(translations.values()), dtype=pl.String),
-        }
-    ).with_columns(
-        text=plain("text"),
-        source=pl.col("unit").replace_strict(sources, default="", return_dtype=pl.String),
-    )
-    premises = pl.DataFrame(
-        {
-            "unit": pl.Series(list(premise_of), dtype=pl.String),
-            "premise": pl.Series(list(premise_of.values()), dtype=pl.String),
-        }
+    units = (
+        translations.select("unit", "text")
+        .with_columns(text=plain("text"))
+        .join(sources.select("unit", "source"), on="unit", how="left")
+        .with_columns(pl.col("source").fill_null(""))
     )
     same_as_premise = (
-        units.join(premises, on="unit")
+        units.join(premise_of.select("unit", "premise"), on="unit")
         .join(
             units.select(
                 pl.col("unit").alias("premise"),

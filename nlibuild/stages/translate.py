@@ -11,6 +11,9 @@ store does not hold are listed, and are an error unless `--partial`.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
+
+import polars as pl
 
 from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError, ConflictError, InputError
@@ -30,7 +33,7 @@ from nlibuild.render import counted
 from nlibuild.signature import make_signature
 from nlibuild.stages import paused_gc
 from nlibuild.store import Store
-from nlibuild.translation_checks import CORPUS_CHECKS, Check, corpus_checks, unit_checks_of
+from nlibuild.translation_checks import CORPUS_CHECKS, Check, corpus_checks_of, unit_checks_of
 
 _LISTED = 5
 """How many missing or extra units an error names."""
@@ -71,22 +74,40 @@ def _listed(ids: list[str]) -> str:
     return shown + (f" and {len(ids) - _LISTED} more" if len(ids) > _LISTED else "")
 
 
-def _rows_by_id(cfg: TranslateImportConfig) -> dict[str, tuple[int, str]]:
-    """unit ID -> (line, text) of a file of units."""
-    rows: dict[str, tuple[int, str]] = {}
-    for line, unit_id, text, lang in read_units(cfg.path, cfg.format):
-        if lang is not None and primary_language(lang) != primary_language(cfg.lang):
-            raise InputError(
-                cfg.path, f"{unit_id} is marked lang {lang}, not {cfg.lang}; check --lang", line
-            )
-        if unit_id in rows:
-            raise InputError(
-                cfg.path,
-                f"{unit_id} again (first at line {rows[unit_id][0]}); keep one of the rows",
-                line,
-            )
-        rows[unit_id] = (line, text)
-    return rows
+def _rows_by_id(cfg: TranslateImportConfig) -> pl.DataFrame:
+    """The rows of a file of units: line, unit, text (as written)."""
+    read = list(read_units(cfg.path, cfg.format))
+    frame = pl.DataFrame(
+        {
+            "line": pl.Series([r[0] for r in read], dtype=pl.Int64),
+            "unit": pl.Series([r[1] for r in read], dtype=pl.String),
+            "text": pl.Series([r[2] for r in read], dtype=pl.String),
+            "lang": pl.Series([r[3] for r in read], dtype=pl.String),
+        }
+    )
+    del read
+    target = primary_language(cfg.lang)
+    marked = frame["lang"].drop_nulls().unique().to_list()
+    wrong = {lang for lang in marked if primary_language(lang) != target}
+    if wrong:
+        line, unit, lang = (
+            frame.filter(pl.col("lang").is_in(wrong)).select("line", "unit", "lang").row(0)
+        )
+        raise InputError(
+            cfg.path, f"{unit} is marked lang {lang}, not {cfg.lang}; check --lang", line
+        )
+    again = frame.filter(pl.col("unit").is_duplicated())
+    if again.height:
+        firsts = again.group_by("unit", maintain_order=True).agg(pl.col("line").sort())
+        # The first row that repeats an earlier one, and where that one stands.
+        repeats = firsts.with_columns(
+            first=pl.col("line").list.get(0), second=pl.col("line").list.get(1)
+        ).sort("second")
+        unit, first, second = repeats.select("unit", "first", "second").row(0)
+        raise InputError(
+            cfg.path, f"{unit} again (first at line {first}); keep one of the rows", second
+        )
+    return frame.drop("lang")
 
 
 def _plain(text: str) -> str:
@@ -162,13 +183,33 @@ def _rows_by_position(
     return rows, checks
 
 
+def _column_frame(rows: Sequence[tuple[str, ...]], names: tuple[str, ...]) -> pl.DataFrame:
+    """A frame of string columns from rows read out of the store."""
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in names]
+    return pl.DataFrame(
+        {
+            name: pl.Series(list(column), dtype=pl.String)
+            for name, column in zip(names, columns, strict=True)
+        }
+    )
+
+
+def _plain_expr(column: str) -> pl.Expr:
+    """White space runs as one space, none at the ends (as " ".join(text.split()))."""
+    return pl.col(column).str.replace_all(r"\s+", " ").str.strip_chars()
+
+
 def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
+    """Read the translations of one language and kind, by unit ID or by row, check their
+    coverage and each unit, and store them (in one transaction). Everything that concerns
+    all units (coverage, conflicts, the checks) is computed column-wise: an XNLI-size
+    language is half a million units."""
     if cfg.align == "rows" and cfg.reference is None:
         raise ConfigError("--align rows needs --reference: the source file the rows follow")
     for path in (cfg.path, cfg.reference):
         if path is not None and not path.is_file():
             raise InputError(path, "no such file; check the path")
-    rows = _rows_by_id(cfg) if cfg.align == "id" else {}
+    rows = _rows_by_id(cfg) if cfg.align == "id" else None
     signature = make_signature(
         "translate-import",
         {"lang": cfg.lang, "kind": cfg.kind.value, "file": file_sha256(cfg.path)[:12],
@@ -177,21 +218,37 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
          else None},
         VERSION,
     )  # fmt: skip
+    lang, kind = cfg.lang, cfg.kind.value
     with paused_gc(), store.atomic():
         run_id = store.start_run("translate-import", cfg.model_dump(mode="json"), signature,
                                  VERSION)  # fmt: skip
-        target = primary_language(cfg.lang)
+        target = primary_language(lang)
         aligned: list[Check] = []
+        if rows is None:
+            by_position, aligned = _rows_by_position(store, cfg)
+            rows = pl.DataFrame(
+                {
+                    "line": pl.Series([v[0] for v in by_position.values()], dtype=pl.Int64),
+                    "unit": pl.Series(list(by_position), dtype=pl.String),
+                    "text": pl.Series([v[1] for v in by_position.values()], dtype=pl.String),
+                }
+            )
+        sources = _column_frame(store.source_units(), ("unit", "source_lang", "source"))
+        other = [
+            x for x in sources["source_lang"].unique().to_list() if primary_language(x) != target
+        ]
+        sources = sources.filter(pl.col("source_lang").is_in(other))
         if cfg.align == "rows":
-            rows, aligned = _rows_by_position(store, cfg)
-        sources = {
-            u: (lang, text)
-            for u, lang, text in store.source_units()
-            if primary_language(lang) != target and (cfg.align == "id" or u in rows)
-        }
-        stored = store.translations_in(cfg.lang, cfg.kind.value)
-        extra = [u for u in rows if u not in sources]
-        missing = [u for u in sources if u not in rows and u not in stored]
+            sources = sources.join(
+                rows.select("unit"), on="unit", how="semi", maintain_order="left"
+            )
+        stored = _column_frame(list(store.translations_in(lang, kind).items()), ("unit", "stored"))
+        extra = rows.join(sources, on="unit", how="anti", maintain_order="left")["unit"].to_list()
+        missing = (
+            sources.join(rows, on="unit", how="anti", maintain_order="left")
+            .join(stored, on="unit", how="anti", maintain_order="left")["unit"]
+            .to_list()
+        )
         if (extra or missing) and not cfg.partial:
             problems = []
             if missing:
@@ -209,53 +266,57 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
             )  # fmt: skip
         translator_pk = store.ensure_annotators([cfg.translator])[cfg.translator] if (
             cfg.translator) else None  # fmt: skip
+        matched = (
+            rows.join(sources, on="unit", how="inner", maintain_order="left")
+            .with_columns(text=_plain_expr("text"))
+            .join(stored, on="unit", how="left", maintain_order="left")
+        )
+        conflicts = matched.filter(
+            pl.col("stored").is_not_null() & (pl.col("stored") != pl.col("text"))
+        )
+        if conflicts.height:
+            line, unit_id, before = conflicts.sort("line").select("line", "unit", "stored").row(0)
+            raise ConflictError(
+                f"{cfg.path}, line {line}: {unit_id} already has another {kind} "
+                f"translation into {lang} ({before[:60]!r}); nlibuild keeps the "
+                "first: remove the row, or import it as another --kind"
+            )
+        unchanged = matched.filter(pl.col("stored").is_not_null()).height
+        adding = matched.filter(pl.col("stored").is_null())
         checks: list[Check] = list(aligned)
-        unchanged = 0
-        adding: list[tuple[str, str]] = []  # (unit, text with its white space normalised)
-        for unit_id, (line, text) in rows.items():
-            if unit_id not in sources:
-                continue
-            text = " ".join(text.split())
-            before = stored.get(unit_id)
-            if before is not None:
-                if before == text:
-                    unchanged += 1
-                    continue
-                raise ConflictError(
-                    f"{cfg.path}, line {line}: {unit_id} already has another {cfg.kind.value} "
-                    f"translation into {cfg.lang} ({before[:60]!r}); nlibuild keeps the "
-                    "first: remove the row, or import it as another --kind"
-                )
-            adding.append((unit_id, text))
         checks += unit_checks_of(
-            [u for u, _ in adding], [sources[u][1] for u, _ in adding],
-            [sources[u][0] for u, _ in adding], [t for _, t in adding], cfg.lang,
+            adding["unit"].to_list(), adding["source"].to_list(),
+            adding["source_lang"].to_list(), adding["text"].to_list(), lang,
         )  # fmt: skip
-        lang, kind = cfg.lang, cfg.kind.value
-        adding.sort()  # in key order: appended to the language's range, page after page
-        new = [(unit_id, lang, kind, text, translator_pk) for unit_id, text in adding if text]
-        empty = len(adding) - len(new)
-        store.insert("translations", new, run_id)
-        everything = stored | {unit_id: text for unit_id, text in adding if text}
-        checks += corpus_checks(
-            everything, {u: text for u, (_, text) in sources.items()}, store.hypothesis_premises()
+        # In key order: appended to the language's range of the table, page after page.
+        new = adding.filter(pl.col("text") != "").select("unit", "text").sort("unit")
+        empty = adding.height - new.height
+        store.insert(
+            "translations",
+            [(unit_id, lang, kind, text, translator_pk) for unit_id, text in new.iter_rows()],
+            run_id,
+        )
+        everything = pl.concat([stored.rename({"stored": "text"}), new])
+        checks += corpus_checks_of(
+            everything,
+            sources.select("unit", "source"),
+            _column_frame(store.hypothesis_premises(), ("unit", "premise")),
         )
         # A unit translated now sheds what was found on it before (an empty row); the
         # checks across units are computed again over all translations.
-        store.clear_translation_checks(
-            cfg.lang, cfg.kind.value, [row[0] for row in new], CORPUS_CHECKS
-        )
+        store.clear_translation_checks(lang, kind, new["unit"].to_list(), CORPUS_CHECKS)
         store.add_translation_checks(
-            [(c.unit_id, cfg.lang, cfg.kind.value, c.check, c.detail) for c in checks], run_id
+            [(c.unit_id, lang, kind, c.check, c.detail) for c in checks], run_id
         )
         counts = Counter(c.check for c in checks)
-        left = [u for u in sources if u not in everything]
+        left = sources.join(everything, on="unit", how="anti").height
         result = TranslateImportResult(
-            run_id=run_id, signature=signature, rows=len(rows), added=len(new),
-            unchanged=unchanged, empty=empty, missing=len(left), extra=len(extra),
+            run_id=run_id, signature=signature, rows=rows.height, added=new.height,
+            unchanged=unchanged, empty=empty, missing=left, extra=len(extra),
             checks=dict(sorted(counts.items())),
             label_mismatches=len(aligned),
         )  # fmt: skip
-        store.finish_run(run_id, {"rows": len(rows), "added": len(new), "unchanged": unchanged,
-                                  "missing": len(left), "extra": len(extra)})  # fmt: skip
+        store.finish_run(run_id, {"rows": rows.height, "added": new.height,
+                                  "unchanged": unchanged, "missing": left,
+                                  "extra": len(extra)})  # fmt: skip
     return result
