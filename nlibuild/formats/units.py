@@ -12,12 +12,15 @@ import csv
 import io
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from nlibuild.errors import InputError
 from nlibuild.formats.platforms import csv_rows
 from nlibuild.formats.tabular import iter_json_objects, write_atomically, write_json_lines
 from nlibuild.models import TranslationUnit, UnitFormat
+
+if TYPE_CHECKING:
+    import polars as pl
 
 COLUMNS = tuple(TranslationUnit.model_fields)
 
@@ -69,11 +72,6 @@ def read_units(path: Path, fmt: UnitFormat) -> Iterator[tuple[int, str, str, str
             lang = record.get("lang")
             yield line, unit_id, text, lang if isinstance(lang, str) else None
         return
-    if fmt is UnitFormat.TSV:
-        quick = _quick_tsv_units(path)
-        if quick is not None:
-            yield from quick
-            return
     header, rows = csv_rows(path, "\t" if fmt is UnitFormat.TSV else ",")
     missing = [c for c in ("unit_id", "text") if c not in header]
     if missing:
@@ -90,11 +88,31 @@ def read_units(path: Path, fmt: UnitFormat) -> Iterator[tuple[int, str, str, str
         yield line, unit_id, row["text"], (row.get("lang") or "").strip() or None
 
 
-def _quick_tsv_units(path: Path) -> list[tuple[int, str, str, str | None]] | None:
-    """The rows of a well-formed unit tsv, read column-wise (polars: an XNLI-size language
-    is half a million rows), or None when the file needs the careful reader, which names
-    the line of every problem: a blank, ragged or unnamed row, a missing column, bytes
-    that are not UTF-8, line ends other than \\n."""
+def read_unit_table(path: Path, fmt: UnitFormat) -> pl.DataFrame:
+    """`read_units` as a frame (line, unit, text, lang): a well-formed tsv is read by
+    polars directly (an XNLI-size language is half a million rows); anything else, or a
+    tsv with a fault, by the careful reader, which names the line of every problem."""
+    import polars as pl
+
+    if fmt is UnitFormat.TSV and path.is_file():
+        quick = _quick_tsv_frame(path)
+        if quick is not None:
+            return quick
+    read = list(read_units(path, fmt))
+    return pl.DataFrame(
+        {
+            "line": pl.Series([r[0] for r in read], dtype=pl.Int64),
+            "unit": pl.Series([r[1] for r in read], dtype=pl.String),
+            "text": pl.Series([r[2] for r in read], dtype=pl.String),
+            "lang": pl.Series([r[3] for r in read], dtype=pl.String),
+        }
+    )
+
+
+def _quick_tsv_frame(path: Path) -> pl.DataFrame | None:
+    """The rows of a well-formed unit tsv, or None when the file needs the careful reader:
+    a blank, ragged or unnamed row, a missing column, bytes that are not UTF-8, line ends
+    other than \\n."""
     import polars as pl
 
     try:
@@ -110,20 +128,19 @@ def _quick_tsv_units(path: Path) -> list[tuple[int, str, str, str | None]] | Non
         return None
     if "unit_id" not in frame.columns or "text" not in frame.columns:
         return None
+    lang = pl.col("lang").str.strip_chars() if "lang" in frame.columns else pl.lit(None)
     frame = frame.select(
-        pl.col("unit_id").str.strip_chars(),
+        # line 1 is the header, and no blank line stands between rows
+        pl.int_range(2, frame.height + 2, dtype=pl.Int64).alias("line"),
+        pl.col("unit_id").str.strip_chars().alias("unit"),
         "text",
-        (pl.col("lang").str.strip_chars() if "lang" in frame.columns else pl.lit(None))
-        .cast(pl.String)
-        .alias("lang"),
+        pl.when(lang != "").then(lang).otherwise(None).cast(pl.String).alias("lang"),
     )
-    if frame["unit_id"].null_count() or frame["text"].null_count():
+    if frame["unit"].null_count() or frame["text"].null_count():
         return None  # a short row
-    if (frame["unit_id"] == "").any():
+    if (frame["unit"] == "").any():
         return None  # a blank row (skipped) or a row without unit_id (an error)
-    langs = [lang or None for lang in frame["lang"].to_list()]
-    lines = range(2, frame.height + 2)  # line 1 is the header; no blank line in between
-    return list(zip(lines, frame["unit_id"].to_list(), frame["text"].to_list(), langs, strict=True))
+    return frame
 
 
 def _column(header: list[str], candidates: list[str], path: Path, what: str) -> str:

@@ -18,7 +18,7 @@ import polars as pl
 from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError, ConflictError, InputError
 from nlibuild.formats.tabular import file_sha256
-from nlibuild.formats.units import read_reference, read_row_aligned, read_units, write_units
+from nlibuild.formats.units import read_reference, read_row_aligned, read_unit_table, write_units
 from nlibuild.labels import LabelNormaliser, UnknownLabel
 from nlibuild.lang import primary_language
 from nlibuild.models import (
@@ -76,16 +76,7 @@ def _listed(ids: list[str]) -> str:
 
 def _rows_by_id(cfg: TranslateImportConfig) -> pl.DataFrame:
     """The rows of a file of units: line, unit, text (as written)."""
-    read = list(read_units(cfg.path, cfg.format))
-    frame = pl.DataFrame(
-        {
-            "line": pl.Series([r[0] for r in read], dtype=pl.Int64),
-            "unit": pl.Series([r[1] for r in read], dtype=pl.String),
-            "text": pl.Series([r[2] for r in read], dtype=pl.String),
-            "lang": pl.Series([r[3] for r in read], dtype=pl.String),
-        }
-    )
-    del read
+    frame = read_unit_table(cfg.path, cfg.format)
     target = primary_language(cfg.lang)
     marked = frame["lang"].drop_nulls().unique().to_list()
     wrong = {lang for lang in marked if primary_language(lang) != target}
