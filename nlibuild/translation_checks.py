@@ -71,8 +71,8 @@ def unit_checks_of(
     target = primary_language(lang)
     non_latin = target in NON_LATIN_LANGS
 
-    def chars(column: str) -> pl.Expr:
-        return pl.col(column).str.replace_all(r"\s", "").str.len_chars()
+    def chars(column: str) -> pl.Expr:  # counted, not copied without its spaces
+        return pl.col(column).str.len_chars() - pl.col(column).str.count_matches(r"\s")
 
     source_scale = pl.col("source_lang").replace_strict(
         CHARS_PER_ENGLISH_CHAR, default=1.0, return_dtype=pl.Float64
@@ -196,7 +196,8 @@ def corpus_checks_of(
         for unit, premise in same_as_premise.iter_rows()
     ]
     shared = (
-        units.filter(pl.col("text") != "")
+        # Only texts given to more than one unit need their sources compared.
+        units.filter((pl.col("text") != "") & pl.col("text").is_duplicated())
         .with_columns(source=plain("source"))
         .group_by("text")
         .agg(pl.col("unit").sort(), pl.col("source").n_unique().alias("sources"))
