@@ -8,7 +8,7 @@ Each check names a unit and says what it found; `translate import` stores them p
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -49,18 +49,19 @@ class Check:
 
 def unit_checks(unit_id: str, source: str, source_lang: str, text: str, lang: str) -> list[Check]:
     """The checks of one translated unit (empty, untranslated, script, length)."""
-    return unit_checks_of([unit_id], [source], [source_lang], [text], lang)
+    import polars as pl
+
+    one = pl.DataFrame(
+        {"unit": [unit_id], "source": [source], "source_lang": [source_lang], "text": [text]},
+        schema=dict.fromkeys(("unit", "source", "source_lang", "text"), pl.String),
+    )
+    return unit_checks_of(one, lang)
 
 
-def unit_checks_of(
-    unit_ids: Sequence[str],
-    sources: Sequence[str],
-    source_langs: Sequence[str],
-    texts: Sequence[str],
-    lang: str,
-) -> list[Check]:
-    """The checks of translated units into `lang`, in unit order: `empty` (and nothing
-    else then), `untranslated`, `roman_letters`, `latin_script`, `length_ratio`.
+def unit_checks_of(units: pl.DataFrame, lang: str) -> list[Check]:
+    """The checks of translated units into `lang` (a frame of unit, source, source_lang
+    and text), in unit order: `empty` (and nothing else then), `untranslated`,
+    `roman_letters`, `latin_script`, `length_ratio`.
 
     An XNLI-size import checks half a million units a language, so the cheap measures are
     taken column-wise (polars: characters that are not white space, Roman letters) and
@@ -78,16 +79,16 @@ def unit_checks_of(
         CHARS_PER_ENGLISH_CHAR, default=1.0, return_dtype=pl.Float64
     )
     scale = CHARS_PER_ENGLISH_CHAR.get(target, 1.0) / source_scale
-    frame = pl.DataFrame(
-        {
-            "at": pl.Series(range(len(texts)), dtype=pl.Int64),
-            "source": pl.Series(sources, dtype=pl.String),
-            "source_lang": pl.Series([primary_language(x) for x in source_langs], dtype=pl.String),
-            "text": pl.Series(texts, dtype=pl.String),
-        }
+    languages = units["source_lang"].unique().to_list()
+    frame = units.with_columns(
+        source_lang=pl.col("source_lang").replace_strict(
+            {x: primary_language(x) for x in languages}, return_dtype=pl.String
+        )
     )
     measured = frame.select(
-        "at",
+        "unit",
+        "source",
+        "text",
         text_chars=chars("text"),
         source_chars=chars("source"),
         other_lang=pl.col("source_lang") != target,
@@ -106,8 +107,7 @@ def unit_checks_of(
     )
     checks = []
     for row in singled_out.iter_rows(named=True):
-        at = row["at"]
-        unit, text, source = unit_ids[at], texts[at], sources[at]
+        unit, text, source = row["unit"], row["text"], row["source"]
         if not row["text_chars"]:
             checks.append(Check(unit, "empty", "the translation is empty"))
             continue

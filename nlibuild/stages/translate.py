@@ -275,10 +275,7 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
         unchanged = matched.filter(pl.col("stored").is_not_null()).height
         adding = matched.filter(pl.col("stored").is_null())
         checks: list[Check] = list(aligned)
-        checks += unit_checks_of(
-            adding["unit"].to_list(), adding["source"].to_list(),
-            adding["source_lang"].to_list(), adding["text"].to_list(), lang,
-        )  # fmt: skip
+        checks += unit_checks_of(adding, lang)
         # In key order: appended to the language's range of the table, page after page.
         new = adding.filter(pl.col("text") != "").select("unit", "text").sort("unit")
         empty = adding.height - new.height
