@@ -454,6 +454,14 @@ class SplitCandidate(NamedTuple):
     labelled: bool
 
 
+PAIR_LABEL_SQL = (
+    "coalesce((SELECT label FROM gold WHERE pair_pk = p.pk AND method = :majority), "
+    "(SELECT label FROM gold WHERE pair_pk = p.pk AND method = :released), p.author_label)"
+)
+"""A pair's label for splits and artifact tables: the majority gold, else the label
+released with an imported corpus, else the author's (a pair nobody validated yet). Binds
+:majority and :released."""
+
 ARTIFACT_FIELDS: dict[str, str] = {
     "pk": "p.pk",
     "premise_pk": "p.premise_pk",
@@ -465,8 +473,7 @@ ARTIFACT_FIELDS: dict[str, str] = {
     "genre": "pr.genre",
     "author": "a.id",
     "split": "s.split",
-    "label": "coalesce((SELECT label FROM gold WHERE pair_pk = p.pk AND method = :majority), "
-    "(SELECT label FROM gold WHERE pair_pk = p.pk AND method = :released), p.author_label)",
+    "label": PAIR_LABEL_SQL,
 }
 """What `Store.artifact_columns` can read of a pair, and the SQL that reads it."""
 
@@ -896,23 +903,20 @@ class Store:
 
     # --- splits --------------------------------------------------------------------------
 
-    def split_candidates(self, gold_method: str) -> list[SplitCandidate]:
+    def split_candidates(self) -> list[SplitCandidate]:
         """Every pair, in pair order, with what `split` decides on. Validated: a
-        validator's vote (position >= 1) and a gold label of `gold_method` that is not `-`;
-        labelled: a gold label other than `-` (that method's, else the released one, else
-        the author's)."""
+        validator's vote (position >= 1) and a majority gold label that is not `-`;
+        labelled: a label (PAIR_LABEL_SQL) other than `-`."""
         return [
             SplitCandidate(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), r[7] in NLI_LABELS)
             for r in self.conn.execute(
                 "SELECT p.pk, p.id, p.premise_pk, pr.id, p.protocol, p.level, "
                 "EXISTS (SELECT 1 FROM votes v WHERE v.pair_pk = p.pk AND v.position >= 1) "
-                "AND EXISTS (SELECT 1 FROM gold g WHERE g.pair_pk = p.pk AND g.method = ?1 "
-                "            AND g.label <> '-'), "
-                "coalesce((SELECT label FROM gold WHERE pair_pk = p.pk AND method = ?1), "
-                "         (SELECT label FROM gold WHERE pair_pk = p.pk AND method = ?2), "
-                "         p.author_label) "
+                "AND EXISTS (SELECT 1 FROM gold g WHERE g.pair_pk = p.pk "
+                "            AND g.method = :majority AND g.label <> '-'), "
+                f"{PAIR_LABEL_SQL} "
                 "FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk ORDER BY p.pk",
-                (gold_method, RELEASED),
+                {"majority": MAJORITY, "released": RELEASED},
             )
         ]
 

@@ -58,28 +58,32 @@ def _groups(frame: pl.DataFrame, by: ArtifactGroup | None) -> list[str]:
     return frame[by.value].fill_null(NONE).cast(pl.String).to_list()
 
 
-def _check_splits(store: Store, option: str, names: Sequence[str], instead: str) -> None:
-    """Every split named by `option` exists; else an error that says what to do."""
-    present = set(store.split_counts())
-    unknown = [name for name in names if name not in present]
-    if not unknown:
+def _check_splits(store: Store, named: Sequence[tuple[str, Sequence[str]]], instead: str) -> None:
+    """Every split each option names exists ((option, splits) pairs, one read of the
+    store); else an error that names the option and says what to do."""
+    if not any(names for _, names in named):
         return
-    if not present:
+    present = set(store.split_counts())
+    for option, names in named:
+        unknown = [name for name in names if name not in present]
+        if not unknown:
+            continue
+        if not present:
+            raise ConfigError(
+                f"{option} {','.join(unknown)}: the store has no splits yet; run `nlibuild "
+                f"split` (or import released splits with `import --split`) first, or {instead}"
+            )
         raise ConfigError(
-            f"{option} {','.join(unknown)}: the store has no splits yet; run `nlibuild split` "
-            f"(or import released splits with `import --split`) first, or {instead}"
+            f"{option} {','.join(unknown)}: the store's splits are {', '.join(sorted(present))}"
         )
-    raise ConfigError(
-        f"{option} {','.join(unknown)}: the store's splits are {', '.join(sorted(present))}"
-    )
 
 
 def _labelled(
     store: Store, scope: ArtifactScope, fields: Sequence[str]
 ) -> tuple[pl.DataFrame, int, int]:
     """The pairs in scope with an NLI gold label (the columns `fields`, label and lang);
-    the count left out without one and the count left out for want of a translation."""
-    _check_splits(store, "--split", scope.splits, "leave --split out to read every pair")
+    the count left out without one and the count left out for want of a translation.
+    The splits of `scope` are checked by the caller (`_check_splits`)."""
     wanted = list(dict.fromkeys([*fields, "label", "lang"]))
     columns, untranslated = store.artifact_columns(wanted, scope.splits, scope.lang)
     frame = pl.DataFrame(columns, schema={f: _FIELD_TYPES.get(f, pl.String) for f in wanted})
@@ -101,6 +105,9 @@ def _labelled(
 _FIELD_TYPES = {"pk": pl.Int64, "premise_pk": pl.Int64}
 
 
+_EVERY_PAIR = "leave --split out to read every pair"
+
+
 def _scope_settings(scope: ArtifactScope) -> dict[str, object]:
     return {"split": scope.splits, "lang": scope.lang}
 
@@ -109,6 +116,7 @@ def pmi_table(store: Store, cfg: PmiConfig) -> PmiResult:
     """OCNLI Table 8: per group (and for all pairs first), the top (word, label) pairs."""
     with store.atomic():
         fields = ["hypothesis", *([cfg.by.value] if cfg.by else [])]
+        _check_splits(store, [("--split", cfg.scope.splits)], _EVERY_PAIR)
         frame, without_gold, untranslated = _labelled(store, cfg.scope, fields)
         languages = sorted(set(frame["lang"].to_list()))
         # Each language is cut into its own units (Chinese by jieba...), once for every
@@ -178,6 +186,7 @@ def cue_table(store: Store, cfg: CuesConfig) -> CuesResult:
         VERSION,
     )  # fmt: skip
     with store.atomic():
+        _check_splits(store, [("--split", cfg.scope.splits)], _EVERY_PAIR)
         frame, without_gold, untranslated = _labelled(
             store, cfg.scope, ["hypothesis", "premise", cfg.by.value]
         )
@@ -255,8 +264,7 @@ def hypothesis_only(store: Store, cfg: HypothesisOnlyConfig) -> HypothesisOnlyRe
     with store.atomic():
         if not cfg.cross_validate:
             instead = "score folds with --cross-validate K"
-            _check_splits(store, "--train", (cfg.train,), instead)
-            _check_splits(store, "--eval", cfg.eval, instead)
+            _check_splits(store, [("--train", (cfg.train,)), ("--eval", cfg.eval)], instead)
         fields = [side, "premise_pk", "split", *(b.value for b in cfg.by)]
         frame, _, _ = _labelled(store, scope, fields)
         run_id = store.start_run(
@@ -294,9 +302,9 @@ def hypothesis_only(store: Store, cfg: HypothesisOnlyConfig) -> HypothesisOnlyRe
             predicted[scored] = model.predict([texts[i] for i in scored])
             predicted = predicted.astype(str)
         rows = []
+        group_of = {by: np.asarray(_groups(frame, by)) for by in (None, *cfg.by)}
         for name, at in evaluated.items():
-            for by in (None, *cfg.by):
-                groups = np.asarray(_groups(frame, by))
+            for by, groups in group_of.items():
                 for value in sorted(set(groups[at].tolist())):
                     chosen = at[groups[at] == value]
                     correct = predicted[chosen] == labels[chosen]

@@ -35,7 +35,7 @@ def run(store: Store, cfg: SplitConfig) -> SplitResult:
     )  # fmt: skip
     with store.atomic():
         run_id = store.start_run("split", cfg.model_dump(mode="json"), signature, VERSION)
-        pairs = store.split_candidates("majority")
+        pairs = store.split_candidates()
         if not pairs:
             raise ConfigError("the store has no pairs to split")
         wanted = {p.value for p in cfg.protocols}
