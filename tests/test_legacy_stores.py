@@ -1,0 +1,50 @@
+"""Stores written by an earlier release open, migrate, keep every row and keep working."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from legacy_stores import STORES, table_digest
+from conftest import run_cli
+
+MANIFEST: dict[str, dict[str, dict[str, object]]] = json.loads(
+    (STORES / "manifest.json").read_text(encoding="utf-8")
+)
+
+
+@pytest.fixture(params=sorted(MANIFEST))
+def legacy_store(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, Path]:
+    """A copy of one committed store (the original must stay as the old release wrote it)."""
+    name = str(request.param)
+    copy = tmp_path / name
+    shutil.copyfile(STORES / name, copy)
+    return name, copy
+
+
+def test_an_old_store_opens_migrates_and_keeps_every_row(legacy_store: tuple[str, Path]) -> None:
+    name, db = legacy_store
+    result = run_cli("--db", db, "info")
+    assert result.exit_code == 0, result.stderr
+    with sqlite3.connect(db) as conn:
+        for table, expected in MANIFEST[name].items():
+            columns = expected["columns"]
+            assert isinstance(columns, list)
+            rows, digest = table_digest(conn, table, [str(c) for c in columns])
+            assert (table, rows) == (table, expected["rows"])
+            assert (table, digest) == (table, expected["sha256"])
+
+
+def test_an_old_store_keeps_working_after_its_migration(legacy_store: tuple[str, Path]) -> None:
+    _, db = legacy_store
+    for command in (["runs"], ["stats", "--table", "agreement"], ["aggregate-labels"]):
+        result = run_cli("--db", db, *command)
+        assert result.exit_code == 0, (command, result.stderr)
+    out = db.parent / "out.jsonl"
+    result = run_cli("--db", db, "export", "--format", "mnli-jsonl", "--out", out)
+    assert result.exit_code == 0, result.stderr
+    assert out.read_text(encoding="utf-8").count("\n") > 0
