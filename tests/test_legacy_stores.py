@@ -8,9 +8,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
-from legacy_stores import STORES, table_digest
 from conftest import run_cli
+from legacy_stores import STORES, table_digest
 
 MANIFEST: dict[str, dict[str, dict[str, object]]] = json.loads(
     (STORES / "manifest.json").read_text(encoding="utf-8")
