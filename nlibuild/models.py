@@ -14,6 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from nlibuild.core.signature import OutputPath
+
 
 class Label(StrEnum):
     """The three NLI labels. Only these can ever be gold."""
@@ -156,7 +158,7 @@ class ExportConfig(_Config):
     """`nlibuild export`: which format, where, and how integer labels are written."""
 
     format: ExportFormat
-    out: Path
+    out: OutputPath
     label_order: tuple[Label, Label, Label] = DEFAULT_LABEL_ORDER
     no_gold: NoGoldPolicy = NoGoldPolicy.MINUS_ONE
     langs: tuple[str, ...] = ()
@@ -281,8 +283,14 @@ class RunRecord(BaseModel):
     started_at: datetime
     finished_at: datetime | None
     status: str
+    """running, ok, failed or interrupted (a run whose process died while running)."""
     counts: dict[str, int]
     version: str
+    command: str | None = None
+    host: str | None = None
+    pid: int | None = None
+    error: str | None = None
+    steps: list[str] = []
 
 
 class ImportResult(BaseModel):
@@ -515,7 +523,7 @@ class ElicitExportConfig(_Config):
     batches: tuple[str, ...] = ()
     all: bool = False
     format: PlatformFormat
-    out: Path
+    out: OutputPath
     instruction_langs: tuple[str, ...] = ("en", "zh")
 
 
@@ -850,7 +858,7 @@ class TranslateExportConfig(_Config):
     lang: str
     kind: TranslationKind = TranslationKind.HUMAN
     format: UnitFormat = UnitFormat.TSV
-    out: Path
+    out: OutputPath
     missing_only: bool = False
 
 

@@ -1,9 +1,9 @@
-"""The corpus store: the only module that talks SQL.
+"""The corpus store: its writes, and the read paths not yet moved to nlibuild/queries/.
 
-One SQLite file holds one corpus with its provenance. It runs in WAL mode with foreign
-keys on; the schema version lives in `PRAGMA user_version` and migrations are applied in
-order. Every stage runs inside `Store.atomic()`, one transaction, so a stage that fails
-(or is killed) leaves the store exactly as it was.
+One SQLite file holds one corpus with its provenance. The connection, the migrations and
+the transactions are nlibuild/core/database.py; every stage runs as one recorded run
+(`Store.recorded_run`, nlibuild/core/runs.py), so a stage that fails (or is killed) leaves
+the corpus exactly as it was.
 
 Public IDs (premise `gov_0001`, pair `gov_0001-c2`, annotator `w017`) are text and stable;
 inside the store rows are joined on integer keys (`pk`) so that millions of votes stay small
@@ -15,261 +15,29 @@ from __future__ import annotations
 import functools
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
+from pydantic import BaseModel
 
+from nlibuild.core.database import (
+    SCHEMA_VERSION,
+    Transactions,
+    connect,
+    migrate,
+    schema_version,
+)
+from nlibuild.core.runs import RecordedRun, lock_holder, recorded_run, shown_status
 from nlibuild.errors import StoreError
 from nlibuild.models import NLI_LABELS, RunRecord
 
 if TYPE_CHECKING:  # numpy is imported where columns are read: not on every start-up
     import numpy as np
     from numpy.typing import NDArray
-
-_SCHEMA_1 = """
-CREATE TABLE meta (
-    key   TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-CREATE TABLE runs (
-    id          INTEGER PRIMARY KEY,
-    stage       TEXT NOT NULL,
-    config_json TEXT NOT NULL,
-    signature   TEXT NOT NULL,
-    started_at  TEXT NOT NULL,
-    finished_at TEXT,
-    status      TEXT NOT NULL CHECK (status IN ('running', 'ok')),
-    counts_json TEXT NOT NULL DEFAULT '{}',
-    version     TEXT NOT NULL
-);
-CREATE TABLE sources (
-    id      INTEGER PRIMARY KEY,
-    kind    TEXT NOT NULL,
-    genre   TEXT,
-    lang    TEXT,
-    path    TEXT NOT NULL,
-    sha256  TEXT NOT NULL,
-    run_id  INTEGER NOT NULL REFERENCES runs(id)
-);
-CREATE TABLE annotators (
-    pk        INTEGER PRIMARY KEY,
-    id        TEXT NOT NULL UNIQUE,
-    anonymous INTEGER NOT NULL DEFAULT 0,
-    note      TEXT
-);
-CREATE TABLE annotator_aliases (
-    platform     TEXT NOT NULL,
-    platform_id  TEXT NOT NULL,
-    annotator_pk INTEGER NOT NULL REFERENCES annotators(pk),
-    PRIMARY KEY (platform, platform_id)
-);
-CREATE TABLE premises (
-    pk         INTEGER PRIMARY KEY,
-    id         TEXT NOT NULL,
-    genre      TEXT,
-    lang       TEXT NOT NULL,
-    text       TEXT NOT NULL CHECK (length(trim(text)) > 0),
-    length     INTEGER NOT NULL,
-    status     TEXT NOT NULL DEFAULT 'ok' CHECK (status IN ('ok', 'flagged')),
-    extra_json TEXT,
-    run_id     INTEGER NOT NULL REFERENCES runs(id)
-);
--- Unique IDs are named indexes, not column constraints, so that a bulk load can build
--- them once at the end (see Store.deferred_indexes).
-CREATE UNIQUE INDEX premises_id ON premises(id);
-CREATE INDEX premises_genre ON premises(genre);
-CREATE TABLE pairs (
-    pk           INTEGER PRIMARY KEY,
-    id           TEXT NOT NULL,
-    premise_pk   INTEGER NOT NULL REFERENCES premises(pk),
-    hypothesis   TEXT NOT NULL CHECK (length(trim(hypothesis)) > 0),
-    lang         TEXT NOT NULL,
-    protocol     TEXT,
-    level        TEXT,
-    author_pk    INTEGER REFERENCES annotators(pk),
-    author_label TEXT,
-    extra_json   TEXT,
-    run_id       INTEGER NOT NULL REFERENCES runs(id)
-);
-CREATE UNIQUE INDEX pairs_id ON pairs(id);
-CREATE INDEX pairs_premise ON pairs(premise_pk);
-CREATE INDEX pairs_facets ON pairs(lang, protocol, level, author_label);
--- A vote's role follows from its position: 0 is the author's label (absent when a corpus
--- gave only gold labels), and validators' votes take positions 1, 2, ... in the order they came,
--- so a pair is validated when it has a vote at position 1. (No role column: it would be
--- derived data, and dropping it made the importer's 5 million vote rows 35% cheaper.)
-CREATE TABLE votes (
-    pair_pk      INTEGER NOT NULL REFERENCES pairs(pk),
-    annotator_pk INTEGER NOT NULL REFERENCES annotators(pk),
-    position     INTEGER NOT NULL,
-    label        TEXT NOT NULL,
-    run_id       INTEGER NOT NULL REFERENCES runs(id),
-    PRIMARY KEY (pair_pk, annotator_pk)
-) WITHOUT ROWID;
-CREATE TABLE gold (
-    pair_pk INTEGER NOT NULL REFERENCES pairs(pk),
-    method  TEXT NOT NULL,
-    label   TEXT NOT NULL,
-    n_votes INTEGER NOT NULL,
-    n_top   INTEGER NOT NULL,
-    run_id  INTEGER NOT NULL REFERENCES runs(id),
-    PRIMARY KEY (pair_pk, method)
-) WITHOUT ROWID;
-CREATE INDEX gold_label ON gold(method, label);
-CREATE TABLE translations (
-    unit_id       TEXT NOT NULL,
-    lang          TEXT NOT NULL,
-    kind          TEXT NOT NULL CHECK (kind IN ('human', 'mt')),
-    text          TEXT NOT NULL,
-    translator_pk INTEGER REFERENCES annotators(pk),
-    run_id        INTEGER NOT NULL REFERENCES runs(id),
-    PRIMARY KEY (unit_id, lang, kind)
-) WITHOUT ROWID;
-"""
-
-_SCHEMA_2 = """
--- The sentence pool: what `nlibuild ingest` reads and `nlibuild sample` draws premises from.
-CREATE TABLE sentences (
-    pk        INTEGER PRIMARY KEY,
-    source_id INTEGER NOT NULL REFERENCES sources(id),
-    genre     TEXT NOT NULL,
-    lang      TEXT NOT NULL,
-    text      TEXT NOT NULL CHECK (length(text) > 0),
-    -- lang.text_key of the normalised, case-folded text: one sentence, one key.
-    key       INTEGER NOT NULL CHECK (key >= 0),
-    chars     INTEGER NOT NULL,
-    tokens    INTEGER NOT NULL,
-    length    INTEGER NOT NULL,  -- in the language's unit: chars or tokens
-    run_id    INTEGER NOT NULL REFERENCES runs(id)
-);
--- (genre, key) is unique: `nlibuild ingest` deduplicates in memory (nlibuild/keyset.py), since
--- a unique index over random hash keys cost 3-5 microseconds a sentence, most of the ingest
--- time. Rows of a genre mostly come together, so this index grows at its end.
-CREATE INDEX sentences_genre ON sentences(genre);
-ALTER TABLE premises ADD COLUMN sentence_pk INTEGER REFERENCES sentences(pk);
-"""
-
-_SCHEMA_3 = """
--- Elicitation (and later relabelling): batches of items, each sent to one annotator.
-CREATE TABLE batches (
-    pk           INTEGER PRIMARY KEY,
-    id           TEXT NOT NULL UNIQUE,
-    kind         TEXT NOT NULL CHECK (kind IN ('elicit', 'relabel', 'translate')),
-    protocol     TEXT,
-    lang         TEXT NOT NULL,
-    annotator_pk INTEGER NOT NULL REFERENCES annotators(pk),
-    run_id       INTEGER NOT NULL REFERENCES runs(id)
-);
--- An item is a premise ID (elicit) or a pair ID (relabel). `answer_key` is a hash of the
--- answer imported for it, so that importing the same answer again changes nothing and a
--- different second answer is caught.
-CREATE TABLE assignments (
-    batch_pk        INTEGER NOT NULL REFERENCES batches(pk),
-    item_id         TEXT NOT NULL,
-    position        INTEGER NOT NULL,
-    status          TEXT NOT NULL DEFAULT 'open'
-                    CHECK (status IN ('open', 'answered', 'unusable')),
-    answer_key      TEXT,
-    answered_run_id INTEGER REFERENCES runs(id),
-    PRIMARY KEY (batch_pk, item_id)
-) WITHOUT ROWID;
-CREATE INDEX assignments_item ON assignments(item_id);
--- What the import checks found. Rows name items and pairs by their public IDs: a rejected
--- pair never enters `pairs`, yet its violation is kept. `kept` says whether the pair is in
--- the store (--on-violation flag) or was rejected.
-CREATE TABLE violations (
-    pk           INTEGER PRIMARY KEY,
-    batch_pk     INTEGER REFERENCES batches(pk),
-    annotator_pk INTEGER REFERENCES annotators(pk),
-    item_id      TEXT NOT NULL,
-    pair_id      TEXT,
-    rule         TEXT NOT NULL,
-    severity     TEXT NOT NULL CHECK (severity IN ('error', 'warning')),
-    detail       TEXT NOT NULL,
-    kept         INTEGER NOT NULL,
-    run_id       INTEGER NOT NULL REFERENCES runs(id)
-);
--- The same finding is stored once, however often a file is imported.
-CREATE UNIQUE INDEX violations_once ON violations(
-    item_id, rule, detail, ifnull(pair_id, ''), ifnull(annotator_pk, 0), ifnull(batch_pk, 0)
-);
-ALTER TABLE pairs ADD COLUMN batch_pk INTEGER REFERENCES batches(pk);
-"""
-
-_SCHEMA_4 = """
--- Model-based aggregation (Dawid-Skene): each pair's posterior over the NLI labels and each
--- annotator's confusion matrix, beside the gold rows of method 'dawid-skene'.
-CREATE TABLE posteriors (
-    pair_pk       INTEGER NOT NULL REFERENCES pairs(pk),
-    method        TEXT NOT NULL,
-    entailment    REAL NOT NULL,
-    neutral       REAL NOT NULL,
-    contradiction REAL NOT NULL,
-    run_id        INTEGER NOT NULL REFERENCES runs(id),
-    PRIMARY KEY (pair_pk, method)
-) WITHOUT ROWID;
-CREATE TABLE annotator_quality (
-    annotator_pk   INTEGER NOT NULL REFERENCES annotators(pk),
-    method         TEXT NOT NULL,
-    confusion_json TEXT NOT NULL,  -- rows: true label; columns: the label values given
-    reliability    REAL NOT NULL,  -- the mean of the confusion matrix's diagonal
-    run_id         INTEGER NOT NULL REFERENCES runs(id),
-    PRIMARY KEY (annotator_pk, method)
-) WITHOUT ROWID;
-"""
-
-_SCHEMA_5 = """
--- What the checks of `translate import` found, per translated unit and language.
-CREATE TABLE translation_checks (
-    unit_id TEXT NOT NULL,
-    lang    TEXT NOT NULL,
-    kind    TEXT NOT NULL,
-    "check" TEXT NOT NULL,
-    detail  TEXT NOT NULL,
-    run_id  INTEGER NOT NULL REFERENCES runs(id),
-    PRIMARY KEY (unit_id, lang, kind, "check")
-) WITHOUT ROWID;
-"""
-
-_SCHEMA_6 = """
--- Train/dev/test: one split per pair (pairs left out of every split have no row).
-CREATE TABLE splits (
-    pair_pk INTEGER PRIMARY KEY REFERENCES pairs(pk),
-    split   TEXT NOT NULL CHECK (split IN ('train', 'dev', 'test')),
-    run_id  INTEGER NOT NULL REFERENCES runs(id)
-);
-"""
-
-_SCHEMA_7 = """
--- Translations keyed language first. Keyed by unit first, every import of one more language
--- (XNLI: 15 of 400,000 pairs) inserted into every page of the table, and the write-ahead log
--- took a copy of each: a language's import slowed with each language before it. Now a
--- language's rows lie together and an import appends one range.
-CREATE TABLE translations_by_lang (
-    unit_id       TEXT NOT NULL,
-    lang          TEXT NOT NULL,
-    kind          TEXT NOT NULL CHECK (kind IN ('human', 'mt')),
-    text          TEXT NOT NULL,
-    translator_pk INTEGER REFERENCES annotators(pk),
-    run_id        INTEGER NOT NULL REFERENCES runs(id),
-    PRIMARY KEY (lang, kind, unit_id)
-) WITHOUT ROWID;
-INSERT INTO translations_by_lang (unit_id, lang, kind, text, translator_pk, run_id)
-    SELECT unit_id, lang, kind, text, translator_pk, run_id FROM translations;
-DROP TABLE translations;
-ALTER TABLE translations_by_lang RENAME TO translations;
-"""
-
-MIGRATIONS: tuple[str, ...] = (
-    _SCHEMA_1, _SCHEMA_2, _SCHEMA_3, _SCHEMA_4, _SCHEMA_5, _SCHEMA_6, _SCHEMA_7,
-)  # fmt: skip
-"""Schema scripts in order; the store's `user_version` is the number applied so far."""
-
-SCHEMA_VERSION = len(MIGRATIONS)
 
 _ROWS_PER_STATEMENT = 100
 
@@ -510,24 +278,9 @@ class Store:
     def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
         self.path = path
         self.conn = conn
-        self._in_transaction = False
+        self.tx = Transactions(conn, lambda: lock_holder(conn, path))
 
     # --- opening, schema, migrations -------------------------------------------------
-
-    @classmethod
-    def _connect(cls, path: Path) -> sqlite3.Connection:
-        try:
-            conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-            conn.execute("PRAGMA journal_mode=WAL")
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{path}: not an nlibuild store ({exc}); pass --db PATH") from exc
-        conn.execute("PRAGMA foreign_keys=ON")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        # A whole import is one transaction: a large page cache keeps it off the WAL
-        # until commit without letting memory grow unbounded (256 MiB).
-        conn.execute("PRAGMA cache_size=-262144")
-        conn.execute("PRAGMA temp_store=MEMORY")
-        return conn
 
     @classmethod
     def create(cls, path: Path, meta: dict[str, str]) -> Store:
@@ -536,9 +289,9 @@ class Store:
             raise StoreError(
                 f"{path}: a store already exists here; use it, or pass --db NEW_PATH for a new one"
             )
-        store = cls(path, cls._connect(path))
+        store = cls(path, connect(path))
+        migrate(store.conn, path)
         with store.atomic():
-            store._migrate()
             store.conn.executemany(
                 "INSERT INTO meta(key, value) VALUES (?, ?)", sorted(meta.items())
             )
@@ -549,7 +302,7 @@ class Store:
         """Open an existing store, migrating it to the current schema."""
         if not path.exists():
             raise StoreError(f"{path}: no store here; create one with `nlibuild --db {path} init`")
-        store = cls(path, cls._connect(path))
+        store = cls(path, connect(path))
         version = store.schema_version
         if version > SCHEMA_VERSION:
             store.close()
@@ -561,30 +314,18 @@ class Store:
             store.close()
             raise StoreError(f"{path}: not an nlibuild store; create one with `nlibuild init`")
         if version < SCHEMA_VERSION:
-            with store.atomic():
-                store._migrate()
+            try:
+                migrate(store.conn, path)
+            except sqlite3.OperationalError as exc:
+                store.close()
+                if "locked" in str(exc):
+                    raise lock_holder(store.conn, path) from None
+                raise
         return store
 
     @property
     def schema_version(self) -> int:
-        row = self.conn.execute("PRAGMA user_version").fetchone()
-        return int(row[0])
-
-    def _migrate(self) -> None:
-        for number, script in enumerate(MIGRATIONS, start=1):
-            if number <= self.schema_version:
-                continue
-            # executescript would COMMIT our transaction; run statements one by one instead,
-            # cut where SQLite's own tokenizer says a statement is complete.
-            pending = ""
-            for line in script.splitlines(keepends=True):
-                pending += line
-                if sqlite3.complete_statement(pending):
-                    self.conn.execute(pending)
-                    pending = ""
-            if pending.strip():  # a last statement without its semicolon
-                self.conn.execute(pending)
-            self.conn.execute(f"PRAGMA user_version={number}")
+        return schema_version(self.conn)
 
     def close(self) -> None:
         self.conn.close()
@@ -595,22 +336,15 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextmanager
-    def atomic(self) -> Iterator[None]:
-        """One transaction: everything inside commits together or not at all."""
-        if self._in_transaction:
-            raise RuntimeError("nested Store.atomic()")
-        self.conn.execute("BEGIN IMMEDIATE")
-        self._in_transaction = True
-        try:
-            yield
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        else:
-            self.conn.execute("COMMIT")
-        finally:
-            self._in_transaction = False
+    def atomic(self) -> AbstractContextManager[None]:
+        """One transaction (a savepoint when nested): all of it commits, or none of it."""
+        return self.tx.atomic()
+
+    def recorded_run(
+        self, stage: str, settings: BaseModel, *, resume: bool = False, signature: str | None = None
+    ) -> AbstractContextManager[RecordedRun]:
+        """A stage's work as one recorded run (nlibuild/core/runs.py)."""
+        return recorded_run(self.tx, stage, settings, resume=resume, signature=signature)
 
     @contextmanager
     def deferred_indexes(self, names: Sequence[str]) -> Iterator[None]:
@@ -623,7 +357,7 @@ class Store:
         an interrupt rolls it back with everything else. A unique index that cannot be
         built again means duplicate IDs got in: that is reported, and rolled back.
         """
-        if not self._in_transaction:
+        if not self.tx.active:
             raise RuntimeError("Store.deferred_indexes() outside Store.atomic()")
         indexes = self.conn.execute(
             "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' "
@@ -656,26 +390,10 @@ class Store:
             (key, value),
         )
 
-    def start_run(self, stage: str, config: dict[str, Any], signature: str, version: str) -> int:
-        """Open a run row inside the current transaction; `finish_run` completes it."""
-        cursor = self.conn.execute(
-            "INSERT INTO runs(stage, config_json, signature, started_at, status, version) "
-            "VALUES (?, ?, ?, ?, 'running', ?)",
-            (stage, orjson.dumps(config).decode(), signature, _now(), version),
-        )
-        assert cursor.lastrowid is not None
-        return int(cursor.lastrowid)
-
-    def finish_run(self, run_id: int, counts: dict[str, int]) -> None:
-        self.conn.execute(
-            "UPDATE runs SET status = 'ok', finished_at = ?, counts_json = ? WHERE id = ?",
-            (_now(), orjson.dumps(counts).decode(), run_id),
-        )
-
     def runs(self) -> list[RunRecord]:
         rows = self.conn.execute(
             "SELECT id, stage, config_json, signature, started_at, finished_at, status, "
-            "counts_json, version FROM runs ORDER BY id"
+            "counts_json, version, command, host, pid, error, steps_json FROM runs ORDER BY id"
         ).fetchall()
         return [
             RunRecord(
@@ -685,9 +403,14 @@ class Store:
                 signature=row[3],
                 started_at=row[4],
                 finished_at=row[5],
-                status=row[6],
+                status=shown_status(row[6], row[10], row[11]),
                 counts=orjson.loads(row[7]),
                 version=row[8],
+                command=row[9],
+                host=row[10],
+                pid=row[11],
+                error=row[12],
+                steps=orjson.loads(row[13]),
             )
             for row in rows
         ]

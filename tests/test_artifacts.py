@@ -444,7 +444,7 @@ def test_pmi_run_is_recorded_with_its_signature(pmi_db: Path) -> None:
     runs = json.loads(ok("--db", pmi_db, "runs", "--format", "json"))
     run = next(r for r in runs if r["id"] == int(signature[1]))
     assert (run["stage"], run["status"], run["signature"]) == ("stats-pmi", "ok", signature[2])
-    assert "by:protocol" in run["signature"] and "min_count:1" in run["signature"]
+    assert "by:protocol" in run["signature"] and "min-count:1" in run["signature"]
     assert run["counts"] == {"pairs": 6, "without_gold": 1, "rows": 9}
     assert run["config"]["by"] == "protocol"
     other = ok("--db", pmi_db, "stats", "--table", "pmi", "--min-count", "1", "--top", "2")
@@ -512,7 +512,7 @@ def test_cues_per_author_negators_overlap_and_length(tmp_path: Path) -> None:
     assert default[("all", N)]["over_limit"] == 0.0
     table = ok(*args)
     assert "6 pairs; 1 pair without a gold label left out" in table
-    assert "stage:stats-cues|by:author|max_overlap:0.5" in table
+    assert "stage:stats-cues|by:author|max-overlap:0.5" in table
     parsed = list(csv.DictReader(io.StringIO(ok(*args, "--format", "csv"))))
     assert [(r["group"], r["label"], int(r["pairs"])) for r in parsed] == [
         (r["group"], r["label"], r["pairs"]) for r in rows
@@ -606,7 +606,7 @@ def test_hypothesis_only_is_far_above_the_training_majority(bias_db: Path) -> No
                       ("test", "MULTI", 16), ("test", "SINGLE", 16)]  # fmt: skip
     table = ok("--db", bias_db, "bias", "hypothesis-only", "--resamples", "200")
     assert "Hypothesis-only accuracy" in table and "Trained on 160 pairs" in table
-    assert "stage:bias-hypothesis-only|side:hypothesis|train:train|eval:dev,test" in table
+    assert "stage:bias-hypothesis-only|train:train|eval:dev,test|premise-only:no" in table
 
 
 def test_premise_only_on_premises_shared_by_every_label_is_chance(bias_db: Path) -> None:
@@ -617,7 +617,7 @@ def test_premise_only_on_premises_shared_by_every_label_is_chance(bias_db: Path)
     assert rows[0]["accuracy"] == pytest.approx(1 / 3)
     table = ok("--db", bias_db, "bias", "hypothesis-only", "--premise-only", "--eval", "dev",
                "--resamples", "200")  # fmt: skip
-    assert "Premise-only accuracy" in table and "side:premise" in table
+    assert "Premise-only accuracy" in table and "premise-only:yes" in table
 
 
 def test_the_same_seed_gives_the_same_results(bias_db: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -45,10 +46,10 @@ def test_store_path_comes_from_the_environment(tmp_path: Path, monkeypatch: obje
 def test_import_prints_counts_run_and_signature(db: Path) -> None:
     result = run_cli("--db", db, "import", SAMPLE, "--format", "mnli")
     assert result.exit_code == 0
-    digest = result.stdout.split("file:")[1][:12]
+    digest = hashlib.sha256(SAMPLE.read_bytes()).hexdigest()[:12]
     assert result.stdout == (
         f"Imported {SAMPLE}: 48 pairs, 16 premises, 192 votes, 0 translations added; "
-        f"0 pairs already present (run 2, stage:import|format:mnli|file:{digest}|"
+        f"0 pairs already present (run 2, stage:import|path:{digest}|format:mnli|"
         "version:0.1.0)\n"
     )
 
@@ -94,7 +95,9 @@ def test_runs_is_the_provenance_log(db: Path, tmp_path: Path) -> None:
     assert runs[1]["counts"]["pairs_added"] == 48
     assert runs[1]["config"]["format"] == "mnli"
     assert runs[2]["config"]["label_order"] == ["entailment", "neutral", "contradiction"]
-    assert runs[2]["signature"].startswith("stage:export|format:hf-jsonl|label-order:e,n,c")
+    assert runs[2]["signature"] == (
+        "stage:export|format:hf-jsonl|out:x.jsonl|label-order:e,n,c|no-gold:minus-one|version:0.1.0"
+    )
 
 
 def test_preset_values_become_defaults_and_flags_override_them(tmp_path: Path) -> None:

@@ -1,4 +1,8 @@
-"""An import killed or interrupted half-way leaves the store exactly as it was.
+"""An import killed or interrupted half-way leaves the corpus exactly as it was.
+
+Ctrl-C rolls everything back, the run's row included. A kill -9 cannot clean up: the run's
+row, committed as `running` before the work began, stays, and shows as `interrupted` once
+its process is gone (the next writer records it so).
 
 The import runs in a real subprocess on a file large enough to take many seconds, and is
 stopped while it holds the store's write transaction (DESIGN: atomic stages).
@@ -13,6 +17,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -51,11 +56,6 @@ def store(db: Path) -> Path:
     result = run_cli("--db", db, "import", SAMPLE, "--format", "mnli")
     assert result.exit_code == 0, result.stderr
     return db
-
-
-def wal_size(db: Path) -> int:
-    wal = db.with_name(db.name + "-wal")
-    return wal.stat().st_size if wal.exists() else 0
 
 
 def holds_write_lock(db: Path) -> bool:
@@ -98,11 +98,26 @@ def start_import(db: Path, path: Path) -> subprocess.Popen[str]:
     )
 
 
+def has_running_run(db: Path) -> bool:
+    """Whether a run's `running` row is committed (readers see it while the run writes)."""
+    with closing(sqlite3.connect(db, timeout=0)) as conn:
+        found = conn.execute("SELECT count(*) FROM runs WHERE status = 'running'").fetchone()
+    return bool(found[0])
+
+
+def wal_size(db: Path) -> int:
+    wal = db.with_name(db.name + "-wal")
+    return wal.stat().st_size if wal.exists() else 0
+
+
 def wait_until_mid_import(proc: subprocess.Popen[str], db: Path) -> None:
-    """Return once the import is inside its transaction: the WAL has grown, or ~1.5 s have
-    passed and the import holds the write lock. Fails if the import ended first."""
-    wal_before = wal_size(db)
+    """Return once the import is inside its work: its run row is committed as `running`,
+    then the WAL has grown (rows are being written) or ~1.5 s have passed and it holds the
+    write lock. Fails if the import ended first."""
     started = time.monotonic()
+    while proc.poll() is None and not has_running_run(db) and time.monotonic() - started < 30:
+        time.sleep(0.02)
+    wal_before, started = wal_size(db), time.monotonic()
     while proc.poll() is None and time.monotonic() - started < 30:
         if wal_size(db) > wal_before:
             break
@@ -170,8 +185,17 @@ def test_a_killed_import_leaves_the_store_as_it_was(store: Path, big: Path) -> N
         assert workers, "expected the parallel import's reader process"
         assert_gone(workers)
 
-    assert table_counts(store) == before
+    after = table_counts(store)
+    assert after == before | {"runs": before["runs"] + 1}
     assert_store_sound(store)
+    runs = json.loads(run_cli("--db", store, "runs", "--format", "json").stdout)
+    killed = runs[-1]
+    assert (killed["stage"], killed["status"], killed["pid"]) == ("import", "interrupted", proc.pid)
+    assert killed["command"].startswith("nlibuild --db ") and " import " in killed["command"]
+    run_cli("--db", store, "export", "--format", "mnli-jsonl", "--out", store.parent / "x.jsonl")
+    with sqlite3.connect(store) as conn:
+        statuses = conn.execute("SELECT status FROM runs ORDER BY id").fetchall()
+    assert ("running",) not in statuses and statuses[-2] == ("interrupted",)
 
 
 def test_ctrl_c_rolls_the_import_back_and_says_so(store: Path, big: Path) -> None:

@@ -349,8 +349,8 @@ def test_create_takes_the_rounded_fraction_of_every_stratum(pairs: Path) -> None
         "4 validators each, 48 assignments (run "
     )
     assert (
-        "stage:relabel-create|fraction:0.15|validators:4|annotators:v01,v02,v03,v04,w01,w02|"
-        "stratify:protocol,level,genre|batch:50|seed:13|version:"
+        "annotators:w01,w02,v01,v02,v03,v04|fraction:0.15|validators:4|"
+        "stratify:protocol,level,genre|batch-size:50|seed:13|version:"
     ) in report
 
 
@@ -633,7 +633,7 @@ def test_jsonl_votes_become_validator_votes_after_the_authors(
         "Imported 48 votes: 48 added, 0 already imported, 0 refused (by the pair's author), "
         "0 not assigned to their annotator; 0 violations stored (run "
     )
-    assert ", stage:relabel-import|format:jsonl|file:" in report
+    assert ", stage:relabel-import|path:" in report
     assert "Annotators" in report
     # Aggregation sees five votes on every relabelled pair.
     fives = query(created, "SELECT count(*) FROM votes GROUP BY pair_pk HAVING count(*) = 5")

@@ -21,10 +21,8 @@ import numpy as np
 import orjson
 from numpy.typing import NDArray
 
-from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError
 from nlibuild.models import NLI_LABELS, NO_GOLD, AggregateConfig, AggregateMethod, AggregateResult
-from nlibuild.signature import make_signature
 from nlibuild.stages.stats import read_votes
 from nlibuild.store import RELEASED, GoldRow, Store
 
@@ -33,13 +31,6 @@ DAWID_SKENE = AggregateMethod.DAWID_SKENE.value
 _SMOOTHING = 0.01
 """Pseudo-count added to every cell of a confusion matrix, so that an annotator never
 seen giving a label does not get probability 0 for it."""
-
-
-def signature_of(cfg: AggregateConfig) -> str:
-    settings: dict[str, object] = {"method": cfg.method.value, "min-agree": cfg.min_agree}
-    if cfg.method is AggregateMethod.DAWID_SKENE:
-        settings |= {"iterations": cfg.max_iterations, "tol": cfg.tolerance}
-    return make_signature("aggregate-labels", settings, VERSION)
 
 
 @dataclass
@@ -148,10 +139,8 @@ def _dawid_skene(store: Store, cfg: AggregateConfig, run_id: int) -> tuple[int, 
 
 
 def run(store: Store, cfg: AggregateConfig) -> AggregateResult:
-    signature = signature_of(cfg)
-    with store.atomic():
-        run_id = store.start_run("aggregate-labels", cfg.model_dump(mode="json"), signature,
-                                 VERSION)  # fmt: skip
+    with store.recorded_run("aggregate-labels", cfg) as run:
+        run_id = run.id
         # The majority is the published gold, and Dawid-Skene reports where it disagrees
         # with it: it is rewritten unless no vote came since it was computed with the same
         # --min-agree (votes are only ever added, by runs with higher IDs).
@@ -176,7 +165,7 @@ def run(store: Store, cfg: AggregateConfig) -> AggregateResult:
             ds_disagreements, iterations = _dawid_skene(store, cfg, run_id)
         result = AggregateResult(
             run_id=run_id,
-            signature=signature,
+            signature=run.signature,
             method=cfg.method.value,
             pairs=pairs,
             by_label={label: by_label.get(label, 0) for label in (*NLI_LABELS, NO_GOLD)},
@@ -186,10 +175,12 @@ def run(store: Store, cfg: AggregateConfig) -> AggregateResult:
             dawid_skene_disagreements=ds_disagreements,
             iterations=iterations,
         )
-        store.finish_run(
-            run_id,
-            {"pairs": pairs, "no_gold": result.by_label[NO_GOLD], "unvalidated": pairs - validated,
-             **({"dawid_skene_disagreements": ds_disagreements} if ds_disagreements is not None
-                else {})},
-        )  # fmt: skip
+        counts = {
+            "pairs": pairs,
+            "no_gold": result.by_label[NO_GOLD],
+            "unvalidated": pairs - validated,
+        }
+        if ds_disagreements is not None:
+            counts["dawid_skene_disagreements"] = ds_disagreements
+        run.finish(counts)
     return result

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from nlibuild._version import VERSION
 from nlibuild.artifacts import (
     accuracy_interval,
     default_units,
@@ -41,7 +40,6 @@ from nlibuild.models import (
     PmiRow,
 )
 from nlibuild.render import counted
-from nlibuild.signature import make_signature
 from nlibuild.store import Store
 
 ALL = "all"
@@ -108,13 +106,9 @@ _FIELD_TYPES = {"pk": pl.Int64, "premise_pk": pl.Int64}
 _EVERY_PAIR = "leave --split out to read every pair"
 
 
-def _scope_settings(scope: ArtifactScope) -> dict[str, object]:
-    return {"split": scope.splits, "lang": scope.lang}
-
-
 def pmi_table(store: Store, cfg: PmiConfig) -> PmiResult:
     """OCNLI Table 8: per group (and for all pairs first), the top (word, label) pairs."""
-    with store.atomic():
+    with store.recorded_run("stats-pmi", cfg) as run:
         fields = ["hypothesis", *([cfg.by.value] if cfg.by else [])]
         _check_splits(store, [("--split", cfg.scope.splits)], _EVERY_PAIR)
         frame, without_gold, untranslated = _labelled(store, cfg.scope, fields)
@@ -122,16 +116,7 @@ def pmi_table(store: Store, cfg: PmiConfig) -> PmiResult:
         # Each language is cut into its own units (Chinese by jieba...), once for every
         # grouping.
         units = {lang: cfg.units or default_units(lang) for lang in languages}
-        signature = make_signature(
-            "stats-pmi",
-            {"by": cfg.by.value if cfg.by else None, "top": cfg.top,
-             "smoothing": cfg.smoothing, "min_count": cfg.min_count,
-             "units": cfg.units.value if cfg.units else None,
-             "per_label": cfg.per_label or None,
-             **_scope_settings(cfg.scope)},
-            VERSION,
-        )  # fmt: skip
-        run_id = store.start_run("stats-pmi", cfg.model_dump(mode="json"), signature, VERSION)
+        run_id = run.id
         parts = {lang: frame.filter(pl.col("lang") == lang) for lang in languages}
         del frame
         words = {
@@ -167,10 +152,10 @@ def pmi_table(store: Store, cfg: PmiConfig) -> PmiResult:
                     )
                 )  # fmt: skip
         pairs = sum(part.height for part in parts.values())
-        store.finish_run(run_id, {"pairs": pairs, "without_gold": without_gold, "rows": len(rows)})
+        run.finish({"pairs": pairs, "without_gold": without_gold, "rows": len(rows)})
     described = sorted({units_label(lang, units[lang]) for lang in languages})
     return PmiResult(
-        run_id=run_id, signature=signature, units="; ".join(described), pairs=pairs,
+        run_id=run_id, signature=run.signature, units="; ".join(described), pairs=pairs,
         without_gold=without_gold, untranslated=untranslated, rows=rows,
     )  # fmt: skip
 
@@ -179,18 +164,12 @@ def cue_table(store: Store, cfg: CuesConfig) -> CuesResult:
     """Per group and gold label: the share of hypotheses with a negator (the elicitation
     lexicons), their overlap with the premise (mean, histogram, share over the limit) and
     their mean length in the language's unit."""
-    signature = make_signature(
-        "stats-cues",
-        {"by": cfg.by.value, "max_overlap": cfg.max_overlap,
-         "negators": [p.name for p in cfg.negator_files], **_scope_settings(cfg.scope)},
-        VERSION,
-    )  # fmt: skip
-    with store.atomic():
+    with store.recorded_run("stats-cues", cfg) as run:
         _check_splits(store, [("--split", cfg.scope.splits)], _EVERY_PAIR)
         frame, without_gold, untranslated = _labelled(
             store, cfg.scope, ["hypothesis", "premise", cfg.by.value]
         )
-        run_id = store.start_run("stats-cues", cfg.model_dump(mode="json"), signature, VERSION)
+        run_id = run.id
         langs = frame["lang"].to_list()
         lexicons = {lang: negator_lexicon(lang, cfg.negator_files) for lang in set(langs)}
         edges = np.asarray(OVERLAP_BINS[1:-1])
@@ -233,9 +212,9 @@ def cue_table(store: Store, cfg: CuesConfig) -> CuesResult:
                     mean_length=float(lengths.mean()), unit=length_unit(lang),
                 )
             )  # fmt: skip
-        store.finish_run(run_id, {"pairs": frame.height, "rows": len(rows)})
+        run.finish({"pairs": frame.height, "rows": len(rows)})
     return CuesResult(
-        run_id=run_id, signature=signature, pairs=frame.height, without_gold=without_gold,
+        run_id=run_id, signature=run.signature, pairs=frame.height, without_gold=without_gold,
         untranslated=untranslated,
         unchecked_langs=sorted(lang for lang, lexicon in lexicons.items() if lexicon.empty),
         rows=rows,
@@ -251,25 +230,16 @@ def hypothesis_only(store: Store, cfg: HypothesisOnlyConfig) -> HypothesisOnlyRe
     `cross_validate`, K folds over every labelled pair instead, all pairs of a premise in
     one fold (so a premise's other hypotheses never train the model that is scored on it)."""
     side = "premise" if cfg.premise_only else "hypothesis"
-    signature = make_signature(
-        "bias-hypothesis-only",
-        {"side": side, "train": None if cfg.cross_validate else cfg.train,
-         "eval": () if cfg.cross_validate else cfg.eval, "cv": cfg.cross_validate,
-         "by": [b.value for b in cfg.by], "lang": cfg.lang, "seed": cfg.seed},
-        VERSION,
-    )  # fmt: skip
     scope = ArtifactScope(
         splits=() if cfg.cross_validate else (cfg.train, *cfg.eval), lang=cfg.lang
     )
-    with store.atomic():
+    with store.recorded_run("bias-hypothesis-only", cfg) as run:
         if not cfg.cross_validate:
             instead = "score folds with --cross-validate K"
             _check_splits(store, [("--train", (cfg.train,)), ("--eval", cfg.eval)], instead)
         fields = [side, "premise_pk", "split", *(b.value for b in cfg.by)]
         frame, _, _ = _labelled(store, scope, fields)
-        run_id = store.start_run(
-            "bias-hypothesis-only", cfg.model_dump(mode="json"), signature, VERSION
-        )
+        run_id = run.id
         lang = frame["lang"][0]
         texts = model_texts(frame[side].fill_null("").to_list(), lang)
         labels = frame["label"].to_numpy().astype(str)
@@ -317,9 +287,9 @@ def hypothesis_only(store: Store, cfg: HypothesisOnlyConfig) -> HypothesisOnlyRe
                             majority_accuracy=float((baseline[chosen] == labels[chosen]).mean()),
                         )
                     )  # fmt: skip
-        store.finish_run(run_id, {"train_pairs": trained, "rows": len(rows)})
+        run.finish({"train_pairs": trained, "rows": len(rows)})
     return HypothesisOnlyResult(
-        run_id=run_id, signature=signature, side=side, train_pairs=trained, features=features,
+        run_id=run_id, signature=run.signature, side=side, train_pairs=trained, features=features,
         rows=rows,
     )  # fmt: skip
 

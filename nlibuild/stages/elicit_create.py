@@ -14,10 +14,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError
 from nlibuild.models import CreatedBatch, ElicitCreateConfig, ElicitCreateResult
-from nlibuild.signature import make_signature
 from nlibuild.stages.sample import seeded_rank
 from nlibuild.store import Store
 
@@ -52,26 +50,9 @@ def _next_batch_number(existing: list[str]) -> int:
     return max(numbers, default=0) + 1
 
 
-def signature_of(cfg: ElicitCreateConfig) -> str:
-    return make_signature(
-        "elicit-create",
-        {
-            "protocol": cfg.protocol.value,
-            "writers": sorted(cfg.writers),
-            "batch": cfg.batch_size,
-            "cap": cfg.max_per_writer,
-            "genre": cfg.genres,
-            "lang": cfg.lang,
-            "seed": cfg.seed,
-        },
-        VERSION,
-    )
-
-
 def run(store: Store, cfg: ElicitCreateConfig) -> ElicitCreateResult:
-    signature = signature_of(cfg)
-    with store.atomic():
-        run_id = store.start_run("elicit-create", cfg.model_dump(mode="json"), signature, VERSION)
+    with store.recorded_run("elicit-create", cfg) as run:
+        run_id = run.id
         premises = store.unassigned_premises(KIND, cfg.genres, cfg.lang)
         if not premises:
             where = f" of genre {', '.join(cfg.genres)}" if cfg.genres else ""
@@ -112,9 +93,9 @@ def run(store: Store, cfg: ElicitCreateConfig) -> ElicitCreateResult:
                 created.append(CreatedBatch(id=batch_id, writer=writer, premises=len(items),
                                             genres=dict(sorted(genres.items()))))  # fmt: skip
             left += len(queue) - start
-        store.finish_run(
-            run_id,
-            {"batches": len(created), "premises": sum(b.premises for b in created),
+        run.finish({"batches": len(created), "premises": sum(b.premises for b in created),
              "unassigned": left},
         )  # fmt: skip
-    return ElicitCreateResult(run_id=run_id, signature=signature, batches=created, unassigned=left)
+    return ElicitCreateResult(
+        run_id=run_id, signature=run.signature, batches=created, unassigned=left
+    )

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nlibuild._version import VERSION
 from nlibuild.elicitation import hypotheses_per_label
 from nlibuild.errors import ConfigError
 from nlibuild.formats.platforms import write_batch, write_support_files
 from nlibuild.models import ElicitExportConfig, ElicitExportResult, ElicitTask, Protocol
 from nlibuild.presets import elicit_instructions
-from nlibuild.signature import make_signature
 from nlibuild.stages.elicit_create import KIND
 from nlibuild.store import BatchRow, Store
 
@@ -42,16 +40,9 @@ def chosen_batches(
     return batches
 
 
-def export_signature(stage: str, wanted: tuple[str, ...], everything: bool, fmt: str) -> str:
-    return make_signature(
-        stage, {"batches": "all" if everything else wanted, "format": fmt}, VERSION
-    )
-
-
 def run(store: Store, cfg: ElicitExportConfig) -> ElicitExportResult:
-    signature = export_signature("elicit-export", cfg.batches, cfg.all, cfg.format.value)
-    with store.atomic():
-        run_id = store.start_run("elicit-export", cfg.model_dump(mode="json"), signature, VERSION)
+    with store.recorded_run("elicit-export", cfg) as run:
+        run_id = run.id
         batches = chosen_batches(store, KIND, cfg.batches, cfg.all, "elicit create")
         lang = store.meta().get("lang", "en")
         files: list[Path] = []
@@ -81,7 +72,7 @@ def run(store: Store, cfg: ElicitExportConfig) -> ElicitExportResult:
         for protocol_name, per_label in sorted(protocols.items()):
             texts = {code: elicit_instructions(protocol_name, code) for code in langs}
             files += write_support_files(cfg.out, cfg.format, protocol_name, per_label, texts)
-        store.finish_run(run_id, {"batches": len(batches), "tasks": tasks, "files": len(files)})
+        run.finish({"batches": len(batches), "tasks": tasks, "files": len(files)})
     return ElicitExportResult(
-        run_id=run_id, signature=signature, batches=len(batches), tasks=tasks, files=files
+        run_id=run_id, signature=run.signature, batches=len(batches), tasks=tasks, files=files
     )

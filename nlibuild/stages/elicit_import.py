@@ -18,7 +18,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nlibuild._version import VERSION
 from nlibuild.elicitation import (
     CheckedAnswer,
     Finding,
@@ -29,7 +28,6 @@ from nlibuild.elicitation import (
 )
 from nlibuild.errors import ConfigError, ConflictError, InputError
 from nlibuild.formats.platforms import RawAnswer, read_answers
-from nlibuild.formats.tabular import file_sha256
 from nlibuild.labels import LabelNormaliser
 from nlibuild.lang import NegatorLexicon, negator_lexicon, normalise_text
 from nlibuild.models import (
@@ -42,7 +40,6 @@ from nlibuild.models import (
     RuleCount,
     WriterReport,
 )
-from nlibuild.signature import make_signature
 from nlibuild.stages.elicit_create import KIND
 from nlibuild.store import Assignment, BatchPremise, BatchRow, ElicitedPairRow, Store, ViolationRow
 
@@ -369,39 +366,20 @@ class _Importer:
         self.store.mark_answered(self.answered)
 
 
-def signature_of(cfg: ElicitImportConfig, digest: str, negator_digests: list[str]) -> str:
-    return make_signature(
-        "elicit-import",
-        {
-            "format": cfg.format.value,
-            "file": digest[:12],
-            "on-violation": cfg.on_violation.value,
-            "max-overlap": cfg.max_overlap,
-            "negators": negator_digests,
-            "batch": cfg.batch,
-            "writer": cfg.writer,
-        },
-        VERSION,
-    )
-
-
 def run(store: Store, cfg: ElicitImportConfig) -> ElicitImportResult:
     normaliser = LabelNormaliser(label_order=cfg.label_order)
     parsed = read_answers(cfg.path, cfg.format, normaliser)
     if cfg.format in (PlatformFormat.LABELSTUDIO, PlatformFormat.MTURK) and cfg.writer:
         raise ConfigError("--writer is for jsonl and csv files; platforms name their workers")
-    signature = signature_of(
-        cfg, file_sha256(cfg.path), [file_sha256(p)[:12] for p in cfg.negators]
-    )
-    with store.atomic():
-        run_id = store.start_run("elicit-import", cfg.model_dump(mode="json"), signature, VERSION)
+    with store.recorded_run("elicit-import", cfg) as run:
+        run_id = run.id
         importer = _Importer(store, cfg, run_id)
         importer.run(parsed.answers)
         added = store.add_violations(importer.violations, run_id)
         tally = importer.tally
         result = ElicitImportResult(
             run_id=run_id,
-            signature=signature,
+            signature=run.signature,
             answers=len(parsed.answers),
             dropped=dict(parsed.dropped),
             unchanged=importer.unchanged,
@@ -430,9 +408,7 @@ def run(store: Store, cfg: ElicitImportConfig) -> ElicitImportResult:
             ],
             warnings=importer.warnings,
         )
-        store.finish_run(
-            run_id,
-            {"answers": result.answers, "unchanged": result.unchanged,
+        run.finish({"answers": result.answers, "unchanged": result.unchanged,
              "pairs_added": result.pairs_added, "pairs_rejected": result.pairs_rejected,
              "unusable": result.unusable, "violations_added": added},
         )  # fmt: skip

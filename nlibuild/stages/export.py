@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import IO
 
-from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError
 from nlibuild.formats import hf, mnli, ocnli, xnli
 from nlibuild.formats.tabular import write_atomically, write_json_lines
@@ -22,23 +21,10 @@ from nlibuild.models import (
     PairRecord,
     format_label_order,
 )
-from nlibuild.signature import make_signature
 from nlibuild.store import RELEASED, ExportRow, Store
 
 GOLD_PREFERENCE = ("majority", RELEASED)
 """Which gold label an export writes when a pair has several (first found wins)."""
-
-
-def signature_of(cfg: ExportConfig) -> str:
-    integer_labels = cfg.format is ExportFormat.HF_JSONL
-    settings: dict[str, object] = {
-        "format": cfg.format.value,
-        "label-order": format_label_order(cfg.label_order) if integer_labels else None,
-        "no-gold": cfg.no_gold.value if integer_labels else None,
-        "lang": cfg.langs,
-        "split": cfg.split.value if cfg.split else None,
-    }
-    return make_signature("export", settings, VERSION)
 
 
 def _pair_record(row: ExportRow) -> dict[str, object]:
@@ -60,9 +46,8 @@ def _pair_record(row: ExportRow) -> dict[str, object]:
 
 def run(store: Store, cfg: ExportConfig) -> ExportResult:
     """Write every pair of `store` to `cfg.out` in `cfg.format`."""
-    signature = signature_of(cfg)
-    with store.atomic():
-        run_id = store.start_run("export", cfg.model_dump(mode="json"), signature, VERSION)
+    with store.recorded_run("export", cfg) as run:
+        run_id = run.id
         rows: Iterator[ExportRow] = store.iter_export_rows(GOLD_PREFERENCE)
         multilingual = cfg.format in (ExportFormat.XNLI_TSV, ExportFormat.XNLI_JSONL)
         if cfg.langs and not multilingual:
@@ -114,11 +99,11 @@ def run(store: Store, cfg: ExportConfig) -> ExportResult:
 
             count = write_atomically(cfg.out, write)
         counts = {"rows": count, "no_gold_rows": no_gold_rows}
-        store.finish_run(run_id, counts)
+        run.finish(counts)
     integer_labels = cfg.format is ExportFormat.HF_JSONL
     return ExportResult(
         run_id=run_id,
-        signature=signature,
+        signature=run.signature,
         out=cfg.out,
         rows=count,
         no_gold_rows=no_gold_rows,

@@ -31,7 +31,6 @@ from typing import Any, NamedTuple, cast
 
 import orjson
 
-from nlibuild._version import VERSION
 from nlibuild.errors import ConflictError, InputError, NlibuildError
 from nlibuild.formats import mnli, ocnli, xnli
 from nlibuild.formats.tabular import (
@@ -50,9 +49,7 @@ from nlibuild.models import (
     ImportConfig,
     ImportFormat,
     ImportResult,
-    format_label_order,
 )
-from nlibuild.signature import make_signature
 from nlibuild.stages import paused_gc
 from nlibuild.store import (
     RELEASED,
@@ -594,19 +591,6 @@ def _difference(before: _Content, after: _Content) -> str:
     return ", ".join(names)
 
 
-def signature_of(cfg: ImportConfig, sha256: str) -> str:
-    settings: dict[str, object] = {
-        "format": cfg.format.value,
-        "file": sha256[:12],
-        "genre": cfg.genre,
-        "lang": cfg.lang,
-        "label-order": format_label_order(cfg.label_order) if cfg.label_order else None,
-        "extra-labels": cfg.extra_labels,
-        "split": cfg.split.value if cfg.split else None,
-    }
-    return make_signature("import", settings, VERSION)
-
-
 _COUNTS = ("premises_added", "pairs_added", "pairs_unchanged", "votes_added", "translations_added")
 
 PARALLEL_MIN_BYTES = 16 << 20
@@ -639,12 +623,11 @@ def run(
     if not cfg.path.is_file():
         raise InputError(cfg.path, "no such file; check the path")
     sha256 = file_sha256(cfg.path)
-    signature = signature_of(cfg, sha256)
     meta = store.meta()
     if parallel is None:
         parallel = cfg.path.stat().st_size >= PARALLEL_MIN_BYTES
-    with paused_gc(), store.atomic():
-        run_id = store.start_run("import", cfg.model_dump(mode="json"), signature, VERSION)
+    with paused_gc(), store.recorded_run("import", cfg) as run:
+        run_id = run.id
         lang = meta.get("lang", "en")
         if parallel:
             size = cfg.path.stat().st_size
@@ -669,8 +652,8 @@ def run(
             # A released split (SNLI's dev file): the pairs this run added go there;
             # pairs already stored keep theirs (the output says how many were new).
             counts["split_assigned"] = store.assign_split_to_run(run_id, cfg.split.value)
-        store.finish_run(run_id, counts)
-    return ImportResult(run_id=run_id, signature=signature, **counts)
+        run.finish(counts)
+    return ImportResult(run_id=run_id, signature=run.signature, **counts)
 
 
 class _Outcome(NamedTuple):

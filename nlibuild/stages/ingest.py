@@ -19,7 +19,6 @@ from pathlib import Path
 
 import numpy as np
 
-from nlibuild._version import VERSION
 from nlibuild.cleaning import Cleaner
 from nlibuild.errors import ConfigError, InputError
 from nlibuild.formats.sources import SourceText, read_conllu, read_jsonl, read_tsv, read_txt
@@ -36,7 +35,6 @@ from nlibuild.lang import (
     token_length,
 )
 from nlibuild.models import GENRE_PATTERN, IngestConfig, IngestResult, SourceFormat
-from nlibuild.signature import make_signature
 from nlibuild.store import SentenceRow, Store
 
 _HAS_WORD = re.compile(r"[^\W_]")
@@ -61,25 +59,6 @@ def format_of(path: Path) -> SourceFormat:
             f"{path}: cannot tell the format from the name; give --format txt|jsonl|tsv|conllu"
         )
     return found
-
-
-def signature_of(cfg: IngestConfig, digests: list[str]) -> str:
-    return make_signature(
-        "ingest",
-        {
-            "format": cfg.format.value,
-            "files": [d[:12] for d in digests],
-            "genre": cfg.genre,
-            "genre-field": cfg.genre_field,
-            "genre-from": cfg.genre_from,
-            "lang": cfg.lang,
-            "field": cfg.field if cfg.format in (SourceFormat.JSONL, SourceFormat.TSV) else None,
-            "paragraph": cfg.paragraph.value if cfg.format is SourceFormat.TXT else None,
-            "clean": cfg.clean,
-            "strip": cfg.strip,
-        },
-        VERSION,
-    )
 
 
 class _Pipeline:
@@ -246,15 +225,14 @@ def run(
     if cfg.format is SourceFormat.TXT and cfg.genre is None:
         raise ConfigError("give the genre of these texts with --genre")
     digests = [file_sha256(path) for path in cfg.paths]
-    signature = signature_of(cfg, digests)
     pipeline = _Pipeline(cfg, store)
     added = 0
     done_before = 0
     gc_was_enabled = gc.isenabled()
     gc.disable()  # millions of short-lived tuples and no cycles (see import_corpus)
     try:
-        with store.atomic():
-            run_id = store.start_run("ingest", cfg.model_dump(mode="json"), signature, VERSION)
+        with store.recorded_run("ingest", cfg) as run:
+            run_id = run.id
             if cfg.genre is not None:
                 pipeline.check_genre(cfg.genre)
             for path, digest in zip(cfg.paths, digests, strict=True):
@@ -290,13 +268,13 @@ def run(
                     "no sentence found (every text was empty after cleaning); check the "
                     "files, --format and --field",
                 )
-            store.finish_run(run_id, counts)
+            run.finish(counts)
     finally:
         if gc_was_enabled:
             gc.enable()
     return IngestResult(
         run_id=run_id,
-        signature=signature,
+        signature=run.signature,
         by_genre=dict(sorted(pipeline.by_genre.items())),
         warnings=pipeline.warnings,
         **counts,

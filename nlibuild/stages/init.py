@@ -9,7 +9,6 @@ from pydantic import BaseModel
 from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError
 from nlibuild.models import NLI_LABELS, NO_GOLD, InitConfig
-from nlibuild.signature import make_signature
 from nlibuild.store import Store
 
 
@@ -31,14 +30,9 @@ def run(path: Path, cfg: InitConfig, preset_text: str | None = None) -> InitResu
         meta["preset_toml"] = preset_text
     store = Store.create(path, meta)
     with store:
-        signature = make_signature(
-            "init",
-            {"lang": cfg.lang, "preset": cfg.preset, "extra-labels": cfg.extra_labels},
-            VERSION,
-        )
-        with store.atomic():
-            run_id = store.start_run("init", cfg.model_dump(mode="json"), signature, VERSION)
-            store.finish_run(run_id, {})
+        with store.recorded_run("init", cfg) as run:
+            run_id = run.id
+            run.finish({})
         return InitResult(
-            path=path, schema_version=store.schema_version, run_id=run_id, signature=signature
+            path=path, schema_version=store.schema_version, run_id=run_id, signature=run.signature
         )

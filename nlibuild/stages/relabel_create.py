@@ -21,7 +21,6 @@ from __future__ import annotations
 import re
 from decimal import ROUND_HALF_UP, Decimal
 
-from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError
 from nlibuild.models import (
     CreatedRelabelBatch,
@@ -30,7 +29,6 @@ from nlibuild.models import (
     RelabelStratum,
     StratumKey,
 )
-from nlibuild.signature import make_signature
 from nlibuild.stages.sample import seeded_rank
 from nlibuild.store import Store
 
@@ -107,27 +105,10 @@ def assign_validators(
     return given
 
 
-def signature_of(cfg: RelabelCreateConfig) -> str:
-    return make_signature(
-        "relabel-create",
-        {
-            "fraction": cfg.fraction,
-            "validators": cfg.validators,
-            "annotators": sorted(cfg.annotators),
-            "protocol": cfg.protocol.value if cfg.protocol else None,
-            "stratify": [key.value for key in cfg.stratify] or "none",
-            "batch": cfg.batch_size,
-            "seed": cfg.seed,
-        },
-        VERSION,
-    )
-
-
 def run(store: Store, cfg: RelabelCreateConfig) -> RelabelCreateResult:
-    signature = signature_of(cfg)
     protocol = cfg.protocol.value if cfg.protocol else None
-    with store.atomic():
-        run_id = store.start_run("relabel-create", cfg.model_dump(mode="json"), signature, VERSION)
+    with store.recorded_run("relabel-create", cfg) as run:
+        run_id = run.id
         candidates = store.relabel_candidates(protocol)
         if not candidates:
             of = f" of protocol {protocol}" if protocol else ""
@@ -163,14 +144,12 @@ def run(store: Store, cfg: RelabelCreateConfig) -> RelabelCreateResult:
                         id=batch_id, annotator=annotator, lang=lang, pairs=len(chunk)
                     ))  # fmt: skip
         assignments = sum(b.pairs for b in created)
-        store.finish_run(
-            run_id,
-            {"candidates": len(candidates), "pairs": len(picked), "assignments": assignments,
+        run.finish({"candidates": len(candidates), "pairs": len(picked), "assignments": assignments,
              "batches": len(created)},
         )  # fmt: skip
     return RelabelCreateResult(
         run_id=run_id,
-        signature=signature,
+        signature=run.signature,
         candidates=len(candidates),
         picked=len(picked),
         assignments=assignments,

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError
 from nlibuild.formats.platforms import write_relabel_batch, write_relabel_support_files
 from nlibuild.models import NLI_LABELS, RelabelExportConfig, RelabelExportResult, RelabelTask
 from nlibuild.presets import INSTRUCTIONS_DIR
-from nlibuild.stages.elicit_export import chosen_batches, export_signature
+from nlibuild.stages.elicit_export import chosen_batches
 from nlibuild.stages.relabel_create import KIND
 from nlibuild.store import Store
 
@@ -49,9 +48,8 @@ def relabel_instructions(lang: str, labels: list[str]) -> str:
 
 
 def run(store: Store, cfg: RelabelExportConfig) -> RelabelExportResult:
-    signature = export_signature("relabel-export", cfg.batches, cfg.all, cfg.format.value)
-    with store.atomic():
-        run_id = store.start_run("relabel-export", cfg.model_dump(mode="json"), signature, VERSION)
+    with store.recorded_run("relabel-export", cfg) as run:
+        run_id = run.id
         batches = chosen_batches(store, KIND, cfg.batches, cfg.all, "relabel create")
         labels = store_labels(store)
         lang = store.meta().get("lang", "en")
@@ -76,7 +74,7 @@ def run(store: Store, cfg: RelabelExportConfig) -> RelabelExportResult:
         langs = sorted(cfg.instruction_langs, key=lambda code: (code != lang, code))
         texts = {code: relabel_instructions(code, labels) for code in langs}
         files += write_relabel_support_files(cfg.out, cfg.format, labels, texts)
-        store.finish_run(run_id, {"batches": len(batches), "tasks": tasks, "files": len(files)})
+        run.finish({"batches": len(batches), "tasks": tasks, "files": len(files)})
     return RelabelExportResult(
-        run_id=run_id, signature=signature, batches=len(batches), tasks=tasks, files=files
+        run_id=run_id, signature=run.signature, batches=len(batches), tasks=tasks, files=files
     )

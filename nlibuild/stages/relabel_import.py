@@ -20,19 +20,15 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from nlibuild._version import VERSION
 from nlibuild.errors import ConflictError, InputError
 from nlibuild.formats.platforms import RawVote, read_votes
-from nlibuild.formats.tabular import file_sha256
 from nlibuild.labels import LabelNormaliser, UnknownLabel, unknown_label_hint
 from nlibuild.models import (
     NLI_LABELS,
     RelabelImportConfig,
     RelabelImportResult,
     VoterReport,
-    format_label_order,
 )
-from nlibuild.signature import make_signature
 from nlibuild.stages.elicit_import import platform_annotators
 from nlibuild.stages.relabel_create import KIND
 from nlibuild.stages.relabel_export import store_labels
@@ -204,27 +200,14 @@ class _Importer:
         self.store.mark_answered(self.answered)
 
 
-def signature_of(cfg: RelabelImportConfig, digest: str) -> str:
-    return make_signature(
-        "relabel-import",
-        {
-            "format": cfg.format.value,
-            "file": digest[:12],
-            "label-order": format_label_order(cfg.label_order) if cfg.label_order else None,
-        },
-        VERSION,
-    )
-
-
 def run(store: Store, cfg: RelabelImportConfig) -> RelabelImportResult:
     parsed = read_votes(cfg.path, cfg.format, store_labels(store))
     unlabelled = [v for v in parsed.votes if v.label is None]
     if unlabelled:
         parsed.dropped["left without a label"] += len(unlabelled)
     labelled = [v for v in parsed.votes if v.label is not None]
-    signature = signature_of(cfg, file_sha256(cfg.path))
-    with store.atomic():
-        run_id = store.start_run("relabel-import", cfg.model_dump(mode="json"), signature, VERSION)
+    with store.recorded_run("relabel-import", cfg) as run:
+        run_id = run.id
         importer = _Importer(store, cfg, run_id)
         importer.run(labelled)
         added = store.add_violations(importer.violations, run_id)
@@ -234,7 +217,7 @@ def run(store: Store, cfg: RelabelImportConfig) -> RelabelImportResult:
         fields = [name for name in VoterReport.model_fields if name != "annotator"]
         result = RelabelImportResult(
             run_id=run_id,
-            signature=signature,
+            signature=run.signature,
             votes=len(labelled),
             dropped=dict(parsed.dropped),
             added=totals["added"],
@@ -250,9 +233,7 @@ def run(store: Store, cfg: RelabelImportConfig) -> RelabelImportResult:
                 for annotator, counts in sorted(importer.tally.items())
             ],
         )
-        store.finish_run(
-            run_id,
-            {"votes": result.votes, "added": result.added, "unchanged": result.unchanged,
+        run.finish({"votes": result.votes, "added": result.added, "unchanged": result.unchanged,
              "author_votes": result.author_votes, "unassigned": result.unassigned,
              "violations_added": added},
         )  # fmt: skip

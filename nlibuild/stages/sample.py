@@ -14,13 +14,10 @@ import hashlib
 import re
 from typing import NamedTuple, NoReturn
 
-from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError
 from nlibuild.formats.sources import read_texts_to_exclude
-from nlibuild.formats.tabular import file_sha256
 from nlibuild.lang import text_keys
 from nlibuild.models import SampleConfig, SampledGenre, SampleResult
-from nlibuild.signature import make_signature
 from nlibuild.store import PoolSentence, Store
 
 ORDER_PRIME = 2_147_483_647
@@ -40,23 +37,6 @@ class SeededOrder(NamedTuple):
 
 ID_DIGITS = 4
 """Premise IDs are `<genre>_<number>`, numbered from 1 with at least 4 digits (`gov_0001`)."""
-
-
-def signature_of(cfg: SampleConfig, genres: list[str], exclude_digests: list[str]) -> str:
-    return make_signature(
-        "sample",
-        {
-            "genre": genres,
-            "n": cfg.n,
-            "len": f"{cfg.min_len}-{cfg.max_len}",
-            "unit": cfg.unit.value,
-            "lang": cfg.lang,
-            "balance": cfg.balance_bins,
-            "exclude": [d[:12] for d in exclude_digests],
-            "seed": cfg.seed,
-        },
-        VERSION,
-    )
 
 
 def keys_of_premises(store: Store, lang: str) -> set[int]:
@@ -132,12 +112,10 @@ def run(store: Store, cfg: SampleConfig) -> SampleResult:
         if not path.is_file():
             raise ConfigError(f"--exclude {path}: no such file; check the path")
     bins = length_bins(cfg.min_len, cfg.max_len, cfg.balance_bins) if cfg.balance_bins else None
-    digests = [file_sha256(path) for path in cfg.exclude]
-    signature = signature_of(cfg, genres, digests)
     text_lang = cfg.lang or store.meta().get("lang", "en")
 
-    with store.atomic():
-        run_id = store.start_run("sample", cfg.model_dump(mode="json"), signature, VERSION)
+    with store.recorded_run("sample", cfg) as run:
+        run_id = run.id
         taken = keys_of_premises(store, text_lang)
         excluded_texts = 0
         for path in cfg.exclude:
@@ -173,9 +151,9 @@ def run(store: Store, cfg: SampleConfig) -> SampleResult:
                 )
             )
         counts = {"premises_added": sum(r.sampled for r in results), "genres": len(results)}
-        store.finish_run(run_id, counts)
+        run.finish(counts)
     return SampleResult(
-        run_id=run_id, signature=signature, genres=results, excluded_texts=excluded_texts
+        run_id=run_id, signature=run.signature, genres=results, excluded_texts=excluded_texts
     )
 
 

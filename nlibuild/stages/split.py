@@ -13,10 +13,8 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 
-from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError
 from nlibuild.models import SplitConfig, SplitGrouping, SplitResult, SplitSource
-from nlibuild.signature import make_signature
 from nlibuild.stages.sample import seeded_rank
 from nlibuild.store import Store
 
@@ -24,17 +22,8 @@ NO_LEVEL = "-"
 
 
 def run(store: Store, cfg: SplitConfig) -> SplitResult:
-    signature = make_signature(
-        "split",
-        {"dev": cfg.dev, "test": cfg.test, "protocol": [p.value for p in cfg.protocols],
-         "balance": "level" if cfg.balance_level else None, "seed": cfg.seed,
-         "from": cfg.draw_from.value if cfg.draw_from is not SplitSource.VALIDATED else None,
-         "group_by": cfg.group_by.value if cfg.group_by is not SplitGrouping.PREMISE
-         else None},
-        VERSION,
-    )  # fmt: skip
-    with store.atomic():
-        run_id = store.start_run("split", cfg.model_dump(mode="json"), signature, VERSION)
+    with store.recorded_run("split", cfg) as run:
+        run_id = run.id
         pairs = store.split_candidates()
         if not pairs:
             raise ConfigError("the store has no pairs to split")
@@ -105,11 +94,11 @@ def run(store: Store, cfg: SplitConfig) -> SplitResult:
         counts_by_split = Counter(split for _, split in rows)
         result = SplitResult(
             run_id=run_id,
-            signature=signature,
+            signature=run.signature,
             counts={s: counts_by_split.get(s, 0) for s in ("train", "dev", "test")},
             levels={s: dict(sorted(c.items())) for s, c in level_counts.items()},
             held_out=held_out,
             shared_premises=shared,
         )
-        store.finish_run(run_id, {**result.counts, "held_out": held_out})
+        run.finish({**result.counts, "held_out": held_out})
     return result

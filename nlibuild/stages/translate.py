@@ -15,9 +15,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError, ConflictError, InputError
-from nlibuild.formats.tabular import file_sha256
 from nlibuild.formats.units import read_reference, read_row_aligned, read_unit_table, write_units
 from nlibuild.labels import LabelNormaliser, UnknownLabel
 from nlibuild.lang import primary_language
@@ -30,7 +28,6 @@ from nlibuild.models import (
     TranslationUnit,
 )
 from nlibuild.render import counted
-from nlibuild.signature import make_signature
 from nlibuild.stages import paused_gc
 from nlibuild.store import Store
 from nlibuild.translation_checks import CORPUS_CHECKS, Check, corpus_checks_of, unit_checks_of
@@ -40,15 +37,8 @@ _LISTED = 5
 
 
 def export(store: Store, cfg: TranslateExportConfig) -> TranslateExportResult:
-    signature = make_signature(
-        "translate-export",
-        {"lang": cfg.lang, "kind": cfg.kind.value, "format": cfg.format.value,
-         "missing-only": cfg.missing_only or None},
-        VERSION,
-    )  # fmt: skip
-    with store.atomic():
-        run_id = store.start_run("translate-export", cfg.model_dump(mode="json"), signature,
-                                 VERSION)  # fmt: skip
+    with store.recorded_run("translate-export", cfg) as run:
+        run_id = run.id
         done = store.translations_in(cfg.lang, cfg.kind.value) if cfg.missing_only else {}
         units = [
             TranslationUnit(unit_id=unit_id, source_lang=lang, source=text, lang=cfg.lang)
@@ -62,9 +52,9 @@ def export(store: Store, cfg: TranslateExportConfig) -> TranslateExportResult:
             )
         write_units(cfg.out, cfg.format, units)
         premises = sum(1 for u in units if u.unit_id.startswith("p:"))
-        store.finish_run(run_id, {"premises": premises, "hypotheses": len(units) - premises})
+        run.finish({"premises": premises, "hypotheses": len(units) - premises})
     return TranslateExportResult(
-        run_id=run_id, signature=signature, premises=premises,
+        run_id=run_id, signature=run.signature, premises=premises,
         hypotheses=len(units) - premises, out=cfg.out,
     )  # fmt: skip
 
@@ -201,18 +191,9 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
         if path is not None and not path.is_file():
             raise InputError(path, "no such file; check the path")
     rows = _rows_by_id(cfg) if cfg.align == "id" else None
-    signature = make_signature(
-        "translate-import",
-        {"lang": cfg.lang, "kind": cfg.kind.value, "file": file_sha256(cfg.path)[:12],
-         "translator": cfg.translator, "partial": cfg.partial or None,
-         "align": cfg.align, "reference": file_sha256(cfg.reference)[:12] if cfg.reference
-         else None},
-        VERSION,
-    )  # fmt: skip
     lang, kind = cfg.lang, cfg.kind.value
-    with paused_gc(), store.atomic():
-        run_id = store.start_run("translate-import", cfg.model_dump(mode="json"), signature,
-                                 VERSION)  # fmt: skip
+    with paused_gc(), store.recorded_run("translate-import", cfg) as run:
+        run_id = run.id
         target = primary_language(lang)
         aligned: list[Check] = []
         if rows is None:
@@ -299,12 +280,12 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
         counts = Counter(c.check for c in checks)
         left = sources.join(everything, on="unit", how="anti").height
         result = TranslateImportResult(
-            run_id=run_id, signature=signature, rows=rows.height, added=new.height,
+            run_id=run_id, signature=run.signature, rows=rows.height, added=new.height,
             unchanged=unchanged, empty=empty, missing=left, extra=len(extra),
             checks=dict(sorted(counts.items())),
             label_mismatches=len(aligned),
         )  # fmt: skip
-        store.finish_run(run_id, {"rows": rows.height, "added": new.height,
+        run.finish({"rows": rows.height, "added": new.height,
                                   "unchanged": unchanged, "missing": left,
                                   "extra": len(extra)})  # fmt: skip
     return result

@@ -11,11 +11,9 @@ and needs no tokenizer, which is why it is the score to read for Burmese; TER ge
 
 from __future__ import annotations
 
-from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError
 from nlibuild.lang import primary_language
 from nlibuild.models import TranslateQaConfig, TranslateQaResult, WorstSegment
-from nlibuild.signature import make_signature
 from nlibuild.store import Store
 
 CHARACTER_TOKENIZED = frozenset({"ja", "ko", "th", "my"})
@@ -57,17 +55,12 @@ def run(store: Store, cfg: TranslateQaConfig) -> TranslateQaResult:
     per_segment = sorted((chrf.sentence_score(hyps[u], [refs[u]]).score, u) for u in units)[
         : cfg.worst
     ]
-    signature = make_signature(
-        "translate-qa",
-        {"lang": cfg.lang, "hyp": cfg.hyp.value, "ref": cfg.ref.value, "tok": tokenizer},
-        VERSION,
-    )
-    with store.atomic():
-        run_id = store.start_run("translate-qa", cfg.model_dump(mode="json"), signature, VERSION)
-        store.finish_run(run_id, {"segments": len(units)})
+    with store.recorded_run("translate-qa", cfg) as run:
+        run_id = run.id
+        run.finish({"segments": len(units)})
     return TranslateQaResult(
         run_id=run_id,
-        signature=signature,
+        signature=run.signature,
         segments=len(units),
         tokenizer=f"{tokenizer} ({why})",
         bleu=bleu_score.score,

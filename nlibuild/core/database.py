@@ -1,0 +1,182 @@
+"""The store's SQLite connection: pragmas, migrations and transactions.
+
+One SQLite file holds one corpus. It runs in WAL mode, so readers never wait for the one
+writer, with foreign keys on and a busy timeout: a writer that finds another writer's lock
+waits that long, then gets an `Error:` line that names the run holding the lock (from the
+`runs` table, see nlibuild/core/runs.py) instead of SQLite's bare "database is locked".
+
+The schema version lives in `PRAGMA user_version`; the numbered scripts in
+nlibuild/core/migrations/ are applied in order, each file one version.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+
+from nlibuild.errors import StoreError
+
+BUSY_TIMEOUT_ENV = "NLIBUILD_BUSY_TIMEOUT"
+DEFAULT_BUSY_TIMEOUT_S = 5.0
+"""How long a writer waits for another writer's lock before giving up with an `Error:` line."""
+
+
+def busy_timeout_s() -> float:
+    """The busy timeout in seconds: $NLIBUILD_BUSY_TIMEOUT, else 5 s."""
+    value = os.environ.get(BUSY_TIMEOUT_ENV)
+    if value is None:
+        return DEFAULT_BUSY_TIMEOUT_S
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if seconds < 0:
+        raise StoreError(f"${BUSY_TIMEOUT_ENV}={value!r}: give a number of seconds, e.g. 30")
+    return seconds
+
+
+def migration_scripts() -> list[tuple[int, str, str]]:
+    """(number, file name, SQL) of every migration shipped in the package, in order."""
+    folder = resources.files("nlibuild.core").joinpath("migrations")
+    scripts = []
+    for entry in folder.iterdir():
+        if entry.name.endswith(".sql"):
+            number = int(entry.name.split("_", 1)[0])
+            scripts.append((number, entry.name, entry.read_text(encoding="utf-8")))
+    scripts.sort()
+    numbers = [number for number, _, _ in scripts]
+    if numbers != list(range(1, len(scripts) + 1)):
+        raise RuntimeError(f"migrations must be numbered 1..n without gaps, found {numbers}")
+    return scripts
+
+
+SCHEMA_VERSION = len(migration_scripts())
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """A connection in autocommit mode (transactions are ours) with the store's pragmas."""
+    try:
+        conn = sqlite3.connect(
+            path, isolation_level=None, check_same_thread=False, timeout=busy_timeout_s()
+        )
+        conn.execute("PRAGMA journal_mode=WAL")
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"{path}: not an nlibuild store ({exc}); pass --db PATH") from exc
+    conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    # A whole import is one transaction: a large page cache keeps it off the WAL until
+    # commit without letting memory grow unbounded (256 MiB).
+    conn.execute("PRAGMA cache_size=-262144")
+    conn.execute("PRAGMA temp_store=MEMORY")
+    return conn
+
+
+def run_statements(conn: sqlite3.Connection, script: str) -> None:
+    """Run a script statement by statement inside the current transaction.
+
+    `executescript` would COMMIT first; the statements are cut where SQLite's own tokenizer
+    says one is complete.
+    """
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            conn.execute(pending)
+            pending = ""
+    if pending.strip() and not all(
+        part.strip().startswith("--") or not part.strip() for part in pending.splitlines()
+    ):
+        conn.execute(pending)  # a last statement without its semicolon
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def migrate(conn: sqlite3.Connection, path: Path, target: int = SCHEMA_VERSION) -> None:
+    """Apply the migrations the store lacks, all in one transaction.
+
+    Foreign keys are off while they run, as SQLite's procedure for rebuilding a table asks
+    (a rebuilt table is dropped while other tables still reference it), and checked before
+    the transaction commits: a migration that would orphan a row is rolled back.
+    """
+    current = schema_version(conn)
+    if current >= target:
+        return
+    conn.execute("PRAGMA foreign_keys=OFF")
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for number, _, script in migration_scripts():
+                if current < number <= target:
+                    run_statements(conn, script)
+                    conn.execute(f"PRAGMA user_version={number}")
+            orphans = conn.execute("PRAGMA foreign_key_check").fetchall()
+            if orphans:
+                raise StoreError(
+                    f"{path}: migrating to schema {target} would leave {len(orphans)} rows "
+                    f"without their parent (first: {orphans[0]}); the store is unchanged. "
+                    "This is a bug in nlibuild: please report it"
+                )
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+    finally:
+        conn.execute("PRAGMA foreign_keys=ON")
+
+
+class Transactions:
+    """`atomic()` on one connection: the outermost block is a transaction, inner ones are
+    savepoints, so a helper can make its own writes atomic inside a stage's transaction."""
+
+    def __init__(self, conn: sqlite3.Connection, locked: Callable[[], Exception]) -> None:
+        self.conn = conn
+        self.depth = 0
+        self.locked = locked
+
+    def begin(self) -> None:
+        """Take the write lock, waiting up to the busy timeout for another writer."""
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise self.locked() from None
+            raise
+
+    @property
+    def active(self) -> bool:
+        return self.depth > 0
+
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """Everything inside commits together or not at all."""
+        savepoint = f"nlibuild_{self.depth}"
+        if self.depth == 0:
+            self.begin()
+        else:
+            self.conn.execute(f"SAVEPOINT {savepoint}")
+        self.depth += 1
+        try:
+            yield
+        except BaseException:
+            self.depth -= 1
+            if self.depth == 0:
+                self.conn.execute("ROLLBACK")
+            else:
+                self.conn.execute(f"ROLLBACK TO {savepoint}")
+                self.conn.execute(f"RELEASE {savepoint}")
+            raise
+        self.depth -= 1
+        self.conn.execute("COMMIT" if self.depth == 0 else f"RELEASE {savepoint}")
+
+    def commit_step(self) -> None:
+        """Inside the outermost transaction: commit what is done so far and go on in a new one."""
+        if self.depth != 1:
+            raise RuntimeError("commit_step() belongs to the outermost atomic() block")
+        self.conn.execute("COMMIT")
+        self.begin()

@@ -1,0 +1,221 @@
+"""Every stage runs as a recorded run: `running` -> `ok` | `failed` | `interrupted`.
+
+`recorded_run()` is the one place that writes the provenance log. It commits the run's row
+as `running` before the stage takes the write lock, so that a second writer that finds the
+store locked can say which command holds it, and a run killed outright stays visible: its
+row names the host and process, and once that process is gone the run shows (and is
+recorded) as `interrupted`. The stage's work is one transaction that ends with the run
+marked `ok`; a long stage may commit in steps (`RecordedRun.commit_step`) and, run again
+with `resume=True`, skip the steps an interrupted run of the same settings committed.
+
+A run that is refused (bad input, a wrong option: an `NlibuildError`) or stopped with
+Ctrl-C before it committed a step leaves no row at all: the store is exactly as it was,
+which is what a user is told. An unexpected error is recorded as `failed` with its text.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import socket
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+import orjson
+from pydantic import BaseModel
+
+from nlibuild._version import VERSION
+from nlibuild.core.signature import settings_signature
+from nlibuild.errors import NlibuildError, StoreError
+
+if TYPE_CHECKING:
+    import sqlite3
+    from pathlib import Path
+
+    from nlibuild.core.database import Transactions
+
+RUNNING, OK, FAILED, INTERRUPTED = "running", "ok", "failed", "interrupted"
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def process_alive(pid: int) -> bool:
+    """Whether a process of this host with that ID still exists."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it exists, under another user
+        return True
+    return True
+
+
+def this_command() -> str:
+    """The command line of this process, as a user would type it."""
+    args = [os.path.basename(sys.argv[0]) or "nlibuild", *sys.argv[1:]]
+    if args[0] in {"__main__.py", "-m"}:
+        args[0] = "nlibuild"
+    return shlex.join(args)
+
+
+def sweep_interrupted(conn: sqlite3.Connection) -> int:
+    """Record as `interrupted` every run left `running` by a process of this host that has
+    died (a kill -9, a power cut). Runs of other hosts are left: their processes cannot be
+    seen from here. Call inside a write transaction."""
+    host = socket.gethostname()
+    rows = conn.execute(
+        "SELECT id, pid FROM runs WHERE status = 'running' AND host = ? AND pid IS NOT NULL",
+        (host,),
+    ).fetchall()
+    dead = [(run_id, pid) for run_id, pid in rows if not process_alive(pid)]
+    conn.executemany(
+        "UPDATE runs SET status = 'interrupted', error = ? WHERE id = ?",
+        [(f"process {pid} on {host} ended before the run finished", rid) for rid, pid in dead],
+    )
+    return len(dead)
+
+
+def shown_status(status: str, host: str | None, pid: int | None) -> str:
+    """A run's status as `nlibuild runs` shows it: `running` only while its process lives."""
+    if status == RUNNING and host == socket.gethostname() and pid is not None:
+        return RUNNING if process_alive(pid) else INTERRUPTED
+    return status
+
+
+def lock_holder(conn: sqlite3.Connection, path: Path) -> StoreError:
+    """The error for a store whose write lock outlasted the busy timeout, naming the run
+    that holds it (readers are never blocked in WAL mode, so the runs table can be read)."""
+    from nlibuild.core.database import busy_timeout_s
+
+    row = conn.execute(
+        "SELECT id, stage, command, pid, host, started_at FROM runs "
+        "WHERE status = 'running' ORDER BY id DESC LIMIT 1"
+    ).fetchone()
+    waited = f"after waiting {busy_timeout_s():g} s"
+    retry = "wait for it to finish (or stop it), or set $NLIBUILD_BUSY_TIMEOUT to wait longer"
+    if row is None:
+        return StoreError(f"{path}: the store is locked by another process {waited}; {retry}")
+    run_id, stage, command, pid, host, started = row
+    holder = command or f"nlibuild {stage}"
+    return StoreError(
+        f"{path}: the store is locked by run {run_id} (`{holder}`, pid {pid} on {host}, "
+        f"started {started[:19].replace('T', ' ')} UTC) {waited}; {retry}"
+    )
+
+
+@dataclass
+class RecordedRun:
+    """The handle a stage gets from `recorded_run()`."""
+
+    id: int
+    signature: str
+    transactions: Transactions
+    done_steps: tuple[str, ...] = ()
+    """Steps an interrupted run with the same settings committed (only with resume=True)."""
+    counts: dict[str, int] = field(default_factory=dict)
+    steps: list[str] = field(default_factory=list)
+
+    def finish(self, counts: dict[str, int]) -> None:
+        """The counts the run ends with (written when the stage's block ends)."""
+        self.counts = dict(counts)
+
+    def commit_step(self, step: str) -> None:
+        """Commit everything so far as step `step`: a crash after this keeps it, and a
+        resumed run skips it."""
+        self.steps.append(step)
+        self.transactions.conn.execute(
+            "UPDATE runs SET steps_json = ? WHERE id = ?",
+            (orjson.dumps([*self.done_steps, *self.steps]).decode(), self.id),
+        )
+        self.transactions.commit_step()
+
+    @property
+    def committed_any(self) -> bool:
+        return bool(self.steps or self.done_steps)
+
+
+def _start(tx: Transactions, stage: str, config: str, signature: str, resume: bool) -> RecordedRun:
+    """Commit the run's `running` row (or take up an interrupted run's, with resume)."""
+    conn = tx.conn
+    with tx.atomic():
+        sweep_interrupted(conn)
+        process = (this_command(), socket.gethostname(), os.getpid())
+        earlier = None
+        if resume:
+            earlier = conn.execute(
+                "SELECT id, steps_json FROM runs WHERE stage = ? AND signature = ? "
+                "AND status IN ('interrupted', 'failed') ORDER BY id DESC LIMIT 1",
+                (stage, signature),
+            ).fetchone()
+        if earlier is not None:
+            conn.execute(
+                "UPDATE runs SET status = 'running', error = NULL, command = ?, host = ?, "
+                "pid = ? WHERE id = ?",
+                (*process, earlier[0]),
+            )
+            done = tuple(orjson.loads(earlier[1]))
+            return RecordedRun(int(earlier[0]), signature, tx, done_steps=done)
+        cursor = conn.execute(
+            "INSERT INTO runs(stage, config_json, signature, started_at, status, version, "
+            "command, host, pid) VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?)",
+            (stage, config, signature, now(), VERSION, *process),
+        )
+        assert cursor.lastrowid is not None
+        return RecordedRun(int(cursor.lastrowid), signature, tx)
+
+
+def _end(tx: Transactions, run: RecordedRun, status: str, error: str, forget: bool) -> None:
+    """Record how a run ended, outside its own (rolled back) transaction, or remove its row
+    (`forget`) so that the store is exactly as it was before the run."""
+    with tx.atomic():
+        if forget:
+            tx.conn.execute("DELETE FROM runs WHERE id = ?", (run.id,))
+        else:
+            tx.conn.execute(
+                "UPDATE runs SET status = ?, error = ?, finished_at = ? WHERE id = ?",
+                (status, error, now(), run.id),
+            )
+
+
+@contextmanager
+def recorded_run(
+    tx: Transactions,
+    stage: str,
+    settings: BaseModel,
+    *,
+    resume: bool = False,
+    signature: str | None = None,
+) -> Iterator[RecordedRun]:
+    """Run a stage's work as one recorded run (see the module docstring).
+
+    `signature` is derived from `settings` unless a stage passes one it derived itself.
+    """
+    signature = signature or settings_signature(stage, settings)
+    config = settings.model_dump_json()
+    started: list[RecordedRun] = []  # set once the `running` row is committed
+    try:
+        started.append(_start(tx, stage, config, signature, resume))
+        run = started[0]
+        with tx.atomic():
+            yield run
+            tx.conn.execute(
+                "UPDATE runs SET status = 'ok', finished_at = ?, counts_json = ? WHERE id = ?",
+                (now(), orjson.dumps(run.counts).decode(), run.id),
+            )
+    except (NlibuildError, KeyboardInterrupt) as exc:
+        if started:
+            stopped = isinstance(exc, KeyboardInterrupt)
+            reason = "interrupted (Ctrl-C)" if stopped else str(exc)
+            status = INTERRUPTED if stopped else FAILED
+            _end(tx, started[0], status, reason, forget=not started[0].committed_any)
+        raise
+    except BaseException as exc:
+        if started:
+            _end(tx, started[0], FAILED, f"{type(exc).__name__}: {exc}", forget=False)
+        raise
