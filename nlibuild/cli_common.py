@@ -73,8 +73,9 @@ def open_store(state: State) -> Store:
 
 def preset_of(store: Store) -> dict[str, Any]:
     """The store's parsed preset (empty without one)."""
-    text = store.meta().get("preset_toml")
-    return parse_preset(text, "the store's preset") if text else {}
+    meta = store.meta()
+    text = meta.get("preset_toml")
+    return parse_preset(text, f"the store's preset {meta.get('preset')}") if text else {}
 
 
 def preset_defaults(store: Store, stage: str) -> dict[str, Any]:

@@ -21,6 +21,8 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from functools import cache
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from nlibuild.errors import InputError
@@ -31,7 +33,8 @@ CHARACTER_UNIT_LANGS: frozenset[str] = frozenset({"zh", "ja", "ko", "th", "my"})
 SCRIPTIO_CONTINUA_LANGS: frozenset[str] = frozenset({"zh", "ja", "th", "my"})
 """Languages that do not put spaces between sentences, so sentence ends need no space."""
 
-RESOURCES = Path(__file__).resolve().parent / "resources"
+# Read through importlib.resources so an installed wheel finds its own copy.
+RESOURCES: Traversable = files("nlibuild") / "resources"
 
 # Closing quotes and brackets that stay with the sentence they close.
 _CLOSERS = "\"'”’」』）)］]》〉»›"
@@ -255,22 +258,23 @@ def negator_lexicon(lang: str, extra_files: tuple[Path, ...] = ()) -> NegatorLex
 @cache
 def _negator_lexicon(lang: str, extra_files: tuple[Path, ...]) -> NegatorLexicon:
     built_in = RESOURCES / "negators" / f"{lang}.txt"
-    paths = ([built_in] if built_in.is_file() else []) + list(extra_files)
+    paths: list[Path | Traversable] = [built_in] if built_in.is_file() else []
+    paths += extra_files
     negators: set[str] = set()
     suffixes: set[str] = set()
-    exceptions: dict[str, tuple[Path, int]] = {}
+    exceptions: dict[str, tuple[Path | Traversable, int]] = {}
     for path in paths:
         try:
             lines = path.read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(path, f"cannot read this negator file ({exc})") from None
+            raise InputError(str(path), f"cannot read this negator file ({exc})") from None
         for number, line in enumerate(lines, 1):
             entry = " ".join(line.split("#", 1)[0].split()).casefold().replace("’", "'")
             if not entry:
                 continue
             if not _NEGATOR_ENTRY.match(entry) or not any(c.isalpha() for c in entry):
                 raise InputError(
-                    path,
+                    str(path),
                     f"{line.strip()!r} is not a negator entry: write one word or phrase of "
                     "letters per line, `*` first for a word ending, `!` first for an exception",
                     number,
@@ -292,7 +296,7 @@ def _negator_lexicon(lang: str, extra_files: tuple[Path, ...]) -> NegatorLexicon
     for exception, (path, number) in exceptions.items():
         if not probe.find(exception):
             raise InputError(
-                path,
+                str(path),
                 f"exception {exception!r} contains none of the negators, so it excepts nothing; "
                 "remove it or add the negator it contains",
                 number,

@@ -2,7 +2,8 @@
 
 For each batch a task file with our IDs inside every task (batch, writer, premise_id), and
 for each protocol among them the writers' instructions (English and Chinese, from
-pipelines/instructions/elicit/) and, for Label Studio and MTurk, the form the writers fill in.
+nlibuild/resources/instructions/elicit/) and, for Label Studio and MTurk, the form the
+writers fill in.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ One task per pair of a batch, with our IDs inside (batch, annotator, pair_id) an
 sentences, never the author or the author's label (the validators judge blind, as SNLI's
 and MNLI's did). Each batch belongs to one annotator, so a platform that cannot route a task
 to chosen people (Label Studio's free edition) gets one task file per batch and annotator.
-The instructions (pipelines/instructions/relabel/, English and Chinese) end with the store's
+The instructions (resources/instructions/relabel/, English and Chinese) end with the store's
 label set; Label Studio gets a labeling config and MTurk a HIT template with a one-choice
 `label` over the same labels.
 """
@@ -13,15 +13,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nlibuild.errors import ConfigError
 from nlibuild.formats.platforms import write_relabel_batch, write_relabel_support_files
 from nlibuild.models import NLI_LABELS, RelabelExportConfig, RelabelExportResult, RelabelTask
-from nlibuild.presets import INSTRUCTIONS_DIR
+from nlibuild.presets import relabel_instructions_text
 from nlibuild.stages.elicit_export import chosen_batches
 from nlibuild.stages.relabel_create import KIND
 from nlibuild.store import Store
-
-RELABEL_INSTRUCTIONS = INSTRUCTIONS_DIR / "relabel"
 
 
 def store_labels(store: Store) -> list[str]:
@@ -33,18 +30,11 @@ def store_labels(store: Store) -> list[str]:
 
 def relabel_instructions(lang: str, labels: list[str]) -> str:
     """The validators' instructions in `lang`, closing with the labels this store offers."""
-    path = RELABEL_INSTRUCTIONS / f"{lang}.md"
-    if not path.is_file():
-        known = sorted(p.stem for p in RELABEL_INSTRUCTIONS.glob("*.md"))
-        raise ConfigError(
-            f"{path}: no relabelling instructions in {lang!r}; write that file or choose one "
-            f"of {', '.join(known)} with --instructions"
-        )
     extra = labels[len(NLI_LABELS) :]
     closing = f"\n\n`label`: {', '.join(f'`{label}`' for label in labels)}"
     if not extra:
         closing += " (this corpus uses no extra labels)"
-    return path.read_text(encoding="utf-8").strip() + closing + "\n"
+    return relabel_instructions_text(lang).strip() + closing + "\n"
 
 
 def run(store: Store, cfg: RelabelExportConfig) -> RelabelExportResult:
