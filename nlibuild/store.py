@@ -41,13 +41,20 @@ if TYPE_CHECKING:  # numpy is imported where columns are read: not on every star
 
 _ROWS_PER_STATEMENT = 100
 
+PAIR_LABEL_COUNTS = (
+    "pair_pk, count(*), sum(label = 'entailment'), sum(label = 'neutral'), "
+    "sum(label = 'contradiction'), max(CASE WHEN position = 0 THEN label END)"
+)
+"""A pair's row of `pair_labels` computed from its votes (grouped by pair_pk)."""
+
 BULK_COLUMNS: dict[str, str] = {
     "annotators": "pk, id, anonymous, note",
     "premises": "pk, id, genre, lang, text, length, extra_json",
     "pairs": "pk, id, premise_pk, hypothesis, lang, protocol, level, author_pk, author_label, "
     "extra_json",
     "votes": "pair_pk, annotator_pk, position, label",
-    "gold": "pair_pk, method, label, n_votes, n_top",
+    "gold_rows": "pair_pk, method, label, n_votes, n_top",
+    "pair_labels": "pair_pk, n_votes, n_entailment, n_neutral, n_contradiction, author_label",
     "translations": "unit_id, lang, kind, text, translator_pk",
     "sentences": "source_id, genre, lang, text, key, chars, tokens, length",
     "posteriors": "pair_pk, method, entailment, neutral, contradiction",
@@ -55,7 +62,7 @@ BULK_COLUMNS: dict[str, str] = {
 """The tables `Store.insert` fills, with the column order of their rows."""
 
 RUN_STAMPED = frozenset(
-    {"premises", "pairs", "votes", "gold", "translations", "sentences", "posteriors"}
+    {"premises", "pairs", "votes", "gold_rows", "translations", "sentences", "posteriors"}
 )
 """Tables whose rows also record the run that wrote them (`run_id`), given once per insert."""
 
@@ -1159,27 +1166,47 @@ class Store:
     # --- aggregation and agreement -------------------------------------------------------
 
     def write_majority_gold(self, method: str, min_agree: int, run_id: int) -> None:
-        """Replace the gold rows of `method` with the majority rule over every pair's votes.
+        """Write the majority rule's gold for every pair with votes, from its label counts.
 
         Gold is the NLI label with at least `min_agree` votes and more than any other NLI
         label, else `-`; extra labels count towards `n_votes` but are never gold. A pair with
-        its author's vote alone keeps that label (MNLI's training-set convention). Computed
-        in one SQL statement, so it does not depend on the order votes came in.
+        its author's vote alone keeps that label (MNLI's training-set convention). One column
+        update over `pair_labels` (schema 9), so it does not depend on the order votes came in.
         """
-        self.conn.execute("DELETE FROM gold WHERE method = ?", (method,))
+        if method != MAJORITY:
+            raise ValueError(f"only the majority gold is computed in SQL, not {method!r}")
         self.conn.execute(
-            "INSERT INTO gold(pair_pk, method, label, n_votes, n_top, run_id) "
-            "SELECT pair_pk, :method, CASE "
-            "  WHEN total = 1 THEN CASE WHEN e = 1 THEN 'entailment' WHEN n = 1 THEN 'neutral' "
-            "                           WHEN c = 1 THEN 'contradiction' ELSE '-' END "
-            "  WHEN e >= :k AND e > n AND e > c THEN 'entailment' "
-            "  WHEN n >= :k AND n > e AND n > c THEN 'neutral' "
-            "  WHEN c >= :k AND c > e AND c > n THEN 'contradiction' "
-            "  ELSE '-' END, total, max(e, n, c), :run "
-            "FROM (SELECT pair_pk, sum(label = 'entailment') AS e, sum(label = 'neutral') AS n, "
-            "      sum(label = 'contradiction') AS c, count(*) AS total "
-            "      FROM votes GROUP BY pair_pk)",
-            {"method": method, "k": min_agree, "run": run_id},
+            "UPDATE pair_labels SET gold_run_id = :run, gold = CASE "
+            "  WHEN n_votes = 1 THEN CASE WHEN n_entailment = 1 THEN 'entailment' "
+            "    WHEN n_neutral = 1 THEN 'neutral' WHEN n_contradiction = 1 THEN 'contradiction' "
+            "    ELSE '-' END "
+            "  WHEN n_entailment >= :k AND n_entailment > n_neutral "
+            "    AND n_entailment > n_contradiction THEN 'entailment' "
+            "  WHEN n_neutral >= :k AND n_neutral > n_entailment "
+            "    AND n_neutral > n_contradiction THEN 'neutral' "
+            "  WHEN n_contradiction >= :k AND n_contradiction > n_entailment "
+            "    AND n_contradiction > n_neutral THEN 'contradiction' "
+            "  ELSE '-' END",
+            {"k": min_agree, "run": run_id},
+        )
+
+    def add_votes(self, rows: Sequence[tuple[int, int, int, str]], run_id: int) -> None:
+        """Add votes (pair_pk, annotator_pk, position, label) and recount their pairs."""
+        self.insert("votes", rows, run_id)
+        self.refresh_pair_labels(row[0] for row in rows)
+
+    def refresh_pair_labels(self, pair_pks: Iterable[int]) -> None:
+        """Recount the label counts and author label of these pairs from their votes (after
+        a stage added votes to them); their gold stays until `aggregate-labels` runs."""
+        self.conn.execute(
+            "INSERT INTO pair_labels(pair_pk, n_votes, n_entailment, n_neutral, "
+            "n_contradiction, author_label) "
+            f"SELECT {PAIR_LABEL_COUNTS} FROM votes "
+            "WHERE pair_pk IN (SELECT value FROM json_each(?)) GROUP BY pair_pk "
+            "ON CONFLICT(pair_pk) DO UPDATE SET n_votes = excluded.n_votes, "
+            "n_entailment = excluded.n_entailment, n_neutral = excluded.n_neutral, "
+            "n_contradiction = excluded.n_contradiction, author_label = excluded.author_label",
+            (orjson.dumps(sorted(set(pair_pks))).decode(),),
         )
 
     def gold_run(self, method: str) -> tuple[int, dict[str, Any]] | None:
@@ -1214,7 +1241,7 @@ class Store:
         ).fetchone()
         return int(row[0])
 
-    def _int_columns(self, sql: str, params: Sequence[Any] = ()) -> list[NDArray[np.int64]]:
+    def int_columns(self, sql: str, params: Sequence[Any] = ()) -> list[NDArray[np.int64]]:
         """Integer columns of a query whose one row holds a `group_concat` per column.
 
         SQLite builds each column as one text in C and numpy parses it in C: a million
@@ -1239,14 +1266,14 @@ class Store:
         read, and annotator keys are left empty: half the text to move for statistics."""
         code = self._label_code(labels)
         if annotators:
-            pair_pks, annotator_pks, positions, codes = self._int_columns(
+            pair_pks, annotator_pks, positions, codes = self.int_columns(
                 "SELECT group_concat(pair_pk), group_concat(annotator_pk), "
                 f"group_concat(position), group_concat({code}) FROM votes",
                 labels,
             )
             return VoteArrays(pair_pks, annotator_pks, positions, codes)
         # One column holds the label index and whether the vote is not the author's.
-        pair_pks, packed = self._int_columns(
+        pair_pks, packed = self.int_columns(
             f"SELECT group_concat(pair_pk), group_concat(({code}) * 2 + (position > 0)) FROM votes",
             labels,
         )
@@ -1261,7 +1288,7 @@ class Store:
         self, method: str, labels: Sequence[str]
     ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """(pair keys in order, the gold label's index among `labels`, -1 for `-`)."""
-        pair_pks, codes = self._int_columns(
+        pair_pks, codes = self.int_columns(
             f"SELECT group_concat(pair_pk), group_concat({self._label_code(labels)}) "
             f"FROM (SELECT pair_pk, label FROM gold WHERE method = ?{len(labels) + 1} "
             "ORDER BY pair_pk)",
@@ -1292,7 +1319,7 @@ class Store:
             missing = found.index(None) if None in found else -1
             selects.append(f"group_concat(CASE {expression} {' '.join(cases)} ELSE {missing} END)")
         join = "JOIN premises pr ON pr.pk = p.premise_pk" if "genre" in columns else ""
-        arrays = self._int_columns(
+        arrays = self.int_columns(
             f"SELECT group_concat(p.pk), {', '.join(selects)} FROM "
             f"(SELECT pk, premise_pk, protocol, level, lang FROM pairs ORDER BY pk) p {join}",
             params,
@@ -1318,9 +1345,9 @@ class Store:
         self.insert("posteriors", [(pk, method, e, n, c) for pk, e, n, c in rows], run_id)
 
     def write_gold(self, method: str, rows: Sequence[GoldRow], run_id: int) -> None:
-        """Replace the gold rows of `method`."""
-        self.conn.execute("DELETE FROM gold WHERE method = ?", (method,))
-        self.insert("gold", rows, run_id)
+        """Replace the gold rows of `method` (a model's; the majority is on pair_labels)."""
+        self.conn.execute("DELETE FROM gold_rows WHERE method = ?", (method,))
+        self.insert("gold_rows", rows, run_id)
 
     def write_annotator_quality(
         self, method: str, rows: Sequence[tuple[int, str, float]], run_id: int

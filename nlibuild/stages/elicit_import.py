@@ -362,7 +362,7 @@ class _Importer:
                 "its premise cannot be elicited again"
             )
         self.store.add_elicited_pairs(self.pairs, self.run_id)
-        self.store.insert("votes", self.votes, self.run_id)
+        self.store.add_votes(self.votes, self.run_id)
         self.store.mark_answered(self.answered)
 
 

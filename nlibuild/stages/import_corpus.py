@@ -401,6 +401,7 @@ class _Importer:
         new_pairs: list[PairRow] = []
         new_votes: list[VoteRow] = []
         new_gold: list[GoldRow] = []
+        new_counts: list[tuple[int, int, int, int, int, str | None]] = []
         for record, premise, pair_id, labels in zip(
             pairs, premises, pair_ids, labels_of, strict=True
         ):
@@ -450,11 +451,18 @@ class _Importer:
             start = 0 if author else 1
             for index, label in enumerate(votes):
                 new_votes.append((pair_pk, annotator_pks[index], start + index, label))
+            if votes:  # the hot path's counts (schema 9), known here without a read
+                entailment, neutral, contradiction = (votes.count(x) for x in NLI_LABELS)
+                new_counts.append(
+                    (pair_pk, n_votes, entailment, neutral, contradiction,
+                     votes[0] if author else None)
+                )  # fmt: skip
             if labels.gold is not None:
                 new_gold.append((pair_pk, RELEASED, labels.gold, n_votes, labels.top))
         self.sink("pairs", new_pairs)
         self.sink("votes", new_votes)
-        self.sink("gold", new_gold)
+        self.sink("pair_labels", new_counts)
+        self.sink("gold_rows", new_gold)
         self.counts["pairs_added"] += len(new_pairs)
         self.counts["votes_added"] += len(new_votes)
 

@@ -196,7 +196,7 @@ class _Importer:
                 ("answered", vote.label, self.run_id, assignment.batch_pk, pair_id)
             )
             counts["added"] += 1
-        self.store.insert("votes", self.votes, self.run_id)
+        self.store.add_votes(self.votes, self.run_id)
         self.store.mark_answered(self.answered)
 
 

@@ -30,6 +30,7 @@ from nlibuild.models import (
     SubsetRow,
     TranslationStatsRow,
 )
+from nlibuild.queries.pair_labels import pair_label_table
 from nlibuild.stages.sample import keys_of_premises
 from nlibuild.store import PoolLengthCount, Store, VoteArrays
 
@@ -245,7 +246,9 @@ def agreement_stats(
     unknown = [b for b in by if b not in AGREEMENT_GROUPS]
     if unknown:
         raise ConfigError(f"--by {unknown[0]!r} is not one of: {', '.join(AGREEMENT_GROUPS)}")
-    votes = read_votes(store, min_agree, annotators=False)
+    votes = pair_label_table(store, min_agree, include_extra) or read_votes(
+        store, min_agree, annotators=False
+    )
     parts = pair_parts(votes.table, include_extra)
     groups: list[tuple[str, NDArray[np.bool_] | None]] = [("all", None)]
     if by:
