@@ -15,13 +15,13 @@ import re
 from collections import Counter
 
 from nlibuild._version import VERSION
+from nlibuild.batches import ELICIT_BATCH
 from nlibuild.errors import ConfigError
 from nlibuild.models import CreatedBatch, ElicitCreateConfig, ElicitCreateResult
+from nlibuild.ranking import seeded_rank
 from nlibuild.signature import make_signature
-from nlibuild.stages.sample import seeded_rank
 from nlibuild.store import Store
 
-KIND = "elicit"
 BATCH_PREFIX = "e"
 """Elicitation batches are `e0001`, `e0002`, ... in creation order."""
 
@@ -72,7 +72,7 @@ def run(store: Store, cfg: ElicitCreateConfig) -> ElicitCreateResult:
     signature = signature_of(cfg)
     with store.atomic():
         run_id = store.start_run("elicit-create", cfg.model_dump(mode="json"), signature, VERSION)
-        premises = store.unassigned_premises(KIND, cfg.genres, cfg.lang)
+        premises = store.unassigned_premises(ELICIT_BATCH, cfg.genres, cfg.lang)
         if not premises:
             where = f" of genre {', '.join(cfg.genres)}" if cfg.genres else ""
             raise ConfigError(
@@ -80,7 +80,7 @@ def run(store: Store, cfg: ElicitCreateConfig) -> ElicitCreateResult:
                 "batch); draw more with `nlibuild sample`"
             )
         writer_pks = store.ensure_annotators(cfg.writers)
-        loads = store.items_per_annotator(KIND)
+        loads = store.items_per_annotator(ELICIT_BATCH)
         load = {w: loads.get(w, 0) for w in cfg.writers}
         tie_order = {w: seeded_rank(cfg.seed, w) for w in cfg.writers}
         cap = cfg.max_per_writer
@@ -105,7 +105,13 @@ def run(store: Store, cfg: ElicitCreateConfig) -> ElicitCreateResult:
                 batch_id = f"{BATCH_PREFIX}{number:04d}"
                 number += 1
                 store.add_batch(
-                    batch_id, KIND, cfg.protocol.value, lang, writer_pks[writer], items, run_id
+                    batch_id,
+                    ELICIT_BATCH,
+                    cfg.protocol.value,
+                    lang,
+                    writer_pks[writer],
+                    items,
+                    run_id,
                 )
                 load[writer] += len(items)
                 genres = Counter(genre_of[i] or "-" for i in items)

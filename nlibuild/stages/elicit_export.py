@@ -10,49 +10,19 @@ from __future__ import annotations
 from pathlib import Path
 
 from nlibuild._version import VERSION
+from nlibuild.batches import ELICIT_BATCH, batch_export_signature, chosen_batches
 from nlibuild.elicitation import hypotheses_per_label
-from nlibuild.errors import ConfigError
 from nlibuild.formats.platforms import write_batch, write_support_files
 from nlibuild.models import ElicitExportConfig, ElicitExportResult, ElicitTask, Protocol
 from nlibuild.presets import elicit_instructions
-from nlibuild.signature import make_signature
-from nlibuild.stages.elicit_create import KIND
-from nlibuild.store import BatchRow, Store
-
-_BATCH_NOUNS = {"elicit": "elicitation", "relabel": "relabelling"}
-
-
-def chosen_batches(
-    store: Store, kind: str, wanted: tuple[str, ...], everything: bool, command: str
-) -> list[BatchRow]:
-    """The batches of `kind` an export names (or all of them), or a ConfigError saying
-    which are missing and how batches are made (`command`, e.g. `elicit create`)."""
-    noun = _BATCH_NOUNS.get(kind, kind)
-    if not everything and not wanted:
-        raise ConfigError("name the batches to export (e.g. e0001, r0001), or pass --all")
-    batches = store.batches(kind, () if everything else wanted)
-    unknown = sorted(set(wanted) - {b.id for b in batches})
-    if unknown and not everything:
-        raise ConfigError(
-            f"no {noun} batch {', '.join(unknown)} in the store; `nlibuild {command}` makes "
-            "batches, `nlibuild info` counts them"
-        )
-    if not batches:
-        raise ConfigError(f"the store has no {noun} batches; make some with `nlibuild {command}`")
-    return batches
-
-
-def export_signature(stage: str, wanted: tuple[str, ...], everything: bool, fmt: str) -> str:
-    return make_signature(
-        stage, {"batches": "all" if everything else wanted, "format": fmt}, VERSION
-    )
+from nlibuild.store import Store
 
 
 def run(store: Store, cfg: ElicitExportConfig) -> ElicitExportResult:
-    signature = export_signature("elicit-export", cfg.batches, cfg.all, cfg.format.value)
+    signature = batch_export_signature("elicit-export", cfg.batches, cfg.all, cfg.format.value)
     with store.atomic():
         run_id = store.start_run("elicit-export", cfg.model_dump(mode="json"), signature, VERSION)
-        batches = chosen_batches(store, KIND, cfg.batches, cfg.all, "elicit create")
+        batches = chosen_batches(store, ELICIT_BATCH, cfg.batches, cfg.all, "elicit create")
         lang = store.meta().get("lang", "en")
         files: list[Path] = []
         tasks = 0

@@ -42,6 +42,7 @@ from nlibuild.formats.tabular import (
     file_sha256,
     read_pair_records,
 )
+from nlibuild.gc_pause import paused_gc
 from nlibuild.labels import LabelNormaliser, UnknownLabel, unknown_label_hint
 from nlibuild.lang import text_length
 from nlibuild.models import (
@@ -53,7 +54,6 @@ from nlibuild.models import (
     format_label_order,
 )
 from nlibuild.signature import make_signature
-from nlibuild.stages import paused_gc
 from nlibuild.store import (
     RELEASED,
     RUN_STAMPED,

@@ -22,6 +22,7 @@ import re
 from decimal import ROUND_HALF_UP, Decimal
 
 from nlibuild._version import VERSION
+from nlibuild.batches import RELABEL_BATCH
 from nlibuild.errors import ConfigError
 from nlibuild.models import (
     CreatedRelabelBatch,
@@ -30,11 +31,10 @@ from nlibuild.models import (
     RelabelStratum,
     StratumKey,
 )
+from nlibuild.ranking import seeded_rank
 from nlibuild.signature import make_signature
-from nlibuild.stages.sample import seeded_rank
 from nlibuild.store import Store
 
-KIND = "relabel"
 BATCH_PREFIX = "r"
 """Relabelling batches are `r0001`, `r0002`, ... in creation order."""
 
@@ -142,7 +142,7 @@ def run(store: Store, cfg: RelabelCreateConfig) -> RelabelCreateResult:
                 f"too small (at most {max(s.candidates for s in strata)} pairs); raise "
                 "--fraction, or stratify by fewer keys with --stratify"
             )
-        given = assign_validators(picked, cfg, store.items_per_annotator(KIND))
+        given = assign_validators(picked, cfg, store.items_per_annotator(RELABEL_BATCH))
         annotator_pks = store.ensure_annotators(cfg.annotators)
         numbers = [int(m.group(1)) for i in store.batch_ids() if (m := _BATCH_NUMBER.match(i))]
         number = max(numbers, default=0) + 1
@@ -157,7 +157,13 @@ def run(store: Store, cfg: RelabelCreateConfig) -> RelabelCreateResult:
                     batch_id = f"{BATCH_PREFIX}{number:04d}"
                     number += 1
                     store.add_batch(
-                        batch_id, KIND, protocol, lang, annotator_pks[annotator], chunk, run_id
+                        batch_id,
+                        RELABEL_BATCH,
+                        protocol,
+                        lang,
+                        annotator_pks[annotator],
+                        chunk,
+                        run_id,
                     )
                     created.append(CreatedRelabelBatch(
                         id=batch_id, annotator=annotator, lang=lang, pairs=len(chunk)

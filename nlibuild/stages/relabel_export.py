@@ -14,22 +14,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from nlibuild._version import VERSION
+from nlibuild.batches import RELABEL_BATCH, batch_export_signature, chosen_batches
 from nlibuild.errors import ConfigError
 from nlibuild.formats.platforms import write_relabel_batch, write_relabel_support_files
 from nlibuild.models import NLI_LABELS, RelabelExportConfig, RelabelExportResult, RelabelTask
 from nlibuild.presets import INSTRUCTIONS_DIR
-from nlibuild.stages.elicit_export import chosen_batches, export_signature
-from nlibuild.stages.relabel_create import KIND
+from nlibuild.queries.meta import store_labels
 from nlibuild.store import Store
 
 RELABEL_INSTRUCTIONS = INSTRUCTIONS_DIR / "relabel"
-
-
-def store_labels(store: Store) -> list[str]:
-    """The labels a validator may give: the three NLI labels, then the store's extra
-    labels (meta `extra_labels`, from `init --extra-labels` or the preset)."""
-    extra = [e for e in store.meta().get("extra_labels", "").split(",") if e]
-    return [*NLI_LABELS, *(e for e in extra if e not in NLI_LABELS)]
 
 
 def relabel_instructions(lang: str, labels: list[str]) -> str:
@@ -49,10 +42,10 @@ def relabel_instructions(lang: str, labels: list[str]) -> str:
 
 
 def run(store: Store, cfg: RelabelExportConfig) -> RelabelExportResult:
-    signature = export_signature("relabel-export", cfg.batches, cfg.all, cfg.format.value)
+    signature = batch_export_signature("relabel-export", cfg.batches, cfg.all, cfg.format.value)
     with store.atomic():
         run_id = store.start_run("relabel-export", cfg.model_dump(mode="json"), signature, VERSION)
-        batches = chosen_batches(store, KIND, cfg.batches, cfg.all, "relabel create")
+        batches = chosen_batches(store, RELABEL_BATCH, cfg.batches, cfg.all, "relabel create")
         labels = store_labels(store)
         lang = store.meta().get("lang", "en")
         files: list[Path] = []

@@ -21,6 +21,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from nlibuild._version import VERSION
+from nlibuild.annotators import platform_annotators
+from nlibuild.batches import RELABEL_BATCH
 from nlibuild.errors import ConflictError, InputError
 from nlibuild.formats.platforms import RawVote, read_votes
 from nlibuild.formats.tabular import file_sha256
@@ -32,10 +34,8 @@ from nlibuild.models import (
     VoterReport,
     format_label_order,
 )
+from nlibuild.queries.meta import store_labels
 from nlibuild.signature import make_signature
-from nlibuild.stages.elicit_import import platform_annotators
-from nlibuild.stages.relabel_create import KIND
-from nlibuild.stages.relabel_export import store_labels
 from nlibuild.store import Assignment, Store, ViolationRow
 
 AUTHOR_VOTE = "author_vote"
@@ -71,7 +71,7 @@ class _Importer:
     def resolve(self, raw_votes: list[RawVote]) -> list[_Vote]:
         """Our annotator and the normalised label of every labelled vote, checking that
         each names a pair of the store and a relabelling batch."""
-        batches = {b.id: b for b in self.store.batches(KIND)}
+        batches = {b.id: b for b in self.store.batches(RELABEL_BATCH)}
         mapping = platform_annotators(self.store, self.cfg.format.value, self.cfg.annotators)
         known = self.store.annotator_pks(v.worker for v in raw_votes if v.worker)
         extra = store_labels(self.store)[len(NLI_LABELS) :]
@@ -145,7 +145,7 @@ class _Importer:
             )
         self.annotator_pks = self.store.ensure_annotators(v.annotator for v in votes)
         assigned: dict[tuple[str, str], Assignment] = {
-            (a.item_id, a.annotator): a for a in self.store.assignments(KIND, pair_ids)
+            (a.item_id, a.annotator): a for a in self.store.assignments(RELABEL_BATCH, pair_ids)
         }
         # Validators take positions from 1 on, even on a pair without its author's vote.
         top = {pair_id: max(target[2], 0) for pair_id, target in targets.items()}

@@ -20,6 +20,8 @@ from nlibuild.formats.sources import read_texts_to_exclude
 from nlibuild.formats.tabular import file_sha256
 from nlibuild.lang import text_keys
 from nlibuild.models import SampleConfig, SampledGenre, SampleResult
+# Also imported from here by stages/stats.py until its read paths move to nlibuild.queries.
+from nlibuild.queries.premises import keys_of_premises as keys_of_premises
 from nlibuild.signature import make_signature
 from nlibuild.store import PoolSentence, Store
 
@@ -57,20 +59,6 @@ def signature_of(cfg: SampleConfig, genres: list[str], exclude_digests: list[str
         },
         VERSION,
     )
-
-
-def keys_of_premises(store: Store, lang: str) -> set[int]:
-    """The text keys that the store's premises rule out of sampling (`lang.text_keys`)."""
-    taken: set[int] = set()
-    for text in store.premise_texts():
-        taken |= text_keys(text, lang)
-    return taken
-
-
-def seeded_rank(seed: int, item: str) -> bytes:
-    """A sort key that puts items (IDs) in a random order fixed by the seed: the same IDs
-    and seed give the same order whatever order the items came in."""
-    return hashlib.blake2b(f"{seed}\x00{item}".encode(), digest_size=8).digest()
 
 
 def seeded_order(seed: int, genre: str) -> SeededOrder:

@@ -16,8 +16,8 @@ from collections import Counter, defaultdict
 from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError
 from nlibuild.models import SplitConfig, SplitGrouping, SplitResult, SplitSource
+from nlibuild.ranking import seeded_rank
 from nlibuild.signature import make_signature
-from nlibuild.stages.sample import seeded_rank
 from nlibuild.store import Store
 
 NO_LEVEL = "-"

@@ -19,6 +19,7 @@ from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError, ConflictError, InputError
 from nlibuild.formats.tabular import file_sha256
 from nlibuild.formats.units import read_reference, read_row_aligned, read_unit_table, write_units
+from nlibuild.gc_pause import paused_gc
 from nlibuild.labels import LabelNormaliser, UnknownLabel
 from nlibuild.lang import primary_language
 from nlibuild.models import (
@@ -31,7 +32,6 @@ from nlibuild.models import (
 )
 from nlibuild.render import counted
 from nlibuild.signature import make_signature
-from nlibuild.stages import paused_gc
 from nlibuild.store import Store
 from nlibuild.translation_checks import CORPUS_CHECKS, Check, corpus_checks_of, unit_checks_of
 
