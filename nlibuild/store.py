@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import orjson
 
 from nlibuild.errors import StoreError
+
+from nlibuild.labels import GOLD_OR_AUTHOR, MAJORITY, RELEASED, GoldRule, majority_gold_sql
 from nlibuild.models import NLI_LABELS, RunRecord
 
 if TYPE_CHECKING:  # numpy is imported where columns are read: not on every start-up
@@ -316,12 +318,6 @@ class PoolSentence(NamedTuple):
     length: int
 
 
-RELEASED = "released"
-"""The gold method of a label shipped with an imported corpus, kept for comparison."""
-MAJORITY = "majority"
-"""The gold method of `aggregate-labels --method majority`: the published gold."""
-
-
 class PremiseRow(NamedTuple):
     pk: int
     id: str
@@ -454,14 +450,6 @@ class SplitCandidate(NamedTuple):
     labelled: bool
 
 
-PAIR_LABEL_SQL = (
-    "coalesce((SELECT label FROM gold WHERE pair_pk = p.pk AND method = :majority), "
-    "(SELECT label FROM gold WHERE pair_pk = p.pk AND method = :released), p.author_label)"
-)
-"""A pair's label for splits and artifact tables: the majority gold, else the label
-released with an imported corpus, else the author's (a pair nobody validated yet). Binds
-:majority and :released."""
-
 ARTIFACT_FIELDS: dict[str, str] = {
     "pk": "p.pk",
     "premise_pk": "p.premise_pk",
@@ -473,7 +461,7 @@ ARTIFACT_FIELDS: dict[str, str] = {
     "genre": "pr.genre",
     "author": "a.id",
     "split": "s.split",
-    "label": PAIR_LABEL_SQL,
+    "label": GOLD_OR_AUTHOR.sql(),
 }
 """What `Store.artifact_columns` can read of a pair, and the SQL that reads it."""
 
@@ -857,22 +845,13 @@ class Store:
         ).fetchall()
         return {(row[0], row[1]): row[2] for row in rows}
 
-    def iter_export_rows(self, gold_methods: Sequence[str]) -> Iterator[ExportRow]:
-        """Every pair in import order, with its votes and its gold label.
-
-        The gold label is the first of `gold_methods` the pair has (e.g. a majority vote
-        computed by nlibuild before the label released with the corpus), else None.
-        """
-        gold_sql = ", ".join(
-            f"(SELECT label FROM gold WHERE pair_pk = p.pk AND method = ?{i})"
-            for i in range(1, len(gold_methods) + 1)
-        )
-        gold_expr = f"coalesce({gold_sql}, NULL)" if gold_methods else "NULL"
+    def iter_export_rows(self, rule: GoldRule) -> Iterator[ExportRow]:
+        """Every pair in import order, with its votes and its label by `rule` (None when
+        the rule gives it none)."""
         pairs = self.conn.execute(
             "SELECT p.pk, p.id, pr.id, pr.text, pr.extra_json, pr.genre, p.hypothesis, p.lang, "
-            f"p.protocol, p.level, p.extra_json, {gold_expr} "
-            "FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk ORDER BY p.pk",
-            tuple(gold_methods),
+            f"p.protocol, p.level, p.extra_json, {rule.sql()} "
+            "FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk ORDER BY p.pk"
         )
         # Votes are read by a second cursor in the same order and merged, which streams
         # millions of rows without a GROUP BY (SQLite 3.40 has no ordered group_concat).
@@ -906,7 +885,7 @@ class Store:
     def split_candidates(self) -> list[SplitCandidate]:
         """Every pair, in pair order, with what `split` decides on. Validated: a
         validator's vote (position >= 1) and a majority gold label that is not `-`;
-        labelled: a label (PAIR_LABEL_SQL) other than `-`."""
+        labelled: a label by `labels.GOLD_OR_AUTHOR` other than `-`."""
         return [
             SplitCandidate(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), r[7] in NLI_LABELS)
             for r in self.conn.execute(
@@ -914,9 +893,9 @@ class Store:
                 "EXISTS (SELECT 1 FROM votes v WHERE v.pair_pk = p.pk AND v.position >= 1) "
                 "AND EXISTS (SELECT 1 FROM gold g WHERE g.pair_pk = p.pk "
                 "            AND g.method = :majority AND g.label <> '-'), "
-                f"{PAIR_LABEL_SQL} "
+                f"{GOLD_OR_AUTHOR.sql()} "
                 "FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk ORDER BY p.pk",
-                {"majority": MAJORITY, "released": RELEASED},
+                {"majority": MAJORITY},
             )
         ]
 
@@ -965,18 +944,16 @@ class Store:
         """Columns of the pairs artifact tables read, in pair order, and how many pairs
         `lang` left out. Read as columns, not a tuple a pair: a million pairs.
 
-        `fields` among ARTIFACT_FIELDS. The label is the pair's gold: the majority
-        (`aggregate-labels`), else the label released with an imported corpus, else the
-        author's (a pair nobody validated yet); None when it has none, `-` when there is no
-        majority. With `splits`, only pairs of those splits; with `lang`, the hypothesis and
-        premise are the human translations into `lang`, and a pair whose hypothesis (or,
+        `fields` among ARTIFACT_FIELDS. The label is the pair's by `labels.GOLD_OR_AUTHOR`:
+        None when it has none, `-` when there is no majority. With `splits`, only pairs of
+        those splits; with `lang`, the hypothesis and premise are the human translations into `lang`, and a pair whose hypothesis (or,
         when the premise is read, premise) is untranslated is left out.
         """
         unknown = [f for f in fields if f not in ARTIFACT_FIELDS]
         if unknown:
             raise ValueError(f"unknown artifact fields {unknown}")
         expressions = dict(ARTIFACT_FIELDS)
-        params: dict[str, Any] = {"majority": MAJORITY, "released": RELEASED, "lang": lang}
+        params: dict[str, Any] = {"lang": lang}
         translated = ""
         if lang:
             expressions.update(hypothesis="th.text", premise="tp.text", lang=":lang")
@@ -1436,27 +1413,14 @@ class Store:
     # --- aggregation and agreement -------------------------------------------------------
 
     def write_majority_gold(self, method: str, min_agree: int, run_id: int) -> None:
-        """Replace the gold rows of `method` with the majority rule over every pair's votes.
-
-        Gold is the NLI label with at least `min_agree` votes and more than any other NLI
-        label, else `-`; extra labels count towards `n_votes` but are never gold. A pair with
-        its author's vote alone keeps that label (MNLI's training-set convention). Computed
-        in one SQL statement, so it does not depend on the order votes came in.
-        """
+        """Replace the gold rows of `method` with the majority rule over every pair's votes
+        (`labels.majority_gold_sql`). Computed in one SQL statement, so it does not depend
+        on the order votes came in."""
         self.conn.execute("DELETE FROM gold WHERE method = ?", (method,))
         self.conn.execute(
             "INSERT INTO gold(pair_pk, method, label, n_votes, n_top, run_id) "
-            "SELECT pair_pk, :method, CASE "
-            "  WHEN total = 1 THEN CASE WHEN e = 1 THEN 'entailment' WHEN n = 1 THEN 'neutral' "
-            "                           WHEN c = 1 THEN 'contradiction' ELSE '-' END "
-            "  WHEN e >= :k AND e > n AND e > c THEN 'entailment' "
-            "  WHEN n >= :k AND n > e AND n > c THEN 'neutral' "
-            "  WHEN c >= :k AND c > e AND c > n THEN 'contradiction' "
-            "  ELSE '-' END, total, max(e, n, c), :run "
-            "FROM (SELECT pair_pk, sum(label = 'entailment') AS e, sum(label = 'neutral') AS n, "
-            "      sum(label = 'contradiction') AS c, count(*) AS total "
-            "      FROM votes GROUP BY pair_pk)",
-            {"method": method, "k": min_agree, "run": run_id},
+            f"SELECT pair_pk, :method, label, total, top, :run FROM ({majority_gold_sql()})",
+            {"method": method, "min_agree": min_agree, "run": run_id},
         )
 
     def gold_run(self, method: str) -> tuple[int, dict[str, Any]] | None:

@@ -23,12 +23,12 @@ from numpy.typing import NDArray
 
 from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError
+from nlibuild.labels import MAJORITY, RELEASED
 from nlibuild.models import NLI_LABELS, NO_GOLD, AggregateConfig, AggregateMethod, AggregateResult
 from nlibuild.signature import make_signature
 from nlibuild.stages.stats import read_votes
-from nlibuild.store import RELEASED, GoldRow, Store
+from nlibuild.store import GoldRow, Store
 
-MAJORITY = AggregateMethod.MAJORITY.value
 DAWID_SKENE = AggregateMethod.DAWID_SKENE.value
 _SMOOTHING = 0.01
 """Pseudo-count added to every cell of a confusion matrix, so that an annotator never

@@ -1,7 +1,8 @@
 """`nlibuild export`: write the store's pairs in the formats people load.
 
-The gold label written is nlibuild's own majority vote when `aggregate-labels` has run,
-else the label released with an imported corpus, else `-`. Files are written through a
+The gold label written is the published gold (`labels.GOLD`): nlibuild's own majority vote
+when `aggregate-labels` has run, else the label released with an imported corpus, else `-`;
+never the author's label alone. Files are written through a
 temporary file, so a failed export leaves no half-written output.
 """
 
@@ -14,6 +15,7 @@ from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError
 from nlibuild.formats import hf, mnli, ocnli, xnli
 from nlibuild.formats.tabular import write_atomically, write_json_lines
+from nlibuild.labels import GOLD
 from nlibuild.models import (
     NO_GOLD,
     ExportConfig,
@@ -23,10 +25,7 @@ from nlibuild.models import (
     format_label_order,
 )
 from nlibuild.signature import make_signature
-from nlibuild.store import RELEASED, ExportRow, Store
-
-GOLD_PREFERENCE = ("majority", RELEASED)
-"""Which gold label an export writes when a pair has several (first found wins)."""
+from nlibuild.store import ExportRow, Store
 
 
 def signature_of(cfg: ExportConfig) -> str:
@@ -63,7 +62,7 @@ def run(store: Store, cfg: ExportConfig) -> ExportResult:
     signature = signature_of(cfg)
     with store.atomic():
         run_id = store.start_run("export", cfg.model_dump(mode="json"), signature, VERSION)
-        rows: Iterator[ExportRow] = store.iter_export_rows(GOLD_PREFERENCE)
+        rows: Iterator[ExportRow] = store.iter_export_rows(GOLD)
         multilingual = cfg.format in (ExportFormat.XNLI_TSV, ExportFormat.XNLI_JSONL)
         if cfg.langs and not multilingual:
             rows = (row for row in rows if row.lang in cfg.langs)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections import Counter
 
+from nlibuild.labels import GOLD, RELEASED
 from nlibuild.models import CountRow, StoreSummary
-from nlibuild.stages.export import GOLD_PREFERENCE
-from nlibuild.store import RELEASED, Store
+from nlibuild.store import Store
 
 NONE_KEY = "(none)"
 
@@ -18,8 +18,8 @@ def _rows(counts: Counter[str | None]) -> list[CountRow]:
 
 def summarise(store: Store) -> StoreSummary:
     """Counts of the store, read with a handful of index scans (well under a second for a
-    million pairs). Gold labels are those of the preferred method present: nlibuild's
-    majority vote, else the label released with an imported corpus."""
+    million pairs). Gold labels are counted as exports write them (`labels.GOLD`): those of
+    its first method present, nlibuild's majority vote, else the released gold."""
     meta = store.meta()
     by: dict[str, Counter[str | None]] = {
         name: Counter() for name in ("lang", "protocol", "level", "author_label")
@@ -32,7 +32,7 @@ def summarise(store: Store) -> StoreSummary:
     gold_by_method: dict[str, Counter[str | None]] = {}
     for method, label, count in store.gold_counts():
         gold_by_method.setdefault(method, Counter())[label] = count
-    method = next((m for m in GOLD_PREFERENCE if m in gold_by_method), RELEASED)
+    method = GOLD.preferred_method(gold_by_method) or RELEASED
     return StoreSummary(
         path=store.path,
         schema_version=store.schema_version,
