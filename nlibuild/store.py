@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import orjson
 
 from nlibuild.errors import StoreError
-
 from nlibuild.labels import GOLD_OR_AUTHOR, MAJORITY, RELEASED, GoldRule, majority_gold_sql
 from nlibuild.models import NLI_LABELS, RunRecord
 
@@ -946,8 +945,9 @@ class Store:
 
         `fields` among ARTIFACT_FIELDS. The label is the pair's by `labels.GOLD_OR_AUTHOR`:
         None when it has none, `-` when there is no majority. With `splits`, only pairs of
-        those splits; with `lang`, the hypothesis and premise are the human translations into `lang`, and a pair whose hypothesis (or,
-        when the premise is read, premise) is untranslated is left out.
+        those splits; with `lang`, the hypothesis and premise are the human translations
+        into `lang`, and a pair whose hypothesis (or, when the premise is read, premise) is
+        untranslated is left out.
         """
         unknown = [f for f in fields if f not in ARTIFACT_FIELDS]
         if unknown:

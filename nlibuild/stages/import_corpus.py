@@ -43,7 +43,7 @@ from nlibuild.formats.tabular import (
     read_pair_records,
 )
 from nlibuild.gc_pause import paused_gc
-from nlibuild.labels import LabelNormaliser, UnknownLabel, unknown_label_hint
+from nlibuild.labels import RELEASED, LabelNormaliser, UnknownLabel, unknown_label_hint
 from nlibuild.lang import text_length
 from nlibuild.models import (
     NLI_LABELS,
@@ -55,7 +55,6 @@ from nlibuild.models import (
 )
 from nlibuild.signature import make_signature
 from nlibuild.store import (
-    RELEASED,
     RUN_STAMPED,
     GoldRow,
     PairRow,

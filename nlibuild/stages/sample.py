@@ -20,9 +20,7 @@ from nlibuild.formats.sources import read_texts_to_exclude
 from nlibuild.formats.tabular import file_sha256
 from nlibuild.lang import text_keys
 from nlibuild.models import SampleConfig, SampledGenre, SampleResult
-
-# Also imported from here by stages/stats.py until its read paths move to nlibuild.queries.
-from nlibuild.queries.premises import keys_of_premises as keys_of_premises
+from nlibuild.queries.premises import keys_of_premises as keys_of_premises  # for stats.py
 from nlibuild.signature import make_signature
 from nlibuild.store import PoolSentence, Store
 
