@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError
+from nlibuild.queries.batches import BatchRow, batches_of_kind
 from nlibuild.signature import make_signature
-from nlibuild.store import BatchRow, Store
+from nlibuild.store import Store
 
 ELICIT_BATCH = "elicit"
 """The kind of a batch of premises for a writer (`nlibuild elicit create`)."""
@@ -28,7 +29,7 @@ def chosen_batches(
     noun = _BATCH_NOUNS.get(kind, kind)
     if not everything and not wanted:
         raise ConfigError("name the batches to export (e.g. e0001, r0001), or pass --all")
-    batches = store.batches(kind, () if everything else wanted)
+    batches = batches_of_kind(store, kind, () if everything else wanted)
     unknown = sorted(set(wanted) - {b.id for b in batches})
     if unknown and not everything:
         raise ConfigError(

@@ -383,43 +383,6 @@ class ExportRow(NamedTuple):
     annotators: tuple[str, ...]
 
 
-class BatchRow(NamedTuple):
-    """A batch with its annotator and how many of its items are still open."""
-
-    pk: int
-    id: str
-    kind: str
-    protocol: str | None
-    lang: str
-    annotator: str
-    items: int
-    open: int
-
-
-class BatchPremise(NamedTuple):
-    """A premise of an elicitation batch, in the batch's order."""
-
-    pk: int
-    id: str
-    genre: str | None
-    lang: str
-    text: str
-    status: str
-
-
-class Assignment(NamedTuple):
-    """An item of a batch, as an answer import checks it."""
-
-    batch_pk: int
-    batch_id: str
-    protocol: str | None
-    annotator: str
-    item_id: str
-    status: str
-    answer_key: str | None
-    answered_run_id: int | None
-
-
 ElicitedPairRow = tuple[int, str, int, str, str, str, str | None, int, str, int]
 """pk, id, premise_pk, hypothesis, lang, protocol, level, author_pk, author_label, batch_pk"""
 
@@ -1095,34 +1058,6 @@ class Store:
             [(platform, platform_id, pk) for platform_id, pk in sorted(mapping.items())],
         )
 
-    def unassigned_premises(
-        self, kind: str, genres: Sequence[str], lang: str | None
-    ) -> list[tuple[str, str | None, str]]:
-        """(id, genre, lang) of premises without pairs that no batch of `kind` holds, by ID."""
-        rows = self.conn.execute(
-            "SELECT p.id, p.genre, p.lang FROM premises p "
-            "WHERE NOT EXISTS (SELECT 1 FROM pairs WHERE premise_pk = p.pk) "
-            "AND NOT EXISTS (SELECT 1 FROM assignments s JOIN batches b ON b.pk = s.batch_pk "
-            "                WHERE s.item_id = p.id AND b.kind = ?1) "
-            "AND (?2 = '[]' OR p.genre IN (SELECT value FROM json_each(?2))) "
-            "AND (?3 IS NULL OR p.lang = ?3) ORDER BY p.id",
-            (kind, _ids_param(genres), lang),
-        ).fetchall()
-        return [(row[0], row[1], row[2]) for row in rows]
-
-    def items_per_annotator(self, kind: str) -> dict[str, int]:
-        """How many items batches of `kind` already gave each annotator."""
-        return dict(
-            self.conn.execute(
-                "SELECT a.id, count(*) FROM assignments s JOIN batches b ON b.pk = s.batch_pk "
-                "JOIN annotators a ON a.pk = b.annotator_pk WHERE b.kind = ? GROUP BY a.id",
-                (kind,),
-            ).fetchall()
-        )
-
-    def batch_ids(self) -> list[str]:
-        return [row[0] for row in self.conn.execute("SELECT id FROM batches ORDER BY pk")]
-
     def add_batch(
         self,
         batch_id: str,
@@ -1146,38 +1081,6 @@ class Store:
         )
         return cursor.lastrowid
 
-    def batches(self, kind: str, ids: Sequence[str] = ()) -> list[BatchRow]:
-        """Batches of `kind` (all, or those among `ids`) in creation order."""
-        rows = self.conn.execute(
-            "SELECT b.pk, b.id, b.kind, b.protocol, b.lang, a.id, count(s.item_id), "
-            "coalesce(sum(s.status = 'open'), 0) "
-            "FROM batches b JOIN annotators a ON a.pk = b.annotator_pk "
-            "LEFT JOIN assignments s ON s.batch_pk = b.pk "
-            "WHERE b.kind = ?1 AND (?2 = '[]' OR b.id IN (SELECT value FROM json_each(?2))) "
-            "GROUP BY b.pk ORDER BY b.pk",
-            (kind, _ids_param(ids)),
-        ).fetchall()
-        return [BatchRow(*row) for row in rows]
-
-    def batch_premises(self, batch_pk: int) -> list[BatchPremise]:
-        rows = self.conn.execute(
-            "SELECT p.pk, p.id, p.genre, p.lang, p.text, s.status FROM assignments s "
-            "JOIN premises p ON p.id = s.item_id WHERE s.batch_pk = ? ORDER BY s.position",
-            (batch_pk,),
-        ).fetchall()
-        return [BatchPremise(*row) for row in rows]
-
-    def assignments(self, kind: str, item_ids: Iterable[str]) -> list[Assignment]:
-        """Every assignment of these items in batches of `kind`."""
-        rows = self.conn.execute(
-            "SELECT b.pk, b.id, b.protocol, a.id, s.item_id, s.status, s.answer_key, "
-            "s.answered_run_id FROM assignments s JOIN batches b ON b.pk = s.batch_pk "
-            "JOIN annotators a ON a.pk = b.annotator_pk "
-            "WHERE b.kind = ? AND s.item_id IN (SELECT value FROM json_each(?)) ORDER BY b.pk",
-            (kind, _ids_param(item_ids)),
-        ).fetchall()
-        return [Assignment(*row) for row in rows]
-
     def mark_answered(self, rows: Sequence[tuple[str, str, int, int, str]]) -> None:
         """(status, answer_key, run_id, batch_pk, item_id) for each answered item."""
         self.conn.executemany(
@@ -1185,11 +1088,6 @@ class Store:
             "WHERE batch_pk = ? AND item_id = ?",
             rows,
         )
-
-    def open_assignments(self) -> int:
-        """Items of batches still waiting for an answer."""
-        row = self.conn.execute("SELECT count(*) FROM assignments WHERE status = 'open'")
-        return int(row.fetchone()[0])
 
     def add_elicited_pairs(self, rows: Sequence[ElicitedPairRow], run_id: int) -> None:
         """Pairs written by writers (see `ElicitedPairRow`)."""
@@ -1358,32 +1256,6 @@ class Store:
         return [(row[0], row[1], row[2], row[3]) for row in rows]
 
     # --- relabelling ------------------------------------------------------------------
-
-    def relabel_candidates(
-        self, protocol: str | None
-    ) -> list[tuple[str, str | None, str | None, str | None, str | None, str, str | None]]:
-        """(pair id, author, protocol, level, genre, lang, author's label) of every pair not
-        yet relabelled: no validator's vote (position >= 1) and in no relabelling batch.
-        Only pairs of `protocol` when one is given; by pair ID."""
-        return self.conn.execute(
-            "SELECT p.id, a.id, p.protocol, p.level, pr.genre, p.lang, p.author_label "
-            "FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk "
-            "LEFT JOIN annotators a ON a.pk = p.author_pk "
-            "WHERE NOT EXISTS (SELECT 1 FROM votes v WHERE v.pair_pk = p.pk AND v.position >= 1) "
-            "AND NOT EXISTS (SELECT 1 FROM assignments s JOIN batches b ON b.pk = s.batch_pk "
-            "                WHERE s.item_id = p.id AND b.kind = 'relabel') "
-            "AND (?1 IS NULL OR p.protocol = ?1) ORDER BY p.id",
-            (protocol,),
-        ).fetchall()
-
-    def relabel_items(self, batch_pk: int) -> list[tuple[str, str, str | None, str, str]]:
-        """(pair id, lang, genre, premise, hypothesis) of a relabelling batch, in its order."""
-        return self.conn.execute(
-            "SELECT p.id, p.lang, pr.genre, pr.text, p.hypothesis FROM assignments s "
-            "JOIN pairs p ON p.id = s.item_id JOIN premises pr ON pr.pk = p.premise_pk "
-            "WHERE s.batch_pk = ? ORDER BY s.position",
-            (batch_pk,),
-        ).fetchall()
 
     def vote_targets(
         self, pair_ids: Iterable[str]

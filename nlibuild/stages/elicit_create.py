@@ -18,6 +18,7 @@ from nlibuild._version import VERSION
 from nlibuild.batches import ELICIT_BATCH
 from nlibuild.errors import ConfigError
 from nlibuild.models import CreatedBatch, ElicitCreateConfig, ElicitCreateResult
+from nlibuild.queries.batches import batch_ids, items_per_annotator, unassigned_premises
 from nlibuild.ranking import seeded_rank
 from nlibuild.signature import make_signature
 from nlibuild.store import Store
@@ -72,7 +73,7 @@ def run(store: Store, cfg: ElicitCreateConfig) -> ElicitCreateResult:
     signature = signature_of(cfg)
     with store.atomic():
         run_id = store.start_run("elicit-create", cfg.model_dump(mode="json"), signature, VERSION)
-        premises = store.unassigned_premises(ELICIT_BATCH, cfg.genres, cfg.lang)
+        premises = unassigned_premises(store, ELICIT_BATCH, cfg.genres, cfg.lang)
         if not premises:
             where = f" of genre {', '.join(cfg.genres)}" if cfg.genres else ""
             raise ConfigError(
@@ -80,11 +81,11 @@ def run(store: Store, cfg: ElicitCreateConfig) -> ElicitCreateResult:
                 "batch); draw more with `nlibuild sample`"
             )
         writer_pks = store.ensure_annotators(cfg.writers)
-        loads = store.items_per_annotator(ELICIT_BATCH)
+        loads = items_per_annotator(store, ELICIT_BATCH)
         load = {w: loads.get(w, 0) for w in cfg.writers}
         tie_order = {w: seeded_rank(cfg.seed, w) for w in cfg.writers}
         cap = cfg.max_per_writer
-        number = _next_batch_number(store.batch_ids())
+        number = _next_batch_number(batch_ids(store))
         created: list[CreatedBatch] = []
         left = 0
         by_lang: dict[str, list[tuple[str, str | None]]] = {}

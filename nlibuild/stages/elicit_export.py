@@ -15,6 +15,7 @@ from nlibuild.elicitation import hypotheses_per_label
 from nlibuild.formats.platforms import write_batch, write_support_files
 from nlibuild.models import ElicitExportConfig, ElicitExportResult, ElicitTask, Protocol
 from nlibuild.presets import elicit_instructions
+from nlibuild.queries.batches import batch_premises
 from nlibuild.store import Store
 
 
@@ -42,7 +43,7 @@ def run(store: Store, cfg: ElicitExportConfig) -> ElicitExportResult:
                     premise=premise.text,
                     hypotheses_per_label=per_label,
                 )
-                for premise in store.batch_premises(batch.pk)
+                for premise in batch_premises(store, batch.pk)
             ]
             files.append(write_batch(cfg.out, cfg.format, batch.id, batch_tasks))
             tasks += len(batch_tasks)

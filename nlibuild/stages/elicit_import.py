@@ -42,8 +42,16 @@ from nlibuild.models import (
     RuleCount,
     WriterReport,
 )
+from nlibuild.queries.batches import (
+    Assignment,
+    BatchPremise,
+    BatchRow,
+    assignments_of_items,
+    batch_premises,
+    batches_of_kind,
+)
 from nlibuild.signature import make_signature
-from nlibuild.store import Assignment, BatchPremise, BatchRow, ElicitedPairRow, Store, ViolationRow
+from nlibuild.store import ElicitedPairRow, Store, ViolationRow
 
 _ANSWERED = "answered"
 _UNUSABLE = "unusable"
@@ -142,7 +150,7 @@ class _Importer:
     ) -> tuple[dict[str, BatchPremise], dict[str, BatchPremise]]:
         """The batch's premises by ID and by normalised, case-folded text."""
         if batch.pk not in self._batch_premises:
-            premises = self.store.batch_premises(batch.pk)
+            premises = batch_premises(self.store, batch.pk)
             self._batch_premises[batch.pk] = (
                 {p.id: p for p in premises},
                 {normalise_text(p.text).casefold(): p for p in premises},
@@ -248,7 +256,7 @@ class _Importer:
     def run(self, answers: list[RawAnswer]) -> None:
         writers = self.writers(answers)
         writer_pks = self.store.ensure_annotators(writers.values())
-        batches = {b.id: b for b in self.store.batches(ELICIT_BATCH)}
+        batches = {b.id: b for b in batches_of_kind(self.store, ELICIT_BATCH)}
         for answer in answers:
             batch_id = answer.batch or self.cfg.batch
             if batch_id is not None and batch_id not in batches:
@@ -260,7 +268,7 @@ class _Importer:
         needed = [a.premise_id for a in answers if a.premise_id]
         assignments: dict[tuple[str, str], Assignment] = {}
         batches_of: dict[str, list[Assignment]] = {}
-        for found in self.store.assignments(ELICIT_BATCH, needed):
+        for found in assignments_of_items(self.store, ELICIT_BATCH, needed):
             assignments[(found.batch_id, found.item_id)] = found
             batches_of.setdefault(found.item_id, []).append(found)
         for answer in answers:
@@ -298,7 +306,7 @@ class _Importer:
                 continue
             assignment = assignments.get((batch.id, premise.id)) or next(
                 a
-                for a in self.store.assignments(ELICIT_BATCH, [premise.id])
+                for a in assignments_of_items(self.store, ELICIT_BATCH, [premise.id])
                 if a.batch_pk == batch.pk
             )
             self.add(answer, writer, writer_pk, batch, premise, assignment)

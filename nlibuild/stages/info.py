@@ -6,6 +6,7 @@ from collections import Counter
 
 from nlibuild.labels import GOLD, RELEASED
 from nlibuild.models import CountRow, StoreSummary
+from nlibuild.queries.batches import open_assignment_count
 from nlibuild.store import Store
 
 NONE_KEY = "(none)"
@@ -45,7 +46,7 @@ def summarise(store: Store) -> StoreSummary:
         validated_pairs=store.validated_pairs(),
         translations=store.count("translations"),
         batches=store.count("batches"),
-        open_assignments=store.open_assignments(),
+        open_assignments=open_assignment_count(store),
         violations=store.count("violations"),
         by_genre=_rows(Counter(dict(store.pairs_by_genre()))),
         by_lang=_rows(by["lang"]),

@@ -31,6 +31,7 @@ from nlibuild.models import (
     RelabelStratum,
     StratumKey,
 )
+from nlibuild.queries.batches import batch_ids, items_per_annotator, relabel_candidates
 from nlibuild.ranking import seeded_rank
 from nlibuild.signature import make_signature
 from nlibuild.store import Store
@@ -41,7 +42,7 @@ BATCH_PREFIX = "r"
 _BATCH_NUMBER = re.compile(rf"^{BATCH_PREFIX}(\d+)$")
 
 Candidate = tuple[str, str | None, str | None, str | None, str | None, str, str | None]
-"""pair id, author, protocol, level, genre, lang, author's label (`Store.relabel_candidates`)"""
+"""pair id, author, protocol, level, genre, lang, author's label (`relabel_candidates`)"""
 
 _COLUMN = {StratumKey.PROTOCOL: 2, StratumKey.LEVEL: 3, StratumKey.GENRE: 4,
            StratumKey.LANG: 5, StratumKey.LABEL: 6}  # fmt: skip
@@ -128,7 +129,7 @@ def run(store: Store, cfg: RelabelCreateConfig) -> RelabelCreateResult:
     protocol = cfg.protocol.value if cfg.protocol else None
     with store.atomic():
         run_id = store.start_run("relabel-create", cfg.model_dump(mode="json"), signature, VERSION)
-        candidates = store.relabel_candidates(protocol)
+        candidates = relabel_candidates(store, protocol)
         if not candidates:
             of = f" of protocol {protocol}" if protocol else ""
             raise ConfigError(
@@ -142,9 +143,9 @@ def run(store: Store, cfg: RelabelCreateConfig) -> RelabelCreateResult:
                 f"too small (at most {max(s.candidates for s in strata)} pairs); raise "
                 "--fraction, or stratify by fewer keys with --stratify"
             )
-        given = assign_validators(picked, cfg, store.items_per_annotator(RELABEL_BATCH))
+        given = assign_validators(picked, cfg, items_per_annotator(store, RELABEL_BATCH))
         annotator_pks = store.ensure_annotators(cfg.annotators)
-        numbers = [int(m.group(1)) for i in store.batch_ids() if (m := _BATCH_NUMBER.match(i))]
+        numbers = [int(m.group(1)) for i in batch_ids(store) if (m := _BATCH_NUMBER.match(i))]
         number = max(numbers, default=0) + 1
         created: list[CreatedRelabelBatch] = []
         for annotator, pairs in sorted(given.items()):

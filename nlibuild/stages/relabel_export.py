@@ -19,6 +19,7 @@ from nlibuild.errors import ConfigError
 from nlibuild.formats.platforms import write_relabel_batch, write_relabel_support_files
 from nlibuild.models import NLI_LABELS, RelabelExportConfig, RelabelExportResult, RelabelTask
 from nlibuild.presets import INSTRUCTIONS_DIR
+from nlibuild.queries.batches import relabel_items
 from nlibuild.queries.meta import store_labels
 from nlibuild.store import Store
 
@@ -61,7 +62,7 @@ def run(store: Store, cfg: RelabelExportConfig) -> RelabelExportResult:
                     premise=premise,
                     hypothesis=hypothesis,
                 )
-                for pair_id, pair_lang, genre, premise, hypothesis in store.relabel_items(batch.pk)
+                for pair_id, pair_lang, genre, premise, hypothesis in relabel_items(store, batch.pk)
             ]
             files.append(write_relabel_batch(cfg.out, cfg.format, batch.id, batch_tasks))
             tasks += len(batch_tasks)

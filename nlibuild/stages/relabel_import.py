@@ -34,9 +34,10 @@ from nlibuild.models import (
     VoterReport,
     format_label_order,
 )
+from nlibuild.queries.batches import Assignment, assignments_of_items, batches_of_kind
 from nlibuild.queries.meta import store_labels
 from nlibuild.signature import make_signature
-from nlibuild.store import Assignment, Store, ViolationRow
+from nlibuild.store import Store, ViolationRow
 
 AUTHOR_VOTE = "author_vote"
 UNASSIGNED = "unassigned"
@@ -71,7 +72,7 @@ class _Importer:
     def resolve(self, raw_votes: list[RawVote]) -> list[_Vote]:
         """Our annotator and the normalised label of every labelled vote, checking that
         each names a pair of the store and a relabelling batch."""
-        batches = {b.id: b for b in self.store.batches(RELABEL_BATCH)}
+        batches = {b.id: b for b in batches_of_kind(self.store, RELABEL_BATCH)}
         mapping = platform_annotators(self.store, self.cfg.format.value, self.cfg.annotators)
         known = self.store.annotator_pks(v.worker for v in raw_votes if v.worker)
         extra = store_labels(self.store)[len(NLI_LABELS) :]
@@ -145,7 +146,8 @@ class _Importer:
             )
         self.annotator_pks = self.store.ensure_annotators(v.annotator for v in votes)
         assigned: dict[tuple[str, str], Assignment] = {
-            (a.item_id, a.annotator): a for a in self.store.assignments(RELABEL_BATCH, pair_ids)
+            (a.item_id, a.annotator): a
+            for a in assignments_of_items(self.store, RELABEL_BATCH, pair_ids)
         }
         # Validators take positions from 1 on, even on a pair without its author's vote.
         top = {pair_id: max(target[2], 0) for pair_id, target in targets.items()}
