@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import orjson
 
 from nlibuild.errors import StoreError
-from nlibuild.labels import GOLD_OR_AUTHOR, MAJORITY, RELEASED, GoldRule, majority_gold_sql
-from nlibuild.models import NLI_LABELS, RunRecord
+from nlibuild.labels import GOLD_OR_AUTHOR, RELEASED, GoldRule, majority_gold_sql
+from nlibuild.models import RunRecord
 
 if TYPE_CHECKING:  # numpy is imported where columns are read: not on every start-up
     import numpy as np
@@ -397,19 +397,6 @@ class VoteArrays(NamedTuple):
     annotator_pks: NDArray[np.int64]
     positions: NDArray[np.int64]
     codes: NDArray[np.int64]
-
-
-class SplitCandidate(NamedTuple):
-    """What `nlibuild split` reads of a pair."""
-
-    pk: int
-    id: str
-    premise_pk: int
-    premise_id: str
-    protocol: str | None
-    level: str | None
-    validated: bool
-    labelled: bool
 
 
 ARTIFACT_FIELDS: dict[str, str] = {
@@ -844,23 +831,6 @@ class Store:
 
     # --- splits --------------------------------------------------------------------------
 
-    def split_candidates(self) -> list[SplitCandidate]:
-        """Every pair, in pair order, with what `split` decides on. Validated: a
-        validator's vote (position >= 1) and a majority gold label that is not `-`;
-        labelled: a label by `labels.GOLD_OR_AUTHOR` other than `-`."""
-        return [
-            SplitCandidate(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), r[7] in NLI_LABELS)
-            for r in self.conn.execute(
-                "SELECT p.pk, p.id, p.premise_pk, pr.id, p.protocol, p.level, "
-                "EXISTS (SELECT 1 FROM votes v WHERE v.pair_pk = p.pk AND v.position >= 1) "
-                "AND EXISTS (SELECT 1 FROM gold g WHERE g.pair_pk = p.pk "
-                "            AND g.method = :majority AND g.label <> '-'), "
-                f"{GOLD_OR_AUTHOR.sql()} "
-                "FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk ORDER BY p.pk",
-                {"majority": MAJORITY},
-            )
-        ]
-
     def write_splits(self, rows: Sequence[tuple[int, str]], run_id: int) -> None:
         """Replace every split: (pair key, split)."""
         self.conn.execute("DELETE FROM splits")
@@ -876,27 +846,6 @@ class Store:
             "SELECT pk, ?, ? FROM pairs WHERE run_id = ?",
             (split, run_id, run_id),
         ).rowcount
-
-    def split_counts(self) -> dict[str, int]:
-        """Pairs per split (empty before `nlibuild split`)."""
-        return dict(self.conn.execute("SELECT split, count(*) FROM splits GROUP BY split"))
-
-    def pairs_in_split(self, split: str) -> set[int]:
-        """Keys of the pairs of one split (empty before `nlibuild split`)."""
-        return {
-            r[0] for r in self.conn.execute("SELECT pair_pk FROM splits WHERE split = ?", (split,))
-        }
-
-    def premises_in_several_splits(self) -> list[str]:
-        """IDs of premises whose pairs are in more than one split (a leak)."""
-        return [
-            r[0]
-            for r in self.conn.execute(
-                "SELECT pr.id FROM splits s JOIN pairs p ON p.pk = s.pair_pk "
-                "JOIN premises pr ON pr.pk = p.premise_pk GROUP BY pr.pk "
-                "HAVING count(DISTINCT s.split) > 1 ORDER BY pr.id"
-            )
-        ]
 
     # --- annotation artifacts -----------------------------------------------------------
 
@@ -1295,38 +1244,6 @@ class Store:
             {"method": method, "min_agree": min_agree, "run": run_id},
         )
 
-    def gold_run(self, method: str) -> tuple[int, dict[str, Any]] | None:
-        """The run that wrote the gold rows of `method` (all of them: each run replaces
-        them) and its config, or None when there are none."""
-        row = self.conn.execute(
-            "SELECT r.id, r.config_json FROM runs r "
-            "WHERE r.id = (SELECT run_id FROM gold WHERE method = ? LIMIT 1)",
-            (method,),
-        ).fetchone()
-        return (int(row[0]), orjson.loads(row[1])) if row else None
-
-    def latest_vote_run(self) -> int:
-        """The newest run that added votes (0 without votes)."""
-        row = self.conn.execute("SELECT max(run_id) FROM votes").fetchone()
-        return int(row[0] or 0)
-
-    def gold_summary(self, method: str) -> list[tuple[str, int, int]]:
-        """(label, pairs, of which validated) of the gold rows of `method`."""
-        return self.conn.execute(
-            "SELECT label, count(*), sum(n_votes > 1) FROM gold WHERE method = ? "
-            "GROUP BY label ORDER BY label",
-            (method,),
-        ).fetchall()
-
-    def gold_disagreements(self, method: str, other: str) -> int:
-        """Pairs whose gold of `method` differs from their gold of `other` (both present)."""
-        row = self.conn.execute(
-            "SELECT count(*) FROM gold a JOIN gold b ON b.pair_pk = a.pair_pk "
-            "AND b.method = ? WHERE a.method = ? AND a.label <> b.label",
-            (other, method),
-        ).fetchone()
-        return int(row[0])
-
     def _int_columns(self, sql: str, params: Sequence[Any] = ()) -> list[NDArray[np.int64]]:
         """Integer columns of a query whose one row holds a `group_concat` per column.
 
@@ -1476,12 +1393,6 @@ class Store:
         return self.conn.execute(
             "SELECT pr.genre, count(*) FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk "
             "GROUP BY pr.genre"
-        ).fetchall()
-
-    def gold_counts(self) -> list[tuple[str, str, int]]:
-        """(method, label, pairs) for every gold method and label present."""
-        return self.conn.execute(
-            "SELECT method, label, count(*) FROM gold GROUP BY method, label"
         ).fetchall()
 
     def validated_pairs(self) -> int:

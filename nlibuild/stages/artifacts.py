@@ -40,6 +40,7 @@ from nlibuild.models import (
     PmiResult,
     PmiRow,
 )
+from nlibuild.queries.splits import pairs_per_split
 from nlibuild.render import counted
 from nlibuild.signature import make_signature
 from nlibuild.store import Store
@@ -63,7 +64,7 @@ def _check_splits(store: Store, named: Sequence[tuple[str, Sequence[str]]], inst
     store); else an error that names the option and says what to do."""
     if not any(names for _, names in named):
         return
-    present = set(store.split_counts())
+    present = set(pairs_per_split(store))
     for option, names in named:
         unknown = [name for name in names if name not in present]
         if not unknown:

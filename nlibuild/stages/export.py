@@ -24,6 +24,7 @@ from nlibuild.models import (
     PairRecord,
     format_label_order,
 )
+from nlibuild.queries.splits import pair_keys_in_split
 from nlibuild.signature import make_signature
 from nlibuild.store import ExportRow, Store
 
@@ -67,7 +68,7 @@ def run(store: Store, cfg: ExportConfig) -> ExportResult:
         if cfg.langs and not multilingual:
             rows = (row for row in rows if row.lang in cfg.langs)
         if cfg.split is not None:
-            members = store.pairs_in_split(cfg.split)
+            members = pair_keys_in_split(store, cfg.split)
             if not members:
                 raise ConfigError(
                     f"--split {cfg.split}: the store has no such split; make the splits with "

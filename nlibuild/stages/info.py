@@ -7,6 +7,7 @@ from collections import Counter
 from nlibuild.labels import GOLD, RELEASED
 from nlibuild.models import CountRow, StoreSummary
 from nlibuild.queries.batches import open_assignment_count
+from nlibuild.queries.gold import gold_label_counts
 from nlibuild.store import Store
 
 NONE_KEY = "(none)"
@@ -31,7 +32,7 @@ def summarise(store: Store) -> StoreSummary:
         by["level"][level] += count
         by["author_label"][author_label] += count
     gold_by_method: dict[str, Counter[str | None]] = {}
-    for method, label, count in store.gold_counts():
+    for method, label, count in gold_label_counts(store):
         gold_by_method.setdefault(method, Counter())[label] = count
     method = GOLD.preferred_method(gold_by_method) or RELEASED
     return StoreSummary(

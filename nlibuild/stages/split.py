@@ -16,6 +16,7 @@ from collections import Counter, defaultdict
 from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError
 from nlibuild.models import SplitConfig, SplitGrouping, SplitResult, SplitSource
+from nlibuild.queries.splits import premises_in_several_splits, split_candidates
 from nlibuild.ranking import seeded_rank
 from nlibuild.signature import make_signature
 from nlibuild.store import Store
@@ -35,7 +36,7 @@ def run(store: Store, cfg: SplitConfig) -> SplitResult:
     )  # fmt: skip
     with store.atomic():
         run_id = store.start_run("split", cfg.model_dump(mode="json"), signature, VERSION)
-        pairs = store.split_candidates()
+        pairs = split_candidates(store)
         if not pairs:
             raise ConfigError("the store has no pairs to split")
         wanted = {p.value for p in cfg.protocols}
@@ -101,7 +102,7 @@ def run(store: Store, cfg: SplitConfig) -> SplitResult:
                     continue
                 rows.append((pk, split))
         store.write_splits(rows, run_id)
-        shared = store.premises_in_several_splits()
+        shared = premises_in_several_splits(store)
         counts_by_split = Counter(split for _, split in rows)
         result = SplitResult(
             run_id=run_id,
