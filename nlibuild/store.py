@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import orjson
 
 from nlibuild.errors import StoreError
-from nlibuild.labels import GOLD_OR_AUTHOR, RELEASED, GoldRule, majority_gold_sql
+from nlibuild.labels import RELEASED, majority_gold_sql
 from nlibuild.models import RunRecord
 
 if TYPE_CHECKING:  # numpy is imported where columns are read: not on every start-up
@@ -348,22 +348,6 @@ class TranslationRow(NamedTuple):
     translator_pk: int | None
 
 
-class StoredPair(NamedTuple):
-    """What the store already holds for a pair, in the shape an import compares against."""
-
-    id: str
-    premise_id: str
-    hypothesis: str
-    lang: str
-    protocol: str | None
-    level: str | None
-    author_label: str | None
-    extra_json: str | None
-    released_gold: str | None
-    labels: tuple[str, ...]
-    annotators: tuple[str, ...]
-
-
 class ExportRow(NamedTuple):
     """One pair with everything an exporter writes."""
 
@@ -397,22 +381,6 @@ class VoteArrays(NamedTuple):
     annotator_pks: NDArray[np.int64]
     positions: NDArray[np.int64]
     codes: NDArray[np.int64]
-
-
-ARTIFACT_FIELDS: dict[str, str] = {
-    "pk": "p.pk",
-    "premise_pk": "p.premise_pk",
-    "hypothesis": "p.hypothesis",
-    "premise": "pr.text",
-    "lang": "p.lang",
-    "protocol": "p.protocol",
-    "level": "p.level",
-    "genre": "pr.genre",
-    "author": "a.id",
-    "split": "s.split",
-    "label": GOLD_OR_AUTHOR.sql(),
-}
-"""What `Store.artifact_columns` can read of a pair, and the SQL that reads it."""
 
 
 class SubsetPair(NamedTuple):
@@ -735,55 +703,6 @@ class Store:
         ).fetchall()
         return [row[0] for row in rows]
 
-    def pair_keys_of_premises(self, premise_pks: Iterable[int]) -> list[tuple[int, str, str]]:
-        """(premise_pk, pair id, hypothesis) of every pair of these premises."""
-        return [
-            (row[0], row[1], row[2])
-            for row in self.conn.execute(
-                "SELECT premise_pk, id, hypothesis FROM pairs "
-                "WHERE premise_pk IN (SELECT value FROM json_each(?)) ORDER BY pk",
-                (orjson.dumps(list(premise_pks)).decode(),),
-            )
-        ]
-
-    def stored_pairs(self, ids: Iterable[str]) -> dict[str, StoredPair]:
-        """Pairs among `ids` already in the store, with votes in position order."""
-        ids_json = _ids_param(ids)
-        rows = self.conn.execute(
-            "SELECT p.pk, p.id, pr.id, p.hypothesis, p.lang, p.protocol, p.level, "
-            "p.author_label, p.extra_json, g.label "
-            "FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk "
-            "LEFT JOIN gold g ON g.pair_pk = p.pk AND g.method = ? "
-            "WHERE p.id IN (SELECT value FROM json_each(?))",
-            (RELEASED, ids_json),
-        ).fetchall()
-        if not rows:
-            return {}
-        votes: dict[int, list[tuple[str, str]]] = {}
-        for pair_pk, label, annotator in self.conn.execute(
-            "SELECT v.pair_pk, v.label, a.id FROM votes v "
-            "JOIN annotators a ON a.pk = v.annotator_pk "
-            "WHERE v.pair_pk IN (SELECT value FROM json_each(?)) ORDER BY v.pair_pk, v.position",
-            (orjson.dumps([row[0] for row in rows]).decode(),),
-        ):
-            votes.setdefault(pair_pk, []).append((label, annotator))
-        found = {}
-        for row in rows:
-            pair_votes = votes.get(row[0], [])
-            labels = tuple(v[0] for v in pair_votes)
-            found[row[1]] = StoredPair._make((*row[1:], labels, tuple(v[1] for v in pair_votes)))
-        return found
-
-    def premise_ids_of_pairs(self, ids: Iterable[str]) -> dict[str, str]:
-        """pair id -> premise id, for the pairs among `ids` in the store."""
-        return dict(
-            self.conn.execute(
-                "SELECT p.id, pr.id FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk "
-                "WHERE p.id IN (SELECT value FROM json_each(?))",
-                (_ids_param(ids),),
-            ).fetchall()
-        )
-
     def human_translations_of(self, units: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
         """(unit ID, language) -> the stored human translation, for those that have one."""
         rows = self.conn.execute(
@@ -793,31 +712,6 @@ class Store:
             (orjson.dumps([list(u) for u in units]).decode(),),
         ).fetchall()
         return {(row[0], row[1]): row[2] for row in rows}
-
-    def iter_export_rows(self, rule: GoldRule) -> Iterator[ExportRow]:
-        """Every pair in import order, with its votes and its label by `rule` (None when
-        the rule gives it none)."""
-        pairs = self.conn.execute(
-            "SELECT p.pk, p.id, pr.id, pr.text, pr.extra_json, pr.genre, p.hypothesis, p.lang, "
-            f"p.protocol, p.level, p.extra_json, {rule.sql()} "
-            "FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk ORDER BY p.pk"
-        )
-        # Votes are read by a second cursor in the same order and merged, which streams
-        # millions of rows without a GROUP BY (SQLite 3.40 has no ordered group_concat).
-        annotator_ids = dict(self.conn.execute("SELECT pk, id FROM annotators").fetchall())
-        votes = self.conn.execute(
-            "SELECT pair_pk, label, annotator_pk FROM votes ORDER BY pair_pk, position"
-        )
-        pending = votes.fetchone()
-        for row in pairs:
-            labels: list[str] = []
-            annotators: list[str] = []
-            while pending is not None and pending[0] <= row[0]:
-                if pending[0] == row[0]:
-                    labels.append(pending[1])
-                    annotators.append(annotator_ids[pending[2]])
-                pending = votes.fetchone()
-            yield ExportRow._make((*row, tuple(labels), tuple(annotators)))
 
     def translated_units(self, kind: str = "human") -> Iterator[tuple[str, str, str]]:
         """(unit_id, lang, text) of every translation of `kind`."""
@@ -849,59 +743,6 @@ class Store:
 
     # --- annotation artifacts -----------------------------------------------------------
 
-    def artifact_columns(
-        self, fields: Sequence[str], splits: Sequence[str] = (), lang: str | None = None
-    ) -> tuple[dict[str, list[Any]], int]:
-        """Columns of the pairs artifact tables read, in pair order, and how many pairs
-        `lang` left out. Read as columns, not a tuple a pair: a million pairs.
-
-        `fields` among ARTIFACT_FIELDS. The label is the pair's by `labels.GOLD_OR_AUTHOR`:
-        None when it has none, `-` when there is no majority. With `splits`, only pairs of
-        those splits; with `lang`, the hypothesis and premise are the human translations
-        into `lang`, and a pair whose hypothesis (or, when the premise is read, premise) is
-        untranslated is left out.
-        """
-        unknown = [f for f in fields if f not in ARTIFACT_FIELDS]
-        if unknown:
-            raise ValueError(f"unknown artifact fields {unknown}")
-        expressions = dict(ARTIFACT_FIELDS)
-        params: dict[str, Any] = {"lang": lang}
-        translated = ""
-        if lang:
-            expressions.update(hypothesis="th.text", premise="tp.text", lang=":lang")
-            translated = (
-                "JOIN translations th ON th.lang = :lang AND th.kind = 'human' "
-                "AND th.unit_id = 'h:' || p.id "
-            )
-            if "premise" in fields:
-                translated += (
-                    "JOIN translations tp ON tp.lang = :lang AND tp.kind = 'human' "
-                    "AND tp.unit_id = 'p:' || pr.id "
-                )
-        where = ""
-        if splits:
-            params.update({f"split{i}": split for i, split in enumerate(splits)})
-            where = f"WHERE s.split IN ({', '.join(f':split{i}' for i in range(len(splits)))})"
-        rows = self.conn.execute(
-            f"SELECT {', '.join(expressions[f] for f in fields)} "
-            "FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk "
-            "LEFT JOIN annotators a ON a.pk = p.author_pk "
-            f"LEFT JOIN splits s ON s.pair_pk = p.pk {translated}{where} ORDER BY p.pk",
-            params,
-        ).fetchall()
-        columns: dict[str, list[Any]] = {field: [] for field in fields}
-        if rows:
-            columns = dict(zip(fields, (list(c) for c in zip(*rows, strict=True)), strict=True))
-        del rows
-        left_out = 0
-        if lang:
-            in_scope = self.conn.execute(
-                f"SELECT count(*) FROM pairs p LEFT JOIN splits s ON s.pair_pk = p.pk {where}",
-                params,
-            ).fetchone()[0]
-            left_out = in_scope - len(columns[fields[0]])
-        return columns, left_out
-
     # --- translation units --------------------------------------------------------------
 
     def source_units(self) -> list[tuple[str, str, str]]:
@@ -915,16 +756,6 @@ class Store:
             "SELECT 'h:' || id, lang, hypothesis FROM pairs ORDER BY pk"
         ).fetchall()
         return [(r[0], r[1], r[2]) for r in premises + hypotheses]
-
-    def pairs_by_text(self) -> dict[tuple[str, str], list[tuple[int, str, str]]]:
-        """(premise text, hypothesis) -> [(pair key, pair ID, premise ID)] in pair order."""
-        found: dict[tuple[str, str], list[tuple[int, str, str]]] = {}
-        for pk, pair_id, premise_id, premise, hypothesis in self.conn.execute(
-            "SELECT p.pk, p.id, pr.id, pr.text, p.hypothesis FROM pairs p "
-            "JOIN premises pr ON pr.pk = p.premise_pk ORDER BY p.pk"
-        ):
-            found.setdefault((premise, hypothesis), []).append((pk, pair_id, premise_id))
-        return found
 
     def hypothesis_premises(self) -> list[tuple[str, str]]:
         """(`h:<pair>`, `p:<premise>`) for every pair."""
@@ -1057,15 +888,6 @@ class Store:
             [(*row, run_id) for row in rows],
         )
         return self.conn.total_changes - before
-
-    def existing_pair_ids(self, ids: Iterable[str]) -> set[str]:
-        return {
-            row[0]
-            for row in self.conn.execute(
-                "SELECT id FROM pairs WHERE id IN (SELECT value FROM json_each(?))",
-                (_ids_param(ids),),
-            )
-        }
 
     def subset_pairs(self) -> Iterator[SubsetPair]:
         """Every pair with its protocol, level, language, intended label and texts.
@@ -1205,31 +1027,6 @@ class Store:
         return [(row[0], row[1], row[2], row[3]) for row in rows]
 
     # --- relabelling ------------------------------------------------------------------
-
-    def vote_targets(
-        self, pair_ids: Iterable[str]
-    ) -> dict[str, tuple[int, str | None, int, dict[str, tuple[str, int]]]]:
-        """pair id -> (pk, author, highest vote position or -1, {annotator: (label, run)})
-        for the pairs among `pair_ids` in the store."""
-        rows = self.conn.execute(
-            "SELECT p.id, p.pk, a.id FROM pairs p LEFT JOIN annotators a ON a.pk = p.author_pk "
-            "WHERE p.id IN (SELECT value FROM json_each(?))",
-            (_ids_param(pair_ids),),
-        ).fetchall()
-        votes: dict[int, dict[str, tuple[str, int]]] = {}
-        top: dict[int, int] = {}
-        for pair_pk, annotator, position, label, run_id in self.conn.execute(
-            "SELECT v.pair_pk, a.id, v.position, v.label, v.run_id FROM votes v "
-            "JOIN annotators a ON a.pk = v.annotator_pk "
-            "WHERE v.pair_pk IN (SELECT value FROM json_each(?))",
-            (orjson.dumps([row[1] for row in rows]).decode(),),
-        ):
-            votes.setdefault(pair_pk, {})[annotator] = (label, run_id)
-            top[pair_pk] = max(top.get(pair_pk, -1), position)
-        return {
-            pair_id: (pk, author, top.get(pk, -1), votes.get(pk, {}))
-            for pair_id, pk, author in rows
-        }
 
     # --- aggregation and agreement -------------------------------------------------------
 
@@ -1378,24 +1175,3 @@ class Store:
         if table not in _COUNTABLE_TABLES:
             raise ValueError(table)
         return int(self.conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
-
-    def pair_facets(self) -> list[tuple[str | None, str | None, str | None, str | None, int]]:
-        """(lang, protocol, level, author_label, pairs) for every combination present.
-
-        One scan of the `pairs_facets` index, in its order: no sort, fast on millions.
-        """
-        return self.conn.execute(
-            "SELECT lang, protocol, level, author_label, count(*) FROM pairs "
-            "GROUP BY lang, protocol, level, author_label"
-        ).fetchall()
-
-    def pairs_by_genre(self) -> list[tuple[str | None, int]]:
-        return self.conn.execute(
-            "SELECT pr.genre, count(*) FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk "
-            "GROUP BY pr.genre"
-        ).fetchall()
-
-    def validated_pairs(self) -> int:
-        """Pairs with a validator's vote besides the author's (a vote at position 1)."""
-        row = self.conn.execute("SELECT count(*) FROM votes WHERE position = 1").fetchone()
-        return int(row[0])

@@ -40,6 +40,7 @@ from nlibuild.models import (
     PmiResult,
     PmiRow,
 )
+from nlibuild.queries.artifacts import artifact_columns
 from nlibuild.queries.splits import pairs_per_split
 from nlibuild.render import counted
 from nlibuild.signature import make_signature
@@ -86,7 +87,7 @@ def _labelled(
     the count left out without one and the count left out for want of a translation.
     The splits of `scope` are checked by the caller (`_check_splits`)."""
     wanted = list(dict.fromkeys([*fields, "label", "lang"]))
-    columns, untranslated = store.artifact_columns(wanted, scope.splits, scope.lang)
+    columns, untranslated = artifact_columns(store, wanted, scope.splits, scope.lang)
     frame = pl.DataFrame(columns, schema={f: _FIELD_TYPES.get(f, pl.String) for f in wanted})
     del columns
     labelled = frame.filter(pl.col("label").is_in(NLI_LABELS))

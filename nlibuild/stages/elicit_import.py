@@ -50,6 +50,7 @@ from nlibuild.queries.batches import (
     batch_premises,
     batches_of_kind,
 )
+from nlibuild.queries.pairs import existing_pair_ids
 from nlibuild.signature import make_signature
 from nlibuild.store import ElicitedPairRow, Store, ViolationRow
 
@@ -310,7 +311,7 @@ class _Importer:
                 if a.batch_pk == batch.pk
             )
             self.add(answer, writer, writer_pk, batch, premise, assignment)
-        clashes = self.store.existing_pair_ids(p[1] for p in self.pairs)
+        clashes = existing_pair_ids(self.store, (p[1] for p in self.pairs))
         if clashes:
             raise ConflictError(
                 f"pair {sorted(clashes)[0]} is already in the store (imported with a corpus?); "

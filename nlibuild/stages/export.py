@@ -24,6 +24,7 @@ from nlibuild.models import (
     PairRecord,
     format_label_order,
 )
+from nlibuild.queries.pairs import export_rows
 from nlibuild.queries.splits import pair_keys_in_split
 from nlibuild.signature import make_signature
 from nlibuild.store import ExportRow, Store
@@ -63,7 +64,7 @@ def run(store: Store, cfg: ExportConfig) -> ExportResult:
     signature = signature_of(cfg)
     with store.atomic():
         run_id = store.start_run("export", cfg.model_dump(mode="json"), signature, VERSION)
-        rows: Iterator[ExportRow] = store.iter_export_rows(GOLD)
+        rows: Iterator[ExportRow] = export_rows(store, GOLD)
         multilingual = cfg.format in (ExportFormat.XNLI_TSV, ExportFormat.XNLI_JSONL)
         if cfg.langs and not multilingual:
             rows = (row for row in rows if row.lang in cfg.langs)

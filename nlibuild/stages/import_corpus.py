@@ -53,17 +53,14 @@ from nlibuild.models import (
     ImportResult,
     format_label_order,
 )
-from nlibuild.signature import make_signature
-from nlibuild.store import (
-    RUN_STAMPED,
-    GoldRow,
-    PairRow,
-    PremiseRow,
-    Store,
+from nlibuild.queries.pairs import (
     StoredPair,
-    TranslationRow,
-    VoteRow,
+    pair_keys_of_premises,
+    premise_ids_of_pairs,
+    stored_pairs,
 )
+from nlibuild.signature import make_signature
+from nlibuild.store import RUN_STAMPED, GoldRow, PairRow, PremiseRow, Store, TranslationRow, VoteRow
 
 CHUNK_SIZE = 20_000
 
@@ -345,7 +342,7 @@ class _Importer:
         unseen = {p.pk for p in premises} - self.loaded_premises
         if unseen and not self.store_was_empty:
             self.loaded_premises |= unseen
-            for premise_pk, pair_id, hypothesis in self.store.pair_keys_of_premises(unseen):
+            for premise_pk, pair_id, hypothesis in pair_keys_of_premises(self.store, unseen):
                 initial = pair_id.rsplit("-", 1)[-1][:1]
                 self.content_ids[(premise_pk, initial, hypothesis)] = pair_id
                 self.label_counts[(premise_pk, initial)] += 1
@@ -395,7 +392,7 @@ class _Importer:
         else:
             pair_ids = cast(list[str], keyed)
         # pairs of earlier imports
-        stored = {} if self.store_was_empty else self.store.stored_pairs(pair_ids)
+        stored = {} if self.store_was_empty else stored_pairs(self.store, pair_ids)
 
         default_lang = self.default_lang
         pair_lines = self.pair_lines
@@ -552,7 +549,7 @@ class _Importer:
         if self.pending_translations:
             premise_of = dict(self.premise_of_pair or {})
             earlier = {t.pair_key for t in self.pending_translations} - set(premise_of)
-            premise_of.update(self.store.premise_ids_of_pairs(earlier))
+            premise_of.update(premise_ids_of_pairs(self.store, earlier))
             for translation in self.pending_translations:
                 premise_id = premise_of.get(translation.pair_key)
                 if premise_id is None:

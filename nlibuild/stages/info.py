@@ -8,6 +8,7 @@ from nlibuild.labels import GOLD, RELEASED
 from nlibuild.models import CountRow, StoreSummary
 from nlibuild.queries.batches import open_assignment_count
 from nlibuild.queries.gold import gold_label_counts
+from nlibuild.queries.pairs import pair_facets, pairs_by_genre, validated_pair_count
 from nlibuild.store import Store
 
 NONE_KEY = "(none)"
@@ -26,7 +27,7 @@ def summarise(store: Store) -> StoreSummary:
     by: dict[str, Counter[str | None]] = {
         name: Counter() for name in ("lang", "protocol", "level", "author_label")
     }
-    for lang, protocol, level, author_label, count in store.pair_facets():
+    for lang, protocol, level, author_label, count in pair_facets(store):
         by["lang"][lang] += count
         by["protocol"][protocol] += count
         by["level"][level] += count
@@ -44,12 +45,12 @@ def summarise(store: Store) -> StoreSummary:
         premises=store.count("premises"),
         pairs=sum(by["lang"].values()),
         votes=store.count("votes"),
-        validated_pairs=store.validated_pairs(),
+        validated_pairs=validated_pair_count(store),
         translations=store.count("translations"),
         batches=store.count("batches"),
         open_assignments=open_assignment_count(store),
         violations=store.count("violations"),
-        by_genre=_rows(Counter(dict(store.pairs_by_genre()))),
+        by_genre=_rows(Counter(dict(pairs_by_genre(store)))),
         by_lang=_rows(by["lang"]),
         gold_method=method,
         by_gold_label=_rows(gold_by_method.get(method, Counter())),

@@ -36,6 +36,7 @@ from nlibuild.models import (
 )
 from nlibuild.queries.batches import Assignment, assignments_of_items, batches_of_kind
 from nlibuild.queries.meta import store_labels
+from nlibuild.queries.pairs import vote_targets
 from nlibuild.signature import make_signature
 from nlibuild.store import Store, ViolationRow
 
@@ -136,7 +137,7 @@ class _Importer:
     def run(self, raw_votes: list[RawVote]) -> None:
         votes = self.resolve(raw_votes)
         pair_ids = {v.raw.pair_id for v in votes}
-        targets = self.store.vote_targets(pair_ids)
+        targets = vote_targets(self.store, pair_ids)
         missing = [v for v in votes if v.raw.pair_id not in targets]
         if missing:
             raise self.error(

@@ -30,6 +30,7 @@ from nlibuild.models import (
     TranslateImportResult,
     TranslationUnit,
 )
+from nlibuild.queries.pairs import pairs_by_text
 from nlibuild.render import counted
 from nlibuild.signature import make_signature
 from nlibuild.store import Store
@@ -136,7 +137,7 @@ def _rows_by_position(
             f"{len(reference)}: a row was dropped or added{where}; rows cannot be aligned",
         )
     by_text: dict[tuple[str, str], list[tuple[int, str, str]]] = {}
-    for (premise, hypothesis), found in store.pairs_by_text().items():
+    for (premise, hypothesis), found in pairs_by_text(store).items():
         by_text.setdefault((_plain(premise), _plain(hypothesis)), []).extend(found)
     rows: dict[str, tuple[int, str]] = {}
     checks: list[Check] = []
