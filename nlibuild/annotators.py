@@ -13,6 +13,7 @@ import csv
 from pathlib import Path
 
 from nlibuild.errors import ConflictError, InputError
+from nlibuild.queries.annotators import platform_aliases
 from nlibuild.store import Store
 
 
@@ -59,7 +60,7 @@ def platform_annotators(store: Store, platform: str, map_path: Path | None) -> d
     """platform ID -> annotator ID: the aliases stored for `platform`, with the map file
     `map_path` (see `read_annotator_map`) added to them and stored. A map that contradicts a
     stored alias is an error."""
-    stored = store.aliases(platform)
+    stored = platform_aliases(store, platform)
     given = read_annotator_map(map_path, platform) if map_path else {}
     clash = sorted(p for p, ours in given.items() if stored.get(p, ours) != ours)
     if clash:

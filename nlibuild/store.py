@@ -681,47 +681,12 @@ class Store:
             ).fetchall()
         )
 
-    def premises_by_id(self, ids: Iterable[str]) -> dict[str, PremiseRow]:
-        rows = self.conn.execute(
-            "SELECT pk, id, genre, lang, text, length, extra_json FROM premises "
-            "WHERE id IN (SELECT value FROM json_each(?))",
-            (_ids_param(ids),),
-        ).fetchall()
-        return {row[1]: PremiseRow(*row) for row in rows}
-
-    def all_premises(self) -> list[PremiseRow]:
-        rows = self.conn.execute(
-            "SELECT pk, id, genre, lang, text, length, extra_json FROM premises ORDER BY pk"
-        ).fetchall()
-        return [PremiseRow(*row) for row in rows]
-
-    def premise_ids_with_prefix(self, prefix: str) -> list[str]:
-        """IDs of the form `<prefix>_<anything>` (used to continue numbering)."""
-        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        rows = self.conn.execute(
-            "SELECT id FROM premises WHERE id LIKE ? ESCAPE '\\'", (escaped + "\\_%",)
-        ).fetchall()
-        return [row[0] for row in rows]
-
-    def human_translations_of(self, units: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
-        """(unit ID, language) -> the stored human translation, for those that have one."""
-        rows = self.conn.execute(
-            "SELECT t.unit_id, t.lang, t.text FROM json_each(?) j JOIN translations t "
-            "ON t.lang = json_extract(j.value, '$[1]') AND t.kind = 'human' "
-            "AND t.unit_id = json_extract(j.value, '$[0]')",
-            (orjson.dumps([list(u) for u in units]).decode(),),
-        ).fetchall()
-        return {(row[0], row[1]): row[2] for row in rows}
-
     def translated_units(self, kind: str = "human") -> Iterator[tuple[str, str, str]]:
         """(unit_id, lang, text) of every translation of `kind`."""
         yield from self.conn.execute(
             "SELECT unit_id, lang, text FROM translations WHERE kind = ? ORDER BY lang, unit_id",
             (kind,),
         )
-
-    def anonymous_annotators(self) -> set[str]:
-        return {row[0] for row in self.conn.execute("SELECT id FROM annotators WHERE anonymous")}
 
     # --- splits --------------------------------------------------------------------------
 
@@ -756,21 +721,6 @@ class Store:
             "SELECT 'h:' || id, lang, hypothesis FROM pairs ORDER BY pk"
         ).fetchall()
         return [(r[0], r[1], r[2]) for r in premises + hypotheses]
-
-    def hypothesis_premises(self) -> list[tuple[str, str]]:
-        """(`h:<pair>`, `p:<premise>`) for every pair."""
-        return self.conn.execute(
-            "SELECT 'h:' || p.id, 'p:' || pr.id FROM pairs p "
-            "JOIN premises pr ON pr.pk = p.premise_pk"
-        ).fetchall()
-
-    def translations_in(self, lang: str, kind: str) -> dict[str, str]:
-        """unit ID -> text of every translation into `lang` of `kind`."""
-        return dict(
-            self.conn.execute(
-                "SELECT unit_id, text FROM translations WHERE lang = ? AND kind = ?", (lang, kind)
-            )
-        )
 
     def add_translation_checks(
         self, rows: Sequence[tuple[str, str, str, str, str]], run_id: int
@@ -819,16 +769,6 @@ class Store:
             )
             known = self.annotator_pks(ids)
         return known
-
-    def aliases(self, platform: str) -> dict[str, str]:
-        """platform ID -> annotator ID, for one platform."""
-        return dict(
-            self.conn.execute(
-                "SELECT al.platform_id, a.id FROM annotator_aliases al "
-                "JOIN annotators a ON a.pk = al.annotator_pk WHERE al.platform = ?",
-                (platform,),
-            ).fetchall()
-        )
 
     def add_aliases(self, platform: str, mapping: dict[str, int]) -> None:
         """Record platform ID -> annotator key (the caller checked for conflicts)."""
@@ -937,10 +877,6 @@ class Store:
             (lang,),
         )
         return [row[0] for row in rows]
-
-    def premise_texts(self) -> Iterator[str]:
-        for row in self.conn.execute("SELECT text FROM premises"):
-            yield row[0]
 
     def set_taken_keys(self, keys: Iterable[int]) -> None:
         """Fill the temporary table of sentence keys sampling must not take (premises

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from nlibuild.errors import StoreError
+from nlibuild.queries.translations import human_translations_of
 from nlibuild.store import SCHEMA_VERSION, Store
 
 
@@ -155,6 +156,6 @@ def test_schema_7_rekeys_translations_language_first_and_keeps_them(
             for r in store.conn.execute("PRAGMA index_xinfo('sqlite_autoindex_translations_1')")
         ]
         assert key[:3] == ["lang", "kind", "unit_id"]
-        assert store.human_translations_of([("h:1", "de"), ("p:1", "zh"), ("x", "de")]) == {
+        assert human_translations_of(store, [("h:1", "de"), ("p:1", "zh"), ("x", "de")]) == {
             ("h:1", "de"): "Ein Hund."
         }

@@ -24,6 +24,7 @@ from nlibuild.models import (
     PairRecord,
     format_label_order,
 )
+from nlibuild.queries.annotators import anonymous_annotators
 from nlibuild.queries.pairs import export_rows
 from nlibuild.queries.splits import pair_keys_in_split
 from nlibuild.signature import make_signature
@@ -87,7 +88,7 @@ def run(store: Store, cfg: ExportConfig) -> ExportResult:
 
         sidecar = None
         if cfg.format is ExportFormat.MNLI_JSONL:
-            anonymous = store.anonymous_annotators()
+            anonymous = anonymous_annotators(store)
             count = write_json_lines(cfg.out, (mnli.to_record(r, anonymous) for r in counted(rows)))
         elif cfg.format is ExportFormat.OCNLI_JSON:
             count = write_json_lines(

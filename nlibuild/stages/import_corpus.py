@@ -59,6 +59,8 @@ from nlibuild.queries.pairs import (
     premise_ids_of_pairs,
     stored_pairs,
 )
+from nlibuild.queries.premises import all_premises, premise_ids_with_prefix, premises_by_id
+from nlibuild.queries.translations import human_translations_of
 from nlibuild.signature import make_signature
 from nlibuild.store import RUN_STAMPED, GoldRow, PairRow, PremiseRow, Store, TranslationRow, VoteRow
 
@@ -256,7 +258,7 @@ class _Importer:
 
     def _load_text_index(self) -> None:
         """ID-less corpora match premises by (genre, text): index the store's once."""
-        for row in self.store.all_premises():
+        for row in all_premises(self.store):
             self.premises.setdefault((row.genre, row.text), row)
         self.text_index_loaded = True
 
@@ -264,7 +266,7 @@ class _Importer:
         if prefix not in self.next_number:
             numbers = [
                 int(suffix)
-                for pid in self.store.premise_ids_with_prefix(prefix)
+                for pid in premise_ids_with_prefix(self.store, prefix)
                 if (suffix := pid[len(prefix) + 1 :]).isdigit()
             ]
             self.next_number[prefix] = max(numbers, default=0) + 1
@@ -278,7 +280,7 @@ class _Importer:
             keyed = {r.premise_key for r in records if r.premise_key is not None}
             unseen = [k for k in keyed if k not in premises]
             if unseen:
-                premises.update(self.store.premises_by_id(unseen))
+                premises.update(premises_by_id(self.store, unseen))
             if not self.text_index_loaded and any(r.premise_key is None for r in records):
                 self._load_text_index()
         default_genre = self.cfg.genre
@@ -570,7 +572,7 @@ class _Importer:
                 )
         if not self.translations:
             return
-        stored = self.store.human_translations_of(self.translations)
+        stored = human_translations_of(self.store, self.translations)
         rows = []
         for (unit_id, lang), (text, line) in self.translations.items():
             before = stored.get((unit_id, lang))

@@ -21,6 +21,7 @@ from nlibuild.formats.tabular import file_sha256
 from nlibuild.lang import text_keys
 from nlibuild.models import SampleConfig, SampledGenre, SampleResult
 from nlibuild.queries.premises import keys_of_premises as keys_of_premises  # for stats.py
+from nlibuild.queries.premises import premise_ids_with_prefix
 from nlibuild.signature import make_signature
 from nlibuild.store import PoolSentence, Store
 
@@ -210,7 +211,7 @@ def _last_number(store: Store, genre: str) -> int:
     pattern = re.compile(rf"{re.escape(genre)}_(\d+)")
     numbers = [
         int(found.group(1))
-        for premise_id in store.premise_ids_with_prefix(genre)
+        for premise_id in premise_ids_with_prefix(store, genre)
         if (found := pattern.fullmatch(premise_id))
     ]
     return max(numbers, default=0)

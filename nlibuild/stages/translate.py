@@ -31,6 +31,7 @@ from nlibuild.models import (
     TranslationUnit,
 )
 from nlibuild.queries.pairs import pairs_by_text
+from nlibuild.queries.translations import hypothesis_premises, translations_in
 from nlibuild.render import counted
 from nlibuild.signature import make_signature
 from nlibuild.store import Store
@@ -50,7 +51,7 @@ def export(store: Store, cfg: TranslateExportConfig) -> TranslateExportResult:
     with store.atomic():
         run_id = store.start_run("translate-export", cfg.model_dump(mode="json"), signature,
                                  VERSION)  # fmt: skip
-        done = store.translations_in(cfg.lang, cfg.kind.value) if cfg.missing_only else {}
+        done = translations_in(store, cfg.lang, cfg.kind.value) if cfg.missing_only else {}
         units = [
             TranslationUnit(unit_id=unit_id, source_lang=lang, source=text, lang=cfg.lang)
             for unit_id, lang, text in store.source_units()
@@ -234,7 +235,7 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
             sources = sources.join(
                 rows.select("unit"), on="unit", how="semi", maintain_order="left"
             )
-        stored = _column_frame(list(store.translations_in(lang, kind).items()), ("unit", "stored"))
+        stored = _column_frame(list(translations_in(store, lang, kind).items()), ("unit", "stored"))
         extra = rows.join(sources, on="unit", how="anti", maintain_order="left")["unit"].to_list()
         missing = (
             sources.join(rows, on="unit", how="anti", maintain_order="left")
@@ -289,7 +290,7 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
         checks += corpus_checks_of(
             everything,
             sources.select("unit", "source"),
-            _column_frame(store.hypothesis_premises(), ("unit", "premise")),
+            _column_frame(hypothesis_premises(store), ("unit", "premise")),
         )
         # A unit translated now sheds what was found on it before (an empty row); the
         # checks across units are computed again over all translations.
