@@ -309,14 +309,6 @@ class PoolLengthCount(NamedTuple):
     taken: int
 
 
-class PoolSentence(NamedTuple):
-    pk: int
-    key: int
-    lang: str
-    text: str
-    length: int
-
-
 class PremiseRow(NamedTuple):
     pk: int
     id: str
@@ -866,18 +858,6 @@ class Store:
         """Insert pool sentences; the caller has removed any (genre, key) already there."""
         self.insert("sentences", rows, run_id)
 
-    def pool_keys(self, genre: str) -> Iterator[int]:
-        """The keys of the pool's sentences of `genre`."""
-        for row in self.conn.execute("SELECT key FROM sentences WHERE genre = ?", (genre,)):
-            yield row[0]
-
-    def pool_genres(self, lang: str | None = None) -> list[str]:
-        rows = self.conn.execute(
-            "SELECT DISTINCT genre FROM sentences WHERE ?1 IS NULL OR lang = ?1 ORDER BY genre",
-            (lang,),
-        )
-        return [row[0] for row in rows]
-
     def set_taken_keys(self, keys: Iterable[int]) -> None:
         """Fill the temporary table of sentence keys sampling must not take (premises
         already in the store, sentences of --exclude files, this run's picks)."""
@@ -889,49 +869,6 @@ class Store:
         self.conn.executemany(
             "INSERT OR IGNORE INTO temp.taken_keys(key) VALUES (?)", ((k,) for k in keys)
         )
-
-    def _pool_filter(self, unit: str) -> str:
-        column = LENGTH_COLUMNS[unit]
-        return (
-            f"genre = :genre AND (:lang IS NULL OR lang = :lang) "
-            f"AND {column} BETWEEN :low AND :high "
-            "AND key NOT IN (SELECT key FROM temp.taken_keys)"
-        )
-
-    def count_available(self, genre: str, lang: str | None, unit: str, low: int, high: int) -> int:
-        """Pool sentences of `genre` with a length in [low, high] not yet taken."""
-        row = self.conn.execute(
-            f"SELECT count(*) FROM sentences WHERE {self._pool_filter(unit)}",
-            {"genre": genre, "lang": lang, "low": low, "high": high},
-        ).fetchone()
-        return int(row[0])
-
-    def sample_sentences(
-        self,
-        genre: str,
-        lang: str | None,
-        unit: str,
-        low: int,
-        high: int,
-        order: tuple[int, int],
-        n: int,
-    ) -> list[PoolSentence]:
-        """The `n` available sentences first in the seeded order `order` = (a, b).
-
-        Sentences sort by `(a * (key mod p) + b) mod p` with p = 2^31 - 1, then by key
-        (stages/sample.py explains the choice). Keys are hashes of the text, so the order
-        does not depend on the order rows were inserted in, and SQLite computes it while
-        scanning the genre, keeping only the best `n`.
-        """
-        column = LENGTH_COLUMNS[unit]
-        rows = self.conn.execute(
-            f"SELECT pk, key, lang, text, {column} FROM sentences "
-            f"WHERE {self._pool_filter(unit)} "
-            "ORDER BY ((key % 2147483647) * :a + :b) % 2147483647, key LIMIT :n",
-            {"genre": genre, "lang": lang, "low": low, "high": high,
-             "a": order[0], "b": order[1], "n": n},
-        ).fetchall()  # fmt: skip
-        return [PoolSentence(*row) for row in rows]
 
     def add_sampled_premises(
         self, rows: Sequence[tuple[int, str, str, str, str, int, int]], run_id: int

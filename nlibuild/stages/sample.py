@@ -20,10 +20,11 @@ from nlibuild.formats.sources import read_texts_to_exclude
 from nlibuild.formats.tabular import file_sha256
 from nlibuild.lang import text_keys
 from nlibuild.models import SampleConfig, SampledGenre, SampleResult
+from nlibuild.queries.pool import PoolSentence, count_available, genres_in_pool, sample_sentences
 from nlibuild.queries.premises import keys_of_premises as keys_of_premises  # for stats.py
 from nlibuild.queries.premises import premise_ids_with_prefix
 from nlibuild.signature import make_signature
-from nlibuild.store import PoolSentence, Store
+from nlibuild.store import Store
 
 ORDER_PRIME = 2_147_483_647
 """2^31 - 1: sentences are ordered by (a * (key mod p) + b) mod p, then by key. The maps
@@ -36,7 +37,7 @@ class SeededOrder(NamedTuple):
     offset: int
 
     def rank(self, key: int) -> tuple[int, int]:
-        """The sort key of a sentence, as Store.sample_sentences computes it in SQL."""
+        """The sort key of a sentence, as queries.pool.sample_sentences computes it in SQL."""
         return ((key % ORDER_PRIME) * self.multiplier + self.offset) % ORDER_PRIME, key
 
 
@@ -103,7 +104,7 @@ def run(store: Store, cfg: SampleConfig) -> SampleResult:
         raise ConfigError(
             f"--min-len {cfg.min_len} is above --max-len {cfg.max_len}; swap or fix them"
         )
-    pool_genres = store.pool_genres(cfg.lang)
+    pool_genres = genres_in_pool(store, cfg.lang)
     if not pool_genres:
         where = f" in language {cfg.lang}" if cfg.lang else ""
         raise ConfigError(f"the sentence pool is empty{where}; run `nlibuild ingest` first")
@@ -177,19 +178,19 @@ def _choose(
     if bins is None:
         # One scan of the genre in the common case; counting takes a second scan, so it
         # is done only to explain a shortfall.
-        chosen = store.sample_sentences(
-            genre, cfg.lang, unit, cfg.min_len, cfg.max_len, order, cfg.n
+        chosen = sample_sentences(
+            store, genre, cfg.lang, unit, cfg.min_len, cfg.max_len, order, cfg.n
         )
         if len(chosen) < cfg.n:
             _shortfall(cfg, genre, len(chosen))
         return chosen, None
-    available = [store.count_available(genre, cfg.lang, unit, lo, hi) for lo, hi in bins]
+    available = [count_available(store, genre, cfg.lang, unit, lo, hi) for lo, hi in bins]
     if sum(available) < cfg.n:
         _shortfall(cfg, genre, sum(available))
     chosen = []
     for (low, high), quota in zip(bins, bin_quotas(cfg.n, available), strict=True):
         if quota:
-            chosen += store.sample_sentences(genre, cfg.lang, unit, low, high, order, quota)
+            chosen += sample_sentences(store, genre, cfg.lang, unit, low, high, order, quota)
     chosen.sort(key=lambda s: order.rank(s.key))
     return chosen, sum(available)
 
