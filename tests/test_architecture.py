@@ -1,4 +1,5 @@
-"""The layering the code keeps: stages do not import each other."""
+"""The layering the code keeps: stages do not import each other, and only the store and
+its read paths (nlibuild/queries) run SQL."""
 
 from __future__ import annotations
 
@@ -17,10 +18,11 @@ STAGE_IMPORTS_PENDING = {
 """Stage imports that the stats-registry work removes (stats.py and read_votes are theirs)."""
 
 
-def imported_modules(path: Path) -> set[str]:
-    """Every module `path` imports, absolute (`from . import x` resolved in its package)."""
+def imported_modules(path: Path, root: Path = PACKAGE) -> set[str]:
+    """Every module `path` imports, absolute (`from . import x` resolved in its package,
+    `root` being the directory of package `nlibuild`)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-    package = "nlibuild." + ".".join(path.relative_to(PACKAGE).parent.parts)
+    package = ".".join(("nlibuild", *path.relative_to(root).parent.parts))
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -56,3 +58,55 @@ def test_pending_stage_imports_are_still_there() -> None:
     for stage, target in sorted(STAGE_IMPORTS_PENDING):
         modules = imported_modules(STAGES / f"{stage}.py")
         assert any(m.startswith(f"nlibuild.stages.{target}") for m in modules), (stage, target)
+
+
+SQL_HOMES = ("store.py", "queries/", "core/")
+"""Where SQL text may run: the store's core (connection, schema, writes) and the read paths."""
+
+_SQL_CALLS = {"execute", "executemany", "executescript"}
+
+
+def sql_uses(path: Path, root: Path = PACKAGE) -> list[str]:
+    """Lines of `path` that run SQL: a call of `execute*`, the store's connection
+    (`.conn`), or the sqlite3 module imported."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    where = path.relative_to(root).as_posix()
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and (node.attr in _SQL_CALLS or node.attr == "conn"):
+            found.append(f"{where}:{node.lineno} .{node.attr}")
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
+            if "sqlite3" in names:
+                found.append(f"{where}:{node.lineno} imports sqlite3")
+    return found
+
+
+def test_only_the_store_and_the_queries_run_sql() -> None:
+    offending = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE).as_posix()
+        if relative == SQL_HOMES[0] or relative.startswith(SQL_HOMES[1:]):
+            continue
+        offending += sql_uses(path)
+    assert offending == []
+
+
+def test_the_sql_check_sees_a_module_that_runs_sql(tmp_path: Path) -> None:
+    module = tmp_path / "stage.py"
+    module.write_text(
+        "import sqlite3\n\n\ndef run(store):\n    return store.conn.execute('SELECT 1')\n"
+    )
+    assert sql_uses(module, tmp_path) == [
+        "stage.py:1 imports sqlite3",
+        "stage.py:5 .execute",
+        "stage.py:5 .conn",
+    ]
+
+
+def test_the_stage_import_check_sees_a_stage_import(tmp_path: Path) -> None:
+    module = tmp_path / "stages" / "stage.py"
+    module.parent.mkdir()
+    module.write_text("from nlibuild.stages.export import run\nfrom . import sample\n")
+    found = imported_modules(module, tmp_path)
+    assert {"nlibuild.stages.export", "nlibuild.stages.sample"} <= found
