@@ -25,6 +25,21 @@ ARTIFACT_FIELDS: dict[str, str] = {
 """What `artifact_columns` can read of a pair, and the SQL that reads it."""
 
 
+def _translation_joins(premise: bool) -> str:
+    """Joins to the human translations into `:lang` of each pair's hypothesis (`th`) and,
+    with `premise`, of its premise (`tp`): inner joins, so untranslated pairs drop out."""
+    joins = (
+        "JOIN translations th ON th.lang = :lang AND th.kind = 'human' "
+        "AND th.unit_id = 'h:' || p.id "
+    )
+    if premise:
+        joins += (
+            "JOIN translations tp ON tp.lang = :lang AND tp.kind = 'human' "
+            "AND tp.unit_id = 'p:' || pr.id "
+        )
+    return joins
+
+
 def artifact_columns(
     store: Store, fields: Sequence[str], splits: Sequence[str] = (), lang: str | None = None
 ) -> tuple[dict[str, list[Any]], int]:
@@ -45,15 +60,7 @@ def artifact_columns(
     translated = ""
     if lang:
         expressions.update(hypothesis="th.text", premise="tp.text", lang=":lang")
-        translated = (
-            "JOIN translations th ON th.lang = :lang AND th.kind = 'human' "
-            "AND th.unit_id = 'h:' || p.id "
-        )
-        if "premise" in fields:
-            translated += (
-                "JOIN translations tp ON tp.lang = :lang AND tp.kind = 'human' "
-                "AND tp.unit_id = 'p:' || pr.id "
-            )
+        translated = _translation_joins("premise" in fields)
     where = ""
     if splits:
         params.update({f"split{i}": split for i, split in enumerate(splits)})

@@ -105,15 +105,8 @@ def run(store: Store, cfg: ElicitCreateConfig) -> ElicitCreateResult:
                 start += len(items)
                 batch_id = f"{BATCH_PREFIX}{number:04d}"
                 number += 1
-                store.add_batch(
-                    batch_id,
-                    ELICIT_BATCH,
-                    cfg.protocol.value,
-                    lang,
-                    writer_pks[writer],
-                    items,
-                    run_id,
-                )
+                store.add_batch(batch_id, ELICIT_BATCH, cfg.protocol.value, lang,
+                                writer_pks[writer], items, run_id)  # fmt: skip
                 load[writer] += len(items)
                 genres = Counter(genre_of[i] or "-" for i in items)
                 created.append(CreatedBatch(id=batch_id, writer=writer, premises=len(items),

@@ -157,15 +157,8 @@ def run(store: Store, cfg: RelabelCreateConfig) -> RelabelCreateResult:
                     chunk = pair_ids[start : start + cfg.batch_size]
                     batch_id = f"{BATCH_PREFIX}{number:04d}"
                     number += 1
-                    store.add_batch(
-                        batch_id,
-                        RELABEL_BATCH,
-                        protocol,
-                        lang,
-                        annotator_pks[annotator],
-                        chunk,
-                        run_id,
-                    )
+                    store.add_batch(batch_id, RELABEL_BATCH, protocol, lang,
+                                    annotator_pks[annotator], chunk, run_id)  # fmt: skip
                     created.append(CreatedRelabelBatch(
                         id=batch_id, annotator=annotator, lang=lang, pairs=len(chunk)
                     ))  # fmt: skip
