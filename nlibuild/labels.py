@@ -108,10 +108,6 @@ MAJORITY = "majority"
 RELEASED = "released"
 """The gold method of a label shipped with an imported corpus, kept for comparison."""
 
-MIN_AGREE = 3
-"""Votes the gold label needs (of SNLI's, MNLI's, XNLI's and OCNLI's five); the default
-of `aggregate-labels --min-agree`."""
-
 _METHOD_NAME = re.compile(r"^[a-z][a-z-]*$")
 
 
@@ -164,7 +160,8 @@ GOLD_OR_AUTHOR = GoldRule("gold-or-author", (MAJORITY, RELEASED), author_fallbac
 def majority_gold_sql(min_agree: str = ":min_agree") -> str:
     """A SELECT of (pair key, gold label, votes, votes of the top NLI label) per pair with
     votes, by the majority rule: the NLI label with at least `min_agree` votes (an SQL
-    parameter) and more than any other NLI label, else `-`. Extra labels (OCNLI's
+    parameter; 3 of 5 in the papers, `AggregateConfig.min_agree`'s default) and more than
+    any other NLI label, else `-`. Extra labels (OCNLI's
     `unrelated`) count towards the votes but are never gold; ties are never broken, so
     2-2-1 is `-` whatever order the votes came in. A pair with its author's vote alone
     keeps that label (MNLI's training set, whose pairs were mostly never validated).
