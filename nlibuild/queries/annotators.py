@@ -17,4 +17,5 @@ def platform_aliases(store: Store, platform: str) -> dict[str, str]:
 
 
 def anonymous_annotators(store: Store) -> set[str]:
+    """IDs of the annotators a corpus named only by role (`<corpus>:author`, ...)."""
     return {row[0] for row in store.conn.execute("SELECT id FROM annotators WHERE anonymous")}

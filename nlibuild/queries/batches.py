@@ -61,6 +61,7 @@ def batches_of_kind(store: Store, kind: str, ids: Sequence[str] = ()) -> list[Ba
 
 
 def batch_premises(store: Store, batch_pk: int) -> list[BatchPremise]:
+    """The premises of an elicitation batch, in the batch's order."""
     rows = store.conn.execute(
         "SELECT p.pk, p.id, p.genre, p.lang, p.text, s.status FROM assignments s "
         "JOIN premises p ON p.id = s.item_id WHERE s.batch_pk = ? ORDER BY s.position",
@@ -70,6 +71,7 @@ def batch_premises(store: Store, batch_pk: int) -> list[BatchPremise]:
 
 
 def batch_ids(store: Store) -> list[str]:
+    """Every batch ID (of any kind) in creation order."""
     return [row[0] for row in store.conn.execute("SELECT id FROM batches ORDER BY pk")]
 
 

@@ -105,6 +105,7 @@ def pair_keys_of_premises(store: Store, premise_pks: Iterable[int]) -> list[tupl
 
 
 def existing_pair_ids(store: Store, ids: Iterable[str]) -> set[str]:
+    """The pair IDs among `ids` that the store already holds."""
     return {
         row[0]
         for row in store.conn.execute(

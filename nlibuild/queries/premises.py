@@ -18,6 +18,7 @@ def keys_of_premises(store: Store, lang: str) -> set[int]:
 
 
 def premises_by_id(store: Store, ids: Iterable[str]) -> dict[str, PremiseRow]:
+    """id -> premise, for the premises among `ids` in the store."""
     rows = store.conn.execute(
         "SELECT pk, id, genre, lang, text, length, extra_json FROM premises "
         "WHERE id IN (SELECT value FROM json_each(?))",
@@ -27,6 +28,7 @@ def premises_by_id(store: Store, ids: Iterable[str]) -> dict[str, PremiseRow]:
 
 
 def all_premises(store: Store) -> list[PremiseRow]:
+    """Every premise in store order."""
     rows = store.conn.execute(
         "SELECT pk, id, genre, lang, text, length, extra_json FROM premises ORDER BY pk"
     ).fetchall()
@@ -43,5 +45,6 @@ def premise_ids_with_prefix(store: Store, prefix: str) -> list[str]:
 
 
 def premise_texts(store: Store) -> Iterator[str]:
+    """The text of every premise (streamed: a corpus may hold millions)."""
     for row in store.conn.execute("SELECT text FROM premises"):
         yield row[0]
