@@ -96,7 +96,7 @@ def text_key(text: str) -> int:
     """A 63-bit hash of a normalised text, case-folded: equal keys mean the same sentence.
 
     63 bits keep every key a non-negative SQLite integer, so that a seeded order can be
-    computed in SQL without overflow (see Store.sample_sentences).
+    computed in SQL without overflow (see queries.pool.sample_sentences).
     """
     digest = hashlib.blake2b(text.casefold().encode("utf-8"), digest_size=8).digest()
     return int.from_bytes(digest, "big") >> 1

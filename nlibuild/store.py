@@ -33,7 +33,8 @@ from nlibuild.core.database import (
 )
 from nlibuild.core.runs import RecordedRun, lock_holder, recorded_run, shown_status
 from nlibuild.errors import StoreError
-from nlibuild.models import NLI_LABELS, RunRecord
+from nlibuild.labels import MAJORITY, RELEASED, majority_gold_case
+from nlibuild.models import RunRecord
 
 if TYPE_CHECKING:  # numpy is imported where columns are read: not on every start-up
     import numpy as np
@@ -83,20 +84,6 @@ class PoolLengthCount(NamedTuple):
     taken: int
 
 
-class PoolSentence(NamedTuple):
-    pk: int
-    key: int
-    lang: str
-    text: str
-    length: int
-
-
-RELEASED = "released"
-"""The gold method of a label shipped with an imported corpus, kept for comparison."""
-MAJORITY = "majority"
-"""The gold method of `aggregate-labels --method majority`: the published gold."""
-
-
 class PremiseRow(NamedTuple):
     pk: int
     id: str
@@ -128,22 +115,6 @@ class TranslationRow(NamedTuple):
     translator_pk: int | None
 
 
-class StoredPair(NamedTuple):
-    """What the store already holds for a pair, in the shape an import compares against."""
-
-    id: str
-    premise_id: str
-    hypothesis: str
-    lang: str
-    protocol: str | None
-    level: str | None
-    author_label: str | None
-    extra_json: str | None
-    released_gold: str | None
-    labels: tuple[str, ...]
-    annotators: tuple[str, ...]
-
-
 class ExportRow(NamedTuple):
     """One pair with everything an exporter writes."""
 
@@ -163,43 +134,6 @@ class ExportRow(NamedTuple):
     annotators: tuple[str, ...]
 
 
-class BatchRow(NamedTuple):
-    """A batch with its annotator and how many of its items are still open."""
-
-    pk: int
-    id: str
-    kind: str
-    protocol: str | None
-    lang: str
-    annotator: str
-    items: int
-    open: int
-
-
-class BatchPremise(NamedTuple):
-    """A premise of an elicitation batch, in the batch's order."""
-
-    pk: int
-    id: str
-    genre: str | None
-    lang: str
-    text: str
-    status: str
-
-
-class Assignment(NamedTuple):
-    """An item of a batch, as an answer import checks it."""
-
-    batch_pk: int
-    batch_id: str
-    protocol: str | None
-    annotator: str
-    item_id: str
-    status: str
-    answer_key: str | None
-    answered_run_id: int | None
-
-
 ElicitedPairRow = tuple[int, str, int, str, str, str, str | None, int, str, int]
 """pk, id, premise_pk, hypothesis, lang, protocol, level, author_pk, author_label, batch_pk"""
 
@@ -214,43 +148,6 @@ class VoteArrays(NamedTuple):
     annotator_pks: NDArray[np.int64]
     positions: NDArray[np.int64]
     codes: NDArray[np.int64]
-
-
-class SplitCandidate(NamedTuple):
-    """What `nlibuild split` reads of a pair."""
-
-    pk: int
-    id: str
-    premise_pk: int
-    premise_id: str
-    protocol: str | None
-    level: str | None
-    validated: bool
-    labelled: bool
-
-
-PAIR_LABEL_SQL = (
-    "coalesce((SELECT label FROM gold WHERE pair_pk = p.pk AND method = :majority), "
-    "(SELECT label FROM gold WHERE pair_pk = p.pk AND method = :released), p.author_label)"
-)
-"""A pair's label for splits and artifact tables: the majority gold, else the label
-released with an imported corpus, else the author's (a pair nobody validated yet). Binds
-:majority and :released."""
-
-ARTIFACT_FIELDS: dict[str, str] = {
-    "pk": "p.pk",
-    "premise_pk": "p.premise_pk",
-    "hypothesis": "p.hypothesis",
-    "premise": "pr.text",
-    "lang": "p.lang",
-    "protocol": "p.protocol",
-    "level": "p.level",
-    "genre": "pr.genre",
-    "author": "a.id",
-    "split": "s.split",
-    "label": PAIR_LABEL_SQL,
-}
-"""What `Store.artifact_columns` can read of a pair, and the SQL that reads it."""
 
 
 class SubsetPair(NamedTuple):
@@ -506,121 +403,6 @@ class Store:
             ).fetchall()
         )
 
-    def premises_by_id(self, ids: Iterable[str]) -> dict[str, PremiseRow]:
-        rows = self.conn.execute(
-            "SELECT pk, id, genre, lang, text, length, extra_json FROM premises "
-            "WHERE id IN (SELECT value FROM json_each(?))",
-            (_ids_param(ids),),
-        ).fetchall()
-        return {row[1]: PremiseRow(*row) for row in rows}
-
-    def all_premises(self) -> list[PremiseRow]:
-        rows = self.conn.execute(
-            "SELECT pk, id, genre, lang, text, length, extra_json FROM premises ORDER BY pk"
-        ).fetchall()
-        return [PremiseRow(*row) for row in rows]
-
-    def premise_ids_with_prefix(self, prefix: str) -> list[str]:
-        """IDs of the form `<prefix>_<anything>` (used to continue numbering)."""
-        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        rows = self.conn.execute(
-            "SELECT id FROM premises WHERE id LIKE ? ESCAPE '\\'", (escaped + "\\_%",)
-        ).fetchall()
-        return [row[0] for row in rows]
-
-    def pair_keys_of_premises(self, premise_pks: Iterable[int]) -> list[tuple[int, str, str]]:
-        """(premise_pk, pair id, hypothesis) of every pair of these premises."""
-        return [
-            (row[0], row[1], row[2])
-            for row in self.conn.execute(
-                "SELECT premise_pk, id, hypothesis FROM pairs "
-                "WHERE premise_pk IN (SELECT value FROM json_each(?)) ORDER BY pk",
-                (orjson.dumps(list(premise_pks)).decode(),),
-            )
-        ]
-
-    def stored_pairs(self, ids: Iterable[str]) -> dict[str, StoredPair]:
-        """Pairs among `ids` already in the store, with votes in position order."""
-        ids_json = _ids_param(ids)
-        rows = self.conn.execute(
-            "SELECT p.pk, p.id, pr.id, p.hypothesis, p.lang, p.protocol, p.level, "
-            "p.author_label, p.extra_json, g.label "
-            "FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk "
-            "LEFT JOIN gold g ON g.pair_pk = p.pk AND g.method = ? "
-            "WHERE p.id IN (SELECT value FROM json_each(?))",
-            (RELEASED, ids_json),
-        ).fetchall()
-        if not rows:
-            return {}
-        votes: dict[int, list[tuple[str, str]]] = {}
-        for pair_pk, label, annotator in self.conn.execute(
-            "SELECT v.pair_pk, v.label, a.id FROM votes v "
-            "JOIN annotators a ON a.pk = v.annotator_pk "
-            "WHERE v.pair_pk IN (SELECT value FROM json_each(?)) ORDER BY v.pair_pk, v.position",
-            (orjson.dumps([row[0] for row in rows]).decode(),),
-        ):
-            votes.setdefault(pair_pk, []).append((label, annotator))
-        found = {}
-        for row in rows:
-            pair_votes = votes.get(row[0], [])
-            labels = tuple(v[0] for v in pair_votes)
-            found[row[1]] = StoredPair._make((*row[1:], labels, tuple(v[1] for v in pair_votes)))
-        return found
-
-    def premise_ids_of_pairs(self, ids: Iterable[str]) -> dict[str, str]:
-        """pair id -> premise id, for the pairs among `ids` in the store."""
-        return dict(
-            self.conn.execute(
-                "SELECT p.id, pr.id FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk "
-                "WHERE p.id IN (SELECT value FROM json_each(?))",
-                (_ids_param(ids),),
-            ).fetchall()
-        )
-
-    def human_translations_of(self, units: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
-        """(unit ID, language) -> the stored human translation, for those that have one."""
-        rows = self.conn.execute(
-            "SELECT t.unit_id, t.lang, t.text FROM json_each(?) j JOIN translations t "
-            "ON t.lang = json_extract(j.value, '$[1]') AND t.kind = 'human' "
-            "AND t.unit_id = json_extract(j.value, '$[0]')",
-            (orjson.dumps([list(u) for u in units]).decode(),),
-        ).fetchall()
-        return {(row[0], row[1]): row[2] for row in rows}
-
-    def iter_export_rows(self, gold_methods: Sequence[str]) -> Iterator[ExportRow]:
-        """Every pair in import order, with its votes and its gold label.
-
-        The gold label is the first of `gold_methods` the pair has (e.g. a majority vote
-        computed by nlibuild before the label released with the corpus), else None.
-        """
-        gold_sql = ", ".join(
-            f"(SELECT label FROM gold WHERE pair_pk = p.pk AND method = ?{i})"
-            for i in range(1, len(gold_methods) + 1)
-        )
-        gold_expr = f"coalesce({gold_sql}, NULL)" if gold_methods else "NULL"
-        pairs = self.conn.execute(
-            "SELECT p.pk, p.id, pr.id, pr.text, pr.extra_json, pr.genre, p.hypothesis, p.lang, "
-            f"p.protocol, p.level, p.extra_json, {gold_expr} "
-            "FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk ORDER BY p.pk",
-            tuple(gold_methods),
-        )
-        # Votes are read by a second cursor in the same order and merged, which streams
-        # millions of rows without a GROUP BY (SQLite 3.40 has no ordered group_concat).
-        annotator_ids = dict(self.conn.execute("SELECT pk, id FROM annotators").fetchall())
-        votes = self.conn.execute(
-            "SELECT pair_pk, label, annotator_pk FROM votes ORDER BY pair_pk, position"
-        )
-        pending = votes.fetchone()
-        for row in pairs:
-            labels: list[str] = []
-            annotators: list[str] = []
-            while pending is not None and pending[0] <= row[0]:
-                if pending[0] == row[0]:
-                    labels.append(pending[1])
-                    annotators.append(annotator_ids[pending[2]])
-                pending = votes.fetchone()
-            yield ExportRow._make((*row, tuple(labels), tuple(annotators)))
-
     def translated_units(self, kind: str = "human") -> Iterator[tuple[str, str, str]]:
         """(unit_id, lang, text) of every translation of `kind`."""
         yield from self.conn.execute(
@@ -628,27 +410,7 @@ class Store:
             (kind,),
         )
 
-    def anonymous_annotators(self) -> set[str]:
-        return {row[0] for row in self.conn.execute("SELECT id FROM annotators WHERE anonymous")}
-
     # --- splits --------------------------------------------------------------------------
-
-    def split_candidates(self) -> list[SplitCandidate]:
-        """Every pair, in pair order, with what `split` decides on. Validated: a
-        validator's vote (position >= 1) and a majority gold label that is not `-`;
-        labelled: a label (PAIR_LABEL_SQL) other than `-`."""
-        return [
-            SplitCandidate(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), r[7] in NLI_LABELS)
-            for r in self.conn.execute(
-                "SELECT p.pk, p.id, p.premise_pk, pr.id, p.protocol, p.level, "
-                "EXISTS (SELECT 1 FROM votes v WHERE v.pair_pk = p.pk AND v.position >= 1) "
-                "AND EXISTS (SELECT 1 FROM gold g WHERE g.pair_pk = p.pk "
-                "            AND g.method = :majority AND g.label <> '-'), "
-                f"{PAIR_LABEL_SQL} "
-                "FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk ORDER BY p.pk",
-                {"majority": MAJORITY, "released": RELEASED},
-            )
-        ]
 
     def write_splits(self, rows: Sequence[tuple[int, str]], run_id: int) -> None:
         """Replace every split: (pair key, split)."""
@@ -666,82 +428,7 @@ class Store:
             (split, run_id, run_id),
         ).rowcount
 
-    def split_counts(self) -> dict[str, int]:
-        """Pairs per split (empty before `nlibuild split`)."""
-        return dict(self.conn.execute("SELECT split, count(*) FROM splits GROUP BY split"))
-
-    def pairs_in_split(self, split: str) -> set[int]:
-        """Keys of the pairs of one split (empty before `nlibuild split`)."""
-        return {
-            r[0] for r in self.conn.execute("SELECT pair_pk FROM splits WHERE split = ?", (split,))
-        }
-
-    def premises_in_several_splits(self) -> list[str]:
-        """IDs of premises whose pairs are in more than one split (a leak)."""
-        return [
-            r[0]
-            for r in self.conn.execute(
-                "SELECT pr.id FROM splits s JOIN pairs p ON p.pk = s.pair_pk "
-                "JOIN premises pr ON pr.pk = p.premise_pk GROUP BY pr.pk "
-                "HAVING count(DISTINCT s.split) > 1 ORDER BY pr.id"
-            )
-        ]
-
     # --- annotation artifacts -----------------------------------------------------------
-
-    def artifact_columns(
-        self, fields: Sequence[str], splits: Sequence[str] = (), lang: str | None = None
-    ) -> tuple[dict[str, list[Any]], int]:
-        """Columns of the pairs artifact tables read, in pair order, and how many pairs
-        `lang` left out. Read as columns, not a tuple a pair: a million pairs.
-
-        `fields` among ARTIFACT_FIELDS. The label is the pair's gold: the majority
-        (`aggregate-labels`), else the label released with an imported corpus, else the
-        author's (a pair nobody validated yet); None when it has none, `-` when there is no
-        majority. With `splits`, only pairs of those splits; with `lang`, the hypothesis and
-        premise are the human translations into `lang`, and a pair whose hypothesis (or,
-        when the premise is read, premise) is untranslated is left out.
-        """
-        unknown = [f for f in fields if f not in ARTIFACT_FIELDS]
-        if unknown:
-            raise ValueError(f"unknown artifact fields {unknown}")
-        expressions = dict(ARTIFACT_FIELDS)
-        params: dict[str, Any] = {"majority": MAJORITY, "released": RELEASED, "lang": lang}
-        translated = ""
-        if lang:
-            expressions.update(hypothesis="th.text", premise="tp.text", lang=":lang")
-            translated = (
-                "JOIN translations th ON th.lang = :lang AND th.kind = 'human' "
-                "AND th.unit_id = 'h:' || p.id "
-            )
-            if "premise" in fields:
-                translated += (
-                    "JOIN translations tp ON tp.lang = :lang AND tp.kind = 'human' "
-                    "AND tp.unit_id = 'p:' || pr.id "
-                )
-        where = ""
-        if splits:
-            params.update({f"split{i}": split for i, split in enumerate(splits)})
-            where = f"WHERE s.split IN ({', '.join(f':split{i}' for i in range(len(splits)))})"
-        rows = self.conn.execute(
-            f"SELECT {', '.join(expressions[f] for f in fields)} "
-            "FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk "
-            "LEFT JOIN annotators a ON a.pk = p.author_pk "
-            f"LEFT JOIN splits s ON s.pair_pk = p.pk {translated}{where} ORDER BY p.pk",
-            params,
-        ).fetchall()
-        columns: dict[str, list[Any]] = {field: [] for field in fields}
-        if rows:
-            columns = dict(zip(fields, (list(c) for c in zip(*rows, strict=True)), strict=True))
-        del rows
-        left_out = 0
-        if lang:
-            in_scope = self.conn.execute(
-                f"SELECT count(*) FROM pairs p LEFT JOIN splits s ON s.pair_pk = p.pk {where}",
-                params,
-            ).fetchone()[0]
-            left_out = in_scope - len(columns[fields[0]])
-        return columns, left_out
 
     # --- translation units --------------------------------------------------------------
 
@@ -756,31 +443,6 @@ class Store:
             "SELECT 'h:' || id, lang, hypothesis FROM pairs ORDER BY pk"
         ).fetchall()
         return [(r[0], r[1], r[2]) for r in premises + hypotheses]
-
-    def pairs_by_text(self) -> dict[tuple[str, str], list[tuple[int, str, str]]]:
-        """(premise text, hypothesis) -> [(pair key, pair ID, premise ID)] in pair order."""
-        found: dict[tuple[str, str], list[tuple[int, str, str]]] = {}
-        for pk, pair_id, premise_id, premise, hypothesis in self.conn.execute(
-            "SELECT p.pk, p.id, pr.id, pr.text, p.hypothesis FROM pairs p "
-            "JOIN premises pr ON pr.pk = p.premise_pk ORDER BY p.pk"
-        ):
-            found.setdefault((premise, hypothesis), []).append((pk, pair_id, premise_id))
-        return found
-
-    def hypothesis_premises(self) -> list[tuple[str, str]]:
-        """(`h:<pair>`, `p:<premise>`) for every pair."""
-        return self.conn.execute(
-            "SELECT 'h:' || p.id, 'p:' || pr.id FROM pairs p "
-            "JOIN premises pr ON pr.pk = p.premise_pk"
-        ).fetchall()
-
-    def translations_in(self, lang: str, kind: str) -> dict[str, str]:
-        """unit ID -> text of every translation into `lang` of `kind`."""
-        return dict(
-            self.conn.execute(
-                "SELECT unit_id, text FROM translations WHERE lang = ? AND kind = ?", (lang, kind)
-            )
-        )
 
     def add_translation_checks(
         self, rows: Sequence[tuple[str, str, str, str, str]], run_id: int
@@ -830,16 +492,6 @@ class Store:
             known = self.annotator_pks(ids)
         return known
 
-    def aliases(self, platform: str) -> dict[str, str]:
-        """platform ID -> annotator ID, for one platform."""
-        return dict(
-            self.conn.execute(
-                "SELECT al.platform_id, a.id FROM annotator_aliases al "
-                "JOIN annotators a ON a.pk = al.annotator_pk WHERE al.platform = ?",
-                (platform,),
-            ).fetchall()
-        )
-
     def add_aliases(self, platform: str, mapping: dict[str, int]) -> None:
         """Record platform ID -> annotator key (the caller checked for conflicts)."""
         self.conn.executemany(
@@ -847,34 +499,6 @@ class Store:
             "VALUES (?, ?, ?)",
             [(platform, platform_id, pk) for platform_id, pk in sorted(mapping.items())],
         )
-
-    def unassigned_premises(
-        self, kind: str, genres: Sequence[str], lang: str | None
-    ) -> list[tuple[str, str | None, str]]:
-        """(id, genre, lang) of premises without pairs that no batch of `kind` holds, by ID."""
-        rows = self.conn.execute(
-            "SELECT p.id, p.genre, p.lang FROM premises p "
-            "WHERE NOT EXISTS (SELECT 1 FROM pairs WHERE premise_pk = p.pk) "
-            "AND NOT EXISTS (SELECT 1 FROM assignments s JOIN batches b ON b.pk = s.batch_pk "
-            "                WHERE s.item_id = p.id AND b.kind = ?1) "
-            "AND (?2 = '[]' OR p.genre IN (SELECT value FROM json_each(?2))) "
-            "AND (?3 IS NULL OR p.lang = ?3) ORDER BY p.id",
-            (kind, _ids_param(genres), lang),
-        ).fetchall()
-        return [(row[0], row[1], row[2]) for row in rows]
-
-    def items_per_annotator(self, kind: str) -> dict[str, int]:
-        """How many items batches of `kind` already gave each annotator."""
-        return dict(
-            self.conn.execute(
-                "SELECT a.id, count(*) FROM assignments s JOIN batches b ON b.pk = s.batch_pk "
-                "JOIN annotators a ON a.pk = b.annotator_pk WHERE b.kind = ? GROUP BY a.id",
-                (kind,),
-            ).fetchall()
-        )
-
-    def batch_ids(self) -> list[str]:
-        return [row[0] for row in self.conn.execute("SELECT id FROM batches ORDER BY pk")]
 
     def add_batch(
         self,
@@ -899,38 +523,6 @@ class Store:
         )
         return cursor.lastrowid
 
-    def batches(self, kind: str, ids: Sequence[str] = ()) -> list[BatchRow]:
-        """Batches of `kind` (all, or those among `ids`) in creation order."""
-        rows = self.conn.execute(
-            "SELECT b.pk, b.id, b.kind, b.protocol, b.lang, a.id, count(s.item_id), "
-            "coalesce(sum(s.status = 'open'), 0) "
-            "FROM batches b JOIN annotators a ON a.pk = b.annotator_pk "
-            "LEFT JOIN assignments s ON s.batch_pk = b.pk "
-            "WHERE b.kind = ?1 AND (?2 = '[]' OR b.id IN (SELECT value FROM json_each(?2))) "
-            "GROUP BY b.pk ORDER BY b.pk",
-            (kind, _ids_param(ids)),
-        ).fetchall()
-        return [BatchRow(*row) for row in rows]
-
-    def batch_premises(self, batch_pk: int) -> list[BatchPremise]:
-        rows = self.conn.execute(
-            "SELECT p.pk, p.id, p.genre, p.lang, p.text, s.status FROM assignments s "
-            "JOIN premises p ON p.id = s.item_id WHERE s.batch_pk = ? ORDER BY s.position",
-            (batch_pk,),
-        ).fetchall()
-        return [BatchPremise(*row) for row in rows]
-
-    def assignments(self, kind: str, item_ids: Iterable[str]) -> list[Assignment]:
-        """Every assignment of these items in batches of `kind`."""
-        rows = self.conn.execute(
-            "SELECT b.pk, b.id, b.protocol, a.id, s.item_id, s.status, s.answer_key, "
-            "s.answered_run_id FROM assignments s JOIN batches b ON b.pk = s.batch_pk "
-            "JOIN annotators a ON a.pk = b.annotator_pk "
-            "WHERE b.kind = ? AND s.item_id IN (SELECT value FROM json_each(?)) ORDER BY b.pk",
-            (kind, _ids_param(item_ids)),
-        ).fetchall()
-        return [Assignment(*row) for row in rows]
-
     def mark_answered(self, rows: Sequence[tuple[str, str, int, int, str]]) -> None:
         """(status, answer_key, run_id, batch_pk, item_id) for each answered item."""
         self.conn.executemany(
@@ -938,11 +530,6 @@ class Store:
             "WHERE batch_pk = ? AND item_id = ?",
             rows,
         )
-
-    def open_assignments(self) -> int:
-        """Items of batches still waiting for an answer."""
-        row = self.conn.execute("SELECT count(*) FROM assignments WHERE status = 'open'")
-        return int(row.fetchone()[0])
 
     def add_elicited_pairs(self, rows: Sequence[ElicitedPairRow], run_id: int) -> None:
         """Pairs written by writers (see `ElicitedPairRow`)."""
@@ -963,15 +550,6 @@ class Store:
             [(*row, run_id) for row in rows],
         )
         return self.conn.total_changes - before
-
-    def existing_pair_ids(self, ids: Iterable[str]) -> set[str]:
-        return {
-            row[0]
-            for row in self.conn.execute(
-                "SELECT id FROM pairs WHERE id IN (SELECT value FROM json_each(?))",
-                (_ids_param(ids),),
-            )
-        }
 
     def subset_pairs(self) -> Iterator[SubsetPair]:
         """Every pair with its protocol, level, language, intended label and texts.
@@ -1010,22 +588,6 @@ class Store:
         """Insert pool sentences; the caller has removed any (genre, key) already there."""
         self.insert("sentences", rows, run_id)
 
-    def pool_keys(self, genre: str) -> Iterator[int]:
-        """The keys of the pool's sentences of `genre`."""
-        for row in self.conn.execute("SELECT key FROM sentences WHERE genre = ?", (genre,)):
-            yield row[0]
-
-    def pool_genres(self, lang: str | None = None) -> list[str]:
-        rows = self.conn.execute(
-            "SELECT DISTINCT genre FROM sentences WHERE ?1 IS NULL OR lang = ?1 ORDER BY genre",
-            (lang,),
-        )
-        return [row[0] for row in rows]
-
-    def premise_texts(self) -> Iterator[str]:
-        for row in self.conn.execute("SELECT text FROM premises"):
-            yield row[0]
-
     def set_taken_keys(self, keys: Iterable[int]) -> None:
         """Fill the temporary table of sentence keys sampling must not take (premises
         already in the store, sentences of --exclude files, this run's picks)."""
@@ -1037,49 +599,6 @@ class Store:
         self.conn.executemany(
             "INSERT OR IGNORE INTO temp.taken_keys(key) VALUES (?)", ((k,) for k in keys)
         )
-
-    def _pool_filter(self, unit: str) -> str:
-        column = LENGTH_COLUMNS[unit]
-        return (
-            f"genre = :genre AND (:lang IS NULL OR lang = :lang) "
-            f"AND {column} BETWEEN :low AND :high "
-            "AND key NOT IN (SELECT key FROM temp.taken_keys)"
-        )
-
-    def count_available(self, genre: str, lang: str | None, unit: str, low: int, high: int) -> int:
-        """Pool sentences of `genre` with a length in [low, high] not yet taken."""
-        row = self.conn.execute(
-            f"SELECT count(*) FROM sentences WHERE {self._pool_filter(unit)}",
-            {"genre": genre, "lang": lang, "low": low, "high": high},
-        ).fetchone()
-        return int(row[0])
-
-    def sample_sentences(
-        self,
-        genre: str,
-        lang: str | None,
-        unit: str,
-        low: int,
-        high: int,
-        order: tuple[int, int],
-        n: int,
-    ) -> list[PoolSentence]:
-        """The `n` available sentences first in the seeded order `order` = (a, b).
-
-        Sentences sort by `(a * (key mod p) + b) mod p` with p = 2^31 - 1, then by key
-        (stages/sample.py explains the choice). Keys are hashes of the text, so the order
-        does not depend on the order rows were inserted in, and SQLite computes it while
-        scanning the genre, keeping only the best `n`.
-        """
-        column = LENGTH_COLUMNS[unit]
-        rows = self.conn.execute(
-            f"SELECT pk, key, lang, text, {column} FROM sentences "
-            f"WHERE {self._pool_filter(unit)} "
-            "ORDER BY ((key % 2147483647) * :a + :b) % 2147483647, key LIMIT :n",
-            {"genre": genre, "lang": lang, "low": low, "high": high,
-             "a": order[0], "b": order[1], "n": n},
-        ).fetchall()  # fmt: skip
-        return [PoolSentence(*row) for row in rows]
 
     def add_sampled_premises(
         self, rows: Sequence[tuple[int, str, str, str, str, int, int]], run_id: int
@@ -1112,57 +631,6 @@ class Store:
 
     # --- relabelling ------------------------------------------------------------------
 
-    def relabel_candidates(
-        self, protocol: str | None
-    ) -> list[tuple[str, str | None, str | None, str | None, str | None, str, str | None]]:
-        """(pair id, author, protocol, level, genre, lang, author's label) of every pair not
-        yet relabelled: no validator's vote (position >= 1) and in no relabelling batch.
-        Only pairs of `protocol` when one is given; by pair ID."""
-        return self.conn.execute(
-            "SELECT p.id, a.id, p.protocol, p.level, pr.genre, p.lang, p.author_label "
-            "FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk "
-            "LEFT JOIN annotators a ON a.pk = p.author_pk "
-            "WHERE NOT EXISTS (SELECT 1 FROM votes v WHERE v.pair_pk = p.pk AND v.position >= 1) "
-            "AND NOT EXISTS (SELECT 1 FROM assignments s JOIN batches b ON b.pk = s.batch_pk "
-            "                WHERE s.item_id = p.id AND b.kind = 'relabel') "
-            "AND (?1 IS NULL OR p.protocol = ?1) ORDER BY p.id",
-            (protocol,),
-        ).fetchall()
-
-    def relabel_items(self, batch_pk: int) -> list[tuple[str, str, str | None, str, str]]:
-        """(pair id, lang, genre, premise, hypothesis) of a relabelling batch, in its order."""
-        return self.conn.execute(
-            "SELECT p.id, p.lang, pr.genre, pr.text, p.hypothesis FROM assignments s "
-            "JOIN pairs p ON p.id = s.item_id JOIN premises pr ON pr.pk = p.premise_pk "
-            "WHERE s.batch_pk = ? ORDER BY s.position",
-            (batch_pk,),
-        ).fetchall()
-
-    def vote_targets(
-        self, pair_ids: Iterable[str]
-    ) -> dict[str, tuple[int, str | None, int, dict[str, tuple[str, int]]]]:
-        """pair id -> (pk, author, highest vote position or -1, {annotator: (label, run)})
-        for the pairs among `pair_ids` in the store."""
-        rows = self.conn.execute(
-            "SELECT p.id, p.pk, a.id FROM pairs p LEFT JOIN annotators a ON a.pk = p.author_pk "
-            "WHERE p.id IN (SELECT value FROM json_each(?))",
-            (_ids_param(pair_ids),),
-        ).fetchall()
-        votes: dict[int, dict[str, tuple[str, int]]] = {}
-        top: dict[int, int] = {}
-        for pair_pk, annotator, position, label, run_id in self.conn.execute(
-            "SELECT v.pair_pk, a.id, v.position, v.label, v.run_id FROM votes v "
-            "JOIN annotators a ON a.pk = v.annotator_pk "
-            "WHERE v.pair_pk IN (SELECT value FROM json_each(?))",
-            (orjson.dumps([row[1] for row in rows]).decode(),),
-        ):
-            votes.setdefault(pair_pk, {})[annotator] = (label, run_id)
-            top[pair_pk] = max(top.get(pair_pk, -1), position)
-        return {
-            pair_id: (pk, author, top.get(pk, -1), votes.get(pk, {}))
-            for pair_id, pk, author in rows
-        }
-
     # --- aggregation and agreement -------------------------------------------------------
 
     def write_majority_gold(self, method: str, min_agree: int, run_id: int) -> None:
@@ -1176,18 +644,8 @@ class Store:
         if method != MAJORITY:
             raise ValueError(f"only the majority gold is computed in SQL, not {method!r}")
         self.conn.execute(
-            "UPDATE pair_labels SET gold_run_id = :run, gold = CASE "
-            "  WHEN n_votes = 1 THEN CASE WHEN n_entailment = 1 THEN 'entailment' "
-            "    WHEN n_neutral = 1 THEN 'neutral' WHEN n_contradiction = 1 THEN 'contradiction' "
-            "    ELSE '-' END "
-            "  WHEN n_entailment >= :k AND n_entailment > n_neutral "
-            "    AND n_entailment > n_contradiction THEN 'entailment' "
-            "  WHEN n_neutral >= :k AND n_neutral > n_entailment "
-            "    AND n_neutral > n_contradiction THEN 'neutral' "
-            "  WHEN n_contradiction >= :k AND n_contradiction > n_entailment "
-            "    AND n_contradiction > n_neutral THEN 'contradiction' "
-            "  ELSE '-' END",
-            {"k": min_agree, "run": run_id},
+            f"UPDATE pair_labels SET gold_run_id = :run, gold = {majority_gold_case()}",
+            {"min_agree": min_agree, "run": run_id},
         )
 
     def add_votes(self, rows: Sequence[tuple[int, int, int, str]], run_id: int) -> None:
@@ -1208,38 +666,6 @@ class Store:
             "n_contradiction = excluded.n_contradiction, author_label = excluded.author_label",
             (orjson.dumps(sorted(set(pair_pks))).decode(),),
         )
-
-    def gold_run(self, method: str) -> tuple[int, dict[str, Any]] | None:
-        """The run that wrote the gold rows of `method` (all of them: each run replaces
-        them) and its config, or None when there are none."""
-        row = self.conn.execute(
-            "SELECT r.id, r.config_json FROM runs r "
-            "WHERE r.id = (SELECT run_id FROM gold WHERE method = ? LIMIT 1)",
-            (method,),
-        ).fetchone()
-        return (int(row[0]), orjson.loads(row[1])) if row else None
-
-    def latest_vote_run(self) -> int:
-        """The newest run that added votes (0 without votes)."""
-        row = self.conn.execute("SELECT max(run_id) FROM votes").fetchone()
-        return int(row[0] or 0)
-
-    def gold_summary(self, method: str) -> list[tuple[str, int, int]]:
-        """(label, pairs, of which validated) of the gold rows of `method`."""
-        return self.conn.execute(
-            "SELECT label, count(*), sum(n_votes > 1) FROM gold WHERE method = ? "
-            "GROUP BY label ORDER BY label",
-            (method,),
-        ).fetchall()
-
-    def gold_disagreements(self, method: str, other: str) -> int:
-        """Pairs whose gold of `method` differs from their gold of `other` (both present)."""
-        row = self.conn.execute(
-            "SELECT count(*) FROM gold a JOIN gold b ON b.pair_pk = a.pair_pk "
-            "AND b.method = ? WHERE a.method = ? AND a.label <> b.label",
-            (other, method),
-        ).fetchone()
-        return int(row[0])
 
     def int_columns(self, sql: str, params: Sequence[Any] = ()) -> list[NDArray[np.int64]]:
         """Integer columns of a query whose one row holds a `group_concat` per column.
@@ -1375,30 +801,3 @@ class Store:
         if table not in _COUNTABLE_TABLES:
             raise ValueError(table)
         return int(self.conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
-
-    def pair_facets(self) -> list[tuple[str | None, str | None, str | None, str | None, int]]:
-        """(lang, protocol, level, author_label, pairs) for every combination present.
-
-        One scan of the `pairs_facets` index, in its order: no sort, fast on millions.
-        """
-        return self.conn.execute(
-            "SELECT lang, protocol, level, author_label, count(*) FROM pairs "
-            "GROUP BY lang, protocol, level, author_label"
-        ).fetchall()
-
-    def pairs_by_genre(self) -> list[tuple[str | None, int]]:
-        return self.conn.execute(
-            "SELECT pr.genre, count(*) FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk "
-            "GROUP BY pr.genre"
-        ).fetchall()
-
-    def gold_counts(self) -> list[tuple[str, str, int]]:
-        """(method, label, pairs) for every gold method and label present."""
-        return self.conn.execute(
-            "SELECT method, label, count(*) FROM gold GROUP BY method, label"
-        ).fetchall()
-
-    def validated_pairs(self) -> int:
-        """Pairs with a validator's vote besides the author's (a vote at position 1)."""
-        row = self.conn.execute("SELECT count(*) FROM votes WHERE position = 1").fetchone()
-        return int(row[0])

@@ -24,6 +24,7 @@ from conftest import assert_user_error, run_cli
 
 from nlibuild.artifacts import default_units, pmi_cues, units_label, word_lists
 from nlibuild.models import WordUnits
+from nlibuild.queries.splits import pairs_per_split
 from nlibuild.store import Store
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -646,7 +647,7 @@ def test_cross_validation_needs_no_split_and_keeps_a_premise_in_one_fold(tmp_pat
     db = new_store(tmp_path)
     import_records(db, records, "cv")
     with Store.open(db) as store:
-        assert store.split_counts() == {}
+        assert pairs_per_split(store) == {}
     premise_only = bias(db, "--premise-only", "--cross-validate", "3")
     assert [(r["eval"], r["pairs"]) for r in premise_only] == [("cv", 180)]
     assert premise_only[0]["accuracy"] < 0.6
@@ -699,20 +700,20 @@ def test_import_split_puts_only_the_files_new_pairs_in_that_split(tmp_path: Path
     assert "3 new pairs put in train" in import_records(db, train, "train", split="train")
     assert "2 new pairs put in dev" in import_records(db, dev, "dev", split="dev")
     with Store.open(db) as store:
-        assert store.split_counts() == {"train": 3, "dev": 2}
+        assert pairs_per_split(store) == {"train": 3, "dev": 2}
     # Importing the dev file again adds nothing and moves nothing.
     again = import_records(db, dev, "dev", split="dev")
     assert "0 pairs" in again and "2 pairs already present; 0 new pairs put in dev" in again
     # The train file under --split dev: its pairs are stored and keep their split.
     assert "0 new pairs put in dev" in import_records(db, train, "train", split="dev")
     with Store.open(db) as store:
-        assert store.split_counts() == {"train": 3, "dev": 2}
+        assert pairs_per_split(store) == {"train": 3, "dev": 2}
         assert store.count("pairs") == 5
     # A file with a stored pair and a new one: only the new one goes to dev.
     mixed = [dev[0], pair("d9", "D9", "Someone sings.", E)]
     assert "1 new pair put in dev" in import_records(db, mixed, "mixed", split="dev")
     with Store.open(db) as store:
-        assert store.split_counts() == {"train": 3, "dev": 3}
+        assert pairs_per_split(store) == {"train": 3, "dev": 3}
     rows = json_rows("--db", db, "stats", "--table", "pmi", "--split", "dev", "--min-count", "1")
     assert {r["pairs"] for r in rows} == {3}
     result = run_cli("--db", db, "import", tmp_path / "dev.jsonl", "--format", "jsonl",

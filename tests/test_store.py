@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from nlibuild.core.database import SCHEMA_VERSION, connect, migrate
 from nlibuild.errors import StoreError
+from nlibuild.queries.translations import human_translations_of
 from nlibuild.store import Store
 
 
@@ -162,6 +163,6 @@ def test_schema_7_rekeys_translations_language_first_and_keeps_them(tmp_path: Pa
             for r in store.conn.execute("PRAGMA index_xinfo('sqlite_autoindex_translations_1')")
         ]
         assert key[:3] == ["lang", "kind", "unit_id"]
-        assert store.human_translations_of([("h:1", "de"), ("p:1", "zh"), ("x", "de")]) == {
+        assert human_translations_of(store, [("h:1", "de"), ("p:1", "zh"), ("x", "de")]) == {
             ("h:1", "de"): "Ein Hund."
         }

@@ -1,21 +1,6 @@
-"""One module per stage, each exposing a function from (store, config) to a result model."""
+"""One module per stage, each exposing a function from (store, config) to a result model.
 
-from __future__ import annotations
-
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Without the cyclic garbage collector: stages that build millions of long-lived
-    objects (and no reference cycles) would otherwise have it walk them again and again
-    (a measured 15% of an import, 18% of a translation import)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
+A stage never imports another stage: what two stages share lives in a library module
+(`nlibuild.ranking`, `nlibuild.batches`, `nlibuild.annotators`, ...) or, when it reads the
+store, in `nlibuild.queries` (tests/test_architecture.py checks this).
+"""

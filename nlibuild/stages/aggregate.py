@@ -22,11 +22,12 @@ import orjson
 from numpy.typing import NDArray
 
 from nlibuild.errors import ConfigError
+from nlibuild.labels import MAJORITY, RELEASED
 from nlibuild.models import NLI_LABELS, NO_GOLD, AggregateConfig, AggregateMethod, AggregateResult
+from nlibuild.queries.gold import gold_disagreements, gold_run, gold_summary, latest_vote_run
 from nlibuild.stages.stats import read_votes
-from nlibuild.store import RELEASED, GoldRow, Store
+from nlibuild.store import GoldRow, Store
 
-MAJORITY = AggregateMethod.MAJORITY.value
 DAWID_SKENE = AggregateMethod.DAWID_SKENE.value
 _SMOOTHING = 0.01
 """Pseudo-count added to every cell of a confusion matrix, so that an annotator never
@@ -135,7 +136,7 @@ def _dawid_skene(store: Store, cfg: AggregateConfig, run_id: int) -> tuple[int, 
         ],
         run_id,
     )  # fmt: skip
-    return store.gold_disagreements(DAWID_SKENE, MAJORITY), model.iterations_
+    return gold_disagreements(store, DAWID_SKENE, MAJORITY), model.iterations_
 
 
 def run(store: Store, cfg: AggregateConfig) -> AggregateResult:
@@ -144,22 +145,22 @@ def run(store: Store, cfg: AggregateConfig) -> AggregateResult:
         # The majority is the published gold, and Dawid-Skene reports where it disagrees
         # with it: it is rewritten unless no vote came since it was computed with the same
         # --min-agree (votes are only ever added, by runs with higher IDs).
-        current = store.gold_run(MAJORITY)
+        current = gold_run(store, MAJORITY)
         up_to_date = (
             current is not None
             and current[1].get("min_agree") == cfg.min_agree
-            and store.latest_vote_run() < current[0]
+            and latest_vote_run(store) < current[0]
         )
         if not up_to_date:
             store.write_majority_gold(MAJORITY, cfg.min_agree, run_id)
-        summary = store.gold_summary(MAJORITY)
+        summary = gold_summary(store, MAJORITY)
         if not summary:
             raise ConfigError("the store has no votes to aggregate; import or relabel pairs first")
         by_label = {label: n for label, n, _ in summary}
         pairs = sum(by_label.values())
         validated = sum(v for _, _, v in summary)
-        released = store.gold_disagreements(MAJORITY, RELEASED)
-        has_released = store.gold_run(RELEASED) is not None
+        released = gold_disagreements(store, MAJORITY, RELEASED)
+        has_released = gold_run(store, RELEASED) is not None
         ds_disagreements = iterations = None
         if cfg.method is AggregateMethod.DAWID_SKENE:
             ds_disagreements, iterations = _dawid_skene(store, cfg, run_id)

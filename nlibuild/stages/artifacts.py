@@ -39,6 +39,8 @@ from nlibuild.models import (
     PmiResult,
     PmiRow,
 )
+from nlibuild.queries.artifacts import artifact_columns
+from nlibuild.queries.splits import pairs_per_split
 from nlibuild.render import counted
 from nlibuild.store import Store
 
@@ -61,7 +63,7 @@ def _check_splits(store: Store, named: Sequence[tuple[str, Sequence[str]]], inst
     store); else an error that names the option and says what to do."""
     if not any(names for _, names in named):
         return
-    present = set(store.split_counts())
+    present = set(pairs_per_split(store))
     for option, names in named:
         unknown = [name for name in names if name not in present]
         if not unknown:
@@ -83,7 +85,7 @@ def _labelled(
     the count left out without one and the count left out for want of a translation.
     The splits of `scope` are checked by the caller (`_check_splits`)."""
     wanted = list(dict.fromkeys([*fields, "label", "lang"]))
-    columns, untranslated = store.artifact_columns(wanted, scope.splits, scope.lang)
+    columns, untranslated = artifact_columns(store, wanted, scope.splits, scope.lang)
     frame = pl.DataFrame(columns, schema={f: _FIELD_TYPES.get(f, pl.String) for f in wanted})
     del columns
     labelled = frame.filter(pl.col("label").is_in(NLI_LABELS))

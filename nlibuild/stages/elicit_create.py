@@ -14,12 +14,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from nlibuild.batches import ELICIT_BATCH
 from nlibuild.errors import ConfigError
 from nlibuild.models import CreatedBatch, ElicitCreateConfig, ElicitCreateResult
-from nlibuild.stages.sample import seeded_rank
+from nlibuild.queries.batches import batch_ids, items_per_annotator, unassigned_premises
+from nlibuild.ranking import seeded_rank
 from nlibuild.store import Store
 
-KIND = "elicit"
 BATCH_PREFIX = "e"
 """Elicitation batches are `e0001`, `e0002`, ... in creation order."""
 
@@ -53,7 +54,7 @@ def _next_batch_number(existing: list[str]) -> int:
 def run(store: Store, cfg: ElicitCreateConfig) -> ElicitCreateResult:
     with store.recorded_run("elicit-create", cfg) as run:
         run_id = run.id
-        premises = store.unassigned_premises(KIND, cfg.genres, cfg.lang)
+        premises = unassigned_premises(store, ELICIT_BATCH, cfg.genres, cfg.lang)
         if not premises:
             where = f" of genre {', '.join(cfg.genres)}" if cfg.genres else ""
             raise ConfigError(
@@ -61,11 +62,11 @@ def run(store: Store, cfg: ElicitCreateConfig) -> ElicitCreateResult:
                 "batch); draw more with `nlibuild sample`"
             )
         writer_pks = store.ensure_annotators(cfg.writers)
-        loads = store.items_per_annotator(KIND)
+        loads = items_per_annotator(store, ELICIT_BATCH)
         load = {w: loads.get(w, 0) for w in cfg.writers}
         tie_order = {w: seeded_rank(cfg.seed, w) for w in cfg.writers}
         cap = cfg.max_per_writer
-        number = _next_batch_number(store.batch_ids())
+        number = _next_batch_number(batch_ids(store))
         created: list[CreatedBatch] = []
         left = 0
         by_lang: dict[str, list[tuple[str, str | None]]] = {}
@@ -85,9 +86,8 @@ def run(store: Store, cfg: ElicitCreateConfig) -> ElicitCreateResult:
                 start += len(items)
                 batch_id = f"{BATCH_PREFIX}{number:04d}"
                 number += 1
-                store.add_batch(
-                    batch_id, KIND, cfg.protocol.value, lang, writer_pks[writer], items, run_id
-                )
+                store.add_batch(batch_id, ELICIT_BATCH, cfg.protocol.value, lang,
+                                writer_pks[writer], items, run_id)  # fmt: skip
                 load[writer] += len(items)
                 genres = Counter(genre_of[i] or "-" for i in items)
                 created.append(CreatedBatch(id=batch_id, writer=writer, premises=len(items),

@@ -10,41 +10,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from nlibuild.batches import ELICIT_BATCH, chosen_batches
 from nlibuild.elicitation import hypotheses_per_label
-from nlibuild.errors import ConfigError
 from nlibuild.formats.platforms import write_batch, write_support_files
 from nlibuild.models import ElicitExportConfig, ElicitExportResult, ElicitTask, Protocol
 from nlibuild.presets import elicit_instructions
-from nlibuild.stages.elicit_create import KIND
-from nlibuild.store import BatchRow, Store
-
-_BATCH_NOUNS = {"elicit": "elicitation", "relabel": "relabelling"}
-
-
-def chosen_batches(
-    store: Store, kind: str, wanted: tuple[str, ...], everything: bool, command: str
-) -> list[BatchRow]:
-    """The batches of `kind` an export names (or all of them), or a ConfigError saying
-    which are missing and how batches are made (`command`, e.g. `elicit create`)."""
-    noun = _BATCH_NOUNS.get(kind, kind)
-    if not everything and not wanted:
-        raise ConfigError("name the batches to export (e.g. e0001, r0001), or pass --all")
-    batches = store.batches(kind, () if everything else wanted)
-    unknown = sorted(set(wanted) - {b.id for b in batches})
-    if unknown and not everything:
-        raise ConfigError(
-            f"no {noun} batch {', '.join(unknown)} in the store; `nlibuild {command}` makes "
-            "batches, `nlibuild info` counts them"
-        )
-    if not batches:
-        raise ConfigError(f"the store has no {noun} batches; make some with `nlibuild {command}`")
-    return batches
+from nlibuild.queries.batches import batch_premises
+from nlibuild.store import Store
 
 
 def run(store: Store, cfg: ElicitExportConfig) -> ElicitExportResult:
     with store.recorded_run("elicit-export", cfg) as run:
         run_id = run.id
-        batches = chosen_batches(store, KIND, cfg.batches, cfg.all, "elicit create")
+        batches = chosen_batches(store, ELICIT_BATCH, cfg.batches, cfg.all, "elicit create")
         lang = store.meta().get("lang", "en")
         files: list[Path] = []
         tasks = 0
@@ -64,7 +42,7 @@ def run(store: Store, cfg: ElicitExportConfig) -> ElicitExportResult:
                     premise=premise.text,
                     hypotheses_per_label=per_label,
                 )
-                for premise in store.batch_premises(batch.pk)
+                for premise in batch_premises(store, batch.pk)
             ]
             files.append(write_batch(cfg.out, cfg.format, batch.id, batch_tasks))
             tasks += len(batch_tasks)

@@ -13,11 +13,11 @@ answer); a different answer for an item already answered is an error naming both
 
 from __future__ import annotations
 
-import csv
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 
+from nlibuild.annotators import platform_annotators
+from nlibuild.batches import ELICIT_BATCH
 from nlibuild.elicitation import (
     CheckedAnswer,
     Finding,
@@ -40,68 +40,19 @@ from nlibuild.models import (
     RuleCount,
     WriterReport,
 )
-from nlibuild.stages.elicit_create import KIND
-from nlibuild.store import Assignment, BatchPremise, BatchRow, ElicitedPairRow, Store, ViolationRow
+from nlibuild.queries.batches import (
+    Assignment,
+    BatchPremise,
+    BatchRow,
+    assignments_of_items,
+    batch_premises,
+    batches_of_kind,
+)
+from nlibuild.queries.pairs import existing_pair_ids
+from nlibuild.store import ElicitedPairRow, Store, ViolationRow
 
 _ANSWERED = "answered"
 _UNUSABLE = "unusable"
-
-
-def read_annotator_map(path: Path, platform: str) -> dict[str, str]:
-    """platform ID -> annotator ID from a csv/tsv with a header: `platform,platform_id,
-    annotator` (rows of other platforms are skipped) or just `platform_id,annotator`."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(path, f"cannot read this annotator map ({exc})") from None
-    delimiter = "\t" if "\t" in text.split("\n", 1)[0] else ","
-    rows = list(csv.reader(text.splitlines(), delimiter=delimiter))
-    header = [h.strip() for h in rows[0]] if rows else []
-    if not {"platform_id", "annotator"} <= set(header):
-        raise InputError(
-            path, "the header must name platform_id and annotator (and optionally platform)", 1
-        )
-    mapping: dict[str, str] = {}
-    for number, values in enumerate(rows[1:], 2):
-        if not any(v.strip() for v in values):
-            continue
-        if len(values) != len(header):
-            raise InputError(
-                path, f"{len(values)} columns where the header has {len(header)}", number
-            )
-        row = {h: v.strip() for h, v in zip(header, values, strict=True)}
-        if row.get("platform", platform) != platform:
-            continue
-        if not row["platform_id"] or not row["annotator"]:
-            raise InputError(path, "platform_id and annotator must both be filled", number)
-        earlier = mapping.get(row["platform_id"])
-        if earlier is not None and earlier != row["annotator"]:
-            raise InputError(
-                path,
-                f"{platform} ID {row['platform_id']!r} is mapped to both {earlier} and "
-                f"{row['annotator']}; keep one",
-                number,
-            )
-        mapping[row["platform_id"]] = row["annotator"]
-    return mapping
-
-
-def platform_annotators(store: Store, platform: str, map_path: Path | None) -> dict[str, str]:
-    """platform ID -> annotator ID: the aliases stored for `platform`, with the map file
-    `map_path` (see `read_annotator_map`) added to them and stored. A map that contradicts a
-    stored alias is an error."""
-    stored = store.aliases(platform)
-    given = read_annotator_map(map_path, platform) if map_path else {}
-    clash = sorted(p for p, ours in given.items() if stored.get(p, ours) != ours)
-    if clash:
-        raise ConflictError(
-            f"{map_path}: {platform} ID {clash[0]!r} is mapped to {given[clash[0]]}, but "
-            f"the store maps it to {stored[clash[0]]}; fix the map"
-        )
-    if given:
-        pks = store.ensure_annotators(given.values())
-        store.add_aliases(platform, {p: pks[ours] for p, ours in given.items()})
-    return stored | given
 
 
 @dataclass
@@ -197,7 +148,7 @@ class _Importer:
     ) -> tuple[dict[str, BatchPremise], dict[str, BatchPremise]]:
         """The batch's premises by ID and by normalised, case-folded text."""
         if batch.pk not in self._batch_premises:
-            premises = self.store.batch_premises(batch.pk)
+            premises = batch_premises(self.store, batch.pk)
             self._batch_premises[batch.pk] = (
                 {p.id: p for p in premises},
                 {normalise_text(p.text).casefold(): p for p in premises},
@@ -303,7 +254,7 @@ class _Importer:
     def run(self, answers: list[RawAnswer]) -> None:
         writers = self.writers(answers)
         writer_pks = self.store.ensure_annotators(writers.values())
-        batches = {b.id: b for b in self.store.batches(KIND)}
+        batches = {b.id: b for b in batches_of_kind(self.store, ELICIT_BATCH)}
         for answer in answers:
             batch_id = answer.batch or self.cfg.batch
             if batch_id is not None and batch_id not in batches:
@@ -315,7 +266,7 @@ class _Importer:
         needed = [a.premise_id for a in answers if a.premise_id]
         assignments: dict[tuple[str, str], Assignment] = {}
         batches_of: dict[str, list[Assignment]] = {}
-        for found in self.store.assignments(KIND, needed):
+        for found in assignments_of_items(self.store, ELICIT_BATCH, needed):
             assignments[(found.batch_id, found.item_id)] = found
             batches_of.setdefault(found.item_id, []).append(found)
         for answer in answers:
@@ -352,10 +303,12 @@ class _Importer:
                 )  # fmt: skip
                 continue
             assignment = assignments.get((batch.id, premise.id)) or next(
-                a for a in self.store.assignments(KIND, [premise.id]) if a.batch_pk == batch.pk
+                a
+                for a in assignments_of_items(self.store, ELICIT_BATCH, [premise.id])
+                if a.batch_pk == batch.pk
             )
             self.add(answer, writer, writer_pk, batch, premise, assignment)
-        clashes = self.store.existing_pair_ids(p[1] for p in self.pairs)
+        clashes = existing_pair_ids(self.store, (p[1] for p in self.pairs))
         if clashes:
             raise ConflictError(
                 f"pair {sorted(clashes)[0]} is already in the store (imported with a corpus?); "

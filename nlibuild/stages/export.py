@@ -1,7 +1,8 @@
 """`nlibuild export`: write the store's pairs in the formats people load.
 
-The gold label written is nlibuild's own majority vote when `aggregate-labels` has run,
-else the label released with an imported corpus, else `-`. Files are written through a
+The gold label written is the published gold (`labels.GOLD`): nlibuild's own majority vote
+when `aggregate-labels` has run, else the label released with an imported corpus, else `-`;
+never the author's label alone. Files are written through a
 temporary file, so a failed export leaves no half-written output.
 """
 
@@ -13,6 +14,7 @@ from typing import IO
 from nlibuild.errors import ConfigError
 from nlibuild.formats import hf, mnli, ocnli, xnli
 from nlibuild.formats.tabular import write_atomically, write_json_lines
+from nlibuild.labels import GOLD
 from nlibuild.models import (
     NO_GOLD,
     ExportConfig,
@@ -21,10 +23,10 @@ from nlibuild.models import (
     PairRecord,
     format_label_order,
 )
-from nlibuild.store import RELEASED, ExportRow, Store
-
-GOLD_PREFERENCE = ("majority", RELEASED)
-"""Which gold label an export writes when a pair has several (first found wins)."""
+from nlibuild.queries.annotators import anonymous_annotators
+from nlibuild.queries.pairs import export_rows
+from nlibuild.queries.splits import pair_keys_in_split
+from nlibuild.store import ExportRow, Store
 
 
 def _pair_record(row: ExportRow) -> dict[str, object]:
@@ -48,12 +50,12 @@ def run(store: Store, cfg: ExportConfig) -> ExportResult:
     """Write every pair of `store` to `cfg.out` in `cfg.format`."""
     with store.recorded_run("export", cfg) as run:
         run_id = run.id
-        rows: Iterator[ExportRow] = store.iter_export_rows(GOLD_PREFERENCE)
+        rows: Iterator[ExportRow] = export_rows(store, GOLD)
         multilingual = cfg.format in (ExportFormat.XNLI_TSV, ExportFormat.XNLI_JSONL)
         if cfg.langs and not multilingual:
             rows = (row for row in rows if row.lang in cfg.langs)
         if cfg.split is not None:
-            members = store.pairs_in_split(cfg.split)
+            members = pair_keys_in_split(store, cfg.split)
             if not members:
                 raise ConfigError(
                     f"--split {cfg.split}: the store has no such split; make the splits with "
@@ -71,7 +73,7 @@ def run(store: Store, cfg: ExportConfig) -> ExportResult:
 
         sidecar = None
         if cfg.format is ExportFormat.MNLI_JSONL:
-            anonymous = store.anonymous_annotators()
+            anonymous = anonymous_annotators(store)
             count = write_json_lines(cfg.out, (mnli.to_record(r, anonymous) for r in counted(rows)))
         elif cfg.format is ExportFormat.OCNLI_JSON:
             count = write_json_lines(

@@ -41,7 +41,8 @@ from nlibuild.formats.tabular import (
     file_sha256,
     read_pair_records,
 )
-from nlibuild.labels import LabelNormaliser, UnknownLabel, unknown_label_hint
+from nlibuild.gc_pause import paused_gc
+from nlibuild.labels import RELEASED, LabelNormaliser, UnknownLabel, unknown_label_hint
 from nlibuild.lang import text_length
 from nlibuild.models import (
     NLI_LABELS,
@@ -50,18 +51,15 @@ from nlibuild.models import (
     ImportFormat,
     ImportResult,
 )
-from nlibuild.stages import paused_gc
-from nlibuild.store import (
-    RELEASED,
-    RUN_STAMPED,
-    GoldRow,
-    PairRow,
-    PremiseRow,
-    Store,
+from nlibuild.queries.pairs import (
     StoredPair,
-    TranslationRow,
-    VoteRow,
+    pair_keys_of_premises,
+    premise_ids_of_pairs,
+    stored_pairs,
 )
+from nlibuild.queries.premises import all_premises, premise_ids_with_prefix, premises_by_id
+from nlibuild.queries.translations import human_translations_of
+from nlibuild.store import RUN_STAMPED, GoldRow, PairRow, PremiseRow, Store, TranslationRow, VoteRow
 
 CHUNK_SIZE = 20_000
 
@@ -257,7 +255,7 @@ class _Importer:
 
     def _load_text_index(self) -> None:
         """ID-less corpora match premises by (genre, text): index the store's once."""
-        for row in self.store.all_premises():
+        for row in all_premises(self.store):
             self.premises.setdefault((row.genre, row.text), row)
         self.text_index_loaded = True
 
@@ -265,7 +263,7 @@ class _Importer:
         if prefix not in self.next_number:
             numbers = [
                 int(suffix)
-                for pid in self.store.premise_ids_with_prefix(prefix)
+                for pid in premise_ids_with_prefix(self.store, prefix)
                 if (suffix := pid[len(prefix) + 1 :]).isdigit()
             ]
             self.next_number[prefix] = max(numbers, default=0) + 1
@@ -279,7 +277,7 @@ class _Importer:
             keyed = {r.premise_key for r in records if r.premise_key is not None}
             unseen = [k for k in keyed if k not in premises]
             if unseen:
-                premises.update(self.store.premises_by_id(unseen))
+                premises.update(premises_by_id(self.store, unseen))
             if not self.text_index_loaded and any(r.premise_key is None for r in records):
                 self._load_text_index()
         default_genre = self.cfg.genre
@@ -343,7 +341,7 @@ class _Importer:
         unseen = {p.pk for p in premises} - self.loaded_premises
         if unseen and not self.store_was_empty:
             self.loaded_premises |= unseen
-            for premise_pk, pair_id, hypothesis in self.store.pair_keys_of_premises(unseen):
+            for premise_pk, pair_id, hypothesis in pair_keys_of_premises(self.store, unseen):
                 initial = pair_id.rsplit("-", 1)[-1][:1]
                 self.content_ids[(premise_pk, initial, hypothesis)] = pair_id
                 self.label_counts[(premise_pk, initial)] += 1
@@ -393,7 +391,7 @@ class _Importer:
         else:
             pair_ids = cast(list[str], keyed)
         # pairs of earlier imports
-        stored = {} if self.store_was_empty else self.store.stored_pairs(pair_ids)
+        stored = {} if self.store_was_empty else stored_pairs(self.store, pair_ids)
 
         default_lang = self.default_lang
         pair_lines = self.pair_lines
@@ -558,7 +556,7 @@ class _Importer:
         if self.pending_translations:
             premise_of = dict(self.premise_of_pair or {})
             earlier = {t.pair_key for t in self.pending_translations} - set(premise_of)
-            premise_of.update(self.store.premise_ids_of_pairs(earlier))
+            premise_of.update(premise_ids_of_pairs(self.store, earlier))
             for translation in self.pending_translations:
                 premise_id = premise_of.get(translation.pair_key)
                 if premise_id is None:
@@ -579,7 +577,7 @@ class _Importer:
                 )
         if not self.translations:
             return
-        stored = self.store.human_translations_of(self.translations)
+        stored = human_translations_of(self.store, self.translations)
         rows = []
         for (unit_id, lang), (text, line) in self.translations.items():
             before = stored.get((unit_id, lang))

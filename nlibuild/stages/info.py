@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 
+from nlibuild.labels import GOLD, RELEASED
 from nlibuild.models import CountRow, StoreSummary
-from nlibuild.stages.export import GOLD_PREFERENCE
-from nlibuild.store import RELEASED, Store
+from nlibuild.queries.batches import open_assignment_count
+from nlibuild.queries.gold import gold_label_counts
+from nlibuild.queries.pairs import pair_facets, pairs_by_genre, validated_pair_count
+from nlibuild.store import Store
 
 NONE_KEY = "(none)"
 
@@ -18,21 +21,21 @@ def _rows(counts: Counter[str | None]) -> list[CountRow]:
 
 def summarise(store: Store) -> StoreSummary:
     """Counts of the store, read with a handful of index scans (well under a second for a
-    million pairs). Gold labels are those of the preferred method present: nlibuild's
-    majority vote, else the label released with an imported corpus."""
+    million pairs). Gold labels are counted as exports write them (`labels.GOLD`): those of
+    its first method present, nlibuild's majority vote, else the released gold."""
     meta = store.meta()
     by: dict[str, Counter[str | None]] = {
         name: Counter() for name in ("lang", "protocol", "level", "author_label")
     }
-    for lang, protocol, level, author_label, count in store.pair_facets():
+    for lang, protocol, level, author_label, count in pair_facets(store):
         by["lang"][lang] += count
         by["protocol"][protocol] += count
         by["level"][level] += count
         by["author_label"][author_label] += count
     gold_by_method: dict[str, Counter[str | None]] = {}
-    for method, label, count in store.gold_counts():
+    for method, label, count in gold_label_counts(store):
         gold_by_method.setdefault(method, Counter())[label] = count
-    method = next((m for m in GOLD_PREFERENCE if m in gold_by_method), RELEASED)
+    method = GOLD.preferred_method(gold_by_method) or RELEASED
     return StoreSummary(
         path=store.path,
         schema_version=store.schema_version,
@@ -42,12 +45,12 @@ def summarise(store: Store) -> StoreSummary:
         premises=store.count("premises"),
         pairs=sum(by["lang"].values()),
         votes=store.count("votes"),
-        validated_pairs=store.validated_pairs(),
+        validated_pairs=validated_pair_count(store),
         translations=store.count("translations"),
         batches=store.count("batches"),
-        open_assignments=store.open_assignments(),
+        open_assignments=open_assignment_count(store),
         violations=store.count("violations"),
-        by_genre=_rows(Counter(dict(store.pairs_by_genre()))),
+        by_genre=_rows(Counter(dict(pairs_by_genre(store)))),
         by_lang=_rows(by["lang"]),
         gold_method=method,
         by_gold_label=_rows(gold_by_method.get(method, Counter())),

@@ -35,6 +35,7 @@ from nlibuild.lang import (
     token_length,
 )
 from nlibuild.models import GENRE_PATTERN, IngestConfig, IngestResult, SourceFormat
+from nlibuild.queries.pool import pool_keys
 from nlibuild.store import SentenceRow, Store
 
 _HAS_WORD = re.compile(r"[^\W_]")
@@ -157,7 +158,7 @@ class _Pipeline:
         self._checked_genres.add(genre)
         salt = text_key(f"genre\x00{genre}")
         self.genre_salts[genre] = salt
-        self.seen.add(np.fromiter((k ^ salt for k in self.store.pool_keys(genre)), np.int64))
+        self.seen.add(np.fromiter((k ^ salt for k in pool_keys(self.store, genre)), np.int64))
         if not _GENRE.match(genre):
             raise ConfigError(
                 f"genre {genre!r} cannot be part of premise IDs; use letters, digits, "

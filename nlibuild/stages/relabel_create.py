@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from decimal import ROUND_HALF_UP, Decimal
 
+from nlibuild.batches import RELABEL_BATCH
 from nlibuild.errors import ConfigError
 from nlibuild.models import (
     CreatedRelabelBatch,
@@ -29,17 +30,17 @@ from nlibuild.models import (
     RelabelStratum,
     StratumKey,
 )
-from nlibuild.stages.sample import seeded_rank
+from nlibuild.queries.batches import batch_ids, items_per_annotator, relabel_candidates
+from nlibuild.ranking import seeded_rank
 from nlibuild.store import Store
 
-KIND = "relabel"
 BATCH_PREFIX = "r"
 """Relabelling batches are `r0001`, `r0002`, ... in creation order."""
 
 _BATCH_NUMBER = re.compile(rf"^{BATCH_PREFIX}(\d+)$")
 
 Candidate = tuple[str, str | None, str | None, str | None, str | None, str, str | None]
-"""pair id, author, protocol, level, genre, lang, author's label (`Store.relabel_candidates`)"""
+"""pair id, author, protocol, level, genre, lang, author's label (`relabel_candidates`)"""
 
 _COLUMN = {StratumKey.PROTOCOL: 2, StratumKey.LEVEL: 3, StratumKey.GENRE: 4,
            StratumKey.LANG: 5, StratumKey.LABEL: 6}  # fmt: skip
@@ -109,7 +110,7 @@ def run(store: Store, cfg: RelabelCreateConfig) -> RelabelCreateResult:
     protocol = cfg.protocol.value if cfg.protocol else None
     with store.recorded_run("relabel-create", cfg) as run:
         run_id = run.id
-        candidates = store.relabel_candidates(protocol)
+        candidates = relabel_candidates(store, protocol)
         if not candidates:
             of = f" of protocol {protocol}" if protocol else ""
             raise ConfigError(
@@ -123,9 +124,9 @@ def run(store: Store, cfg: RelabelCreateConfig) -> RelabelCreateResult:
                 f"too small (at most {max(s.candidates for s in strata)} pairs); raise "
                 "--fraction, or stratify by fewer keys with --stratify"
             )
-        given = assign_validators(picked, cfg, store.items_per_annotator(KIND))
+        given = assign_validators(picked, cfg, items_per_annotator(store, RELABEL_BATCH))
         annotator_pks = store.ensure_annotators(cfg.annotators)
-        numbers = [int(m.group(1)) for i in store.batch_ids() if (m := _BATCH_NUMBER.match(i))]
+        numbers = [int(m.group(1)) for i in batch_ids(store) if (m := _BATCH_NUMBER.match(i))]
         number = max(numbers, default=0) + 1
         created: list[CreatedRelabelBatch] = []
         for annotator, pairs in sorted(given.items()):
@@ -137,9 +138,8 @@ def run(store: Store, cfg: RelabelCreateConfig) -> RelabelCreateResult:
                     chunk = pair_ids[start : start + cfg.batch_size]
                     batch_id = f"{BATCH_PREFIX}{number:04d}"
                     number += 1
-                    store.add_batch(
-                        batch_id, KIND, protocol, lang, annotator_pks[annotator], chunk, run_id
-                    )
+                    store.add_batch(batch_id, RELABEL_BATCH, protocol, lang,
+                                    annotator_pks[annotator], chunk, run_id)  # fmt: skip
                     created.append(CreatedRelabelBatch(
                         id=batch_id, annotator=annotator, lang=lang, pairs=len(chunk)
                     ))  # fmt: skip

@@ -13,19 +13,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from nlibuild.batches import RELABEL_BATCH, chosen_batches
 from nlibuild.formats.platforms import write_relabel_batch, write_relabel_support_files
 from nlibuild.models import NLI_LABELS, RelabelExportConfig, RelabelExportResult, RelabelTask
 from nlibuild.presets import relabel_instructions_text
-from nlibuild.stages.elicit_export import chosen_batches
-from nlibuild.stages.relabel_create import KIND
+from nlibuild.queries.batches import relabel_items
+from nlibuild.queries.meta import store_labels
 from nlibuild.store import Store
-
-
-def store_labels(store: Store) -> list[str]:
-    """The labels a validator may give: the three NLI labels, then the store's extra
-    labels (meta `extra_labels`, from `init --extra-labels` or the preset)."""
-    extra = [e for e in store.meta().get("extra_labels", "").split(",") if e]
-    return [*NLI_LABELS, *(e for e in extra if e not in NLI_LABELS)]
 
 
 def relabel_instructions(lang: str, labels: list[str]) -> str:
@@ -40,7 +34,7 @@ def relabel_instructions(lang: str, labels: list[str]) -> str:
 def run(store: Store, cfg: RelabelExportConfig) -> RelabelExportResult:
     with store.recorded_run("relabel-export", cfg) as run:
         run_id = run.id
-        batches = chosen_batches(store, KIND, cfg.batches, cfg.all, "relabel create")
+        batches = chosen_batches(store, RELABEL_BATCH, cfg.batches, cfg.all, "relabel create")
         labels = store_labels(store)
         lang = store.meta().get("lang", "en")
         files: list[Path] = []
@@ -56,7 +50,7 @@ def run(store: Store, cfg: RelabelExportConfig) -> RelabelExportResult:
                     premise=premise,
                     hypothesis=hypothesis,
                 )
-                for pair_id, pair_lang, genre, premise, hypothesis in store.relabel_items(batch.pk)
+                for pair_id, pair_lang, genre, premise, hypothesis in relabel_items(store, batch.pk)
             ]
             files.append(write_relabel_batch(cfg.out, cfg.format, batch.id, batch_tasks))
             tasks += len(batch_tasks)

@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from nlibuild.annotators import platform_annotators
+from nlibuild.batches import RELABEL_BATCH
 from nlibuild.errors import ConflictError, InputError
 from nlibuild.formats.platforms import RawVote, read_votes
 from nlibuild.labels import LabelNormaliser, UnknownLabel, unknown_label_hint
@@ -29,10 +31,10 @@ from nlibuild.models import (
     RelabelImportResult,
     VoterReport,
 )
-from nlibuild.stages.elicit_import import platform_annotators
-from nlibuild.stages.relabel_create import KIND
-from nlibuild.stages.relabel_export import store_labels
-from nlibuild.store import Assignment, Store, ViolationRow
+from nlibuild.queries.batches import Assignment, assignments_of_items, batches_of_kind
+from nlibuild.queries.meta import store_labels
+from nlibuild.queries.pairs import vote_targets
+from nlibuild.store import Store, ViolationRow
 
 AUTHOR_VOTE = "author_vote"
 UNASSIGNED = "unassigned"
@@ -67,7 +69,7 @@ class _Importer:
     def resolve(self, raw_votes: list[RawVote]) -> list[_Vote]:
         """Our annotator and the normalised label of every labelled vote, checking that
         each names a pair of the store and a relabelling batch."""
-        batches = {b.id: b for b in self.store.batches(KIND)}
+        batches = {b.id: b for b in batches_of_kind(self.store, RELABEL_BATCH)}
         mapping = platform_annotators(self.store, self.cfg.format.value, self.cfg.annotators)
         known = self.store.annotator_pks(v.worker for v in raw_votes if v.worker)
         extra = store_labels(self.store)[len(NLI_LABELS) :]
@@ -131,7 +133,7 @@ class _Importer:
     def run(self, raw_votes: list[RawVote]) -> None:
         votes = self.resolve(raw_votes)
         pair_ids = {v.raw.pair_id for v in votes}
-        targets = self.store.vote_targets(pair_ids)
+        targets = vote_targets(self.store, pair_ids)
         missing = [v for v in votes if v.raw.pair_id not in targets]
         if missing:
             raise self.error(
@@ -141,7 +143,8 @@ class _Importer:
             )
         self.annotator_pks = self.store.ensure_annotators(v.annotator for v in votes)
         assigned: dict[tuple[str, str], Assignment] = {
-            (a.item_id, a.annotator): a for a in self.store.assignments(KIND, pair_ids)
+            (a.item_id, a.annotator): a
+            for a in assignments_of_items(self.store, RELABEL_BATCH, pair_ids)
         }
         # Validators take positions from 1 on, even on a pair without its author's vote.
         top = {pair_id: max(target[2], 0) for pair_id, target in targets.items()}

@@ -18,7 +18,10 @@ from nlibuild.errors import ConfigError
 from nlibuild.formats.sources import read_texts_to_exclude
 from nlibuild.lang import text_keys
 from nlibuild.models import SampleConfig, SampledGenre, SampleResult
-from nlibuild.store import PoolSentence, Store
+from nlibuild.queries.pool import PoolSentence, count_available, genres_in_pool, sample_sentences
+from nlibuild.queries.premises import keys_of_premises as keys_of_premises  # for stats.py
+from nlibuild.queries.premises import premise_ids_with_prefix
+from nlibuild.store import Store
 
 ORDER_PRIME = 2_147_483_647
 """2^31 - 1: sentences are ordered by (a * (key mod p) + b) mod p, then by key. The maps
@@ -31,26 +34,12 @@ class SeededOrder(NamedTuple):
     offset: int
 
     def rank(self, key: int) -> tuple[int, int]:
-        """The sort key of a sentence, as Store.sample_sentences computes it in SQL."""
+        """The sort key of a sentence, as queries.pool.sample_sentences computes it in SQL."""
         return ((key % ORDER_PRIME) * self.multiplier + self.offset) % ORDER_PRIME, key
 
 
 ID_DIGITS = 4
 """Premise IDs are `<genre>_<number>`, numbered from 1 with at least 4 digits (`gov_0001`)."""
-
-
-def keys_of_premises(store: Store, lang: str) -> set[int]:
-    """The text keys that the store's premises rule out of sampling (`lang.text_keys`)."""
-    taken: set[int] = set()
-    for text in store.premise_texts():
-        taken |= text_keys(text, lang)
-    return taken
-
-
-def seeded_rank(seed: int, item: str) -> bytes:
-    """A sort key that puts items (IDs) in a random order fixed by the seed: the same IDs
-    and seed give the same order whatever order the items came in."""
-    return hashlib.blake2b(f"{seed}\x00{item}".encode(), digest_size=8).digest()
 
 
 def seeded_order(seed: int, genre: str) -> SeededOrder:
@@ -95,7 +84,7 @@ def run(store: Store, cfg: SampleConfig) -> SampleResult:
         raise ConfigError(
             f"--min-len {cfg.min_len} is above --max-len {cfg.max_len}; swap or fix them"
         )
-    pool_genres = store.pool_genres(cfg.lang)
+    pool_genres = genres_in_pool(store, cfg.lang)
     if not pool_genres:
         where = f" in language {cfg.lang}" if cfg.lang else ""
         raise ConfigError(f"the sentence pool is empty{where}; run `nlibuild ingest` first")
@@ -167,19 +156,19 @@ def _choose(
     if bins is None:
         # One scan of the genre in the common case; counting takes a second scan, so it
         # is done only to explain a shortfall.
-        chosen = store.sample_sentences(
-            genre, cfg.lang, unit, cfg.min_len, cfg.max_len, order, cfg.n
+        chosen = sample_sentences(
+            store, genre, cfg.lang, unit, cfg.min_len, cfg.max_len, order, cfg.n
         )
         if len(chosen) < cfg.n:
             _shortfall(cfg, genre, len(chosen))
         return chosen, None
-    available = [store.count_available(genre, cfg.lang, unit, lo, hi) for lo, hi in bins]
+    available = [count_available(store, genre, cfg.lang, unit, lo, hi) for lo, hi in bins]
     if sum(available) < cfg.n:
         _shortfall(cfg, genre, sum(available))
     chosen = []
     for (low, high), quota in zip(bins, bin_quotas(cfg.n, available), strict=True):
         if quota:
-            chosen += store.sample_sentences(genre, cfg.lang, unit, low, high, order, quota)
+            chosen += sample_sentences(store, genre, cfg.lang, unit, low, high, order, quota)
     chosen.sort(key=lambda s: order.rank(s.key))
     return chosen, sum(available)
 
@@ -201,7 +190,7 @@ def _last_number(store: Store, genre: str) -> int:
     pattern = re.compile(rf"{re.escape(genre)}_(\d+)")
     numbers = [
         int(found.group(1))
-        for premise_id in store.premise_ids_with_prefix(genre)
+        for premise_id in premise_ids_with_prefix(store, genre)
         if (found := pattern.fullmatch(premise_id))
     ]
     return max(numbers, default=0)

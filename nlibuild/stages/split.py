@@ -15,7 +15,8 @@ from collections import Counter, defaultdict
 
 from nlibuild.errors import ConfigError
 from nlibuild.models import SplitConfig, SplitGrouping, SplitResult, SplitSource
-from nlibuild.stages.sample import seeded_rank
+from nlibuild.queries.splits import premises_in_several_splits, split_candidates
+from nlibuild.ranking import seeded_rank
 from nlibuild.store import Store
 
 NO_LEVEL = "-"
@@ -24,7 +25,7 @@ NO_LEVEL = "-"
 def run(store: Store, cfg: SplitConfig) -> SplitResult:
     with store.recorded_run("split", cfg) as run:
         run_id = run.id
-        pairs = store.split_candidates()
+        pairs = split_candidates(store)
         if not pairs:
             raise ConfigError("the store has no pairs to split")
         wanted = {p.value for p in cfg.protocols}
@@ -90,7 +91,7 @@ def run(store: Store, cfg: SplitConfig) -> SplitResult:
                     continue
                 rows.append((pk, split))
         store.write_splits(rows, run_id)
-        shared = store.premises_in_several_splits()
+        shared = premises_in_several_splits(store)
         counts_by_split = Counter(split for _, split in rows)
         result = SplitResult(
             run_id=run_id,

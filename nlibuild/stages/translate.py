@@ -17,6 +17,7 @@ import polars as pl
 
 from nlibuild.errors import ConfigError, ConflictError, InputError
 from nlibuild.formats.units import read_reference, read_row_aligned, read_unit_table, write_units
+from nlibuild.gc_pause import paused_gc
 from nlibuild.labels import LabelNormaliser, UnknownLabel
 from nlibuild.lang import primary_language
 from nlibuild.models import (
@@ -27,8 +28,9 @@ from nlibuild.models import (
     TranslateImportResult,
     TranslationUnit,
 )
+from nlibuild.queries.pairs import pairs_by_text
+from nlibuild.queries.translations import hypothesis_premises, translations_in
 from nlibuild.render import counted
-from nlibuild.stages import paused_gc
 from nlibuild.store import Store
 from nlibuild.translation_checks import CORPUS_CHECKS, Check, corpus_checks_of, unit_checks_of
 
@@ -39,7 +41,7 @@ _LISTED = 5
 def export(store: Store, cfg: TranslateExportConfig) -> TranslateExportResult:
     with store.recorded_run("translate-export", cfg) as run:
         run_id = run.id
-        done = store.translations_in(cfg.lang, cfg.kind.value) if cfg.missing_only else {}
+        done = translations_in(store, cfg.lang, cfg.kind.value) if cfg.missing_only else {}
         units = [
             TranslationUnit(unit_id=unit_id, source_lang=lang, source=text, lang=cfg.lang)
             for unit_id, lang, text in store.source_units()
@@ -126,7 +128,7 @@ def _rows_by_position(
             f"{len(reference)}: a row was dropped or added{where}; rows cannot be aligned",
         )
     by_text: dict[tuple[str, str], list[tuple[int, str, str]]] = {}
-    for (premise, hypothesis), found in store.pairs_by_text().items():
+    for (premise, hypothesis), found in pairs_by_text(store).items():
         by_text.setdefault((_plain(premise), _plain(hypothesis)), []).extend(found)
     rows: dict[str, tuple[int, str]] = {}
     checks: list[Check] = []
@@ -214,7 +216,7 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
             sources = sources.join(
                 rows.select("unit"), on="unit", how="semi", maintain_order="left"
             )
-        stored = _column_frame(list(store.translations_in(lang, kind).items()), ("unit", "stored"))
+        stored = _column_frame(list(translations_in(store, lang, kind).items()), ("unit", "stored"))
         extra = rows.join(sources, on="unit", how="anti", maintain_order="left")["unit"].to_list()
         missing = (
             sources.join(rows, on="unit", how="anti", maintain_order="left")
@@ -269,7 +271,7 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
         checks += corpus_checks_of(
             everything,
             sources.select("unit", "source"),
-            _column_frame(store.hypothesis_premises(), ("unit", "premise")),
+            _column_frame(hypothesis_premises(store), ("unit", "premise")),
         )
         # A unit translated now sheds what was found on it before (an empty row); the
         # checks across units are computed again over all translations.

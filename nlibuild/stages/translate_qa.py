@@ -14,6 +14,7 @@ from __future__ import annotations
 from nlibuild.errors import ConfigError
 from nlibuild.lang import primary_language
 from nlibuild.models import TranslateQaConfig, TranslateQaResult, WorstSegment
+from nlibuild.queries.translations import translations_in
 from nlibuild.store import Store
 
 CHARACTER_TOKENIZED = frozenset({"ja", "ko", "th", "my"})
@@ -36,8 +37,8 @@ def run(store: Store, cfg: TranslateQaConfig) -> TranslateQaResult:
 
     if cfg.hyp is cfg.ref:
         raise ConfigError("--hyp and --ref must be different kinds (mt and human)")
-    hyps = store.translations_in(cfg.lang, cfg.hyp.value)
-    refs = store.translations_in(cfg.lang, cfg.ref.value)
+    hyps = translations_in(store, cfg.lang, cfg.hyp.value)
+    refs = translations_in(store, cfg.lang, cfg.ref.value)
     units = sorted(set(hyps) & set(refs))
     if not units:
         raise ConfigError(

@@ -1,0 +1,175 @@
+"""Read paths over pairs: for export, for import comparisons, and counts for `info`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import NamedTuple
+
+from nlibuild.labels import RELEASED, GoldRule
+from nlibuild.queries.sql_params import json_array
+from nlibuild.store import ExportRow, Store
+
+
+class StoredPair(NamedTuple):
+    """What the store already holds for a pair, in the shape an import compares against."""
+
+    id: str
+    premise_id: str
+    hypothesis: str
+    lang: str
+    protocol: str | None
+    level: str | None
+    author_label: str | None
+    extra_json: str | None
+    released_gold: str | None
+    labels: tuple[str, ...]
+    annotators: tuple[str, ...]
+
+
+def export_rows(store: Store, rule: GoldRule) -> Iterator[ExportRow]:
+    """Every pair in import order, with its votes and its label by `rule` (None when
+    the rule gives it none)."""
+    pairs = store.conn.execute(
+        "SELECT p.pk, p.id, pr.id, pr.text, pr.extra_json, pr.genre, p.hypothesis, p.lang, "
+        f"p.protocol, p.level, p.extra_json, {rule.sql()} "
+        "FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk ORDER BY p.pk"
+    )
+    # Votes are read by a second cursor in the same order and merged, which streams
+    # millions of rows without a GROUP BY (SQLite 3.40 has no ordered group_concat).
+    annotator_ids = dict(store.conn.execute("SELECT pk, id FROM annotators").fetchall())
+    votes = store.conn.execute(
+        "SELECT pair_pk, label, annotator_pk FROM votes ORDER BY pair_pk, position"
+    )
+    pending = votes.fetchone()
+    for row in pairs:
+        labels: list[str] = []
+        annotators: list[str] = []
+        while pending is not None and pending[0] <= row[0]:
+            if pending[0] == row[0]:
+                labels.append(pending[1])
+                annotators.append(annotator_ids[pending[2]])
+            pending = votes.fetchone()
+        yield ExportRow._make((*row, tuple(labels), tuple(annotators)))
+
+
+def stored_pairs(store: Store, ids: Iterable[str]) -> dict[str, StoredPair]:
+    """Pairs among `ids` already in the store, with votes in position order."""
+    ids_json = json_array(ids)
+    rows = store.conn.execute(
+        "SELECT p.pk, p.id, pr.id, p.hypothesis, p.lang, p.protocol, p.level, "
+        "p.author_label, p.extra_json, g.label "
+        "FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk "
+        "LEFT JOIN gold g ON g.pair_pk = p.pk AND g.method = ? "
+        "WHERE p.id IN (SELECT value FROM json_each(?))",
+        (RELEASED, ids_json),
+    ).fetchall()
+    if not rows:
+        return {}
+    votes: dict[int, list[tuple[str, str]]] = {}
+    for pair_pk, label, annotator in store.conn.execute(
+        "SELECT v.pair_pk, v.label, a.id FROM votes v "
+        "JOIN annotators a ON a.pk = v.annotator_pk "
+        "WHERE v.pair_pk IN (SELECT value FROM json_each(?)) ORDER BY v.pair_pk, v.position",
+        (json_array([row[0] for row in rows]),),
+    ):
+        votes.setdefault(pair_pk, []).append((label, annotator))
+    found = {}
+    for row in rows:
+        pair_votes = votes.get(row[0], [])
+        labels = tuple(v[0] for v in pair_votes)
+        found[row[1]] = StoredPair._make((*row[1:], labels, tuple(v[1] for v in pair_votes)))
+    return found
+
+
+def premise_ids_of_pairs(store: Store, ids: Iterable[str]) -> dict[str, str]:
+    """pair id -> premise id, for the pairs among `ids` in the store."""
+    return dict(
+        store.conn.execute(
+            "SELECT p.id, pr.id FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk "
+            "WHERE p.id IN (SELECT value FROM json_each(?))",
+            (json_array(ids),),
+        ).fetchall()
+    )
+
+
+def pair_keys_of_premises(store: Store, premise_pks: Iterable[int]) -> list[tuple[int, str, str]]:
+    """(premise_pk, pair id, hypothesis) of every pair of these premises."""
+    return [
+        (row[0], row[1], row[2])
+        for row in store.conn.execute(
+            "SELECT premise_pk, id, hypothesis FROM pairs "
+            "WHERE premise_pk IN (SELECT value FROM json_each(?)) ORDER BY pk",
+            (json_array(list(premise_pks)),),
+        )
+    ]
+
+
+def existing_pair_ids(store: Store, ids: Iterable[str]) -> set[str]:
+    """The pair IDs among `ids` that the store already holds."""
+    return {
+        row[0]
+        for row in store.conn.execute(
+            "SELECT id FROM pairs WHERE id IN (SELECT value FROM json_each(?))",
+            (json_array(ids),),
+        )
+    }
+
+
+def pairs_by_text(store: Store) -> dict[tuple[str, str], list[tuple[int, str, str]]]:
+    """(premise text, hypothesis) -> [(pair key, pair ID, premise ID)] in pair order."""
+    found: dict[tuple[str, str], list[tuple[int, str, str]]] = {}
+    for pk, pair_id, premise_id, premise, hypothesis in store.conn.execute(
+        "SELECT p.pk, p.id, pr.id, pr.text, p.hypothesis FROM pairs p "
+        "JOIN premises pr ON pr.pk = p.premise_pk ORDER BY p.pk"
+    ):
+        found.setdefault((premise, hypothesis), []).append((pk, pair_id, premise_id))
+    return found
+
+
+def vote_targets(
+    store: Store, pair_ids: Iterable[str]
+) -> dict[str, tuple[int, str | None, int, dict[str, tuple[str, int]]]]:
+    """pair id -> (pk, author, highest vote position or -1, {annotator: (label, run)})
+    for the pairs among `pair_ids` in the store."""
+    rows = store.conn.execute(
+        "SELECT p.id, p.pk, a.id FROM pairs p LEFT JOIN annotators a ON a.pk = p.author_pk "
+        "WHERE p.id IN (SELECT value FROM json_each(?))",
+        (json_array(pair_ids),),
+    ).fetchall()
+    votes: dict[int, dict[str, tuple[str, int]]] = {}
+    top: dict[int, int] = {}
+    for pair_pk, annotator, position, label, run_id in store.conn.execute(
+        "SELECT v.pair_pk, a.id, v.position, v.label, v.run_id FROM votes v "
+        "JOIN annotators a ON a.pk = v.annotator_pk "
+        "WHERE v.pair_pk IN (SELECT value FROM json_each(?))",
+        (json_array([row[1] for row in rows]),),
+    ):
+        votes.setdefault(pair_pk, {})[annotator] = (label, run_id)
+        top[pair_pk] = max(top.get(pair_pk, -1), position)
+    return {
+        pair_id: (pk, author, top.get(pk, -1), votes.get(pk, {})) for pair_id, pk, author in rows
+    }
+
+
+def pair_facets(store: Store) -> list[tuple[str | None, str | None, str | None, str | None, int]]:
+    """(lang, protocol, level, author_label, pairs) for every combination present.
+
+    One scan of the `pairs_facets` index, in its order: no sort, fast on millions.
+    """
+    return store.conn.execute(
+        "SELECT lang, protocol, level, author_label, count(*) FROM pairs "
+        "GROUP BY lang, protocol, level, author_label"
+    ).fetchall()
+
+
+def pairs_by_genre(store: Store) -> list[tuple[str | None, int]]:
+    return store.conn.execute(
+        "SELECT pr.genre, count(*) FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk "
+        "GROUP BY pr.genre"
+    ).fetchall()
+
+
+def validated_pair_count(store: Store) -> int:
+    """Pairs with a validator's vote besides the author's (a vote at position 1)."""
+    row = store.conn.execute("SELECT count(*) FROM votes WHERE position = 1").fetchone()
+    return int(row[0])
