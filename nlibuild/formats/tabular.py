@@ -1,4 +1,4 @@
-"""Shared reading machinery and nlibuild's own jsonl format.
+"""Shared reading and writing machinery of the formats.
 
 Readers turn a file into `SourcePair`s (and, for multilingual files, `SourceTranslation`s)
 without touching the store; the import stage resolves IDs, labels and conflicts. Lines are
@@ -201,49 +201,6 @@ def optional_text(path: Path, line: int, record: dict[str, Any], key: str) -> st
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise InputError(path, f"field {key!r} must be a string, found {value!r}", line)
     return str(value)
-
-
-# --- nlibuild's own jsonl --------------------------------------------------------------
-
-_PAIR_RECORD_KEYS = frozenset(
-    {"pair_id", "premise_id", "premise", "hypothesis", "genre", "lang", "level", "protocol",
-     "labels", "annotators", "gold_label"}
-)  # fmt: skip
-
-
-def read_pair_records(path: Path, progress: ProgressCallback | None = None) -> Iterator[SourcePair]:
-    """Read nlibuild jsonl (see `models.PairRecord`)."""
-    for line, record in iter_json_objects(path, "jsonl", progress):
-        unknown = set(record) - _PAIR_RECORD_KEYS
-        if unknown:
-            raise InputError(
-                path,
-                f"unknown field(s) {', '.join(sorted(unknown))} for --format jsonl "
-                f"(fields: {', '.join(sorted(_PAIR_RECORD_KEYS))})",
-                line,
-            )
-        labels = record.get("labels") or []
-        annotators = record.get("annotators")
-        if not isinstance(labels, list):
-            raise InputError(path, "field 'labels' must be a list", line)
-        if annotators is not None and (
-            not isinstance(annotators, list) or len(annotators) != len(labels)
-        ):
-            raise InputError(path, "field 'annotators' must be a list as long as 'labels'", line)
-        yield SourcePair(
-            line=line,
-            premise=require_text(path, line, record, "premise", "jsonl"),
-            hypothesis=require_text(path, line, record, "hypothesis", "jsonl"),
-            premise_key=optional_text(path, line, record, "premise_id"),
-            pair_key=optional_text(path, line, record, "pair_id"),
-            genre=optional_text(path, line, record, "genre"),
-            lang=optional_text(path, line, record, "lang"),
-            level=optional_text(path, line, record, "level"),
-            protocol=optional_text(path, line, record, "protocol"),
-            labels=labels,
-            annotators=[str(a) for a in annotators] if annotators is not None else None,
-            gold=record.get("gold_label"),
-        )
 
 
 def write_json_lines(path: Path, records: Iterator[dict[str, Any]]) -> int:

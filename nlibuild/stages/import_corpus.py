@@ -33,14 +33,14 @@ import orjson
 
 from nlibuild._version import VERSION
 from nlibuild.errors import ConflictError, InputError, NlibuildError
-from nlibuild.formats import mnli, ocnli, xnli
+from nlibuild.formats.corpora import corpus_format_for
+from nlibuild.formats.corpora.base import ReadSettings
 from nlibuild.formats.tabular import (
     ProgressCallback,
     SourcePair,
     SourceTranslation,
     chunks,
     file_sha256,
-    read_pair_records,
 )
 from nlibuild.labels import LabelNormaliser, UnknownLabel, unknown_label_hint
 from nlibuild.lang import text_length
@@ -48,7 +48,6 @@ from nlibuild.models import (
     NLI_LABELS,
     NO_GOLD,
     ImportConfig,
-    ImportFormat,
     ImportResult,
     format_label_order,
 )
@@ -108,13 +107,7 @@ def _extra_json(extra: dict[str, Any] | None) -> str | None:
 def _reader(
     cfg: ImportConfig, lang: str | None, progress: ProgressCallback | None
 ) -> Iterator[SourcePair | SourceTranslation]:
-    if cfg.format in (ImportFormat.MNLI, ImportFormat.SNLI):
-        return mnli.read(cfg.path, cfg.format.value, progress)
-    if cfg.format is ImportFormat.OCNLI:
-        return ocnli.read(cfg.path, progress)
-    if cfg.format is ImportFormat.XNLI:
-        return xnli.read(cfg.path, lang, progress)
-    return read_pair_records(cfg.path, progress)
+    return corpus_format_for(cfg.format).read(cfg.path, ReadSettings(lang, progress))
 
 
 class _Importer:
@@ -149,7 +142,7 @@ class _Importer:
         self.repeats: list[tuple[str, int, int]] = []
         # pair ID -> premise ID of this file's pairs, for multilingual files' translation rows
         self.premise_of_pair: dict[str, str] | None = (
-            {} if cfg.format is ImportFormat.XNLI else None
+            {} if corpus_format_for(cfg.format).multilingual else None
         )
         self._label_cache: dict[tuple[Any, ...], _Labels] = {}
         self._anonymous_ids: dict[tuple[int, int], list[str]] = {}

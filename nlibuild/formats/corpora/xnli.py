@@ -21,12 +21,13 @@ from typing import IO, Any
 import orjson
 
 from nlibuild.errors import InputError
+from nlibuild.formats.corpora.base import CorpusFormat, ReadSettings, WriteSettings, Written
 from nlibuild.formats.tabular import (
-    ProgressCallback,
     SourcePair,
     SourceTranslation,
     guess_format,
     iter_lines,
+    write_atomically,
 )
 from nlibuild.models import NO_GOLD
 from nlibuild.store import ExportRow
@@ -76,13 +77,10 @@ def _header(path: Path, text: str) -> list[str]:
     return columns
 
 
-def read(
-    path: Path,
-    pair_lang: str | None,
-    progress: ProgressCallback | None = None,
-) -> Iterator[SourcePair | SourceTranslation]:
-    """Pairs in `pair_lang` (default: English if present, else the only language)."""
-    lines = iter_lines(path, progress)
+def read(path: Path, settings: ReadSettings) -> Iterator[SourcePair | SourceTranslation]:
+    """Pairs in `settings.lang` (default: English if present, else the only language)."""
+    pair_lang = settings.lang
+    lines = iter_lines(path, settings.progress)
     first = next(lines, None)
     if first is None:
         raise InputError(path, "the file is empty; expected a header row and pairs", 1)
@@ -216,7 +214,7 @@ def multilingual_rows(
     return extra_columns, generate()
 
 
-def write(
+def write_tsv(
     handle: IO[bytes],
     rows: Iterator[ExportRow],
     translations: dict[tuple[str, str], str],
@@ -231,3 +229,16 @@ def write(
         handle.write(("\t".join(clean_field(record[c]) for c in columns) + "\n").encode())
         written += 1
     return written
+
+
+def write(rows: Iterator[ExportRow], out: Path, settings: WriteSettings) -> Written:
+    """XNLI tsv of the pairs and their human translations (see `multilingual_rows`)."""
+    translations = settings.human_translations()
+
+    def write_to(handle: IO[bytes]) -> int:
+        return write_tsv(handle, rows, translations, settings.langs)
+
+    return Written(write_atomically(out, write_to))
+
+
+FORMAT = CorpusFormat("xnli", reader=read, writer=write, multilingual=True)
