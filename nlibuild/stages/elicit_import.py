@@ -28,7 +28,8 @@ from nlibuild.elicitation import (
     check_answer,
 )
 from nlibuild.errors import ConfigError, ConflictError, InputError
-from nlibuild.formats.platforms import RawAnswer, read_answers
+from nlibuild.formats.platforms import platform_for
+from nlibuild.formats.platforms.base import RawAnswer
 from nlibuild.formats.tabular import file_sha256
 from nlibuild.labels import LabelNormaliser
 from nlibuild.lang import NegatorLexicon, negator_lexicon, normalise_text
@@ -37,7 +38,6 @@ from nlibuild.models import (
     ElicitImportResult,
     Label,
     OnViolation,
-    PlatformFormat,
     Protocol,
     RuleCount,
     WriterReport,
@@ -387,8 +387,9 @@ def signature_of(cfg: ElicitImportConfig, digest: str, negator_digests: list[str
 
 def run(store: Store, cfg: ElicitImportConfig) -> ElicitImportResult:
     normaliser = LabelNormaliser(label_order=cfg.label_order)
-    parsed = read_answers(cfg.path, cfg.format, normaliser)
-    if cfg.format in (PlatformFormat.LABELSTUDIO, PlatformFormat.MTURK) and cfg.writer:
+    platform = platform_for(cfg.format)
+    parsed = platform.read_answers(cfg.path, normaliser)
+    if platform.names_workers and cfg.writer:
         raise ConfigError("--writer is for jsonl and csv files; platforms name their workers")
     signature = signature_of(
         cfg, file_sha256(cfg.path), [file_sha256(p)[:12] for p in cfg.negators]

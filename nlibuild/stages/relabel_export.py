@@ -15,7 +15,7 @@ from pathlib import Path
 
 from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError
-from nlibuild.formats.platforms import write_relabel_batch, write_relabel_support_files
+from nlibuild.formats.platforms import platform_for
 from nlibuild.models import NLI_LABELS, RelabelExportConfig, RelabelExportResult, RelabelTask
 from nlibuild.presets import INSTRUCTIONS_DIR
 from nlibuild.stages.elicit_export import chosen_batches, export_signature
@@ -53,6 +53,7 @@ def run(store: Store, cfg: RelabelExportConfig) -> RelabelExportResult:
     with store.atomic():
         run_id = store.start_run("relabel-export", cfg.model_dump(mode="json"), signature, VERSION)
         batches = chosen_batches(store, KIND, cfg.batches, cfg.all, "relabel create")
+        platform = platform_for(cfg.format)
         labels = store_labels(store)
         lang = store.meta().get("lang", "en")
         files: list[Path] = []
@@ -70,12 +71,12 @@ def run(store: Store, cfg: RelabelExportConfig) -> RelabelExportResult:
                 )
                 for pair_id, pair_lang, genre, premise, hypothesis in store.relabel_items(batch.pk)
             ]
-            files.append(write_relabel_batch(cfg.out, cfg.format, batch.id, batch_tasks))
+            files.append(platform.write_relabel_batch(cfg.out, batch.id, batch_tasks))
             tasks += len(batch_tasks)
         # The corpus language's instructions first: the MTurk form embeds the first.
         langs = sorted(cfg.instruction_langs, key=lambda code: (code != lang, code))
         texts = {code: relabel_instructions(code, labels) for code in langs}
-        files += write_relabel_support_files(cfg.out, cfg.format, labels, texts)
+        files += platform.write_relabel_support_files(cfg.out, labels, texts)
         store.finish_run(run_id, {"batches": len(batches), "tasks": tasks, "files": len(files)})
     return RelabelExportResult(
         run_id=run_id, signature=signature, batches=len(batches), tasks=tasks, files=files

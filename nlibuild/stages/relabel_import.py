@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 
 from nlibuild._version import VERSION
 from nlibuild.errors import ConflictError, InputError
-from nlibuild.formats.platforms import RawVote, read_votes
+from nlibuild.formats.platforms import platform_for
+from nlibuild.formats.platforms.base import RawVote
 from nlibuild.formats.tabular import file_sha256
 from nlibuild.labels import LabelNormaliser, UnknownLabel, unknown_label_hint
 from nlibuild.models import (
@@ -217,7 +218,7 @@ def signature_of(cfg: RelabelImportConfig, digest: str) -> str:
 
 
 def run(store: Store, cfg: RelabelImportConfig) -> RelabelImportResult:
-    parsed = read_votes(cfg.path, cfg.format, store_labels(store))
+    parsed = platform_for(cfg.format).read_votes(cfg.path, store_labels(store))
     unlabelled = [v for v in parsed.votes if v.label is None]
     if unlabelled:
         parsed.dropped["left without a label"] += len(unlabelled)
