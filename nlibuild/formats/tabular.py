@@ -1,4 +1,4 @@
-"""Shared reading machinery and nlibuild's own jsonl format.
+"""Shared reading and writing machinery of the formats.
 
 Readers turn a file into `SourcePair`s (and, for multilingual files, `SourceTranslation`s)
 without touching the store; the import stage resolves IDs, labels and conflicts. Lines are
@@ -8,9 +8,11 @@ memory stays bounded whatever the file size.
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -203,47 +205,54 @@ def optional_text(path: Path, line: int, record: dict[str, Any], key: str) -> st
     return str(value)
 
 
-# --- nlibuild's own jsonl --------------------------------------------------------------
-
-_PAIR_RECORD_KEYS = frozenset(
-    {"pair_id", "premise_id", "premise", "hypothesis", "genre", "lang", "level", "protocol",
-     "labels", "annotators", "gold_label"}
-)  # fmt: skip
+def _delimiter(path: Path, header: str) -> str:
+    if path.suffix.lower() == ".tsv" or ("\t" in header and "," not in header):
+        return "\t"
+    return ","
 
 
-def read_pair_records(path: Path, progress: ProgressCallback | None = None) -> Iterator[SourcePair]:
-    """Read nlibuild jsonl (see `models.PairRecord`)."""
-    for line, record in iter_json_objects(path, "jsonl", progress):
-        unknown = set(record) - _PAIR_RECORD_KEYS
-        if unknown:
-            raise InputError(
-                path,
-                f"unknown field(s) {', '.join(sorted(unknown))} for --format jsonl "
-                f"(fields: {', '.join(sorted(_PAIR_RECORD_KEYS))})",
-                line,
-            )
-        labels = record.get("labels") or []
-        annotators = record.get("annotators")
-        if not isinstance(labels, list):
-            raise InputError(path, "field 'labels' must be a list", line)
-        if annotators is not None and (
-            not isinstance(annotators, list) or len(annotators) != len(labels)
-        ):
-            raise InputError(path, "field 'annotators' must be a list as long as 'labels'", line)
-        yield SourcePair(
-            line=line,
-            premise=require_text(path, line, record, "premise", "jsonl"),
-            hypothesis=require_text(path, line, record, "hypothesis", "jsonl"),
-            premise_key=optional_text(path, line, record, "premise_id"),
-            pair_key=optional_text(path, line, record, "pair_id"),
-            genre=optional_text(path, line, record, "genre"),
-            lang=optional_text(path, line, record, "lang"),
-            level=optional_text(path, line, record, "level"),
-            protocol=optional_text(path, line, record, "protocol"),
-            labels=labels,
-            annotators=[str(a) for a in annotators] if annotators is not None else None,
-            gold=record.get("gold_label"),
-        )
+def csv_rows(
+    path: Path, delimiter: str | None = None
+) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
+    """The header and (line number, row) of a UTF-8 csv/tsv file; the delimiter is the
+    one given, else guessed from the suffix and the header."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(path, f"cannot read it ({exc.strerror})") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line_start = raw.rfind(b"\n", 0, exc.start) + 1
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise bad_utf8(path, line, exc.start - line_start + 1, raw[exc.start]) from None
+    delimiter = delimiter or _delimiter(path, text.split("\n", 1)[0])
+    # Tab-separated NLI files (XNLI, XNLIvar) do not quote fields: a `"` is text there.
+    source = io.StringIO(text, newline="")
+    if delimiter == "\t":
+        reader = csv.reader(source, delimiter="\t", quoting=csv.QUOTE_NONE)
+    else:
+        reader = csv.reader(source)
+    try:
+        header = [name.strip() for name in next(reader)]
+    except StopIteration:
+        raise InputError(path, "the file is empty; export the answers again") from None
+
+    def rows() -> Iterator[tuple[int, dict[str, str]]]:
+        for values in reader:
+            if not "".join(values).strip():  # a blank row
+                continue
+            line = reader.line_num
+            if len(values) != len(header):
+                raise InputError(
+                    path,
+                    f"{len(values)} columns where the header has {len(header)}; "
+                    "check the quoting of this row",
+                    line,
+                )
+            yield line, dict(zip(header, values, strict=True))
+
+    return header, rows()
 
 
 def write_json_lines(path: Path, records: Iterator[dict[str, Any]]) -> int:
@@ -275,3 +284,22 @@ def write_atomically(path: Path, write: Callable[[IO[bytes]], int]) -> int:
     finally:
         temporary.unlink(missing_ok=True)
     return result
+
+
+def write_csv(path: Path, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> int:
+    """A UTF-8 csv of `header` and `rows`, written atomically; returns the row count."""
+
+    def write(handle: IO[bytes]) -> int:
+        text = io.StringIO(newline="")
+        writer = csv.writer(text, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+        handle.write(text.getvalue().encode("utf-8"))
+        return len(rows)
+
+    return write_atomically(path, write)
+
+
+def write_text(path: Path, text: str) -> None:
+    """A UTF-8 text file, written atomically."""
+    write_atomically(path, lambda handle: handle.write(text.encode("utf-8")))

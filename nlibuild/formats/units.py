@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from nlibuild.errors import InputError
-from nlibuild.formats.platforms import csv_rows
-from nlibuild.formats.tabular import iter_json_objects, write_atomically, write_json_lines
+from nlibuild.formats.tabular import csv_rows, iter_json_objects, write_atomically, write_json_lines
 from nlibuild.models import TranslationUnit, UnitFormat
 
 if TYPE_CHECKING:

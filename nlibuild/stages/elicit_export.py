@@ -12,7 +12,7 @@ from pathlib import Path
 
 from nlibuild.batches import ELICIT_BATCH, chosen_batches
 from nlibuild.elicitation import hypotheses_per_label
-from nlibuild.formats.platforms import write_batch, write_support_files
+from nlibuild.formats.platforms import platform_for
 from nlibuild.models import ElicitExportConfig, ElicitExportResult, ElicitTask, Protocol
 from nlibuild.presets import elicit_instructions
 from nlibuild.queries.batches import batch_premises
@@ -23,6 +23,7 @@ def run(store: Store, cfg: ElicitExportConfig) -> ElicitExportResult:
     with store.recorded_run("elicit-export", cfg) as run:
         run_id = run.id
         batches = chosen_batches(store, ELICIT_BATCH, cfg.batches, cfg.all, "elicit create")
+        platform = platform_for(cfg.format)
         lang = store.meta().get("lang", "en")
         files: list[Path] = []
         tasks = 0
@@ -44,13 +45,13 @@ def run(store: Store, cfg: ElicitExportConfig) -> ElicitExportResult:
                 )
                 for premise in batch_premises(store, batch.pk)
             ]
-            files.append(write_batch(cfg.out, cfg.format, batch.id, batch_tasks))
+            files.append(platform.write_elicit_batch(cfg.out, batch.id, batch_tasks))
             tasks += len(batch_tasks)
         # The corpus language's instructions first: the MTurk form embeds the first.
         langs = sorted(cfg.instruction_langs, key=lambda code: (code != lang, code))
         for protocol_name, per_label in sorted(protocols.items()):
             texts = {code: elicit_instructions(protocol_name, code) for code in langs}
-            files += write_support_files(cfg.out, cfg.format, protocol_name, per_label, texts)
+            files += platform.write_elicit_support_files(cfg.out, protocol_name, per_label, texts)
         run.finish({"batches": len(batches), "tasks": tasks, "files": len(files)})
     return ElicitExportResult(
         run_id=run_id, signature=run.signature, batches=len(batches), tasks=tasks, files=files

@@ -27,7 +27,8 @@ from nlibuild.elicitation import (
     check_answer,
 )
 from nlibuild.errors import ConfigError, ConflictError, InputError
-from nlibuild.formats.platforms import RawAnswer, read_answers
+from nlibuild.formats.platforms import platform_for
+from nlibuild.formats.platforms.base import RawAnswer
 from nlibuild.labels import LabelNormaliser
 from nlibuild.lang import NegatorLexicon, negator_lexicon, normalise_text
 from nlibuild.models import (
@@ -35,7 +36,6 @@ from nlibuild.models import (
     ElicitImportResult,
     Label,
     OnViolation,
-    PlatformFormat,
     Protocol,
     RuleCount,
     WriterReport,
@@ -321,8 +321,9 @@ class _Importer:
 
 def run(store: Store, cfg: ElicitImportConfig) -> ElicitImportResult:
     normaliser = LabelNormaliser(label_order=cfg.label_order)
-    parsed = read_answers(cfg.path, cfg.format, normaliser)
-    if cfg.format in (PlatformFormat.LABELSTUDIO, PlatformFormat.MTURK) and cfg.writer:
+    platform = platform_for(cfg.format)
+    parsed = platform.read_answers(cfg.path, normaliser)
+    if platform.names_workers and cfg.writer:
         raise ConfigError("--writer is for jsonl and csv files; platforms name their workers")
     with store.recorded_run("elicit-import", cfg) as run:
         run_id = run.id

@@ -9,18 +9,16 @@ temporary file, so a failed export leaves no half-written output.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import IO
+from functools import partial
 
 from nlibuild.errors import ConfigError
-from nlibuild.formats import hf, mnli, ocnli, xnli
-from nlibuild.formats.tabular import write_atomically, write_json_lines
+from nlibuild.formats.corpora import corpus_format_for
+from nlibuild.formats.corpora.base import WriteSettings
 from nlibuild.labels import GOLD
 from nlibuild.models import (
     NO_GOLD,
     ExportConfig,
-    ExportFormat,
     ExportResult,
-    PairRecord,
     format_label_order,
 )
 from nlibuild.queries.annotators import anonymous_annotators
@@ -29,30 +27,27 @@ from nlibuild.queries.splits import pair_keys_in_split
 from nlibuild.store import ExportRow, Store
 
 
-def _pair_record(row: ExportRow) -> dict[str, object]:
-    record = PairRecord(
-        pair_id=row.id,
-        premise_id=row.premise_id,
-        premise=row.premise,
-        hypothesis=row.hypothesis,
-        genre=row.genre,
-        lang=row.lang,
-        level=row.level,
-        protocol=row.protocol,
-        labels=list(row.labels),
-        annotators=list(row.annotators),
-        gold_label=row.gold or NO_GOLD,
+def _human_translations(store: Store) -> dict[tuple[str, str], str]:
+    return {(unit, lang): text for unit, lang, text in store.translated_units("human")}
+
+
+def _write_settings(store: Store, cfg: ExportConfig) -> WriteSettings:
+    return WriteSettings(
+        label_order=cfg.label_order,
+        no_gold=cfg.no_gold,
+        langs=cfg.langs,
+        anonymous_annotators=partial(anonymous_annotators, store),
+        human_translations=partial(_human_translations, store),
     )
-    return record.model_dump(mode="json", exclude_none=True)
 
 
 def run(store: Store, cfg: ExportConfig) -> ExportResult:
     """Write every pair of `store` to `cfg.out` in `cfg.format`."""
+    corpus_format = corpus_format_for(cfg.format)
     with store.recorded_run("export", cfg) as run:
         run_id = run.id
         rows: Iterator[ExportRow] = export_rows(store, GOLD)
-        multilingual = cfg.format in (ExportFormat.XNLI_TSV, ExportFormat.XNLI_JSONL)
-        if cfg.langs and not multilingual:
+        if cfg.langs and not corpus_format.multilingual:
             rows = (row for row in rows if row.lang in cfg.langs)
         if cfg.split is not None:
             members = pair_keys_in_split(store, cfg.split)
@@ -71,38 +66,11 @@ def run(store: Store, cfg: ExportConfig) -> ExportResult:
                     no_gold_rows += 1
                 yield row
 
-        sidecar = None
-        if cfg.format is ExportFormat.MNLI_JSONL:
-            anonymous = anonymous_annotators(store)
-            count = write_json_lines(cfg.out, (mnli.to_record(r, anonymous) for r in counted(rows)))
-        elif cfg.format is ExportFormat.OCNLI_JSON:
-            count = write_json_lines(
-                cfg.out, (ocnli.to_record(r, i) for i, r in enumerate(counted(rows)))
-            )
-        elif cfg.format is ExportFormat.JSONL:
-            count = write_json_lines(cfg.out, (_pair_record(r) for r in counted(rows)))
-        elif cfg.format is ExportFormat.HF_JSONL:
-            records = hf.HfRecords(rows, cfg.label_order, cfg.no_gold)
-            count = write_json_lines(cfg.out, iter(records))
-            no_gold_rows = records.no_gold_rows
-            sidecar = hf.sidecar_path(cfg.out)
-            info = records.label_info(count)
-            sidecar.write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
-        elif cfg.format is ExportFormat.XNLI_JSONL:
-            translations = {(u, lang): text for u, lang, text in store.translated_units("human")}
-            _, by_language = xnli.multilingual_rows(counted(rows), translations, cfg.langs)
-            count = write_json_lines(cfg.out, by_language)
-        else:
-            translations = {(u, lang): text for u, lang, text in store.translated_units("human")}
-            source = counted(rows)
-
-            def write(handle: IO[bytes]) -> int:
-                return xnli.write(handle, source, translations, cfg.langs)
-
-            count = write_atomically(cfg.out, write)
+        written = corpus_format.write(counted(rows), cfg.out, _write_settings(store, cfg))
+        count, sidecar = written.rows, written.sidecar
         counts = {"rows": count, "no_gold_rows": no_gold_rows}
         run.finish(counts)
-    integer_labels = cfg.format is ExportFormat.HF_JSONL
+    integer_labels = corpus_format.integer_labels
     return ExportResult(
         run_id=run_id,
         signature=run.signature,

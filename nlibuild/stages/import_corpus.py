@@ -32,14 +32,14 @@ from typing import Any, NamedTuple, cast
 import orjson
 
 from nlibuild.errors import ConflictError, InputError, NlibuildError
-from nlibuild.formats import mnli, ocnli, xnli
+from nlibuild.formats.corpora import corpus_format_for
+from nlibuild.formats.corpora.base import ReadSettings
 from nlibuild.formats.tabular import (
     ProgressCallback,
     SourcePair,
     SourceTranslation,
     chunks,
     file_sha256,
-    read_pair_records,
 )
 from nlibuild.gc_pause import paused_gc
 from nlibuild.labels import RELEASED, LabelNormaliser, UnknownLabel, unknown_label_hint
@@ -48,7 +48,6 @@ from nlibuild.models import (
     NLI_LABELS,
     NO_GOLD,
     ImportConfig,
-    ImportFormat,
     ImportResult,
 )
 from nlibuild.queries.pairs import (
@@ -103,13 +102,7 @@ def _extra_json(extra: dict[str, Any] | None) -> str | None:
 def _reader(
     cfg: ImportConfig, lang: str | None, progress: ProgressCallback | None
 ) -> Iterator[SourcePair | SourceTranslation]:
-    if cfg.format in (ImportFormat.MNLI, ImportFormat.SNLI):
-        return mnli.read(cfg.path, cfg.format.value, progress)
-    if cfg.format is ImportFormat.OCNLI:
-        return ocnli.read(cfg.path, progress)
-    if cfg.format is ImportFormat.XNLI:
-        return xnli.read(cfg.path, lang, progress)
-    return read_pair_records(cfg.path, progress)
+    return corpus_format_for(cfg.format).read(cfg.path, ReadSettings(lang, progress))
 
 
 class _Importer:
@@ -144,7 +137,7 @@ class _Importer:
         self.repeats: list[tuple[str, int, int]] = []
         # pair ID -> premise ID of this file's pairs, for multilingual files' translation rows
         self.premise_of_pair: dict[str, str] | None = (
-            {} if cfg.format is ImportFormat.XNLI else None
+            {} if corpus_format_for(cfg.format).multilingual else None
         )
         self._label_cache: dict[tuple[Any, ...], _Labels] = {}
         self._anonymous_ids: dict[tuple[int, int], list[str]] = {}

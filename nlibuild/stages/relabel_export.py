@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from nlibuild.batches import RELABEL_BATCH, chosen_batches
-from nlibuild.formats.platforms import write_relabel_batch, write_relabel_support_files
+from nlibuild.formats.platforms import platform_for
 from nlibuild.models import NLI_LABELS, RelabelExportConfig, RelabelExportResult, RelabelTask
 from nlibuild.presets import relabel_instructions_text
 from nlibuild.queries.batches import relabel_items
@@ -35,6 +35,7 @@ def run(store: Store, cfg: RelabelExportConfig) -> RelabelExportResult:
     with store.recorded_run("relabel-export", cfg) as run:
         run_id = run.id
         batches = chosen_batches(store, RELABEL_BATCH, cfg.batches, cfg.all, "relabel create")
+        platform = platform_for(cfg.format)
         labels = store_labels(store)
         lang = store.meta().get("lang", "en")
         files: list[Path] = []
@@ -52,12 +53,12 @@ def run(store: Store, cfg: RelabelExportConfig) -> RelabelExportResult:
                 )
                 for pair_id, pair_lang, genre, premise, hypothesis in relabel_items(store, batch.pk)
             ]
-            files.append(write_relabel_batch(cfg.out, cfg.format, batch.id, batch_tasks))
+            files.append(platform.write_relabel_batch(cfg.out, batch.id, batch_tasks))
             tasks += len(batch_tasks)
         # The corpus language's instructions first: the MTurk form embeds the first.
         langs = sorted(cfg.instruction_langs, key=lambda code: (code != lang, code))
         texts = {code: relabel_instructions(code, labels) for code in langs}
-        files += write_relabel_support_files(cfg.out, cfg.format, labels, texts)
+        files += platform.write_relabel_support_files(cfg.out, labels, texts)
         run.finish({"batches": len(batches), "tasks": tasks, "files": len(files)})
     return RelabelExportResult(
         run_id=run_id, signature=run.signature, batches=len(batches), tasks=tasks, files=files

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from nlibuild.annotators import platform_annotators
 from nlibuild.batches import RELABEL_BATCH
 from nlibuild.errors import ConflictError, InputError
-from nlibuild.formats.platforms import RawVote, read_votes
+from nlibuild.formats.platforms import platform_for
+from nlibuild.formats.platforms.base import RawVote
 from nlibuild.labels import LabelNormaliser, UnknownLabel, unknown_label_hint
 from nlibuild.models import (
     NLI_LABELS,
@@ -204,7 +205,7 @@ class _Importer:
 
 
 def run(store: Store, cfg: RelabelImportConfig) -> RelabelImportResult:
-    parsed = read_votes(cfg.path, cfg.format, store_labels(store))
+    parsed = platform_for(cfg.format).read_votes(cfg.path, store_labels(store))
     unlabelled = [v for v in parsed.votes if v.label is None]
     if unlabelled:
         parsed.dropped["left without a label"] += len(unlabelled)

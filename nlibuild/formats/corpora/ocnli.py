@@ -13,12 +13,13 @@ from typing import Any
 
 import orjson
 
+from nlibuild.formats.corpora.base import CorpusFormat, ReadSettings, WriteSettings, Written
 from nlibuild.formats.tabular import (
-    ProgressCallback,
     SourcePair,
     iter_json_objects,
     optional_text,
     require_text,
+    write_json_lines,
 )
 from nlibuild.models import NO_GOLD
 from nlibuild.store import ExportRow
@@ -27,8 +28,8 @@ VOTE_KEYS = ("label0", "label1", "label2", "label3", "label4")
 _CORE = frozenset({"level", "sentence1", "sentence2", "label", "genre", "prem_id", *VOTE_KEYS})
 
 
-def read(path: Path, progress: ProgressCallback | None = None) -> Iterator[SourcePair]:
-    for line, record in iter_json_objects(path, "ocnli", progress):
+def read(path: Path, settings: ReadSettings) -> Iterator[SourcePair]:
+    for line, record in iter_json_objects(path, "ocnli", settings.progress):
         premise = require_text(path, line, record, "sentence1", "ocnli")
         hypothesis = require_text(path, line, record, "sentence2", "ocnli")
         if "label" not in record:
@@ -64,3 +65,11 @@ def to_record(row: ExportRow, index: int) -> dict[str, Any]:
     if row.extra_json:
         record.update(orjson.loads(row.extra_json))
     return record
+
+
+def write(rows: Iterator[ExportRow], out: Path, settings: WriteSettings) -> Written:
+    """OCNLI json; a pair imported without an `id` gets its position in this export."""
+    return Written(write_json_lines(out, (to_record(row, i) for i, row in enumerate(rows))))
+
+
+FORMAT = CorpusFormat("ocnli", reader=read, writer=write)

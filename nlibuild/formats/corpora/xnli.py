@@ -21,12 +21,14 @@ from typing import IO, Any
 import orjson
 
 from nlibuild.errors import InputError
+from nlibuild.formats.corpora.base import CorpusFormat, ReadSettings, WriteSettings, Written
 from nlibuild.formats.tabular import (
     ProgressCallback,
     SourcePair,
     SourceTranslation,
     guess_format,
     iter_lines,
+    write_atomically,
 )
 from nlibuild.models import NO_GOLD
 from nlibuild.store import ExportRow
@@ -76,48 +78,15 @@ def _header(path: Path, text: str) -> list[str]:
     return columns
 
 
-def read(
-    path: Path,
-    pair_lang: str | None,
-    progress: ProgressCallback | None = None,
-) -> Iterator[SourcePair | SourceTranslation]:
-    """Pairs in `pair_lang` (default: English if present, else the only language)."""
-    lines = iter_lines(path, progress)
-    first = next(lines, None)
-    if first is None:
-        raise InputError(path, "the file is empty; expected a header row and pairs", 1)
-    columns = _header(path, first[1])
-    rows: list[tuple[int, dict[str, str]]] = []
-    for line, text in lines:
-        fields = text.split("\t")
-        if len(fields) != len(columns):
-            raise InputError(
-                path,
-                f"expected {len(columns)} tab-separated fields, found {len(fields)}; "
-                "fields cannot contain tabs (this format has no quoting)",
-                line,
-            )
-        rows.append((line, dict(zip(columns, fields, strict=True))))
-
+def read(path: Path, settings: ReadSettings) -> Iterator[SourcePair | SourceTranslation]:
+    """Pairs in `settings.lang` (default: English if present, else the only language)."""
+    columns, rows = _rows(path, settings.progress)
     column_langs = sorted(
         {m.group(2) for c in columns if (m := _LANG_COLUMN.match(c))},
         key=lambda lang: (lang != "en", columns.index(f"sentence1_{lang}")),
     )
     row_langs = sorted({row["language"] for _, row in rows}) if "language" in columns else []
-    langs = row_langs or column_langs
-    if pair_lang is None:
-        pair_lang = "en" if "en" in langs else (langs[0] if len(langs) == 1 else None)
-        if pair_lang is None and langs:
-            raise InputError(
-                path,
-                f"the file holds languages {', '.join(langs)}; "
-                "choose the pair language with --lang",
-            )
-    elif langs and pair_lang not in langs:
-        raise InputError(
-            path, f"--lang {pair_lang} is not in the file (languages: {', '.join(langs)})"
-        )
-
+    pair_lang = _pair_lang(path, settings.lang, row_langs or column_langs)
     for line, row in rows:
         row_lang = row.get("language") or pair_lang
         if column_langs:
@@ -142,26 +111,77 @@ def read(
             for lang in column_langs
             if lang != pair_lang
         }
-        extra = {
-            key: value
-            for key, value in row.items()
-            if key not in _CORE and not _LANG_COLUMN.match(key)
-        }
-        premise_extra = {k: extra.pop(k) for k in list(extra) if k.startswith("sentence1")}
-        yield SourcePair(
-            line=line,
-            premise=premise,
-            hypothesis=hypothesis,
-            premise_key=row.get("promptID") or None,
-            pair_key=row.get("pairID") or None,
-            genre=row.get("genre") or None,
-            lang=pair_lang,
-            labels=[row[c] for c in VOTE_COLUMNS if row.get(c)],
-            gold=row["gold_label"],
-            premise_extra=premise_extra or None,
-            extra=extra or None,
-            translations=translations or None,
-        )
+        yield _pair(line, row, pair_lang, (premise, hypothesis), translations)
+
+
+def _rows(
+    path: Path, progress: ProgressCallback | None
+) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+    """The columns (aliases resolved) and the (line, row) of every row. All rows are read
+    before the first pair is given, as the pair language depends on every row's."""
+    lines = iter_lines(path, progress)
+    first = next(lines, None)
+    if first is None:
+        raise InputError(path, "the file is empty; expected a header row and pairs", 1)
+    columns = _header(path, first[1])
+    rows: list[tuple[int, dict[str, str]]] = []
+    for line, text in lines:
+        fields = text.split("\t")
+        if len(fields) != len(columns):
+            raise InputError(
+                path,
+                f"expected {len(columns)} tab-separated fields, found {len(fields)}; "
+                "fields cannot contain tabs (this format has no quoting)",
+                line,
+            )
+        rows.append((line, dict(zip(columns, fields, strict=True))))
+    return columns, rows
+
+
+def _pair_lang(path: Path, asked: str | None, langs: list[str]) -> str | None:
+    """The language that holds the pairs: `asked` (--lang), else English when the file
+    has it, else its only language; None for a file that names no language."""
+    if asked is None:
+        pair_lang = "en" if "en" in langs else (langs[0] if len(langs) == 1 else None)
+        if pair_lang is None and langs:
+            raise InputError(
+                path,
+                f"the file holds languages {', '.join(langs)}; "
+                "choose the pair language with --lang",
+            )
+        return pair_lang
+    if langs and asked not in langs:
+        raise InputError(path, f"--lang {asked} is not in the file (languages: {', '.join(langs)})")
+    return asked
+
+
+def _pair(
+    line: int,
+    row: dict[str, str],
+    pair_lang: str | None,
+    texts: tuple[str, str],
+    translations: dict[str, tuple[str, str]],
+) -> SourcePair:
+    """The pair of a row in the pair language; columns nlibuild has no place for are kept,
+    on the premise when their name starts with `sentence1`."""
+    extra = {
+        key: value for key, value in row.items() if key not in _CORE and not _LANG_COLUMN.match(key)
+    }
+    premise_extra = {k: extra.pop(k) for k in list(extra) if k.startswith("sentence1")}
+    return SourcePair(
+        line=line,
+        premise=texts[0],
+        hypothesis=texts[1],
+        premise_key=row.get("promptID") or None,
+        pair_key=row.get("pairID") or None,
+        genre=row.get("genre") or None,
+        lang=pair_lang,
+        labels=[row[c] for c in VOTE_COLUMNS if row.get(c)],
+        gold=row["gold_label"],
+        premise_extra=premise_extra or None,
+        extra=extra or None,
+        translations=translations or None,
+    )
 
 
 def clean_field(text: str) -> str:
@@ -216,7 +236,7 @@ def multilingual_rows(
     return extra_columns, generate()
 
 
-def write(
+def write_tsv(
     handle: IO[bytes],
     rows: Iterator[ExportRow],
     translations: dict[tuple[str, str], str],
@@ -231,3 +251,16 @@ def write(
         handle.write(("\t".join(clean_field(record[c]) for c in columns) + "\n").encode())
         written += 1
     return written
+
+
+def write(rows: Iterator[ExportRow], out: Path, settings: WriteSettings) -> Written:
+    """XNLI tsv of the pairs and their human translations (see `multilingual_rows`)."""
+    translations = settings.human_translations()
+
+    def write_to(handle: IO[bytes]) -> int:
+        return write_tsv(handle, rows, translations, settings.langs)
+
+    return Written(write_atomically(out, write_to))
+
+
+FORMAT = CorpusFormat("xnli", reader=read, writer=write, multilingual=True)

@@ -16,12 +16,14 @@ from typing import Any, NamedTuple, cast
 import orjson
 
 from nlibuild.errors import InputError
+from nlibuild.formats.corpora.base import CorpusFormat, ReadSettings, WriteSettings, Written
 from nlibuild.formats.tabular import (
     ProgressCallback,
     SourcePair,
     iter_json_objects,
     optional_text,
     require_text,
+    write_json_lines,
 )
 from nlibuild.models import NO_GOLD
 from nlibuild.store import ExportRow
@@ -53,7 +55,9 @@ def _layout(keys: tuple[str, ...]) -> _Layout:
     )
 
 
-def read(path: Path, fmt: str, progress: ProgressCallback | None = None) -> Iterator[SourcePair]:
+def read_release(
+    path: Path, fmt: str, progress: ProgressCallback | None = None
+) -> Iterator[SourcePair]:
     """Read an MNLI (`fmt='mnli'`) or SNLI (`fmt='snli'`) jsonl release.
 
     This is the import's hot loop: the common case (well-formed line, known key layout)
@@ -140,3 +144,16 @@ def to_record(row: ExportRow, anonymous: set[str]) -> dict[str, Any]:
     if row.extra_json:
         record.update(orjson.loads(row.extra_json))
     return dict(sorted(record.items()))
+
+
+def read(path: Path, settings: ReadSettings) -> Iterator[SourcePair]:
+    return read_release(path, "mnli", settings.progress)
+
+
+def write(rows: Iterator[ExportRow], out: Path, settings: WriteSettings) -> Written:
+    """MNLI jsonl; `annotator_ids` only where some annotator has a name of their own."""
+    anonymous = settings.anonymous_annotators()
+    return Written(write_json_lines(out, (to_record(row, anonymous) for row in rows)))
+
+
+FORMAT = CorpusFormat("mnli", reader=read, writer=write)

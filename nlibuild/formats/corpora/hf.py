@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from nlibuild.formats.corpora.base import CorpusFormat, WriteSettings, Written
+from nlibuild.formats.tabular import write_json_lines
 from nlibuild.models import NO_GOLD, HfLabelInfo, Label, NoGoldPolicy, format_label_order
 from nlibuild.store import ExportRow
 
@@ -56,3 +58,16 @@ class HfRecords:
             rows=rows,
             no_gold_rows=self.no_gold_rows,
         )
+
+
+def write(rows: Iterator[ExportRow], out: Path, settings: WriteSettings) -> Written:
+    """The rows with integer labels, and the sidecar naming the order beside them."""
+    records = HfRecords(rows, settings.label_order, settings.no_gold)
+    count = write_json_lines(out, iter(records))
+    sidecar = sidecar_path(out)
+    info = records.label_info(count)
+    sidecar.write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return Written(count, sidecar)
+
+
+FORMAT = CorpusFormat("hf-jsonl", writer=write, integer_labels=True)

@@ -1,0 +1,138 @@
+"""The shape every annotation platform has, and the answers and votes its readers return.
+
+A platform sends work out (one task file per batch, plus the form writers fill in, where
+the platform has one) and reads what comes back: elicitation answers and relabelling
+votes, still in the platform's terms (its worker IDs, labels as written). The import
+stages map them to our annotators, batches, premises and pairs.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nlibuild.errors import InputError
+from nlibuild.formats.tabular import write_text
+from nlibuild.labels import LabelNormaliser
+from nlibuild.models import ElicitTask, Label, RelabelTask
+
+RELABEL_FORM = "relabel"
+"""The name part of the relabelling package's shared files (`labelstudio-config.relabel.xml`)."""
+
+
+@dataclass
+class RawAnswer:
+    """One answer as the platform gave it. `worker` is the platform's ID of the writer."""
+
+    where: str
+    worker: str | None
+    batch: str | None
+    premise_id: str | None
+    premise: str | None
+    unusable: bool
+    hypotheses: dict[Label, list[str]]
+
+
+@dataclass
+class AnswerFile:
+    answers: list[RawAnswer]
+    dropped: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass
+class RawVote:
+    """One label as the platform gave it; `label` is None when the task was left unlabelled."""
+
+    where: str
+    line: int | None
+    worker: str | None
+    batch: str | None
+    pair_id: str
+    label: str | None
+
+
+@dataclass
+class VoteFile:
+    votes: list[RawVote]
+    dropped: Counter[str] = field(default_factory=Counter)
+
+
+ElicitBatchWriter = Callable[[Path, str, Sequence[ElicitTask]], Path]
+"""(out folder, batch ID, tasks) -> the batch's task file."""
+RelabelBatchWriter = Callable[[Path, str, Sequence[RelabelTask]], Path]
+ElicitFormWriter = Callable[[Path, str, int, dict[str, str]], Path]
+"""(out folder, protocol, hypotheses per label, instructions by language) -> the form file."""
+RelabelFormWriter = Callable[[Path, Sequence[str], dict[str, str]], Path]
+"""(out folder, the labels offered, instructions by language) -> the form file."""
+AnswerReader = Callable[[Path, LabelNormaliser], AnswerFile]
+VoteReader = Callable[[Path, Sequence[str]], VoteFile]
+"""(file, the labels the form offered) -> its votes."""
+
+
+@dataclass(frozen=True)
+class Platform:
+    """One platform. The fields are the platform's own code (a form writer is None where
+    the platform has no form); the methods are what the stages call, adding what every
+    platform shares."""
+
+    names_workers: bool
+    """Answers name the platform's workers, so `--writer` cannot name one."""
+    elicit_batch_writer: ElicitBatchWriter
+    answer_reader: AnswerReader
+    relabel_batch_writer: RelabelBatchWriter
+    vote_reader: VoteReader
+    elicit_form_writer: ElicitFormWriter | None = None
+    relabel_form_writer: RelabelFormWriter | None = None
+
+    def write_elicit_batch(self, out: Path, batch: str, tasks: Sequence[ElicitTask]) -> Path:
+        """The task file of one elicitation batch; returns its path."""
+        return self.elicit_batch_writer(out, batch, tasks)
+
+    def write_elicit_support_files(
+        self, out: Path, protocol: str, per_label: int, instructions: dict[str, str]
+    ) -> list[Path]:
+        """Instructions (one file per language) and the platform's form for one protocol."""
+        written = _write_instructions(out, protocol, instructions)
+        if self.elicit_form_writer is not None:
+            written.append(self.elicit_form_writer(out, protocol, per_label, instructions))
+        return written
+
+    def read_answers(self, path: Path, normaliser: LabelNormaliser) -> AnswerFile:
+        """Every answer of a file this platform gave back."""
+        _require_file(path)
+        return self.answer_reader(path, normaliser)
+
+    def write_relabel_batch(self, out: Path, batch: str, tasks: Sequence[RelabelTask]) -> Path:
+        """The task file of one relabelling batch; returns its path."""
+        return self.relabel_batch_writer(out, batch, tasks)
+
+    def write_relabel_support_files(
+        self, out: Path, labels: Sequence[str], instructions: dict[str, str]
+    ) -> list[Path]:
+        """Instructions (one file per language) and the platform's form for relabelling."""
+        written = _write_instructions(out, RELABEL_FORM, instructions)
+        if self.relabel_form_writer is not None:
+            written.append(self.relabel_form_writer(out, labels, instructions))
+        return written
+
+    def read_votes(self, path: Path, labels: Sequence[str]) -> VoteFile:
+        """Every vote of a file this platform gave back; `labels` are the label values the
+        form offered (an MTurk radio group names its buttons after them)."""
+        _require_file(path)
+        return self.vote_reader(path, labels)
+
+
+def _require_file(path: Path) -> None:
+    if not path.is_file():
+        raise InputError(path, "no such file; check the path")
+
+
+def _write_instructions(out: Path, form: str, instructions: dict[str, str]) -> list[Path]:
+    written = []
+    for lang, text in instructions.items():
+        path = out / f"instructions.{form}.{lang}.md"
+        write_text(path, text)
+        written.append(path)
+    return written

@@ -1,0 +1,74 @@
+"""jsonl: one task per line out (`models.ElicitTask`, `models.RelabelTask`); answers back
+one per line (`models.ElicitAnswer`, `models.RelabelVote`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from nlibuild.errors import InputError
+from nlibuild.formats.platforms.base import AnswerFile, Platform, RawAnswer, RawVote, VoteFile
+from nlibuild.formats.tabular import iter_json_objects, write_json_lines
+from nlibuild.labels import LabelNormaliser
+from nlibuild.models import ElicitAnswer, Label, RelabelVote
+
+
+def write_tasks(out: Path, batch: str, tasks: Sequence[BaseModel]) -> Path:
+    """The task file of one batch, elicitation or relabelling alike."""
+    path = out / f"{batch}.tasks.jsonl"
+    write_json_lines(path, iter([task.model_dump(mode="json") for task in tasks]))
+    return path
+
+
+def read_answers(path: Path, normaliser: LabelNormaliser) -> AnswerFile:
+    return AnswerFile(list(_answers(path)))
+
+
+def read_votes(path: Path, labels: Sequence[str]) -> VoteFile:
+    return VoteFile(list(_votes(path)))
+
+
+def _answers(path: Path) -> Iterator[RawAnswer]:
+    for line, record in iter_json_objects(path, "jsonl"):
+        try:
+            answer = ElicitAnswer.model_validate(record)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise InputError(path, f"field {where}: {first['msg']}", line) from None
+        if answer.premise_id is None and answer.premise is None:
+            raise InputError(path, "an answer needs premise_id (or the premise text)", line)
+        yield RawAnswer(
+            where=f"{path.name}, line {line}",
+            worker=answer.writer,
+            batch=answer.batch,
+            premise_id=answer.premise_id,
+            premise=answer.premise,
+            unusable=answer.unusable,
+            hypotheses={label: list(getattr(answer, label.value)) for label in Label},
+        )
+
+
+def _votes(path: Path) -> Iterator[RawVote]:
+    for line, record in iter_json_objects(path, "jsonl"):
+        try:
+            vote = RelabelVote.model_validate(record)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise InputError(path, f"field {where}: {first['msg']}", line) from None
+        label = None if vote.label is None else str(vote.label).strip() or None
+        yield RawVote(
+            f"{path.name}, line {line}", line, vote.annotator, vote.batch, vote.pair_id, label
+        )
+
+
+PLATFORM = Platform(
+    names_workers=False,
+    elicit_batch_writer=write_tasks,
+    answer_reader=read_answers,
+    relabel_batch_writer=write_tasks,
+    vote_reader=read_votes,
+)

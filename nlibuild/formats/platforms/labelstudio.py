@@ -1,0 +1,239 @@
+"""Label Studio: task JSON out (our task in each task's `data`) with a labeling config,
+answers back as Label Studio's full JSON export (tasks with their `annotations`).
+
+The elicitation config has one TextArea per expected hypothesis and a Choices `unusable`
+with the value `x`; the relabelling config one required Choices `label`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import quoteattr
+
+import orjson
+from pydantic import BaseModel
+
+from nlibuild.elicitation import LABEL_ORDER, slot_name
+from nlibuild.errors import InputError
+from nlibuild.formats.platforms.base import (
+    RELABEL_FORM,
+    AnswerFile,
+    Platform,
+    RawAnswer,
+    RawVote,
+    VoteFile,
+)
+from nlibuild.formats.platforms.fields import (
+    LABEL_FIELD,
+    SLOT,
+    UNUSABLE_FIELD,
+    UNUSABLE_MARK,
+    is_marked,
+    slot_hypotheses,
+)
+from nlibuild.formats.tabular import write_atomically, write_text
+from nlibuild.labels import LabelNormaliser
+
+
+def write_tasks(out: Path, batch: str, tasks: Sequence[BaseModel]) -> Path:
+    """The tasks of one batch, elicitation or relabelling alike, for Label Studio's import."""
+    records = [task.model_dump(mode="json") for task in tasks]
+    path = out / f"{batch}.labelstudio.json"
+    body = orjson.dumps([{"data": r} for r in records], option=orjson.OPT_INDENT_2)
+    write_atomically(path, lambda handle: handle.write(body))
+    return path
+
+
+def write_elicit_form(
+    out: Path, protocol: str, per_label: int, instructions: dict[str, str]
+) -> Path:
+    path = out / f"labelstudio-config.{protocol}.xml"
+    write_text(path, labelstudio_config(per_label, protocol))
+    return path
+
+
+def write_relabel_form(out: Path, labels: Sequence[str], instructions: dict[str, str]) -> Path:
+    path = out / f"labelstudio-config.{RELABEL_FORM}.xml"
+    write_text(path, relabel_labelstudio_config(labels))
+    return path
+
+
+def read_answers(path: Path, normaliser: LabelNormaliser) -> AnswerFile:
+    result = AnswerFile([])
+    annotations = labelstudio_annotations(
+        path, "premise_id", "nlibuild elicit export", result.dropped
+    )
+    for where, data, annotation in annotations:
+        values: dict[str, Any] = {}
+        for item in annotation.get("result") or []:
+            name = item.get("from_name")
+            value = item.get("value") or {}
+            if name == UNUSABLE_FIELD:
+                values[name] = value.get("choices", [])
+            elif isinstance(name, str) and SLOT.match(name):
+                values[name] = value.get("text", [])
+            else:
+                raise InputError(
+                    path,
+                    f"{where}: result field {name!r} is not in nlibuild's labeling config; "
+                    "is this the export of another project?",
+                )
+        if not values:
+            result.dropped["submitted empty"] += 1
+            continue
+        result.answers.append(
+            RawAnswer(
+                where=f"{path.name}, {where}",
+                worker=_labelstudio_user(annotation.get("completed_by")),
+                batch=str(data["batch"]),
+                premise_id=str(data["premise_id"]),
+                premise=None,
+                unusable=is_marked(values.get(UNUSABLE_FIELD)),
+                hypotheses=slot_hypotheses(values),
+            )
+        )
+    return result
+
+
+def _labelstudio_user(completed_by: Any) -> str | None:
+    """The annotator's Label Studio user ID: `completed_by` is the ID (an int), or in some
+    versions an object with `id` and `email`. Maps (--annotators) name users by ID."""
+    if isinstance(completed_by, dict):
+        completed_by = completed_by.get("id")
+    return None if completed_by is None else str(completed_by)
+
+
+def labelstudio_annotations(
+    path: Path, id_field: str, command: str, dropped: Counter[str]
+) -> Iterator[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """(where, task data, annotation) of every annotation in Label Studio's full JSON export
+    of a project made from `command`'s tasks (their data hold `batch` and `id_field`).
+    Cancelled (skipped) annotations are counted in `dropped`, not given."""
+    try:
+        tasks = orjson.loads(path.read_bytes())
+    except orjson.JSONDecodeError as exc:
+        raise InputError(
+            path, f"not JSON ({exc}); give Label Studio's full JSON export (Export > JSON)"
+        ) from None
+    if not isinstance(tasks, list):
+        raise InputError(path, "expected a list of tasks: Label Studio's full JSON export")
+    for index, task in enumerate(tasks):
+        where = f"task {task.get('id', index + 1) if isinstance(task, dict) else index + 1}"
+        data = task.get("data") if isinstance(task, dict) else None
+        if not isinstance(data, dict) or "annotations" not in task:
+            raise InputError(
+                path,
+                f"{where} has no data and annotations: give Label Studio's full JSON export "
+                "(not JSON-MIN or CSV)",
+            )
+        if not data.get(id_field) or not data.get("batch"):
+            raise InputError(
+                path,
+                f"{where} has no {id_field} and batch in its data: this is not the export of "
+                f"a project made from `{command} --format labelstudio`",
+            )
+        for annotation in task["annotations"]:
+            if annotation.get("was_cancelled"):
+                dropped["cancelled (skipped) in Label Studio"] += 1
+                continue
+            yield f"{where}, annotation {annotation.get('id', '?')}", data, annotation
+
+
+def read_votes(path: Path, labels: Sequence[str]) -> VoteFile:
+    result = VoteFile([])
+    annotations = labelstudio_annotations(
+        path, "pair_id", "nlibuild relabel export", result.dropped
+    )
+    for where, data, annotation in annotations:
+        choices: list[str] = []
+        for item in annotation.get("result") or []:
+            if item.get("from_name") != LABEL_FIELD:
+                raise InputError(
+                    path,
+                    f"{where}: result field {item.get('from_name')!r} is not in nlibuild's "
+                    "relabelling config; is this the export of another project?",
+                )
+            choices += (item.get("value") or {}).get("choices") or []
+        if len(choices) > 1:
+            raise InputError(
+                path,
+                f"{where}: {len(choices)} labels ({', '.join(map(str, choices))}); the config "
+                "asks for one: fix it in Label Studio and export again",
+            )
+        if not choices:
+            result.dropped["submitted empty"] += 1
+            continue
+        result.votes.append(
+            RawVote(
+                where=f"{path.name}, {where}",
+                line=None,
+                worker=_labelstudio_user(annotation.get("completed_by")),
+                batch=str(data["batch"]),
+                pair_id=str(data["pair_id"]),
+                label=str(choices[0]),
+            )
+        )
+    return result
+
+
+def labelstudio_config(per_label: int, protocol: str) -> str:
+    """A Label Studio labeling config: the premise, the `x` flag, one TextArea per
+    expected hypothesis (named like the csv columns, so answers read the same way)."""
+    lines = [
+        "<View>",
+        f"  <!-- nlibuild elicitation, protocol {protocol}: {per_label} per label -->",
+        '  <Header value="Premise $premise_id (batch $batch, $genre)"/>',
+        '  <Text name="premise" value="$premise"/>',
+        f'  <Choices name="{UNUSABLE_FIELD}" toName="premise" choice="single" showInline="true">',
+        f'    <Choice value="{UNUSABLE_MARK}" hint="This premise cannot be used: write nothing"/>',
+        "  </Choices>",
+    ]
+    for label in LABEL_ORDER:
+        lines.append(f'  <Header value={quoteattr(label.value.capitalize())} size="5"/>')
+        for k in range(1, per_label + 1):
+            name = slot_name(label, k)
+            lines.append(
+                f'  <TextArea name="{name}" toName="premise" rows="1" maxSubmissions="1" '
+                f'editable="true" placeholder={quoteattr(f"{label.value} {k}")}/>'
+            )
+    lines.append("</View>")
+    return "\n".join(lines) + "\n"
+
+
+def relabel_labelstudio_config(labels: Sequence[str]) -> str:
+    """A Label Studio labeling config: the premise, the hypothesis and one required choice
+    `label` among `labels` (the NLI labels, then the store's extra labels)."""
+    choices = [f"    <Choice value={quoteattr(label)}/>" for label in labels]
+    return (
+        "\n".join(
+            [
+                "<View>",
+                "  <!-- nlibuild relabelling: one label per pair -->",
+                '  <Header value="Pair $pair_id (batch $batch)"/>',
+                '  <Header value="Premise" size="5"/>',
+                '  <Text name="premise" value="$premise"/>',
+                '  <Header value="Hypothesis" size="5"/>',
+                '  <Text name="hypothesis" value="$hypothesis"/>',
+                f'  <Choices name="{LABEL_FIELD}" toName="hypothesis" choice="single-radio" '
+                'required="true" showInline="true">',
+                *choices,
+                "  </Choices>",
+                "</View>",
+            ]
+        )
+        + "\n"
+    )
+
+
+PLATFORM = Platform(
+    names_workers=True,
+    elicit_batch_writer=write_tasks,
+    elicit_form_writer=write_elicit_form,
+    answer_reader=read_answers,
+    relabel_batch_writer=write_tasks,
+    relabel_form_writer=write_relabel_form,
+    vote_reader=read_votes,
+)
