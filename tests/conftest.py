@@ -1,10 +1,26 @@
-"""Shared test helpers: the CLI runner, fresh stores, and the real-data fixtures."""
+"""Shared test helpers: the CLI runner, fresh stores, and the real-data fixtures.
+
+Test modules import these as `from conftest import ...` (pytest puts tests/ on sys.path;
+mypy finds it through `mypy_path` in pyproject.toml).
+
+- `run_cli(*args)` runs `nlibuild ARGS...` in-process and returns the click `Result`.
+- `ok(*args)` runs it, requires exit 0 (showing stderr otherwise) and returns stdout;
+  `ok_result(*args)` does the same but returns the whole `Result`.
+- `fails(db, *args, says=...)` requires one `Error:` line holding every fragment of `says`
+  and an unchanged store; `assert_user_error(result, *fragments)` checks the line only.
+- `new_store`, `copy_store`, `table_counts` and `query` make and read stores;
+  `read_jsonl` and `write_jsonl` read and write JSON lines files.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import sqlite3
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner, Result
@@ -27,10 +43,31 @@ DATA_TABLES = (
     "batches", "assignments", "violations", "annotator_aliases",
 )  # fmt: skip
 
+CliArg = str | Path | int | float
+"""One command-line word; anything but a string is passed as `str(arg)`."""
 
-def run_cli(*args: str | Path) -> Result:
-    """Invoke `nlibuild ARGS...` in-process, with stdout and stderr kept apart."""
+
+# --- running the CLI ----------------------------------------------------------------------
+
+
+def run_cli(*args: CliArg) -> Result:
+    """Invoke `nlibuild ARGS...` in-process, with stdout and stderr kept apart.
+
+    An exception the CLI does not turn into an exit status propagates (a crash fails the
+    test with its traceback)."""
     return CliRunner().invoke(app, [str(a) for a in args], catch_exceptions=False)
+
+
+def ok_result(*args: CliArg) -> Result:
+    """`nlibuild ARGS...`, which must exit 0 (its stderr is shown if not); the `Result`."""
+    result = run_cli(*args)
+    assert result.exit_code == 0, f"exit {result.exit_code}: {result.stderr}"
+    return result
+
+
+def ok(*args: CliArg) -> str:
+    """`nlibuild ARGS...`, which must exit 0 (its stderr is shown if not); its stdout."""
+    return ok_result(*args).stdout
 
 
 def assert_user_error(result: Result, *fragments: str) -> str:
@@ -49,16 +86,69 @@ def assert_user_error(result: Result, *fragments: str) -> str:
     return line
 
 
+def fails(db: Path, *args: CliArg, says: tuple[str, ...]) -> str:
+    """`nlibuild --db DB ARGS...` must be a user error (see `assert_user_error`) holding every
+    fragment of `says`, and leave the store's data tables as they were; returns the line."""
+    before = table_counts(db)
+    line = assert_user_error(run_cli("--db", db, *args), *says)
+    assert table_counts(db) == before
+    return line
+
+
+# --- stores -------------------------------------------------------------------------------
+
+
+def new_store(path: Path, *init_args: str) -> Path:
+    """`nlibuild --db PATH init INIT_ARGS...`, which must succeed; returns `path`."""
+    ok("--db", path, "init", *init_args)
+    return path
+
+
+def copy_store(template: Path, path: Path) -> Path:
+    """A copy of the store `template` at `path` (its folder made if need be), taken through
+    SQLite so that a write-ahead log left beside the template is included."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with (
+        contextlib.closing(sqlite3.connect(template)) as source,
+        contextlib.closing(sqlite3.connect(path)) as target,
+    ):
+        source.backup(target)
+    return path
+
+
 def table_counts(db: Path) -> dict[str, int]:
     """Row count of every data table: equal snapshots mean an unchanged store."""
-    with sqlite3.connect(db) as conn:
+    with contextlib.closing(sqlite3.connect(db)) as conn:
         return {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in DATA_TABLES}
+
+
+def query(db: Path, sql: str, *params: object) -> list[tuple[Any, ...]]:
+    """The rows of one SQL statement on the store at `db` (committed, should it write)."""
+    with contextlib.closing(sqlite3.connect(db)) as conn, conn:
+        rows: list[tuple[Any, ...]] = conn.execute(sql, params).fetchall()
+    return rows
 
 
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     """A fresh, empty English store."""
-    path = tmp_path / "corpus.db"
-    result = run_cli("--db", path, "init")
-    assert result.exit_code == 0, result.stderr
+    return new_store(tmp_path / "corpus.db")
+
+
+# --- files --------------------------------------------------------------------------------
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """The records of a JSON lines file; every line must be one JSON object."""
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for number, record in enumerate(records, 1):
+        assert isinstance(record, dict), f"{path}, line {number}: not a JSON object"
+    return records
+
+
+def write_jsonl(path: Path, records: Iterable[Mapping[str, Any]]) -> Path:
+    """One JSON object a line, non-ASCII unescaped; returns `path`."""
+    path.write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8"
+    )
     return path
