@@ -5,7 +5,8 @@ mypy finds it through `mypy_path` in pyproject.toml).
 
 - `run_cli(*args)` runs `nlibuild ARGS...` in-process and returns the click `Result`.
 - `ok(*args)` runs it, requires exit 0 (showing stderr otherwise) and returns stdout;
-  `ok_result(*args)` does the same but returns the whole `Result`.
+  `ok_result(*args)` does the same but returns the whole `Result`; `json_rows(*args)` and
+  `json_object(*args)` add `--format json` and return the parsed list of objects or object.
 - `fails(db, *args, says=...)` requires one `Error:` line holding every fragment of `says`
   and an unchanged store; `assert_user_error(result, *fragments)` checks the line only.
 - `new_store`, `copy_store`, `table_counts` and `query` make and read stores;
@@ -68,6 +69,21 @@ def ok_result(*args: CliArg) -> Result:
 def ok(*args: CliArg) -> str:
     """`nlibuild ARGS...`, which must exit 0 (its stderr is shown if not); its stdout."""
     return ok_result(*args).stdout
+
+
+def json_rows(*args: CliArg) -> list[dict[str, Any]]:
+    """`nlibuild ARGS... --format json`, which must succeed and print a list of objects."""
+    rows = json.loads(ok(*args, "--format", "json"))
+    assert isinstance(rows, list), rows
+    assert all(isinstance(row, dict) for row in rows), rows
+    return rows
+
+
+def json_object(*args: CliArg) -> dict[str, Any]:
+    """`nlibuild ARGS... --format json`, which must succeed and print one object."""
+    value = json.loads(ok(*args, "--format", "json"))
+    assert isinstance(value, dict), value
+    return value
 
 
 def assert_user_error(result: Result, *fragments: str) -> str:

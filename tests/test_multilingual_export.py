@@ -5,19 +5,12 @@ from the source, read back the way consumers read them (tsv with QUOTE_NONE, jso
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
-from conftest import FIXTURES, assert_user_error, requires_fixtures, run_cli
+from conftest import FIXTURES, assert_user_error, ok, read_jsonl, requires_fixtures, run_cli
 
 pytestmark = requires_fixtures
 MYXNLI = FIXTURES / "myxnli"
-
-
-def ok(*args: str | Path) -> str:
-    result = run_cli(*args)
-    assert result.exit_code == 0, result.stderr
-    return result.stdout
 
 
 def three_language_store(db: Path) -> Path:
@@ -37,7 +30,7 @@ def test_xnli_tsv_and_jsonl_hold_every_language_with_the_source_labels(
     ok("--db", db, "export", "--format", "xnli-jsonl", "--out", jsonl)
     with tsv.open(encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
-    records = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()]
+    records = read_jsonl(jsonl)
     assert len(rows) == len(records) == 3 * 2490
     for row, record in zip(rows, records, strict=True):
         assert {k: row[k] for k in record} == record
@@ -56,7 +49,7 @@ def test_lang_picks_languages_and_split_picks_pairs(db: Path, tmp_path: Path) ->
     three_language_store(db)
     out = tmp_path / "sw.jsonl"
     ok("--db", db, "export", "--format", "xnli-jsonl", "--lang", "en,sw", "--out", out)
-    langs = {json.loads(line)["language"] for line in out.read_text().splitlines()}
+    langs = {r["language"] for r in read_jsonl(out)}
     assert langs == {"en", "sw"}
     result = run_cli("--db", db, "export", "--format", "xnli-jsonl", "--split", "dev",
                      "--out", tmp_path / "none.jsonl")  # fmt: skip
