@@ -9,7 +9,7 @@ mypy finds it through `mypy_path` in pyproject.toml).
   `json_object(*args)` add `--format json` and return the parsed list of objects or object.
 - `fails(db, *args, says=...)` requires one `Error:` line holding every fragment of `says`
   and an unchanged store; `assert_user_error(result, *fragments)` checks the line only.
-- `new_store`, `copy_store`, `table_counts` and `query` make and read stores;
+- `new_store`, `copy_store`, `table_counts` (`without_runs`) and `query` make and read stores;
   `read_jsonl` and `write_jsonl` read and write JSON lines files.
 """
 
@@ -143,6 +143,11 @@ def query(db: Path, sql: str, *params: object) -> list[tuple[Any, ...]]:
     with contextlib.closing(sqlite3.connect(db)) as conn, conn:
         rows: list[tuple[Any, ...]] = conn.execute(sql, params).fetchall()
     return rows
+
+
+def without_runs(counts: dict[str, int]) -> dict[str, int]:
+    """`table_counts` less the runs table (a command that changes nothing still logs a run)."""
+    return {table: n for table, n in counts.items() if table != "runs"}
 
 
 @pytest.fixture

@@ -28,19 +28,7 @@ def test_basque_native_pairs_import_as_one_single_protocol_answer_set(tmp_path: 
     db = new_store(tmp_path / "eu.db", "--lang", "eu")
     # The premises go through the pool like any sampled text: one per distinct premise.
     ok("--db", db, "ingest", EU, "--format", "tsv", "--field", "premise", "--genre", "native")
-    ok(
-        "--db",
-        db,
-        "sample",
-        "--genre",
-        "native",
-        "--n",
-        "207",
-        "--min-len",
-        "1",
-        "--max-len",
-        "500",
-    )
+    ok("--db", db, "sample", "--genre", "native", "--n", 207, "--min-len", 1, "--max-len", 500)
     ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--writers", "eu01",
        "--batch-size", "300")  # fmt: skip
     # The tsv has premise, hypothesis, label: a long answer sheet naming premises by text.
