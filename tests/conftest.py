@@ -6,7 +6,8 @@ mypy finds it through `mypy_path` in pyproject.toml).
 - `run_cli(*args)` runs `nlibuild ARGS...` in-process and returns the click `Result`.
 - `ok(*args)` runs it, requires exit 0 (showing stderr otherwise) and returns stdout;
   `ok_result(*args)` does the same but returns the whole `Result`; `json_rows(*args)` and
-  `json_object(*args)` add `--format json` and return the parsed list of objects or object.
+  `json_object(*args)` add `--format json` and return the parsed list of objects or object,
+  `csv_rows(*args)` adds `--format csv` and returns the rows as dicts.
 - `fails(db, *args, says=...)` requires one `Error:` line holding every fragment of `says`
   and an unchanged store; `assert_user_error(result, *fragments)` checks the line only.
 - `new_store`, `copy_store`, `table_counts` (`without_runs`) and `query` make and read stores;
@@ -16,6 +17,8 @@ mypy finds it through `mypy_path` in pyproject.toml).
 from __future__ import annotations
 
 import contextlib
+import csv
+import io
 import json
 import os
 import sqlite3
@@ -84,6 +87,11 @@ def json_object(*args: CliArg) -> dict[str, Any]:
     value = json.loads(ok(*args, "--format", "json"))
     assert isinstance(value, dict), value
     return value
+
+
+def csv_rows(*args: CliArg) -> list[dict[str, str]]:
+    """`nlibuild ARGS... --format csv`, which must succeed; its rows by the header's names."""
+    return list(csv.DictReader(io.StringIO(ok(*args, "--format", "csv"))))
 
 
 def assert_user_error(result: Result, *fragments: str) -> str:

@@ -31,6 +31,7 @@ import pytest
 from conftest import (
     FIXTURES,
     copy_store,
+    csv_rows,
     fails,
     json_rows,
     new_store,
@@ -779,11 +780,7 @@ def test_a_ci_level_outside_0_1_is_an_error(random_db: Path, level: str) -> None
 
 def test_agreement_formats(random_db: Path) -> None:
     values = by_statistic(agreement_json(random_db))
-    rows = list(
-        csv.DictReader(
-            io.StringIO(ok("--db", random_db, "stats", "--table", "agreement", "--format", "csv"))
-        )
-    )
+    rows = csv_rows("--db", random_db, "stats", "--table", "agreement")
     assert [r["statistic"] for r in rows] == list(STATISTICS)
     assert ",".join(rows[0]) == "statistic,group,value,numerator,denominator,low,high"
     for row in rows:

@@ -8,8 +8,6 @@ label, else the author's, and pairs with `-` are left out.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import random
 import re
@@ -18,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import assert_user_error, json_rows, new_store, ok, run_cli, write_jsonl
+from conftest import assert_user_error, csv_rows, json_rows, new_store, ok, run_cli, write_jsonl
 
 from nlibuild.artifacts import default_units, pmi_cues, units_label, word_lists
 from nlibuild.models import WordUnits
@@ -343,7 +341,7 @@ def test_pmi_table_in_every_format(pmi_db: Path) -> None:
         return (r["group_by"], r["group"], r["word"], r["label"], int(r["count"]),
                 int(r["word_count"]), round(float(r["pmi"]), 4))  # fmt: skip
 
-    parsed = list(csv.DictReader(io.StringIO(ok(*args, "--format", "csv"))))
+    parsed = csv_rows(*args)
     assert list(parsed[0]) == ["group_by", "group", "pairs", "rank", "word", "label", "pmi",
                                "count", "word_count"]  # fmt: skip
     assert sorted(map(key, parsed)) == sorted(map(key, rows))
@@ -486,7 +484,7 @@ def test_cues_per_author_negators_overlap_and_length(tmp_path: Path) -> None:
     table = ok(*args)
     assert "6 pairs; 1 pair without a gold label left out" in table
     assert "stage:stats-cues|by:author|max_overlap:0.5" in table
-    parsed = list(csv.DictReader(io.StringIO(ok(*args, "--format", "csv"))))
+    parsed = csv_rows(*args)
     assert [(r["group"], r["label"], int(r["pairs"])) for r in parsed] == [
         (r["group"], r["label"], r["pairs"]) for r in rows
     ]
