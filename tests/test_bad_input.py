@@ -13,20 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DATA, assert_user_error, table_counts
-from typer.testing import CliRunner, Result
-
-from nlibuild.cli import app
+from conftest import DATA, assert_user_error, fails, ok, run_cli, table_counts
 
 SAMPLE = DATA / "sample_mnli.jsonl"
 
 
 # --- helpers ----------------------------------------------------------------------------
-
-
-def invoke(db: Path, *args: str | Path) -> Result:
-    """`nlibuild --db DB ARGS...`, catching exceptions so that a crash shows as a failure."""
-    return CliRunner().invoke(app, ["--db", str(db), *(str(a) for a in args)])
 
 
 def mnli(pair_id: str, **fields: Any) -> dict[str, Any]:
@@ -58,8 +50,7 @@ def without(record: dict[str, Any], key: str) -> dict[str, Any]:
 @pytest.fixture
 def store(db: Path) -> Path:
     """A store holding the 48 pairs of data/sample_mnli.jsonl."""
-    result = invoke(db, "import", SAMPLE, "--format", "mnli")
-    assert result.exit_code == 0, result.output
+    ok("--db", db, "import", SAMPLE, "--format", "mnli")
     return db
 
 
@@ -159,12 +150,8 @@ def test_a_bad_file_is_one_error_line_and_changes_nothing(
         bad.write_bytes(content)
     else:
         bad.write_text(content, encoding="utf-8")
-    before = table_counts(store)
 
-    result = invoke(store, "import", bad, *options)
-
-    assert_user_error(result, f"Error: {bad}", *fragments)
-    assert table_counts(store) == before
+    fails(store, "import", bad, *options, says=(f"Error: {bad}", *fragments))
 
 
 def test_a_pair_id_already_in_the_store_with_other_content_is_refused(
@@ -177,28 +164,23 @@ def test_a_pair_id_already_in_the_store_with_other_content_is_refused(
     edited = tmp_path / "edited" / SAMPLE.name
     edited.parent.mkdir()
     edited.write_text(jsonl(*records), encoding="utf-8")
-    before = table_counts(store)
-
-    result = invoke(store, "import", edited, "--format", "mnli")
-
     pair_id = records[4]["pairID"]
-    assert_user_error(
-        result,
-        f"Error: {edited}, line 5:",
-        f"pair {pair_id} is already in the store with different hypothesis;",
-    )
-    assert table_counts(store) == before
+
+    fails(
+        store, "import", edited, "--format", "mnli",
+        says=(f"Error: {edited}, line 5:",
+              f"pair {pair_id} is already in the store with different hypothesis;"),
+    )  # fmt: skip
 
 
 def test_a_missing_file_is_named(store: Path, tmp_path: Path) -> None:
     missing = tmp_path / "nowhere.jsonl"
-    before = table_counts(store)
 
-    result = invoke(store, "import", missing, "--format", "mnli")
+    line = fails(
+        store, "import", missing, "--format", "mnli", says=(f"Error: {missing}: no such file",)
+    )
 
-    line = assert_user_error(result, f"Error: {missing}: no such file")
     assert "line" not in line
-    assert table_counts(store) == before
 
 
 # --- declaring what the file needs makes it import ------------------------------------
@@ -229,10 +211,9 @@ def test_the_suggested_option_makes_the_file_import(
     path.write_text(jsonl(*records), encoding="utf-8")
     before = table_counts(store)
 
-    result = invoke(store, "import", path, "--format", "mnli", *options)
+    report = ok("--db", store, "import", path, "--format", "mnli", *options)
 
-    assert result.exit_code == 0, result.output
-    assert result.stdout.startswith(f"Imported {path}: 2 pairs, 1 premise, ")
+    assert report.startswith(f"Imported {path}: 2 pairs, 1 premise, ")
     after = table_counts(store)
     assert after["pairs"] == before["pairs"] + 2
     assert after["premises"] == before["premises"] + 1
@@ -244,7 +225,7 @@ def test_the_suggested_option_makes_the_file_import(
 def test_info_on_a_missing_store_says_to_run_init(tmp_path: Path) -> None:
     missing = tmp_path / "none.db"
 
-    result = invoke(missing, "info", "--format", "json")
+    result = run_cli("--db", missing, "info", "--format", "json")
 
     assert_user_error(result, f"Error: {missing}: no store here", "init")
     assert not missing.exists()
@@ -254,12 +235,9 @@ def test_a_store_from_a_newer_nlibuild_asks_for_an_upgrade(store: Path) -> None:
     with sqlite3.connect(store) as conn:
         conn.execute("PRAGMA user_version=99")
     conn.close()
-    before = table_counts(store)
 
-    result = invoke(store, "info", "--format", "json")
-
-    assert_user_error(result, f"Error: {store}: ", "schema version 99", "upgrade nlibuild")
-    assert table_counts(store) == before
+    fails(store, "info", "--format", "json",
+          says=(f"Error: {store}: ", "schema version 99", "upgrade nlibuild"))  # fmt: skip
     with sqlite3.connect(store) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == 99
     conn.close()
@@ -271,10 +249,9 @@ def test_a_store_from_a_newer_nlibuild_asks_for_an_upgrade(store: Path) -> None:
 def test_importing_the_same_file_twice_adds_nothing(store: Path) -> None:
     before = table_counts(store)
 
-    result = invoke(store, "import", SAMPLE, "--format", "mnli")
+    report = ok("--db", store, "import", SAMPLE, "--format", "mnli")
 
-    assert result.exit_code == 0, result.output
-    assert result.stdout.startswith(
+    assert report.startswith(
         f"Imported {SAMPLE}: 0 pairs, 0 premises, 0 votes, 0 translations added; "
         "48 pairs already present (run 3, "
     )
