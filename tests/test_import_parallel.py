@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
-from conftest import DATA, FIXTURES, requires_fixtures, table_counts
+from conftest import DATA, FIXTURES, query, requires_fixtures, table_counts
 
 from nlibuild.errors import ConflictError, InputError
 from nlibuild.models import ImportConfig, InitConfig
@@ -34,9 +34,8 @@ def import_into(tmp_path: Path, name: str, files: list[tuple[Path, str]], parall
     return db
 
 
-def content(db: Path) -> dict[str, list[tuple[object, ...]]]:
-    with sqlite3.connect(db) as conn:
-        return {table: conn.execute(sql).fetchall() for table, sql in CONTENT_QUERIES.items()}
+def content(db: Path) -> dict[str, list[tuple[Any, ...]]]:
+    return {table: query(db, sql) for table, sql in CONTENT_QUERIES.items()}
 
 
 def test_parallel_and_serial_imports_build_the_same_store(tmp_path: Path) -> None:
