@@ -36,6 +36,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 PROJECT = Path(__file__).resolve().parent.parent
 DATA = PROJECT / "data"
 FIXTURES = PROJECT.parent / "shared" / "fixtures"
+SAMPLE_MNLI = DATA / "sample_mnli.jsonl"
+"""48 MNLI pairs (16 premises, 4 genres; 36 validated, 3 without gold) shipped with nlibuild."""
 
 requires_fixtures = pytest.mark.skipif(
     not FIXTURES.is_dir(),
@@ -162,6 +164,13 @@ def without_runs(counts: dict[str, int]) -> dict[str, int]:
 def db(tmp_path: Path) -> Path:
     """A fresh, empty English store."""
     return new_store(tmp_path / "corpus.db")
+
+
+@pytest.fixture
+def sample_db(db: Path) -> Path:
+    """A fresh English store holding the 48 pairs of data/sample_mnli.jsonl."""
+    ok("--db", db, "import", SAMPLE_MNLI, "--format", "mnli")
+    return db
 
 
 # --- files --------------------------------------------------------------------------------

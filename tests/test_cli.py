@@ -7,11 +7,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import DATA, json_object, json_rows, ok, run_cli
+from conftest import DATA, SAMPLE_MNLI, json_object, json_rows, ok, run_cli
 
 from nlibuild.store import SCHEMA_VERSION
 
-SAMPLE = DATA / "sample_mnli.jsonl"
 OCNLI_SAMPLE = DATA / "sample_ocnli.json"
 
 
@@ -41,17 +40,17 @@ def test_store_path_comes_from_the_environment(
 
 
 def test_import_prints_counts_run_and_signature(db: Path) -> None:
-    report = ok("--db", db, "import", SAMPLE, "--format", "mnli")
+    report = ok("--db", db, "import", SAMPLE_MNLI, "--format", "mnli")
     digest = report.split("file:")[1][:12]
     assert report == (
-        f"Imported {SAMPLE}: 48 pairs, 16 premises, 192 votes, 0 translations added; "
+        f"Imported {SAMPLE_MNLI}: 48 pairs, 16 premises, 192 votes, 0 translations added; "
         f"0 pairs already present (run 2, stage:import|format:mnli|file:{digest}|"
         "version:0.1.0)\n"
     )
 
 
 def test_info_counts_by_genre_language_label_and_protocol(db: Path) -> None:
-    ok("--db", db, "import", SAMPLE, "--format", "mnli")
+    ok("--db", db, "import", SAMPLE_MNLI, "--format", "mnli")
     summary = json_object("--db", db, "info")
     assert summary["pairs"] == 48
     assert summary["premises"] == 16
@@ -74,7 +73,7 @@ def test_info_counts_by_genre_language_label_and_protocol(db: Path) -> None:
 
 
 def test_info_as_csv_is_one_table(db: Path) -> None:
-    ok("--db", db, "import", SAMPLE, "--format", "mnli")
+    ok("--db", db, "import", SAMPLE_MNLI, "--format", "mnli")
     lines = ok("--db", db, "info", "--format", "csv").splitlines()
     assert lines[0] == "section,item,value"
     assert "store,pairs,48" in lines
@@ -83,7 +82,7 @@ def test_info_as_csv_is_one_table(db: Path) -> None:
 
 
 def test_runs_is_the_provenance_log(db: Path, tmp_path: Path) -> None:
-    ok("--db", db, "import", SAMPLE, "--format", "mnli")
+    ok("--db", db, "import", SAMPLE_MNLI, "--format", "mnli")
     ok("--db", db, "export", "--format", "hf-jsonl", "--out", tmp_path / "x.jsonl")
     runs = json_rows("--db", db, "runs")
     assert [r["stage"] for r in runs] == ["init", "import", "export"]

@@ -5,16 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-from conftest import DATA, json_rows, new_store, ok, read_jsonl, run_cli, write_jsonl
-
-SAMPLE = DATA / "sample_mnli.jsonl"
-
-
-@pytest.fixture
-def sample_db(db: Path) -> Path:
-    ok("--db", db, "import", SAMPLE, "--format", "mnli")
-    return db
+from conftest import DATA, SAMPLE_MNLI, json_rows, new_store, ok, read_jsonl, run_cli, write_jsonl
 
 
 def test_hf_jsonl_writes_integers_in_the_default_glue_order(
@@ -26,7 +17,7 @@ def test_hf_jsonl_writes_integers_in_the_default_glue_order(
         f"Exported 48 pairs to {out} as hf-jsonl; labels e,n,c = 0,1,2 "
         f"(written to {out}.labels.json); 3 pairs without gold written with label -1 (run 3, "
     )
-    originals = {r["pairID"]: r["gold_label"] for r in read_jsonl(SAMPLE)}
+    originals = {r["pairID"]: r["gold_label"] for r in read_jsonl(SAMPLE_MNLI)}
     codes = {"entailment": 0, "neutral": 1, "contradiction": 2, "-": -1}
     assert {r["id"]: r["label"] for r in read_jsonl(out)} == {
         pid: codes[str(gold)] for pid, gold in originals.items()
@@ -53,7 +44,7 @@ def test_hf_jsonl_in_clue_order_can_drop_pairs_without_gold(
     assert "3 pairs without gold dropped" in report
     records = read_jsonl(out)
     assert len(records) == 45
-    originals = {r["pairID"]: r["gold_label"] for r in read_jsonl(SAMPLE)}
+    originals = {r["pairID"]: r["gold_label"] for r in read_jsonl(SAMPLE_MNLI)}
     clue = {"neutral": 0, "entailment": 1, "contradiction": 2}
     assert all(r["label"] == clue[str(originals[r["id"]])] for r in records)
     assert json.loads((tmp_path / "clue.jsonl.labels.json").read_text())["no_gold"] == "drop"

@@ -16,9 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import DATA, run_cli, table_counts
+from conftest import json_object, table_counts
 
-SAMPLE = DATA / "sample_mnli.jsonl"
 BIG_PAIRS = 300_000
 LABELS = ("entailment", "neutral", "contradiction")
 
@@ -43,14 +42,6 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
             }
             handle.write(json.dumps(record) + "\n")
     return path
-
-
-@pytest.fixture
-def store(db: Path) -> Path:
-    """A store holding data/sample_mnli.jsonl, with no connection left open."""
-    result = run_cli("--db", db, "import", SAMPLE, "--format", "mnli")
-    assert result.exit_code == 0, result.stderr
-    return db
 
 
 def wal_size(db: Path) -> int:
@@ -147,16 +138,14 @@ def assert_store_sound(db: Path) -> None:
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
     finally:
         conn.close()
-    result = run_cli("--db", db, "info", "--format", "json")
-    assert result.exit_code == 0, result.stderr
-    assert json.loads(result.stdout)["pairs"] == 48
+    assert json_object("--db", db, "info")["pairs"] == 48
 
 
-def test_a_killed_import_leaves_the_store_as_it_was(store: Path, big: Path) -> None:
-    before = table_counts(store)
-    proc = start_import(store, big)
+def test_a_killed_import_leaves_the_store_as_it_was(sample_db: Path, big: Path) -> None:
+    before = table_counts(sample_db)
+    proc = start_import(sample_db, big)
     try:
-        wait_until_mid_import(proc, store)
+        wait_until_mid_import(proc, sample_db)
         workers = child_pids(proc.pid)
         proc.kill()
         proc.wait(timeout=60)
@@ -170,15 +159,15 @@ def test_a_killed_import_leaves_the_store_as_it_was(store: Path, big: Path) -> N
         assert workers, "expected the parallel import's reader process"
         assert_gone(workers)
 
-    assert table_counts(store) == before
-    assert_store_sound(store)
+    assert table_counts(sample_db) == before
+    assert_store_sound(sample_db)
 
 
-def test_ctrl_c_rolls_the_import_back_and_says_so(store: Path, big: Path) -> None:
-    before = table_counts(store)
-    proc = start_import(store, big)
+def test_ctrl_c_rolls_the_import_back_and_says_so(sample_db: Path, big: Path) -> None:
+    before = table_counts(sample_db)
+    proc = start_import(sample_db, big)
     try:
-        wait_until_mid_import(proc, store)
+        wait_until_mid_import(proc, sample_db)
         workers = child_pids(proc.pid)
         proc.send_signal(signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=120)
@@ -191,5 +180,5 @@ def test_ctrl_c_rolls_the_import_back_and_says_so(store: Path, big: Path) -> Non
     assert_gone(workers)
     assert stderr == "Error: interrupted; the store is unchanged\n"
     assert stdout == ""
-    assert table_counts(store) == before
-    assert_store_sound(store)
+    assert table_counts(sample_db) == before
+    assert_store_sound(sample_db)

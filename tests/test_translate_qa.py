@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from conftest import (
-    DATA,
     FIXTURES,
     assert_user_error,
     json_object,
@@ -55,8 +54,8 @@ def test_bleu_tokenizer_per_language(lang: str, tokenizer: str) -> None:
     assert bleu_tokenizer(lang)[0] == tokenizer
 
 
-def test_scores_equal_sacrebleu_on_the_same_segments(db: Path, tmp_path: Path) -> None:
-    ok("--db", db, "import", DATA / "sample_mnli.jsonl", "--format", "mnli")
+def test_scores_equal_sacrebleu_on_the_same_segments(sample_db: Path, tmp_path: Path) -> None:
+    db = sample_db
     units = tmp_path / "units.jsonl"
     ok("--db", db, "translate", "export", "--lang", "de", "--out", units)
     sources = {r["unit_id"]: r["source"] for r in read_jsonl(units)}
@@ -82,9 +81,8 @@ def test_scores_equal_sacrebleu_on_the_same_segments(db: Path, tmp_path: Path) -
     assert "Lowest sentence chrF" in text and "Scored 64 segments; BLEU tokenizer 13a" in text
 
 
-def test_qa_without_both_kinds_is_an_error(db: Path) -> None:
-    ok("--db", db, "import", DATA / "sample_mnli.jsonl", "--format", "mnli")
-    result = run_cli("--db", db, "translate", "qa", "--lang", "de")
+def test_qa_without_both_kinds_is_an_error(sample_db: Path) -> None:
+    result = run_cli("--db", sample_db, "translate", "qa", "--lang", "de")
     assert_user_error(result, "no unit of de has both a mt and a human translation")
 
 
