@@ -11,7 +11,9 @@ mypy finds it through `mypy_path` in pyproject.toml).
 - `fails(db, *args, says=...)` requires one `Error:` line holding every fragment of `says`
   and an unchanged store; `assert_user_error(result, *fragments)` checks the line only.
 - `new_store`, `copy_store`, `table_counts` (`without_runs`) and `query` make and read stores;
-  `read_jsonl` and `write_jsonl` read and write JSON lines files.
+  the fixtures `db` (a fresh store) and `sample_db` (holding SAMPLE_MNLI) give one per test;
+  `myxnli_store` fills one from the real myXNLI fixture.
+- `read_jsonl`, `write_jsonl` and `read_tsv` read and write the files the CLI exchanges.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ DATA = PROJECT / "data"
 FIXTURES = PROJECT.parent / "shared" / "fixtures"
 SAMPLE_MNLI = DATA / "sample_mnli.jsonl"
 """48 MNLI pairs (16 premises, 4 genres; 36 validated, 3 without gold) shipped with nlibuild."""
+MYXNLI = FIXTURES / "myxnli"
 
 requires_fixtures = pytest.mark.skipif(
     not FIXTURES.is_dir(),
@@ -160,6 +163,18 @@ def without_runs(counts: dict[str, int]) -> dict[str, int]:
     return {table: n for table, n in counts.items() if table != "runs"}
 
 
+def myxnli_store(db: Path, split: str) -> Path:
+    """Three languages into the store at `db`: the pairs of myXNLI's `my.genre.<split>.tsv`
+    (English, labels 0, 1, 2 = e, n, c, with its Burmese as human translations) and the
+    Swahili of `sw.genre.<split>.tsv` aligned by row. Needs ../shared/fixtures."""
+    reference = MYXNLI / f"my.genre.{split}.tsv"
+    ok("--db", db, "import", reference, "--format", "xnli", "--lang", "en",
+       "--label-order", "e,n,c")  # fmt: skip
+    ok("--db", db, "translate", "import", MYXNLI / f"sw.genre.{split}.tsv", "--lang", "sw",
+       "--align", "rows", "--reference", reference)  # fmt: skip
+    return db
+
+
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     """A fresh, empty English store."""
@@ -182,6 +197,13 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     for number, record in enumerate(records, 1):
         assert isinstance(record, dict), f"{path}, line {number}: not a JSON object"
     return records
+
+
+def read_tsv(path: Path) -> list[dict[str, str]]:
+    """The rows of a tab-separated file with a header, unquoted as NLI tsv files are (a `"`
+    is text)."""
+    with path.open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
 
 
 def write_jsonl(path: Path, records: Iterable[Mapping[str, Any]]) -> Path:

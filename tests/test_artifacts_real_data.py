@@ -16,14 +16,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, json_rows, new_store, ok, requires_fixtures
+from conftest import FIXTURES, json_rows, myxnli_store, new_store, ok, requires_fixtures
 
 from nlibuild.lang import negator_lexicon
 
 pytestmark = requires_fixtures
 
 SNLI = FIXTURES / "snli_prefix"
-MYXNLI = FIXTURES / "myxnli"
 BASQUE = FIXTURES / "xnli_eu_native"
 
 
@@ -84,12 +83,7 @@ def test_snli_premise_only_learns_nothing(snli: Path) -> None:
 
 @pytest.fixture(scope="module")
 def myxnli(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    db = new_store(tmp_path_factory.mktemp("myxnli") / "myxnli.db")
-    ok("--db", db, "import", MYXNLI / "my.genre.test.tsv", "--format", "xnli", "--lang", "en",
-       "--label-order", "e,n,c")  # fmt: skip
-    ok("--db", db, "translate", "import", MYXNLI / "sw.genre.test.tsv", "--lang", "sw",
-       "--align", "rows", "--reference", MYXNLI / "my.genre.test.tsv")  # fmt: skip
-    return db
+    return myxnli_store(new_store(tmp_path_factory.mktemp("myxnli") / "myxnli.db"), "test")
 
 
 def test_myxnli_negation_cue_survives_translation_into_swahili(myxnli: Path) -> None:

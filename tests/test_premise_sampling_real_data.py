@@ -6,17 +6,26 @@ Expected numbers are worked out from the fixture files themselves, not from nlib
 
 from __future__ import annotations
 
-import csv
 from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, csv_rows, new_store, ok, query, requires_fixtures, run_cli
+from conftest import (
+    FIXTURES,
+    MYXNLI,
+    csv_rows,
+    new_store,
+    ok,
+    query,
+    read_tsv,
+    requires_fixtures,
+    run_cli,
+)
 
 from nlibuild.lang import split_sentences
 
 PUD = FIXTURES / "ud_pud"
-MYXNLI_DEV = FIXTURES / "myxnli" / "my.genre.dev.tsv"
+MYXNLI_DEV = MYXNLI / "my.genre.dev.tsv"
 GENRE_FROM = ("--genre-from", "^([nw])", "--genre-map", "n=news,w=wiki")
 XNLI_GENRES = {
     "facetoface", "fiction", "government", "letters", "nineeleven", "oup", "slate",
@@ -47,8 +56,7 @@ def pud_texts(lang: str) -> dict[str, list[str]]:
 
 
 def myxnli_rows() -> list[dict[str, str]]:
-    with open(MYXNLI_DEV, encoding="utf-8", newline="") as handle:
-        return list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+    return read_tsv(MYXNLI_DEV)
 
 
 def folded(text: str) -> str:

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import pytest
 from conftest import (
     FIXTURES,
+    MYXNLI,
     json_object,
     ok,
     query,
     read_jsonl,
+    read_tsv,
     requires_fixtures,
     run_cli,
     table_counts,
@@ -20,7 +21,6 @@ from conftest import (
 pytestmark = requires_fixtures
 
 SNLI = FIXTURES / "snli_prefix"
-MYXNLI = FIXTURES / "myxnli"
 XNLI_GENRES = (
     "facetoface", "fiction", "government", "letters", "nineeleven", "oup", "slate",
     "telephone", "travel", "verbatim",
@@ -105,10 +105,8 @@ def test_myxnli_export_as_xnli_tsv_rebuilds_both_languages(db: Path, tmp_path: P
     ok("--db", db, "import", MYXNLI / "my.genre.dev.tsv", "--format", "xnli")
     out = tmp_path / "xnli.tsv"
     ok("--db", db, "export", "--format", "xnli-tsv", "--out", out)
-    with open(MYXNLI / "my.genre.dev.tsv", encoding="utf-8", newline="") as handle:
-        source = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
-    with open(out, encoding="utf-8", newline="") as handle:
-        rows = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+    source = read_tsv(MYXNLI / "my.genre.dev.tsv")
+    rows = read_tsv(out)
     by_lang = {lang: [r for r in rows if r["language"] == lang] for lang in ("en", "my")}
     for lang in ("en", "my"):
         assert [(r["gold_label"], r["sentence1"], r["sentence2"]) for r in by_lang[lang]] == [

@@ -24,6 +24,7 @@ from conftest import (
     ok,
     query,
     read_jsonl,
+    read_tsv,
     requires_fixtures,
     run_cli,
     table_counts,
@@ -102,12 +103,10 @@ def store(template: Path, tmp_path: Path) -> Path:
 def read_unit_file(path: Path, fmt: str) -> list[dict[str, str]]:
     if fmt == "jsonl":
         return read_jsonl(path)
+    if fmt == "tsv":
+        return read_tsv(path)
     with path.open(encoding="utf-8", newline="") as handle:
-        if fmt == "tsv":
-            reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
-        else:
-            reader = csv.DictReader(handle)
-        return list(reader)
+        return list(csv.DictReader(handle))
 
 
 def write_unit_file(path: Path, fmt: str, rows: list[dict[str, str]]) -> Path:
