@@ -1,14 +1,17 @@
 """What the elicitation and relabelling tests share: the premises, a careful writer's
 answers, a store of sampled premises, and the platform files they both read and write
-(the worker map of `--annotators`, MTurk's input and batch results CSVs)."""
+(exported task files, the worker map of `--annotators`, MTurk's input and batch results
+CSVs)."""
 
 from __future__ import annotations
 
 import csv
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
-from conftest import new_store, ok
+from conftest import new_store, ok, read_jsonl
 
 NEWS = [
     "The city council approved a new budget for public parks on Monday.",
@@ -74,6 +77,20 @@ def annotator_map(path: Path, *rows: tuple[str, str, str]) -> Path:
     lines = ["platform,platform_id,annotator", *(",".join(row) for row in rows)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def read_task_file(path: Path, fmt: str) -> list[dict[str, Any]]:
+    """The tasks of an exported task file as the platform gets them: the records of
+    `jsonl`, each task's `data` of a `labelstudio` task file, the rows of a `csv` sheet or
+    an `mturk` input CSV."""
+    if fmt == "jsonl":
+        return read_jsonl(path)
+    if fmt == "labelstudio":
+        tasks = json.loads(path.read_text(encoding="utf-8"))
+        assert isinstance(tasks, list), path
+        return [task["data"] for task in tasks]
+    with path.open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
 
 
 def mturk_input(input_csv: Path) -> tuple[list[str], list[dict[str, str]]]:

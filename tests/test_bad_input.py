@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SAMPLE_MNLI, assert_user_error, fails, ok, run_cli, table_counts
+from conftest import SAMPLE_MNLI, assert_user_error, fails, ok, read_jsonl, run_cli, table_counts
 
 # --- helpers ----------------------------------------------------------------------------
 
@@ -149,7 +149,7 @@ def test_a_pair_id_already_in_the_store_with_other_content_is_refused(
 ) -> None:
     # A corrected copy of the sample (same file name, so the same anonymous annotators):
     # one hypothesis changed on line 5.
-    records = [json.loads(line) for line in SAMPLE_MNLI.read_text(encoding="utf-8").splitlines()]
+    records = read_jsonl(SAMPLE_MNLI)
     records[4]["sentence2"] = "A hypothesis nobody wrote."
     edited = tmp_path / "edited" / SAMPLE_MNLI.name
     edited.parent.mkdir()

@@ -35,7 +35,6 @@ from conftest import (
     fails,
     ok,
     query,
-    read_jsonl,
     table_counts,
     without_runs,
     write_jsonl,
@@ -49,6 +48,7 @@ from elicitation_data import (
     annotator_map,
     mturk_input,
     premise_store,
+    read_task_file,
     write_mturk_results,
 )
 
@@ -84,13 +84,7 @@ def export(db: Path, fmt: str, out: Path, *batches: str) -> Path:
 
 def tasks(out: Path, fmt: str, batch: str = "e0001") -> Tasks:
     """The tasks of one batch's exported task file, as the platform gets them."""
-    path = out / TASK_FILES[fmt].format(batch)
-    if fmt == "jsonl":
-        return read_jsonl(path)
-    if fmt == "labelstudio":
-        return [task["data"] for task in json.loads(path.read_text(encoding="utf-8"))]
-    with path.open(encoding="utf-8", newline="") as handle:
-        return list(csv.DictReader(handle))
+    return read_task_file(out / TASK_FILES[fmt].format(batch), fmt)
 
 
 def batch_layout(db: Path) -> list[tuple[str, str, str, str, int]]:

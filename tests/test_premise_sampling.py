@@ -10,7 +10,6 @@ exit 1, and a store exactly as it was.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +25,7 @@ from conftest import (
     query,
     run_cli,
     table_counts,
+    write_jsonl,
 )
 
 from nlibuild.cleaning import Cleaner
@@ -320,10 +320,9 @@ def test_an_excluded_sentence_is_never_sampled(en_store: Path, tmp_path: Path) -
         "SELECT text FROM sentences WHERE genre = 'news' AND length BETWEEN 8 AND 50 "
         "ORDER BY pk LIMIT 1",
     )[0]
-    released = tmp_path / "released.jsonl"
-    released.write_text(
-        json.dumps({"sentence1": excluded, "sentence2": "Nobody took the ferry."}) + "\n",
-        encoding="utf-8",
+    released = write_jsonl(
+        tmp_path / "released.jsonl",
+        [{"sentence1": excluded, "sentence2": "Nobody took the ferry."}],
     )
     total = qualifying(en_store, "news")
     before = snapshot(en_store)

@@ -51,6 +51,7 @@ from elicitation_data import (
     annotator_map,
     mturk_input,
     premise_store,
+    read_task_file,
     write_mturk_results,
 )
 
@@ -503,13 +504,7 @@ SUPPORT_FILES = {
 
 
 def exported_tasks(out: Path, fmt: str, batch: str) -> list[Task]:
-    path = out / TASK_FILES[fmt].format(batch)
-    if fmt == "jsonl":
-        return read_jsonl(path)
-    if fmt == "labelstudio":
-        return [task["data"] for task in json.loads(path.read_text(encoding="utf-8"))]
-    with path.open(encoding="utf-8", newline="") as handle:
-        return list(csv.DictReader(handle))
+    return read_task_file(out / TASK_FILES[fmt].format(batch), fmt)
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "csv", "labelstudio", "mturk"])
