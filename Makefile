@@ -76,7 +76,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check nlibuild tests bench
 	$(BIN)/ruff format --check nlibuild tests bench
-	$(BIN)/mypy nlibuild
+	$(BIN)/mypy nlibuild tests
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_import.py --append-results

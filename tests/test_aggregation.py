@@ -21,7 +21,6 @@ import io
 import json
 import random
 import re
-import shutil
 import sqlite3
 from collections import Counter
 from pathlib import Path
@@ -29,7 +28,19 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import FIXTURES, assert_user_error, requires_fixtures, run_cli, table_counts
+from conftest import (
+    FIXTURES,
+    copy_store,
+    csv_rows,
+    fails,
+    json_rows,
+    new_store,
+    ok,
+    query,
+    read_jsonl,
+    requires_fixtures,
+    write_jsonl,
+)
 
 from nlibuild.agreement import STATISTICS, VoteTable, estimates, pair_parts
 
@@ -43,21 +54,6 @@ Record = dict[str, Any]
 
 
 # --- helpers ------------------------------------------------------------------------------
-
-
-def ok(db: Path, *args: str | Path | int | float) -> str:
-    """`nlibuild --db DB ARGS...`, which must succeed; returns its stdout."""
-    result = run_cli("--db", db, *(str(a) for a in args))
-    assert result.exit_code == 0, result.output
-    return result.stdout
-
-
-def fails(db: Path, *args: str | Path | int, says: tuple[str, ...]) -> str:
-    """`nlibuild --db DB ARGS...` must be one `Error:` line and leave the store as it was."""
-    before = table_counts(db)
-    line = assert_user_error(run_cli("--db", db, *(str(a) for a in args)), *says)
-    assert table_counts(db) == before
-    return line
 
 
 def pair(
@@ -82,22 +78,12 @@ def pair(
     return record | more
 
 
-def write_jsonl(path: Path, records: list[Record]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    return path
-
-
 def store_with(path: Path, records: list[Record], extra: bool = True) -> Path:
     """A store (accepting the extra label `unrelated`) holding `records`."""
-    ok(path, "init", *(("--extra-labels", U) if extra else ()))
+    new_store(path, *(("--extra-labels", U) if extra else ()))
     source = write_jsonl(path.with_suffix(".jsonl"), records)
-    ok(path, "import", source, "--format", "jsonl")
+    ok("--db", path, "import", source, "--format", "jsonl")
     return path
-
-
-def query(db: Path, sql: str, *params: object) -> list[tuple[Any, ...]]:
-    with sqlite3.connect(db) as conn:
-        return conn.execute(sql, params).fetchall()
 
 
 def gold_rows(db: Path, method: str = "majority") -> dict[str, tuple[str, int, int]]:
@@ -150,11 +136,11 @@ def majority(votes: list[str], min_agree: int = 3) -> tuple[str, int, int]:
 
 
 def agreement_json(db: Path, *args: str | int | float) -> list[dict[str, Any]]:
-    return json.loads(ok(db, "stats", "--table", "agreement", "--format", "json", *args))
+    return json_rows("--db", db, "stats", "--table", "agreement", *args)
 
 
 def annotators_json(db: Path, *args: str | int | float) -> dict[str, dict[str, Any]]:
-    rows = json.loads(ok(db, "stats", "--table", "annotators", "--format", "json", *args))
+    rows = json_rows("--db", db, "stats", "--table", "annotators", *args)
     return {row["annotator"]: row for row in rows}
 
 
@@ -170,15 +156,6 @@ def assert_same_statistics(one: list[dict[str, Any]], two: list[dict[str, Any]])
             k: v for k, v in b.items() if k != "value"
         }
         assert a["value"] == pytest.approx(b["value"], rel=1e-12, abs=1e-12)
-
-
-def copy_store(db: Path, folder: Path) -> Path:
-    """A copy of a closed store (with its write-ahead log, should one be left)."""
-    folder.mkdir(exist_ok=True)
-    wal = db.with_name(db.name + "-wal")
-    if wal.exists():
-        shutil.copy(wal, folder / wal.name)
-    return Path(shutil.copy(db, folder / db.name))
 
 
 # --- 1. the majority rule, case by case -----------------------------------------------------
@@ -214,7 +191,7 @@ def cases_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """A store of CASES after `aggregate-labels`, and its printed line (do not modify)."""
     db = tmp_path_factory.mktemp("cases") / "cases.db"
     store_with(db, [pair(pid, votes) for pid, (votes, _) in CASES.items()])
-    return db, ok(db, "aggregate-labels")
+    return db, ok("--db", db, "aggregate-labels")
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -264,8 +241,8 @@ def test_author_only_pairs_are_unvalidated_and_keep_their_label(
 
 
 def test_min_agree_4(cases_db: tuple[Path, str], tmp_path: Path) -> None:
-    db = copy_store(cases_db[0], tmp_path / "copy")
-    stdout = ok(db, "aggregate-labels", "--min-agree", 4)
+    db = copy_store(cases_db[0], tmp_path / "cases.db")
+    stdout = ok("--db", db, "aggregate-labels", "--min-agree", 4)
     gold = gold_rows(db)
     assert gold == MIN_AGREE_4
     assert gold["5-0"][0] == E and gold["4-1"][0] == N and gold["4-votes-4-0"][0] == C
@@ -277,11 +254,11 @@ def test_min_agree_4(cases_db: tuple[Path, str], tmp_path: Path) -> None:
 def test_rerunning_replaces_the_gold_rows_once_and_keeps_them_while_no_vote_comes(
     cases_db: tuple[Path, str], tmp_path: Path
 ) -> None:
-    db = copy_store(cases_db[0], tmp_path / "copy")
-    ok(db, "aggregate-labels", "--min-agree", 4)
-    stdout = ok(db, "aggregate-labels")  # another --min-agree: computed again
+    db = copy_store(cases_db[0], tmp_path / "cases.db")
+    ok("--db", db, "aggregate-labels", "--min-agree", 4)
+    stdout = ok("--db", db, "aggregate-labels")  # another --min-agree: computed again
     # Nothing changed since: the rows stay those of the run before.
-    assert ok(db, "aggregate-labels").split("(run")[0] == stdout.split("(run")[0]
+    assert ok("--db", db, "aggregate-labels").split("(run")[0] == stdout.split("(run")[0]
     assert gold_rows(db) == {pid: exp for pid, (_, exp) in CASES.items()}
     rows = query(
         db,
@@ -304,7 +281,7 @@ def test_rerunning_replaces_the_gold_rows_once_and_keeps_them_while_no_vote_come
 def test_bad_aggregate_options_are_one_error_line(
     cases_db: tuple[Path, str], tmp_path: Path, args: tuple[str, ...], says: tuple[str, ...]
 ) -> None:
-    db = copy_store(cases_db[0], tmp_path / "copy")
+    db = copy_store(cases_db[0], tmp_path / "cases.db")
     fails(db, "aggregate-labels", *args, says=says)
 
 
@@ -315,7 +292,7 @@ def test_released_gold_disagreements_are_counted(tmp_path: Path) -> None:
         pair("c", [C, C, C, C, C], gold_label=C),
     ]
     db = store_with(tmp_path / "released.db", records)
-    stdout = ok(db, "aggregate-labels")
+    stdout = ok("--db", db, "aggregate-labels")
     assert "; 1 differ from the released gold" in stdout
     assert gold_rows(db, "released")["b"][0] == E
     assert gold_rows(db)["b"][0] == "-"
@@ -324,7 +301,7 @@ def test_released_gold_disagreements_are_counted(tmp_path: Path) -> None:
 def test_a_missing_author_label_does_not_make_a_validator_the_author(tmp_path: Path) -> None:
     records = [pair("m1", ["", E, E, N, E], ["auth", "v1", "v2", "v3", "v4"])]
     db = store_with(tmp_path / "missing.db", records)
-    ok(db, "aggregate-labels")
+    ok("--db", db, "aggregate-labels")
     assert gold_rows(db)["m1"] == (E, 4, 3)  # the validators' 3 of 4 (passes today)
     positions = dict(
         query(db, "SELECT a.id, v.position FROM votes v JOIN annotators a ON a.pk = v.annotator_pk")
@@ -388,8 +365,8 @@ def random_imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def random_db(random_imported: Path) -> Path:
     """RANDOM imported and aggregated by majority (do not modify)."""
-    db = copy_store(random_imported, random_imported.parent / "aggregated")
-    ok(db, "aggregate-labels")
+    db = copy_store(random_imported, random_imported.with_name("aggregated.db"))
+    ok("--db", db, "aggregate-labels")
     return db
 
 
@@ -411,7 +388,7 @@ def test_shuffled_lines_and_validators_give_the_same_gold_and_statistics(
         for a, b in zip(sorted(mixed, key=lambda r: r["pair_id"]), RANDOM, strict=True)
     )
     db = store_with(tmp_path / "shuffled.db", mixed)
-    ok(db, "aggregate-labels")
+    ok("--db", db, "aggregate-labels")
     assert gold_rows(db) == gold_rows(random_db)
     assert_same_statistics(
         agreement_json(db, "--by", "genre"), agreement_json(random_db, "--by", "genre")
@@ -421,10 +398,10 @@ def test_shuffled_lines_and_validators_give_the_same_gold_and_statistics(
 def test_dawid_skene_does_not_depend_on_input_order_either(
     random_imported: Path, tmp_path: Path
 ) -> None:
-    first = copy_store(random_imported, tmp_path / "first")
+    first = copy_store(random_imported, tmp_path / "first.db")
     second = store_with(tmp_path / "second.db", shuffled(RANDOM, seed=9))
     for db in (first, second):
-        ok(db, "aggregate-labels", "--method", "dawid-skene")
+        ok("--db", db, "aggregate-labels", "--method", "dawid-skene")
     assert gold_rows(first, "dawid-skene") == gold_rows(second, "dawid-skene")
     one, two = annotators_json(first), annotators_json(second)
     assert set(one) == set(two) == set(ANNOTATORS)
@@ -449,10 +426,6 @@ SNLI = FIXTURES / "snli_prefix"
 CHAOS = FIXTURES / "chaosnli"
 
 
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-
-
 @requires_fixtures
 @pytest.mark.parametrize(
     ("split", "pairs", "no_gold", "four_votes"), [("dev", 1289, 16, 3), ("test", 1277, 23, 0)]
@@ -463,10 +436,9 @@ def test_snli_gold_is_reproduced_on_every_pair(
     import krippendorff
 
     source = SNLI / f"snli_1.0_{split}.jsonl"
-    db = tmp_path / f"snli_{split}.db"
-    ok(db, "init")
-    ok(db, "import", source, "--format", "snli")
-    stdout = ok(db, "aggregate-labels")
+    db = new_store(tmp_path / f"snli_{split}.db")
+    ok("--db", db, "import", source, "--format", "snli")
+    stdout = ok("--db", db, "aggregate-labels")
 
     original = read_jsonl(source)
     gold = gold_rows(db)
@@ -482,7 +454,7 @@ def test_snli_gold_is_reproduced_on_every_pair(
     assert "; 0 differ from the released gold" in stdout
     assert summary(stdout) == expected_summary(gold, 3)
 
-    table = ok(db, "stats", "--table", "agreement")
+    table = ok("--db", db, "stats", "--table", "agreement")
     print(f"\nSNLI {split} (first {pairs} pairs): {stdout.strip()}\n{table}")
     values = by_statistic(agreement_json(db))
     counts = np.array([[r["annotator_labels"].count(v) for v in NLI] for r in original])
@@ -517,10 +489,10 @@ def test_chaosnli_old_labels_aggregate_to_the_old_gold(
 ) -> None:
     records = chaos_records(CHAOS / name)
     assert len(records) == items
-    db = tmp_path / "chaos.db"
-    ok(db, "init")
-    ok(db, "import", write_jsonl(tmp_path / name, [r for r, _ in records]), "--format", "jsonl")
-    stdout = ok(db, "aggregate-labels")
+    db = new_store(tmp_path / "chaos.db")
+    source = write_jsonl(tmp_path / name, [r for r, _ in records])
+    ok("--db", db, "import", source, "--format", "jsonl")
+    stdout = ok("--db", db, "aggregate-labels")
     gold = gold_rows(db)
     assert len(gold) == items
     for record, old_label in records:
@@ -587,14 +559,13 @@ def test_alpha_equals_the_krippendorff_package(seed: int) -> None:
 
     rng = np.random.default_rng(seed)
     counts = random_counts(rng, int(rng.integers(5, 80)), 4)
-    nominal = {"level_of_measurement": "nominal"}
     # Extra labels (column 3) dropped: the package sees the NLI columns only.
     _, alpha = coefficients(vote_table(counts))
-    assert alpha == pytest.approx(
-        krippendorff.alpha(value_counts=counts[:, :3], **nominal), abs=1e-9
-    )
+    reference = krippendorff.alpha(value_counts=counts[:, :3], level_of_measurement="nominal")
+    assert alpha == pytest.approx(reference, abs=1e-9)
     _, alpha = coefficients(vote_table(counts), include_extra=True)
-    assert alpha == pytest.approx(krippendorff.alpha(value_counts=counts, **nominal), abs=1e-9)
+    reference = krippendorff.alpha(value_counts=counts, level_of_measurement="nominal")
+    assert alpha == pytest.approx(reference, abs=1e-9)
 
 
 @pytest.mark.parametrize(("seed", "votes"), [(s, v) for s in range(4) for v in (5, 4, 3)])
@@ -720,6 +691,7 @@ def test_masks_split_every_sum() -> None:
     for w, a, b in zip(whole, left, right, strict=True):
         assert w.denominator == a.denominator + b.denominator, w.statistic
         if w.numerator is not None:
+            assert a.numerator is not None and b.numerator is not None, w.statistic
             assert w.numerator == pytest.approx(a.numerator + b.numerator)
 
 
@@ -797,7 +769,7 @@ def test_bootstrap_intervals_hold_the_estimate_and_follow_the_seed(random_db: Pa
     narrow = by_statistic(agreement_json(random_db, "--ci", 0.5, *fast))
     for name, row in by_statistic(wide).items():
         assert row["low"] <= narrow[name]["low"] <= narrow[name]["high"] <= row["high"], name
-    table = ok(random_db, "stats", "--table", "agreement", "--ci", 0.95, "--resamples", 50)
+    table = ok("--db", random_db, "stats", "--table", "agreement", "--ci", 0.95, "--resamples", 50)
     assert "95% bootstrap intervals" in table
 
 
@@ -808,28 +780,24 @@ def test_a_ci_level_outside_0_1_is_an_error(random_db: Path, level: str) -> None
 
 def test_agreement_formats(random_db: Path) -> None:
     values = by_statistic(agreement_json(random_db))
-    rows = list(
-        csv.DictReader(
-            io.StringIO(ok(random_db, "stats", "--table", "agreement", "--format", "csv"))
-        )
-    )
+    rows = csv_rows("--db", random_db, "stats", "--table", "agreement")
     assert [r["statistic"] for r in rows] == list(STATISTICS)
     assert ",".join(rows[0]) == "statistic,group,value,numerator,denominator,low,high"
     for row in rows:
         assert int(row["denominator"]) == values[row["statistic"]]["denominator"]
         assert float(row["value"]) == pytest.approx(values[row["statistic"]]["value"], abs=1e-4)
     validated = values["all labels agree"]["denominator"]
-    md = ok(random_db, "stats", "--table", "agreement", "--format", "md")
+    md = ok("--db", random_db, "stats", "--table", "agreement", "--format", "md")
     assert f"| statistic | all ({validated}) |" in md
     kappa = f"{values[KAPPA]['value']:.3f}"
     assert f"| {KAPPA} | {kappa} |" in md
     relabelled = f"{values['pairs relabelled']['value']:.1%}"
     assert f"| pairs relabelled | {relabelled} |" in md
-    latex = ok(random_db, "stats", "--table", "agreement", "--format", "latex")
+    latex = ok("--db", random_db, "stats", "--table", "agreement", "--format", "latex")
     assert "\\begin{tabular}" in latex and "\\end{tabular}" in latex
     escaped = relabelled.replace("%", r"\%")
     assert f"pairs relabelled & {escaped} " + "\\\\" in latex
-    table = ok(random_db, "stats", "--table", "agreement")
+    table = ok("--db", random_db, "stats", "--table", "agreement")
     assert f"all ({validated})" in table and kappa in table
     fails(random_db, "stats", "--table", "agreement", "--format", "xml", says=("--format",))
     fails(random_db, "stats", "--table", "agreement", "--by", "colour", says=("--by", "colour"))
@@ -859,11 +827,11 @@ def team_imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def team_db(team_imported: Path, tmp_path: Path) -> Path:
     """The team's votes, imported, not aggregated: a copy each test may change."""
-    return copy_store(team_imported, tmp_path / "team")
+    return copy_store(team_imported, tmp_path / "team.db")
 
 
 def test_leave_one_out_agreement_flags_the_contrarian(team_db: Path) -> None:
-    ok(team_db, "aggregate-labels")
+    ok("--db", team_db, "aggregate-labels")
     stats = annotators_json(team_db, "--threshold", 0.5)
     assert set(stats) == set(TEAM)
     # contrarian: on every pair the other four give a gold (4 of 4 on t1-t4, 3 of 4 on
@@ -883,7 +851,7 @@ def test_leave_one_out_agreement_flags_the_contrarian(team_db: Path) -> None:
 
 
 def test_votes_and_author_gold_per_annotator(team_db: Path) -> None:
-    ok(team_db, "aggregate-labels")
+    ok("--db", team_db, "aggregate-labels")
     stats = annotators_json(team_db)
     assert (stats["auth"]["votes"], stats["auth"]["authored"], stats["auth"]["validated"]) == (
         6,
@@ -903,22 +871,22 @@ def test_votes_and_author_gold_per_annotator(team_db: Path) -> None:
 
 def test_annotator_table_is_the_same_before_and_after_aggregation(team_db: Path) -> None:
     before = annotators_json(team_db)
-    ok(team_db, "aggregate-labels")
+    ok("--db", team_db, "aggregate-labels")
     assert annotators_json(team_db) == before
 
 
 def test_annotators_sorted_by_a_column_and_unknown_sort_is_an_error(team_db: Path) -> None:
-    rows = json.loads(ok(team_db, "stats", "--table", "annotators", "--format", "json"))
+    rows = json_rows("--db", team_db, "stats", "--table", "annotators")
     values = [r["agree_with_gold"] for r in rows]
     assert values == sorted(values)  # agree_with_gold, lowest first
     assert rows[0]["annotator"] == "contrarian"
-    table = ok(team_db, "stats", "--table", "annotators", "--format", "csv")
+    table = ok("--db", team_db, "stats", "--table", "annotators", "--format", "csv")
     assert next(csv.reader(io.StringIO(table)))[0] == "annotator"
     fails(team_db, "stats", "--table", "annotators", "--sort", "shoe_size", says=("--sort",))
 
 
 def test_dawid_skene_reliability_appears_in_the_annotator_table(team_db: Path) -> None:
-    stdout = ok(team_db, "aggregate-labels", "--method", "dawid-skene")
+    stdout = ok("--db", team_db, "aggregate-labels", "--method", "dawid-skene")
     assert "Dawid-Skene" in stdout
     stats = annotators_json(team_db)
     for annotator in TEAM:
@@ -935,20 +903,19 @@ def test_dawid_skene_reliability_appears_in_the_annotator_table(team_db: Path) -
 
 
 def test_elicitation_violations_are_counted_per_writer(tmp_path: Path) -> None:
-    db = tmp_path / "elicit.db"
-    ok(db, "init", "--lang", "en")
+    db = new_store(tmp_path / "elicit.db", "--lang", "en")
     premises = [
         "The city council approved a new budget for public parks on Monday.",
         "Heavy rain flooded several streets in the old town overnight.",
     ]
     source = tmp_path / "news.txt"
     source.write_text("\n\n".join(premises) + "\n", encoding="utf-8")
-    ok(db, "ingest", source, "--genre", "news")
-    ok(db, "sample", "--genre", "news", "--n", 2, "--min-len", 3, "--max-len", 40)
-    ok(db, "elicit", "create", "--protocol", "SINGLE", "--writers", "w01")
+    ok("--db", db, "ingest", source, "--genre", "news")
+    ok("--db", db, "sample", "--genre", "news", "--n", 2, "--min-len", 3, "--max-len", 40)
+    ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--writers", "w01")
     package = tmp_path / "package"
-    ok(db, "elicit", "export", "--all", "--format", "jsonl", "--out", package)
-    tasks = [json.loads(line) for line in (package / "e0001.tasks.jsonl").read_text().splitlines()]
+    ok("--db", db, "elicit", "export", "--all", "--format", "jsonl", "--out", package)
+    tasks = read_jsonl(package / "e0001.tasks.jsonl")
     answers = []
     for task in tasks:
         answer = {
@@ -964,14 +931,8 @@ def test_elicitation_violations_are_counted_per_writer(tmp_path: Path) -> None:
             answer["entailment"] = [task["premise"]]  # COPY
             answer["contradiction"] = ["Everyone was pleased about it."]  # DUPLICATE
         answers.append(answer)
-    ok(
-        db,
-        "elicit",
-        "import",
-        write_jsonl(tmp_path / "answers.jsonl", answers),
-        "--format",
-        "jsonl",
-    )
+    answers_file = write_jsonl(tmp_path / "answers.jsonl", answers)
+    ok("--db", db, "elicit", "import", answers_file, "--format", "jsonl")
     stored = query(db, "SELECT count(*) FROM violations")[0][0]
     assert stored == 2
     stats = annotators_json(db)
@@ -1006,7 +967,7 @@ def ds_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """The synthetic store after `aggregate-labels --method dawid-skene` (do not modify)."""
     db = tmp_path_factory.mktemp("ds") / "ds.db"
     store_with(db, synthetic(21), extra=False)
-    return db, ok(db, "aggregate-labels", "--method", "dawid-skene")
+    return db, ok("--db", db, "aggregate-labels", "--method", "dawid-skene")
 
 
 def test_the_random_annotator_gets_the_lowest_reliability(ds_db: tuple[Path, str]) -> None:
@@ -1070,8 +1031,8 @@ def test_the_printed_disagreements_are_the_pairs_where_ds_differs_from_majority(
 def test_dawid_skene_with_extra_labels_keeps_gold_among_nli_labels(
     cases_db: tuple[Path, str], tmp_path: Path
 ) -> None:
-    db = copy_store(cases_db[0], tmp_path / "copy")
-    ok(db, "aggregate-labels", "--method", "dawid-skene")
+    db = copy_store(cases_db[0], tmp_path / "cases.db")
+    ok("--db", db, "aggregate-labels", "--method", "dawid-skene")
     assert {label for label, _, _ in gold_rows(db, "dawid-skene").values()} <= set(NLI)
     given = {
         json.loads(c)["given"][-1]
@@ -1102,8 +1063,8 @@ def test_pairs_without_votes_are_an_error_and_stay_unchanged(tmp_path: Path) -> 
 def test_new_votes_make_the_next_aggregation_compute_the_gold_again(
     cases_db: tuple[Path, str], tmp_path: Path
 ) -> None:
-    db = copy_store(cases_db[0], tmp_path / "copy")
-    ok(db, "aggregate-labels")
+    db = copy_store(cases_db[0], tmp_path / "cases.db")
+    ok("--db", db, "aggregate-labels")
     first = query(db, "SELECT DISTINCT run_id FROM gold WHERE method = 'majority'")
     # A vote added by a later run (as relabel import would) makes the stored gold stale.
     with sqlite3.connect(db) as conn:
@@ -1116,6 +1077,6 @@ def test_new_votes_make_the_next_aggregation_compute_the_gold_again(
             "UPDATE votes SET run_id = ? WHERE pair_pk = (SELECT min(pair_pk) FROM votes)",
             (run_id,),
         )
-    ok(db, "aggregate-labels")
+    ok("--db", db, "aggregate-labels")
     again = query(db, "SELECT DISTINCT run_id FROM gold WHERE method = 'majority'")
     assert again != first and again[0][0] > run_id

@@ -8,11 +8,7 @@ label, else the author's, and pairs with `-` are left out.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import math
-import os
 import random
 import re
 from collections import Counter
@@ -20,37 +16,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import assert_user_error, run_cli
+from conftest import assert_user_error, csv_rows, json_rows, new_store, ok, run_cli, write_jsonl
 
 from nlibuild.artifacts import default_units, pmi_cues, units_label, word_lists
 from nlibuild.models import WordUnits
 from nlibuild.queries.splits import pairs_per_split
 from nlibuild.store import Store
 
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-
 E, N, C = "entailment", "neutral", "contradiction"
 WORDS, CHARS = WordUnits.WORDS, WordUnits.CHARS
 
 
 # --- helpers ------------------------------------------------------------------------------
-
-
-def ok(*args: str | Path) -> str:
-    result = run_cli(*args)
-    assert result.exit_code == 0, result.stderr
-    return result.stdout
-
-
-def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), "utf-8")
-    return path
-
-
-def new_store(tmp_path: Path, name: str = "corpus.db", lang: str | None = None) -> Path:
-    db = tmp_path / name
-    ok("--db", db, "init", *(("--lang", lang) if lang else ()))
-    return db
 
 
 def import_records(
@@ -91,12 +68,6 @@ def pair(
     if gold:
         record["gold_label"] = gold
     return record
-
-
-def json_rows(*args: str | Path) -> list[dict[str, Any]]:
-    rows = json.loads(ok(*args, "--format", "json"))
-    assert isinstance(rows, list)
-    return rows
 
 
 def hand_pmi(
@@ -299,7 +270,7 @@ LABELLED = [r for r in PMI_CORPUS if r.get("gold_label") != "-"]
 
 @pytest.fixture
 def pmi_db(tmp_path: Path) -> Path:
-    db = new_store(tmp_path)
+    db = new_store(tmp_path / "corpus.db")
     import_records(db, PMI_CORPUS, "pmi")
     return db
 
@@ -371,7 +342,7 @@ def test_pmi_table_in_every_format(pmi_db: Path) -> None:
         return (r["group_by"], r["group"], r["word"], r["label"], int(r["count"]),
                 int(r["word_count"]), round(float(r["pmi"]), 4))  # fmt: skip
 
-    parsed = list(csv.DictReader(io.StringIO(ok(*args, "--format", "csv"))))
+    parsed = csv_rows(*args)
     assert list(parsed[0]) == ["group_by", "group", "pairs", "rank", "word", "label", "pmi",
                                "count", "word_count"]  # fmt: skip
     assert sorted(map(key, parsed)) == sorted(map(key, rows))
@@ -389,7 +360,7 @@ def test_pmi_table_in_every_format(pmi_db: Path) -> None:
 
 
 def test_pmi_split_restricts_to_that_split(tmp_path: Path) -> None:
-    db = new_store(tmp_path)
+    db = new_store(tmp_path / "corpus.db")
     import_records(db, [pair(f"t{i}", f"T{i}", "Nobody sleeps.", C) for i in range(3)],
                    "train", split="train")  # fmt: skip
     import_records(db, [pair(f"d{i}", f"D{i}", "Someone sleeps.", E) for i in range(2)],
@@ -442,7 +413,7 @@ def test_pmi_run_is_recorded_with_its_signature(pmi_db: Path) -> None:
     out = ok("--db", pmi_db, "stats", "--table", "pmi", "--by", "protocol", "--min-count", "1")
     signature = re.search(r"\(run (\d+), (stage:stats-pmi\|[^)]*)\)", out)
     assert signature, out
-    runs = json.loads(ok("--db", pmi_db, "runs", "--format", "json"))
+    runs = json_rows("--db", pmi_db, "runs")
     run = next(r for r in runs if r["id"] == int(signature[1]))
     assert (run["stage"], run["status"], run["signature"]) == ("stats-pmi", "ok", signature[2])
     assert "by:protocol" in run["signature"] and "min-count:1" in run["signature"]
@@ -475,7 +446,7 @@ CUES_CORPUS = [
 
 
 def test_cues_per_author_negators_overlap_and_length(tmp_path: Path) -> None:
-    db = new_store(tmp_path)
+    db = new_store(tmp_path / "corpus.db")
     import_records(db, CUES_CORPUS, "cues")
     args = ("--db", db, "stats", "--table", "cues", "--by", "author", "--max-overlap", "0.5")
     rows = json_rows(*args)
@@ -514,7 +485,7 @@ def test_cues_per_author_negators_overlap_and_length(tmp_path: Path) -> None:
     table = ok(*args)
     assert "6 pairs; 1 pair without a gold label left out" in table
     assert "stage:stats-cues|by:author|max-overlap:0.5" in table
-    parsed = list(csv.DictReader(io.StringIO(ok(*args, "--format", "csv"))))
+    parsed = csv_rows(*args)
     assert [(r["group"], r["label"], int(r["pairs"])) for r in parsed] == [
         (r["group"], r["label"], r["pairs"]) for r in rows
     ]
@@ -522,7 +493,7 @@ def test_cues_per_author_negators_overlap_and_length(tmp_path: Path) -> None:
 
 
 def test_cues_in_a_language_without_lexicon_are_unchecked(tmp_path: Path) -> None:
-    db = new_store(tmp_path, lang="sw")
+    db = new_store(tmp_path / "corpus.db", "--lang", "sw")
     import_records(db, [pair("s1", "S1", "Hakuna mtu analala.", C),
                         pair("s2", "S1", "Mtu analala.", E)], "sw")  # fmt: skip
     rows = json_rows("--db", db, "stats", "--table", "cues")
@@ -537,7 +508,7 @@ def test_cues_in_a_language_without_lexicon_are_unchecked(tmp_path: Path) -> Non
 def test_a_group_named_all_is_not_merged_into_every_pair(tmp_path: Path) -> None:
     # A writer (or protocol, genre) whose value is "all" gets a row of its own and is not
     # counted twice in the row of every pair.
-    db = new_store(tmp_path)
+    db = new_store(tmp_path / "corpus.db")
     import_records(db, [pair("x1", "X1", "Nobody walks.", C, author="all"),
                         pair("x2", "X1", "A man walks.", E, author="w1")], "x")  # fmt: skip
     rows = json_rows("--db", db, "stats", "--table", "cues", "--by", "author")
@@ -576,7 +547,7 @@ def cue_records(
 def bias_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """train: 40 premises x (e, n, c, c): majority contradiction (80 of 160).
     dev: 10 premises x (e, n, c). test: 8 premises x (e, e, n, c): 25% contradiction."""
-    db = new_store(tmp_path_factory.mktemp("bias"))
+    db = new_store(tmp_path_factory.mktemp("bias") / "corpus.db")
     import_records(db, cue_records("tr", 40, (E, N, C, C), 1), "train", split="train")
     import_records(db, cue_records("dv", 10, (E, N, C), 2), "dev", split="dev")
     import_records(db, cue_records("te", 8, (E, E, N, C), 3), "test", split="test")
@@ -644,7 +615,7 @@ def test_cross_validation_needs_no_split_and_keeps_a_premise_in_one_fold(tmp_pat
         for j in range(3):
             hypothesis = " ".join([CUE[label], *rng.sample(FILLER, 3)])
             records.append(pair(f"q{i:02d}-{j}", f"q{i:02d}", hypothesis, label, premise=premise))
-    db = new_store(tmp_path)
+    db = new_store(tmp_path / "corpus.db")
     import_records(db, records, "cv")
     with Store.open(db) as store:
         assert pairs_per_split(store) == {}
@@ -661,7 +632,7 @@ def test_cross_validation_needs_no_split_and_keeps_a_premise_in_one_fold(tmp_pat
 @pytest.fixture
 def no_gold_test_db(tmp_path: Path) -> Path:
     """train: labelled cue pairs; test: only pairs with gold '-'."""
-    db = new_store(tmp_path)
+    db = new_store(tmp_path / "corpus.db")
     import_records(db, cue_records("tr", 6, (E, N, C), 4), "train", split="train")
     unlabelled = [pair(f"u{i}", f"U{i}", "Nobody knows.", C, validators=(("w9", E),), gold="-")
                   for i in range(3)]  # fmt: skip
@@ -694,7 +665,7 @@ def test_an_unknown_split_error_names_the_option_given(no_gold_test_db: Path) ->
 
 
 def test_import_split_puts_only_the_files_new_pairs_in_that_split(tmp_path: Path) -> None:
-    db = new_store(tmp_path)
+    db = new_store(tmp_path / "corpus.db")
     train = [pair(f"t{i}", f"T{i}", "Nobody sleeps.", C) for i in range(3)]
     dev = [pair(f"d{i}", f"D{i}", "Someone sleeps.", E) for i in range(2)]
     assert "3 new pairs put in train" in import_records(db, train, "train", split="train")

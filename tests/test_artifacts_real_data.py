@@ -13,43 +13,29 @@
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, requires_fixtures, run_cli
+from conftest import FIXTURES, json_rows, myxnli_store, new_store, ok, requires_fixtures
 
 from nlibuild.lang import negator_lexicon
-
-os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 pytestmark = requires_fixtures
 
 SNLI = FIXTURES / "snli_prefix"
-MYXNLI = FIXTURES / "myxnli"
 BASQUE = FIXTURES / "xnli_eu_native"
-
-
-def ok(*args: str | Path) -> str:
-    result = run_cli(*args)
-    assert result.exit_code == 0, result.stderr
-    return result.stdout
 
 
 def top_words(db: Path, label: str, *options: str) -> list[str]:
     """The top words of one label by PMI (--per-label), best first."""
-    rows = json.loads(
-        ok("--db", db, "stats", "--table", "pmi", "--per-label", "--format", "json", *options)
-    )
+    rows = json_rows("--db", db, "stats", "--table", "pmi", "--per-label", *options)
     return [r["word"] for r in rows if r["label"] == label and r["group"] == "all"]
 
 
 @pytest.fixture(scope="module")
 def snli(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The SNLI test prefix as the training split, the dev prefix as dev."""
-    db = tmp_path_factory.mktemp("snli") / "snli.db"
-    ok("--db", db, "init")
+    db = new_store(tmp_path_factory.mktemp("snli") / "snli.db")
     ok("--db", db, "import", SNLI / "snli_1.0_test.jsonl", "--format", "snli", "--split", "train")
     ok("--db", db, "import", SNLI / "snli_1.0_dev.jsonl", "--format", "snli", "--split", "dev")
     return db
@@ -69,20 +55,15 @@ def test_snli_top_contradiction_cues_include_a_negator(snli: Path) -> None:
 
 
 def test_snli_pmi_counts_are_pairs_with_the_word(snli: Path) -> None:
-    rows = json.loads(
-        ok("--db", snli, "stats", "--table", "pmi", "--per-label", "--smoothing", "10",
-           "--min-count", "10", "--top", "5", "--format", "json")
-    )  # fmt: skip
+    rows = json_rows("--db", snli, "stats", "--table", "pmi", "--per-label", "--smoothing", "10",
+                     "--min-count", "10", "--top", "5")  # fmt: skip
     nobody = next(r for r in rows if r["word"] == "nobody")
     assert (nobody["label"], nobody["count"], nobody["word_count"]) == ("contradiction", 13, 13)
     assert nobody["pairs"] == 2527  # 2,566 pairs less the 39 whose gold is '-'
 
 
 def test_snli_hypothesis_only_beats_the_majority_class(snli: Path) -> None:
-    rows = json.loads(
-        ok("--db", snli, "bias", "hypothesis-only", "--train", "train", "--eval", "dev",
-           "--format", "json")
-    )  # fmt: skip
+    rows = json_rows("--db", snli, "bias", "hypothesis-only", "--train", "train", "--eval", "dev")
     (dev,) = rows
     interval = f"[{dev['low']:.3f}, {dev['high']:.3f}]"
     print(f"SNLI dev prefix, hypothesis only: {dev['accuracy']:.3f} {interval}, "
@@ -96,22 +77,13 @@ def test_snli_hypothesis_only_beats_the_majority_class(snli: Path) -> None:
 
 def test_snli_premise_only_learns_nothing(snli: Path) -> None:
     # Every SNLI premise has one hypothesis per label: the premise cannot tell them apart.
-    rows = json.loads(
-        ok("--db", snli, "bias", "hypothesis-only", "--premise-only", "--eval", "dev",
-           "--format", "json")
-    )  # fmt: skip
+    rows = json_rows("--db", snli, "bias", "hypothesis-only", "--premise-only", "--eval", "dev")
     assert rows[0]["low"] < rows[0]["majority_accuracy"] + 0.03
 
 
 @pytest.fixture(scope="module")
 def myxnli(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    db = tmp_path_factory.mktemp("myxnli") / "myxnli.db"
-    ok("--db", db, "init")
-    ok("--db", db, "import", MYXNLI / "my.genre.test.tsv", "--format", "xnli", "--lang", "en",
-       "--label-order", "e,n,c")  # fmt: skip
-    ok("--db", db, "translate", "import", MYXNLI / "sw.genre.test.tsv", "--lang", "sw",
-       "--align", "rows", "--reference", MYXNLI / "my.genre.test.tsv")  # fmt: skip
-    return db
+    return myxnli_store(new_store(tmp_path_factory.mktemp("myxnli") / "myxnli.db"), "test")
 
 
 def test_myxnli_negation_cue_survives_translation_into_swahili(myxnli: Path) -> None:
@@ -123,20 +95,17 @@ def test_myxnli_negation_cue_survives_translation_into_swahili(myxnli: Path) -> 
 
 
 def test_myxnli_cue_table_in_swahili_counts_every_pair(myxnli: Path) -> None:
-    rows = json.loads(
-        ok("--db", myxnli, "stats", "--table", "cues", "--lang", "sw", "--format", "json")
-    )
+    rows = json_rows("--db", myxnli, "stats", "--table", "cues", "--lang", "sw")
     overall = [r for r in rows if r["group"] == "all"]
     assert sum(r["pairs"] for r in overall) == 5010
     assert all(r["negated"] is None for r in overall)  # no Swahili lexicon ships
-    english = json.loads(ok("--db", myxnli, "stats", "--table", "cues", "--format", "json"))
+    english = json_rows("--db", myxnli, "stats", "--table", "cues")
     share = {r["label"]: r["negated"] for r in english if r["group"] == "all"}
     assert share["contradiction"] > 3 * max(share["entailment"], share["neutral"])
 
 
 def test_basque_native_pairs_put_ez_first_among_contradiction_cues(tmp_path: Path) -> None:
-    db = tmp_path / "eu.db"
-    ok("--db", db, "init", "--lang", "eu")
+    db = new_store(tmp_path / "eu.db", "--lang", "eu")
     ok("--db", db, "import", BASQUE / "xnli-eu-native.tsv", "--format", "xnli", "--lang", "eu",
        "--label-order", "e,n,c")  # fmt: skip
     ok("--db", db, "translate", "import", BASQUE / "xnli-eu2en-native.tsv", "--lang", "en",

@@ -13,20 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DATA, assert_user_error, table_counts
-from typer.testing import CliRunner, Result
-
-from nlibuild.cli import app
-
-SAMPLE = DATA / "sample_mnli.jsonl"
-
+from conftest import SAMPLE_MNLI, assert_user_error, fails, ok, read_jsonl, run_cli, table_counts
 
 # --- helpers ----------------------------------------------------------------------------
-
-
-def invoke(db: Path, *args: str | Path) -> Result:
-    """`nlibuild --db DB ARGS...`, catching exceptions so that a crash shows as a failure."""
-    return CliRunner().invoke(app, ["--db", str(db), *(str(a) for a in args)])
 
 
 def mnli(pair_id: str, **fields: Any) -> dict[str, Any]:
@@ -53,14 +42,6 @@ def jsonl(*records: dict[str, Any] | str) -> str:
 
 def without(record: dict[str, Any], key: str) -> dict[str, Any]:
     return {k: v for k, v in record.items() if k != key}
-
-
-@pytest.fixture
-def store(db: Path) -> Path:
-    """A store holding the 48 pairs of data/sample_mnli.jsonl."""
-    result = invoke(db, "import", SAMPLE, "--format", "mnli")
-    assert result.exit_code == 0, result.output
-    return db
 
 
 # --- a bad file is refused, the store is unchanged ------------------------------------
@@ -130,7 +111,7 @@ BAD_FILES = [
     ),
     pytest.param(
         "sample.jsonl",
-        SAMPLE.read_text(encoding="utf-8"),
+        SAMPLE_MNLI.read_text(encoding="utf-8"),
         ["--format", "xnli"],
         ["line 1", "--format mnli"],
         id="mnli-given-as-xnli",
@@ -147,7 +128,7 @@ BAD_FILES = [
 
 @pytest.mark.parametrize(("name", "content", "options", "fragments"), BAD_FILES)
 def test_a_bad_file_is_one_error_line_and_changes_nothing(
-    store: Path,
+    sample_db: Path,
     tmp_path: Path,
     name: str,
     content: str | bytes,
@@ -159,46 +140,37 @@ def test_a_bad_file_is_one_error_line_and_changes_nothing(
         bad.write_bytes(content)
     else:
         bad.write_text(content, encoding="utf-8")
-    before = table_counts(store)
 
-    result = invoke(store, "import", bad, *options)
-
-    assert_user_error(result, f"Error: {bad}", *fragments)
-    assert table_counts(store) == before
+    fails(sample_db, "import", bad, *options, says=(f"Error: {bad}", *fragments))
 
 
 def test_a_pair_id_already_in_the_store_with_other_content_is_refused(
-    store: Path, tmp_path: Path
+    sample_db: Path, tmp_path: Path
 ) -> None:
     # A corrected copy of the sample (same file name, so the same anonymous annotators):
     # one hypothesis changed on line 5.
-    records = [json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines()]
+    records = read_jsonl(SAMPLE_MNLI)
     records[4]["sentence2"] = "A hypothesis nobody wrote."
-    edited = tmp_path / "edited" / SAMPLE.name
+    edited = tmp_path / "edited" / SAMPLE_MNLI.name
     edited.parent.mkdir()
     edited.write_text(jsonl(*records), encoding="utf-8")
-    before = table_counts(store)
-
-    result = invoke(store, "import", edited, "--format", "mnli")
-
     pair_id = records[4]["pairID"]
-    assert_user_error(
-        result,
-        f"Error: {edited}, line 5:",
-        f"pair {pair_id} is already in the store with different hypothesis;",
-    )
-    assert table_counts(store) == before
+
+    fails(
+        sample_db, "import", edited, "--format", "mnli",
+        says=(f"Error: {edited}, line 5:",
+              f"pair {pair_id} is already in the store with different hypothesis;"),
+    )  # fmt: skip
 
 
-def test_a_missing_file_is_named(store: Path, tmp_path: Path) -> None:
+def test_a_missing_file_is_named(sample_db: Path, tmp_path: Path) -> None:
     missing = tmp_path / "nowhere.jsonl"
-    before = table_counts(store)
 
-    result = invoke(store, "import", missing, "--format", "mnli")
+    line = fails(
+        sample_db, "import", missing, "--format", "mnli", says=(f"Error: {missing}: no such file",)
+    )
 
-    line = assert_user_error(result, f"Error: {missing}: no such file")
     assert "line" not in line
-    assert table_counts(store) == before
 
 
 # --- declaring what the file needs makes it import ------------------------------------
@@ -223,17 +195,16 @@ def test_a_missing_file_is_named(store: Path, tmp_path: Path) -> None:
     ],
 )
 def test_the_suggested_option_makes_the_file_import(
-    store: Path, tmp_path: Path, records: list[dict[str, Any]], options: list[str]
+    sample_db: Path, tmp_path: Path, records: list[dict[str, Any]], options: list[str]
 ) -> None:
     path = tmp_path / "labels.jsonl"
     path.write_text(jsonl(*records), encoding="utf-8")
-    before = table_counts(store)
+    before = table_counts(sample_db)
 
-    result = invoke(store, "import", path, "--format", "mnli", *options)
+    report = ok("--db", sample_db, "import", path, "--format", "mnli", *options)
 
-    assert result.exit_code == 0, result.output
-    assert result.stdout.startswith(f"Imported {path}: 2 pairs, 1 premise, ")
-    after = table_counts(store)
+    assert report.startswith(f"Imported {path}: 2 pairs, 1 premise, ")
+    after = table_counts(sample_db)
     assert after["pairs"] == before["pairs"] + 2
     assert after["premises"] == before["premises"] + 1
 
@@ -244,23 +215,20 @@ def test_the_suggested_option_makes_the_file_import(
 def test_info_on_a_missing_store_says_to_run_init(tmp_path: Path) -> None:
     missing = tmp_path / "none.db"
 
-    result = invoke(missing, "info", "--format", "json")
+    result = run_cli("--db", missing, "info", "--format", "json")
 
     assert_user_error(result, f"Error: {missing}: no store here", "init")
     assert not missing.exists()
 
 
-def test_a_store_from_a_newer_nlibuild_asks_for_an_upgrade(store: Path) -> None:
-    with sqlite3.connect(store) as conn:
+def test_a_store_from_a_newer_nlibuild_asks_for_an_upgrade(sample_db: Path) -> None:
+    with sqlite3.connect(sample_db) as conn:
         conn.execute("PRAGMA user_version=99")
     conn.close()
-    before = table_counts(store)
 
-    result = invoke(store, "info", "--format", "json")
-
-    assert_user_error(result, f"Error: {store}: ", "schema version 99", "upgrade nlibuild")
-    assert table_counts(store) == before
-    with sqlite3.connect(store) as conn:
+    fails(sample_db, "info", "--format", "json",
+          says=(f"Error: {sample_db}: ", "schema version 99", "upgrade nlibuild"))  # fmt: skip
+    with sqlite3.connect(sample_db) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == 99
     conn.close()
 
@@ -268,17 +236,16 @@ def test_a_store_from_a_newer_nlibuild_asks_for_an_upgrade(store: Path) -> None:
 # --- idempotency ----------------------------------------------------------------------
 
 
-def test_importing_the_same_file_twice_adds_nothing(store: Path) -> None:
-    before = table_counts(store)
+def test_importing_the_same_file_twice_adds_nothing(sample_db: Path) -> None:
+    before = table_counts(sample_db)
 
-    result = invoke(store, "import", SAMPLE, "--format", "mnli")
+    report = ok("--db", sample_db, "import", SAMPLE_MNLI, "--format", "mnli")
 
-    assert result.exit_code == 0, result.output
-    assert result.stdout.startswith(
-        f"Imported {SAMPLE}: 0 pairs, 0 premises, 0 votes, 0 translations added; "
+    assert report.startswith(
+        f"Imported {SAMPLE_MNLI}: 0 pairs, 0 premises, 0 votes, 0 translations added; "
         "48 pairs already present (run 3, "
     )
-    after = table_counts(store)
+    after = table_counts(sample_db)
     data = ("premises", "pairs", "votes", "gold", "translations", "annotators")
     assert {t: after[t] for t in data} == {t: before[t] for t in data}
     # The second import is still logged: one more run and one more source.

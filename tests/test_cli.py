@@ -3,24 +3,22 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import subprocess
 import sys
 from pathlib import Path
 
-from conftest import DATA, run_cli
+import pytest
+from conftest import DATA, SAMPLE_MNLI, json_object, json_rows, ok, run_cli
 
-from nlibuild.store import SCHEMA_VERSION
+from nlibuild.core.database import SCHEMA_VERSION
 
-SAMPLE = DATA / "sample_mnli.jsonl"
 OCNLI_SAMPLE = DATA / "sample_ocnli.json"
 
 
 def test_init_prints_what_it_created(tmp_path: Path) -> None:
     db = tmp_path / "c.db"
-    result = run_cli("--db", db, "init", "--lang", "zh", "--extra-labels", "unrelated,unknown")
-    assert result.exit_code == 0
-    assert result.stdout == (
+    created = ok("--db", db, "init", "--lang", "zh", "--extra-labels", "unrelated,unknown")
+    assert created == (
         f"Created store {db} (schema {SCHEMA_VERSION}, lang zh, preset none, "
         "extra labels unrelated,unknown; "
         "run 1, stage:init|lang:zh|extra-labels:unrelated,unknown|version:0.1.0)\n"
@@ -33,30 +31,28 @@ def test_init_refuses_to_overwrite_a_store(db: Path) -> None:
     assert result.stderr.startswith(f"Error: {db}: a store already exists here")
 
 
-def test_store_path_comes_from_the_environment(tmp_path: Path, monkeypatch: object) -> None:
+def test_store_path_comes_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     db = tmp_path / "env.db"
-    import pytest
-
-    assert isinstance(monkeypatch, pytest.MonkeyPatch)
     monkeypatch.setenv("NLIBUILD_DB", str(db))
-    assert run_cli("init").exit_code == 0
+    ok("init")
     assert db.exists()
 
 
 def test_import_prints_counts_run_and_signature(db: Path) -> None:
-    result = run_cli("--db", db, "import", SAMPLE, "--format", "mnli")
-    assert result.exit_code == 0
-    digest = hashlib.sha256(SAMPLE.read_bytes()).hexdigest()[:12]
-    assert result.stdout == (
-        f"Imported {SAMPLE}: 48 pairs, 16 premises, 192 votes, 0 translations added; "
+    report = ok("--db", db, "import", SAMPLE_MNLI, "--format", "mnli")
+    digest = hashlib.sha256(SAMPLE_MNLI.read_bytes()).hexdigest()[:12]
+    assert report == (
+        f"Imported {SAMPLE_MNLI}: 48 pairs, 16 premises, 192 votes, 0 translations added; "
         f"0 pairs already present (run 2, stage:import|path:{digest}|format:mnli|"
         "version:0.1.0)\n"
     )
 
 
 def test_info_counts_by_genre_language_label_and_protocol(db: Path) -> None:
-    run_cli("--db", db, "import", SAMPLE, "--format", "mnli")
-    summary = json.loads(run_cli("--db", db, "info", "--format", "json").stdout)
+    ok("--db", db, "import", SAMPLE_MNLI, "--format", "mnli")
+    summary = json_object("--db", db, "info")
     assert summary["pairs"] == 48
     assert summary["premises"] == 16
     assert summary["validated_pairs"] == 36
@@ -78,8 +74,8 @@ def test_info_counts_by_genre_language_label_and_protocol(db: Path) -> None:
 
 
 def test_info_as_csv_is_one_table(db: Path) -> None:
-    run_cli("--db", db, "import", SAMPLE, "--format", "mnli")
-    lines = run_cli("--db", db, "info", "--format", "csv").stdout.splitlines()
+    ok("--db", db, "import", SAMPLE_MNLI, "--format", "mnli")
+    lines = ok("--db", db, "info", "--format", "csv").splitlines()
     assert lines[0] == "section,item,value"
     assert "store,pairs,48" in lines
     assert "pairs by gold label (released),-,3" in lines
@@ -87,9 +83,9 @@ def test_info_as_csv_is_one_table(db: Path) -> None:
 
 
 def test_runs_is_the_provenance_log(db: Path, tmp_path: Path) -> None:
-    run_cli("--db", db, "import", SAMPLE, "--format", "mnli")
-    run_cli("--db", db, "export", "--format", "hf-jsonl", "--out", tmp_path / "x.jsonl")
-    runs = json.loads(run_cli("--db", db, "runs", "--format", "json").stdout)
+    ok("--db", db, "import", SAMPLE_MNLI, "--format", "mnli")
+    ok("--db", db, "export", "--format", "hf-jsonl", "--out", tmp_path / "x.jsonl")
+    runs = json_rows("--db", db, "runs")
     assert [r["stage"] for r in runs] == ["init", "import", "export"]
     assert all(r["status"] == "ok" and r["finished_at"] for r in runs)
     assert runs[1]["counts"]["pairs_added"] == 48
@@ -102,17 +98,17 @@ def test_runs_is_the_provenance_log(db: Path, tmp_path: Path) -> None:
 
 def test_preset_values_become_defaults_and_flags_override_them(tmp_path: Path) -> None:
     db = tmp_path / "ocnli.db"
-    created = run_cli("--db", db, "init", "--preset", "ocnli")
-    assert "lang zh, preset ocnli, extra labels unrelated,unknown" in created.stdout
+    created = ok("--db", db, "init", "--preset", "ocnli")
+    assert "lang zh, preset ocnli, extra labels unrelated,unknown" in created
     # The preset names the import format and declares OCNLI's extra label values.
-    assert run_cli("--db", db, "import", OCNLI_SAMPLE).exit_code == 0
+    ok("--db", db, "import", OCNLI_SAMPLE)
     out = tmp_path / "o.jsonl"
-    exported = run_cli("--db", db, "export", "--format", "hf-jsonl", "--out", out)
-    assert "labels n,e,c = 0,1,2" in exported.stdout  # CLUE's order from the preset
-    overridden = run_cli(
+    exported = ok("--db", db, "export", "--format", "hf-jsonl", "--out", out)
+    assert "labels n,e,c = 0,1,2" in exported  # CLUE's order from the preset
+    overridden = ok(
         "--db", db, "export", "--format", "hf-jsonl", "--out", out, "--label-order", "e,n,c"
     )
-    assert "labels e,n,c = 0,1,2" in overridden.stdout
+    assert "labels e,n,c = 0,1,2" in overridden
 
 
 def test_unknown_preset_is_a_clear_error(tmp_path: Path) -> None:

@@ -24,47 +24,34 @@ from __future__ import annotations
 import csv
 import json
 import shutil
-import sqlite3
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import assert_user_error, run_cli, table_counts
+from conftest import (
+    CliArg,
+    copy_store,
+    fails,
+    ok,
+    query,
+    table_counts,
+    without_runs,
+    write_jsonl,
+)
+from elicitation_data import (
+    FICTION,
+    MTURK_COLUMNS,
+    MULTI,
+    NEWS,
+    SINGLE,
+    annotator_map,
+    mturk_input,
+    premise_store,
+    read_task_file,
+    write_mturk_results,
+)
 
-NEWS = [
-    "The city council approved a new budget for public parks on Monday.",
-    "Heavy rain flooded several streets in the old town overnight.",
-    "The museum will open a new wing dedicated to modern sculpture next spring.",
-    "Local farmers reported a record harvest of apples this autumn.",
-    "A small bakery on the main square won a national bread competition.",
-    "The train line between the two towns was closed for repairs last week.",
-]
-FICTION = [
-    "She folded the letter twice and hid it under the loose floorboard.",
-    "The old captain stared at the horizon as the storm gathered.",
-    "Nobody in the village remembered who had planted the oak tree.",
-    "He whistled a tune his grandmother used to sing in the kitchen.",
-    "The twins ran across the frozen lake before their mother could call them back.",
-    "A black cat slept on the piano while the guests argued about politics.",
-]
-
-# What a careful writer sends back: no overlap with any premise, no duplicates, at most
-# one negated contradiction (so MULTI_CONSTRAINT is happy too).
-SINGLE = {
-    "entailment": ["Something was reported."],
-    "neutral": ["Everyone was pleased about it."],
-    "contradiction": ["Nothing like that happened."],
-}
-MULTI = {
-    "entailment": ["Something was reported.", "Someone did something.", "An event took place."],
-    "neutral": ["Everyone was pleased.", "It cost a fortune.", "Critics disliked it."],
-    "contradiction": [
-        "Nothing like that happened.",
-        "Everything stayed the same.",
-        "It all went differently.",
-    ],
-}
 ANSWERS = {"SINGLE": SINGLE, "MULTI": MULTI, "MULTI_ENCOURAGE": MULTI, "MULTI_CONSTRAINT": MULTI}
 X = "x"
 """An answer that marks the premise unusable."""
@@ -86,54 +73,18 @@ Tasks = list[dict[str, Any]]
 # --- helpers: the store ----------------------------------------------------------------
 
 
-def ok(db: Path, *args: str | Path | int) -> str:
-    """`nlibuild --db DB ARGS...`, which must succeed; returns its stdout."""
-    result = run_cli("--db", db, *(str(a) for a in args))
-    assert result.exit_code == 0, result.output
-    return result.stdout
-
-
-def fails(db: Path, *args: str | Path | int, says: tuple[str, ...]) -> None:
-    """`nlibuild --db DB ARGS...` must be one `Error:` line and leave the store as it was."""
-    before = table_counts(db)
-    assert_user_error(run_cli("--db", db, *(str(a) for a in args)), *says)
-    assert table_counts(db) == before
-
-
-def make_store(db: Path, **genres: list[str]) -> Path:
-    """An English store whose premises are the sentences given per genre."""
-    ok(db, "init", "--lang", "en")
-    for genre, sentences in genres.items():
-        source = db.parent / f"{genre}.txt"
-        source.write_text("\n\n".join(sentences) + "\n", encoding="utf-8")
-        ok(db, "ingest", source, "--genre", genre)
-        ok(db, "sample", "--genre", genre, "--n", len(sentences), "--min-len", 3, "--max-len", 40)
-    return db
-
-
-def query(db: Path, sql: str, *params: object) -> list[tuple[Any, ...]]:
-    with sqlite3.connect(db) as conn:
-        return conn.execute(sql, params).fetchall()
-
-
-def create(db: Path, *args: str | int, protocol: str = "SINGLE", writers: str = "w01") -> str:
-    return ok(db, "elicit", "create", "--protocol", protocol, "--writers", writers, *args)
+def create(db: Path, *args: CliArg, protocol: str = "SINGLE", writers: str = "w01") -> str:
+    return ok("--db", db, "elicit", "create", "--protocol", protocol, "--writers", writers, *args)
 
 
 def export(db: Path, fmt: str, out: Path, *batches: str) -> Path:
-    ok(db, "elicit", "export", *(batches or ("--all",)), "--format", fmt, "--out", out)
+    ok("--db", db, "elicit", "export", *(batches or ("--all",)), "--format", fmt, "--out", out)
     return out
 
 
 def tasks(out: Path, fmt: str, batch: str = "e0001") -> Tasks:
     """The tasks of one batch's exported task file, as the platform gets them."""
-    path = out / TASK_FILES[fmt].format(batch)
-    if fmt == "jsonl":
-        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    if fmt == "labelstudio":
-        return [task["data"] for task in json.loads(path.read_text(encoding="utf-8"))]
-    with path.open(encoding="utf-8", newline="") as handle:
-        return list(csv.DictReader(handle))
+    return read_task_file(out / TASK_FILES[fmt].format(batch), fmt)
 
 
 def batch_layout(db: Path) -> list[tuple[str, str, str, str, int]]:
@@ -225,10 +176,6 @@ def violations(db: Path) -> list[tuple[str, str, str | None, int, str, str | Non
     )
 
 
-def without_runs(counts: dict[str, int]) -> dict[str, int]:
-    return {table: n for table, n in counts.items() if table != "runs"}
-
-
 # --- helpers: platform files -------------------------------------------------------------
 
 
@@ -238,18 +185,6 @@ def slots(answer: Answer) -> dict[str, str]:
         return {}
     assert isinstance(answer, dict)
     return {f"{label}_{k}": text for label in LABELS for k, text in enumerate(answer[label], 1)}
-
-
-def annotator_map(path: Path, *rows: tuple[str, str, str]) -> Path:
-    lines = ["platform,platform_id,annotator", *(",".join(row) for row in rows)]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
-
-
-def jsonl_answers(path: Path, records: list[dict[str, Any]]) -> Path:
-    """One `ElicitAnswer` per line."""
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    return path
 
 
 def jsonl_answer(task: dict[str, Any], answer: Answer, **changes: Any) -> dict[str, Any]:
@@ -358,18 +293,6 @@ def labelstudio_export(
     return path
 
 
-MTURK_COLUMNS = (
-    "HITId", "HITTypeId", "Title", "Description", "Keywords", "Reward", "CreationTime",
-    "MaxAssignments", "RequesterAnnotation", "AssignmentDurationInSeconds",
-    "AutoApprovalDelayInSeconds", "Expiration", "NumberOfSimilarHITs", "LifetimeInSeconds",
-    "AssignmentId", "WorkerId", "AssignmentStatus", "AcceptTime", "SubmitTime",
-    "AutoApprovalTime", "ApprovalTime", "RejectionTime", "RequesterFeedback",
-    "WorkTimeInSeconds", "LifetimeApprovalRate", "Last30DaysApprovalRate",
-    "Last7DaysApprovalRate",
-)  # fmt: skip
-"""The HIT and assignment columns of MTurk's batch results CSV, in its order."""
-
-
 def mturk_results(
     path: Path,
     input_csv: Path,
@@ -385,10 +308,7 @@ def mturk_results(
     Input.<column> of the input CSV, the answers (Answer.<field> columns of a classic HTML
     form, or crowd-form's Answer.taskAnswers JSON, or crowd-form with answer-format
     flatten-objects: Answer.unusable.x = true/false), then Approve and Reject."""
-    with input_csv.open(encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle)
-        inputs = list(reader.fieldnames or [])
-        hits = list(reader)
+    inputs, hits = mturk_input(input_csv)
     fields = sorted(slots(ANSWERS[hits[0]["protocol"]]))
     checkbox = f"unusable.{X}" if flattened else "unusable"
     answer_columns = ["taskAnswers"] if crowd_form else [*fields, checkbox]
@@ -445,11 +365,7 @@ def mturk_results(
             + [answered[c] for c in answer_columns]
             + ["", ""]
         )
-    with path.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.writer(handle, quoting=csv.QUOTE_ALL)  # MTurk quotes every field
-        writer.writerow(header)
-        writer.writerows(rows)
-    return path
+    return write_mturk_results(path, header, rows)
 
 
 # --- fixtures ----------------------------------------------------------------------------
@@ -457,31 +373,28 @@ def mturk_results(
 
 @pytest.fixture(scope="module")
 def templates(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Stores built once per module; tests work on copies (see `copy_of`)."""
+    """Stores built once per module; tests work on copies (see `copy_store`)."""
     root = tmp_path_factory.mktemp("templates")
     (root / "news").mkdir()
     (root / "mixed").mkdir()
     return {
-        "news": make_store(root / "news" / "corpus.db", news=NEWS),
-        "mixed": make_store(root / "mixed" / "corpus.db", news=NEWS, fiction=FICTION),
+        "news": premise_store(root / "news" / "corpus.db", {"news": NEWS}, "--lang", "en"),
+        "mixed": premise_store(
+            root / "mixed" / "corpus.db", {"news": NEWS, "fiction": FICTION}, "--lang", "en"
+        ),
     }
-
-
-def copy_of(template: Path, folder: Path) -> Path:
-    folder.mkdir(exist_ok=True)
-    return Path(shutil.copy(template, folder / "corpus.db"))
 
 
 @pytest.fixture
 def store(templates: dict[str, Path], tmp_path: Path) -> Path:
     """Six news premises (news_0001..news_0006), not yet in any batch."""
-    return copy_of(templates["news"], tmp_path)
+    return copy_store(templates["news"], tmp_path / "corpus.db")
 
 
 @pytest.fixture
 def mixed(templates: dict[str, Path], tmp_path: Path) -> Path:
     """Six news and six fiction premises, not yet in any batch."""
-    return copy_of(templates["mixed"], tmp_path)
+    return copy_store(templates["mixed"], tmp_path / "corpus.db")
 
 
 @pytest.fixture
@@ -505,11 +418,11 @@ def answered_all(batch_tasks: Tasks, answer: Answer) -> dict[str, Answer]:
 def test_jsonl_answers_become_pairs_with_the_authors_vote(store: Path, tmp_path: Path) -> None:
     create(store)
     batch_tasks = tasks(export(store, "jsonl", tmp_path / "package"), "jsonl")
-    answers = jsonl_answers(
+    answers = write_jsonl(
         tmp_path / "answers.jsonl", [jsonl_answer(t, SINGLE) for t in batch_tasks]
     )
 
-    report = ok(store, "elicit", "import", answers, "--format", "jsonl")
+    report = ok("--db", store, "elicit", "import", answers, "--format", "jsonl")
 
     assert "Imported 6 answers: 18 pairs added, 0 rejected, 0 marked x" in report
     assert_round_trip(store, batch_tasks, "SINGLE")
@@ -524,7 +437,7 @@ def test_a_filled_in_csv_sheet_comes_back_as_pairs(store: Path, tmp_path: Path) 
     answers = answered_all(batch_tasks, MULTI) | {x: X}
     sheet = filled_sheet(out / "e0001.csv", tmp_path / "e0001-answers.csv", answers)
 
-    report = ok(store, "elicit", "import", sheet, "--format", "csv")
+    report = ok("--db", store, "elicit", "import", sheet, "--format", "csv")
 
     assert "Imported 6 answers: 45 pairs added, 0 rejected, 1 marked x" in report
     assert_round_trip(store, batch_tasks, "MULTI", unusable=(x,))
@@ -543,7 +456,7 @@ def test_a_long_csv_names_premises_by_id_with_batch_and_writer_given(
             for task in batch_tasks:
                 writer.writerow([task["premise_id"], label, SINGLE[label][0]])
 
-    report = ok(store, "elicit", "import", sheet, "--format", "csv",
+    report = ok("--db", store, "elicit", "import", sheet, "--format", "csv",
                 "--batch", "e0001", "--writer", "w01")  # fmt: skip
 
     assert "18 pairs added" in report
@@ -562,7 +475,7 @@ def test_a_long_tsv_names_premises_by_text_with_integer_labels(store: Path, tmp_
     sheet = tmp_path / "long.tsv"
     sheet.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
-    report = ok(store, "elicit", "import", sheet, "--format", "csv", "--batch", "e0001",
+    report = ok("--db", store, "elicit", "import", sheet, "--format", "csv", "--batch", "e0001",
                 "--writer", "w01", "--label-order", "e,n,c")  # fmt: skip
 
     assert "Imported 6 answers: 54 pairs added" in report
@@ -589,7 +502,7 @@ def test_a_labelstudio_export_comes_back_as_pairs(store: Path, tmp_path: Path) -
     )
     users = annotator_map(tmp_path / "users.csv", ("labelstudio", "4", "w01"))
 
-    report = ok(store, "elicit", "import", exported, "--format", "labelstudio",
+    report = ok("--db", store, "elicit", "import", exported, "--format", "labelstudio",
                 "--annotators", users)  # fmt: skip
 
     assert "Imported 6 answers: 45 pairs added, 0 rejected, 1 marked x" in report
@@ -613,7 +526,7 @@ def test_a_cancelled_labelstudio_annotation_is_dropped_and_reported(
     )
     users = annotator_map(tmp_path / "users.csv", ("labelstudio", "4", "w01"))
 
-    report = ok(store, "elicit", "import", exported, "--format", "labelstudio",
+    report = ok("--db", store, "elicit", "import", exported, "--format", "labelstudio",
                 "--annotators", users)  # fmt: skip
 
     assert "Imported 5 answers, 1 cancelled (skipped) in Label Studio: 15 pairs added" in report
@@ -634,7 +547,7 @@ def test_a_labelstudio_user_given_as_an_object_is_mapped_by_user_id(
     )
     users = annotator_map(tmp_path / "users.csv", ("labelstudio", "4", "w01"))
 
-    report = ok(store, "elicit", "import", exported, "--format", "labelstudio",
+    report = ok("--db", store, "elicit", "import", exported, "--format", "labelstudio",
                 "--annotators", users)  # fmt: skip
 
     assert "18 pairs added" in report
@@ -655,7 +568,7 @@ def test_mturk_results_with_answer_columns_come_back_as_pairs(store: Path, tmp_p
         tmp_path / "workers.csv", ("mturk", "A1B2C3D4E5", "w01"), ("labelstudio", "4", "w09")
     )
 
-    report = ok(store, "elicit", "import", results, "--format", "mturk",
+    report = ok("--db", store, "elicit", "import", results, "--format", "mturk",
                 "--annotators", workers)  # fmt: skip
 
     assert "Imported 6 answers: 45 pairs added, 0 rejected, 1 marked x" in report
@@ -677,7 +590,7 @@ def test_mturk_crowd_form_task_answers_come_back_as_pairs(store: Path, tmp_path:
     )
     workers = annotator_map(tmp_path / "workers.csv", ("mturk", "A1B2C3D4E5", "w01"))
 
-    report = ok(store, "elicit", "import", results, "--format", "mturk",
+    report = ok("--db", store, "elicit", "import", results, "--format", "mturk",
                 "--annotators", workers)  # fmt: skip
 
     assert "Imported 6 answers: 18 pairs added, 0 rejected, 0 marked x" in report
@@ -694,7 +607,7 @@ def test_a_ticked_crowd_form_checkbox_marks_the_premise_x(store: Path, tmp_path:
     )  # fmt: skip
     workers = annotator_map(tmp_path / "workers.csv", ("mturk", "A1B2C3D4E5", "w01"))
 
-    report = ok(store, "elicit", "import", results, "--format", "mturk",
+    report = ok("--db", store, "elicit", "import", results, "--format", "mturk",
                 "--annotators", workers)  # fmt: skip
 
     assert "Imported 6 answers: 0 pairs added, 0 rejected, 6 marked x" in report
@@ -714,7 +627,7 @@ def test_a_flattened_crowd_form_checkbox_column_marks_the_premise_x(
     )  # fmt: skip
     workers = annotator_map(tmp_path / "workers.csv", ("mturk", "A1B2C3D4E5", "w01"))
 
-    report = ok(store, "elicit", "import", results, "--format", "mturk",
+    report = ok("--db", store, "elicit", "import", results, "--format", "mturk",
                 "--annotators", workers)  # fmt: skip
 
     assert "Imported 6 answers: 15 pairs added, 0 rejected, 1 marked x" in report
@@ -732,7 +645,7 @@ def test_rejected_mturk_assignments_are_dropped_and_reported(store: Path, tmp_pa
     )  # fmt: skip
     workers = annotator_map(tmp_path / "workers.csv", ("mturk", "A1B2C3D4E5", "w01"))
 
-    report = ok(store, "elicit", "import", results, "--format", "mturk",
+    report = ok("--db", store, "elicit", "import", results, "--format", "mturk",
                 "--annotators", workers)  # fmt: skip
 
     assert "Imported 5 answers, 1 rejected on MTurk: 15 pairs added" in report
@@ -753,8 +666,8 @@ def test_platform_workers_mapped_once_are_known_to_later_imports(
             answered_all(tasks(out, "mturk", batch), SINGLE),
         )
         mapping = ("--annotators", workers) if batch == "e0001" else ()
-        assert "9 pairs added" in ok(store, "elicit", "import", results, "--format", "mturk",
-                                     *mapping)  # fmt: skip
+        report = ok("--db", store, "elicit", "import", results, "--format", "mturk", *mapping)
+        assert "9 pairs added" in report
     assert {pair[6] for pair in stored_pairs(store)} == {"w01"}
 
 
@@ -884,7 +797,7 @@ def test_nothing_left_to_batch_is_an_error(store: Path) -> None:
 def test_the_same_seed_gives_the_same_batches(templates: dict[str, Path], tmp_path: Path) -> None:
     layouts = []
     for name, seed in (("a", 5), ("b", 5), ("c", 6)):
-        db = copy_of(templates["mixed"], tmp_path / name)
+        db = copy_store(templates["mixed"], tmp_path / name / "corpus.db")
         create(db, "--batch-size", 4, "--seed", seed, writers="w01,w02,w03")
         layouts.append(batch_layout(db))
 
@@ -994,7 +907,7 @@ def test_answers_for_a_batch_the_store_lacks_are_an_error(
     two_batches: tuple[Path, Tasks, Tasks], tmp_path: Path
 ) -> None:
     store, first, _ = two_batches
-    answers = jsonl_answers(
+    answers = write_jsonl(
         tmp_path / "answers.jsonl",
         [jsonl_answer(first[0], SINGLE), jsonl_answer(first[1], SINGLE, batch="e0099")],
     )
@@ -1013,7 +926,7 @@ def test_a_negator_file_with_a_bad_line_is_an_error(
     two_batches: tuple[Path, Tasks, Tasks], tmp_path: Path
 ) -> None:
     store, first, _ = two_batches
-    answers = jsonl_answers(tmp_path / "answers.jsonl", [jsonl_answer(t, SINGLE) for t in first])
+    answers = write_jsonl(tmp_path / "answers.jsonl", [jsonl_answer(t, SINGLE) for t in first])
     negators = tmp_path / "negators.txt"
     negators.write_text("# more negators\nhardly\nnot at all?\n", encoding="utf-8")
     fails(store, "elicit", "import", answers, "--format", "jsonl", "--negators", negators,
@@ -1025,7 +938,7 @@ def test_two_different_answers_for_one_premise_in_a_file_are_an_error(
 ) -> None:
     store, first, _ = two_batches
     other = {**SINGLE, "neutral": ["It rained later."]}
-    answers = jsonl_answers(
+    answers = write_jsonl(
         tmp_path / "answers.jsonl",
         [jsonl_answer(first[0], SINGLE), jsonl_answer(first[1], SINGLE),
          jsonl_answer(first[0], other)],
@@ -1039,11 +952,11 @@ def test_a_different_answer_to_a_premise_answered_before_is_an_error(
     two_batches: tuple[Path, Tasks, Tasks], tmp_path: Path
 ) -> None:
     store, first, _ = two_batches
-    ok(store, "elicit", "import",
-       jsonl_answers(tmp_path / "first.jsonl", [jsonl_answer(t, SINGLE) for t in first]),
+    ok("--db", store, "elicit", "import",
+       write_jsonl(tmp_path / "first.jsonl", [jsonl_answer(t, SINGLE) for t in first]),
        "--format", "jsonl")  # fmt: skip
     changed = {**SINGLE, "contradiction": ["It never happened."]}
-    answers = jsonl_answers(tmp_path / "second.jsonl", [jsonl_answer(first[2], changed)])
+    answers = write_jsonl(tmp_path / "second.jsonl", [jsonl_answer(first[2], changed)])
     fails(store, "elicit", "import", answers, "--format", "jsonl",
           says=(first[2]["premise_id"], "already answered", "keeps the first answer"))  # fmt: skip
 
@@ -1056,11 +969,11 @@ def test_answers_for_another_writers_batch_are_reported_not_paired(
 ) -> None:
     store, first, second = two_batches
     intruder = second[0]["writer"]
-    answers = jsonl_answers(
+    answers = write_jsonl(
         tmp_path / "answers.jsonl", [jsonl_answer(t, SINGLE, writer=intruder) for t in first]
     )
 
-    report = ok(store, "elicit", "import", answers, "--format", "jsonl")
+    report = ok("--db", store, "elicit", "import", answers, "--format", "jsonl")
 
     assert "Imported 3 answers: 0 pairs added" in report and "other_writer" in report
     assert stored_pairs(store) == set()
@@ -1075,13 +988,13 @@ def test_an_answer_for_a_premise_not_in_the_batch_is_reported(
 ) -> None:
     store, first, second = two_batches
     stray = second[0]["premise_id"]
-    answers = jsonl_answers(
+    answers = write_jsonl(
         tmp_path / "answers.jsonl",
         [jsonl_answer(t, SINGLE) for t in first]
         + [jsonl_answer(first[0], SINGLE, premise_id=stray)],
     )
 
-    report = ok(store, "elicit", "import", answers, "--format", "jsonl")
+    report = ok("--db", store, "elicit", "import", answers, "--format", "jsonl")
 
     assert "9 pairs added" in report and "not_in_batch" in report
     assert_round_trip(store, first, "SINGLE")
@@ -1097,13 +1010,15 @@ def test_on_violation_decides_whether_a_pair_that_breaks_a_rule_is_kept(
 ) -> None:
     store, first, _ = two_batches
     copied = first[0]
-    answers = jsonl_answers(
+    answers = write_jsonl(
         tmp_path / "answers.jsonl",
         [jsonl_answer(copied, {**SINGLE, "entailment": [copied["premise"]]})]
         + [jsonl_answer(t, SINGLE) for t in first[1:]],
     )
 
-    report = ok(store, "elicit", "import", answers, "--format", "jsonl", "--on-violation", mode)
+    report = ok(
+        "--db", store, "elicit", "import", answers, "--format", "jsonl", "--on-violation", mode
+    )
 
     bad = f"{copied['premise_id']}-e1"
     assert f"{8 + kept} pairs added, {1 - kept} rejected" in report
@@ -1121,17 +1036,17 @@ def test_importing_the_same_answers_twice_adds_nothing_the_second_time(
     two_batches: tuple[Path, Tasks, Tasks], tmp_path: Path
 ) -> None:
     store, first, second = two_batches
-    answers = jsonl_answers(
+    answers = write_jsonl(
         tmp_path / "answers.jsonl",
         [jsonl_answer(first[0], {**SINGLE, "entailment": [first[0]["premise"]]})]
         + [jsonl_answer(t, SINGLE) for t in first[1:]]
         + [jsonl_answer(second[0], SINGLE, writer=first[0]["writer"])],
     )
-    ok(store, "elicit", "import", answers, "--format", "jsonl")
+    ok("--db", store, "elicit", "import", answers, "--format", "jsonl")
     before = table_counts(store)
     assert before["violations"] == 2
 
-    report = ok(store, "elicit", "import", answers, "--format", "jsonl")
+    report = ok("--db", store, "elicit", "import", answers, "--format", "jsonl")
 
     assert "0 pairs added, 0 rejected, 0 marked x, 3 already imported; 0 violations" in report
     after = table_counts(store)
@@ -1148,11 +1063,12 @@ def test_a_platform_export_downloaded_again_adds_nothing(
         batch_tasks,
         answered_all(batch_tasks, SINGLE),
     )
-    ok(store, "elicit", "import", exported, "--format", "labelstudio", "--annotators", users)
+    ok("--db", store, "elicit", "import", exported, "--format", "labelstudio",
+       "--annotators", users)  # fmt: skip
     before = table_counts(store)
     again = shutil.copy(exported, tmp_path / "project-7-at-2024-05-03-17-45-9d8e7f6a.json")
 
-    report = ok(store, "elicit", "import", again, "--format", "labelstudio")
+    report = ok("--db", store, "elicit", "import", again, "--format", "labelstudio")
 
     assert "6 already imported; 0 violations" in report
     assert without_runs(table_counts(store)) == without_runs(before)
@@ -1175,12 +1091,13 @@ def test_a_violation_in_an_export_downloaded_again_is_stored_once(
     users = annotator_map(
         tmp_path / "users.csv", ("labelstudio", "4", "w01"), ("labelstudio", "5", "w02")
     )
-    ok(store, "elicit", "import", exported, "--format", "labelstudio", "--annotators", users)
+    ok("--db", store, "elicit", "import", exported, "--format", "labelstudio",
+       "--annotators", users)  # fmt: skip
     assert [v[0] for v in violations(store)] == ["other_writer"]
     before = table_counts(store)
     again = shutil.copy(exported, tmp_path / "project-7-at-2024-05-03-17-45-9d8e7f6a.json")
 
-    report = ok(store, "elicit", "import", again, "--format", "labelstudio")
+    report = ok("--db", store, "elicit", "import", again, "--format", "labelstudio")
 
     assert "0 violations stored" in report
     assert without_runs(table_counts(store)) == without_runs(before)

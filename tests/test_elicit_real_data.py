@@ -10,12 +10,11 @@
 from __future__ import annotations
 
 import csv
-import json
 import sqlite3
 from collections import Counter
 from pathlib import Path
 
-from conftest import FIXTURES, requires_fixtures, run_cli
+from conftest import FIXTURES, json_rows, new_store, ok, read_jsonl, requires_fixtures
 
 from nlibuild.lang import negator_lexicon, overlap_ratio
 
@@ -25,30 +24,11 @@ EU = FIXTURES / "xnli_eu_native" / "xnli-eu-native.tsv"
 SNLI = FIXTURES / "snli_prefix"
 
 
-def ok(*args: str | Path) -> str:
-    result = run_cli(*args)
-    assert result.exit_code == 0, result.stderr
-    return result.stdout
-
-
 def test_basque_native_pairs_import_as_one_single_protocol_answer_set(tmp_path: Path) -> None:
-    db = tmp_path / "eu.db"
-    ok("--db", db, "init", "--lang", "eu")
+    db = new_store(tmp_path / "eu.db", "--lang", "eu")
     # The premises go through the pool like any sampled text: one per distinct premise.
     ok("--db", db, "ingest", EU, "--format", "tsv", "--field", "premise", "--genre", "native")
-    ok(
-        "--db",
-        db,
-        "sample",
-        "--genre",
-        "native",
-        "--n",
-        "207",
-        "--min-len",
-        "1",
-        "--max-len",
-        "500",
-    )
+    ok("--db", db, "sample", "--genre", "native", "--n", 207, "--min-len", 1, "--max-len", 500)
     ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--writers", "eu01",
        "--batch-size", "300")  # fmt: skip
     # The tsv has premise, hypothesis, label: a long answer sheet naming premises by text.
@@ -105,15 +85,14 @@ def test_basque_native_pairs_import_as_one_single_protocol_answer_set(tmp_path: 
 
 def test_snli_contradictions_carry_far_more_negators_than_other_hypotheses(db: Path) -> None:
     ok("--db", db, "import", SNLI / "snli_1.0_dev.jsonl", "--format", "snli")
-    rows = json.loads(ok("--db", db, "stats", "--table", "subsets", "--format", "json"))
+    rows = json_rows("--db", db, "stats", "--table", "subsets")
     assert [(r["protocol"], r["lang"]) for r in rows] == [("(none)", "en")]
     subset = rows[0]
     print("SNLI dev prefix, subsets row:", subset)
     lexicon = negator_lexicon("en")
     by_label: dict[str, list[int]] = {}
     over_limit = 0
-    with (SNLI / "snli_1.0_dev.jsonl").open(encoding="utf-8") as handle:
-        records = [json.loads(line) for line in handle]
+    records = read_jsonl(SNLI / "snli_1.0_dev.jsonl")
     for record in records:
         label = record["annotator_labels"][0]
         negated = lexicon.negated(record["sentence2"])

@@ -38,7 +38,6 @@ from pathlib import Path
 import pytest
 
 from nlibuild.elicitation import (
-    DEFAULT_MAX_OVERLAP,
     RULE_SEVERITY,
     CheckedAnswer,
     CheckedPair,
@@ -50,7 +49,7 @@ from nlibuild.elicitation import (
 )
 from nlibuild.errors import InputError
 from nlibuild.lang import NegatorLexicon, negator_lexicon, overlap_ratio, overlap_units
-from nlibuild.models import Label, Level, Protocol
+from nlibuild.models import DEFAULT_MAX_OVERLAP, Label, Level, Protocol
 
 E, N, C = Label.ENTAILMENT, Label.NEUTRAL, Label.CONTRADICTION
 MULTI_PROTOCOLS = (Protocol.MULTI, Protocol.MULTI_ENCOURAGE, Protocol.MULTI_CONSTRAINT)
@@ -492,6 +491,7 @@ CHINESE = Example(
 
 @pytest.fixture(params=[ENGLISH, CHINESE], ids=["en", "zh"])
 def ex(request: pytest.FixtureRequest) -> Example:
+    assert isinstance(request.param, Example)
     return request.param
 
 

@@ -5,33 +5,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-from conftest import DATA, run_cli
-
-SAMPLE = DATA / "sample_mnli.jsonl"
-
-
-@pytest.fixture
-def sample_db(db: Path) -> Path:
-    assert run_cli("--db", db, "import", SAMPLE, "--format", "mnli").exit_code == 0
-    return db
-
-
-def read_jsonl(path: Path) -> list[dict[str, object]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+from conftest import DATA, SAMPLE_MNLI, json_rows, new_store, ok, read_jsonl, run_cli, write_jsonl
 
 
 def test_hf_jsonl_writes_integers_in_the_default_glue_order(
     sample_db: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "hf.jsonl"
-    result = run_cli("--db", sample_db, "export", "--format", "hf-jsonl", "--out", out)
-    assert result.exit_code == 0
-    assert result.stdout.startswith(
+    report = ok("--db", sample_db, "export", "--format", "hf-jsonl", "--out", out)
+    assert report.startswith(
         f"Exported 48 pairs to {out} as hf-jsonl; labels e,n,c = 0,1,2 "
         f"(written to {out}.labels.json); 3 pairs without gold written with label -1 (run 3, "
     )
-    originals = {r["pairID"]: r["gold_label"] for r in read_jsonl(SAMPLE)}
+    originals = {r["pairID"]: r["gold_label"] for r in read_jsonl(SAMPLE_MNLI)}
     codes = {"entailment": 0, "neutral": 1, "contradiction": 2, "-": -1}
     assert {r["id"]: r["label"] for r in read_jsonl(out)} == {
         pid: codes[str(gold)] for pid, gold in originals.items()
@@ -50,15 +36,15 @@ def test_hf_jsonl_in_clue_order_can_drop_pairs_without_gold(
     sample_db: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "clue.jsonl"
-    result = run_cli(
+    report = ok(
         "--db", sample_db, "export", "--format", "hf-jsonl", "--out", out,
         "--label-order", "n,e,c", "--no-gold", "drop",
     )  # fmt: skip
-    assert "labels n,e,c = 0,1,2" in result.stdout
-    assert "3 pairs without gold dropped" in result.stdout
+    assert "labels n,e,c = 0,1,2" in report
+    assert "3 pairs without gold dropped" in report
     records = read_jsonl(out)
     assert len(records) == 45
-    originals = {r["pairID"]: r["gold_label"] for r in read_jsonl(SAMPLE)}
+    originals = {r["pairID"]: r["gold_label"] for r in read_jsonl(SAMPLE_MNLI)}
     clue = {"neutral": 0, "entailment": 1, "contradiction": 2}
     assert all(r["label"] == clue[str(originals[r["id"]])] for r in records)
     assert json.loads((tmp_path / "clue.jsonl.labels.json").read_text())["no_gold"] == "drop"
@@ -66,21 +52,16 @@ def test_hf_jsonl_in_clue_order_can_drop_pairs_without_gold(
 
 def test_xnli_tsv_has_no_quotes_tabs_or_newlines_inside_fields(db: Path, tmp_path: Path) -> None:
     source = tmp_path / "messy.jsonl"
-    source.write_text(
-        json.dumps(
-            {
-                "premise": 'She said "yes"\tthen left.\nThe end.',
-                "hypothesis": "She\r\nagreed.",
-                "labels": ["e", "e", "e", "n", "e"],
-                "gold_label": "e",
-            }
-        )
-        + "\n",
-        encoding="utf-8",
-    )
-    assert run_cli("--db", db, "import", source, "--format", "jsonl").exit_code == 0
+    messy = {
+        "premise": 'She said "yes"\tthen left.\nThe end.',
+        "hypothesis": "She\r\nagreed.",
+        "labels": ["e", "e", "e", "n", "e"],
+        "gold_label": "e",
+    }
+    write_jsonl(source, [messy])
+    ok("--db", db, "import", source, "--format", "jsonl")
     out = tmp_path / "x.tsv"
-    assert run_cli("--db", db, "export", "--format", "xnli-tsv", "--out", out).exit_code == 0
+    ok("--db", db, "export", "--format", "xnli-tsv", "--out", out)
     header, row = out.read_text(encoding="utf-8").splitlines()
     assert header.split("\t")[:7] == [
         "language", "gold_label", "sentence1", "sentence2", "promptID", "pairID", "genre",
@@ -93,11 +74,10 @@ def test_xnli_tsv_has_no_quotes_tabs_or_newlines_inside_fields(db: Path, tmp_pat
 
 
 def test_ocnli_json_round_trip_of_the_sample(tmp_path: Path) -> None:
-    db = tmp_path / "o.db"
-    run_cli("--db", db, "init", "--preset", "ocnli")
-    assert run_cli("--db", db, "import", DATA / "sample_ocnli.json").exit_code == 0
+    db = new_store(tmp_path / "o.db", "--preset", "ocnli")
+    ok("--db", db, "import", DATA / "sample_ocnli.json")
     out = tmp_path / "o.json"
-    assert run_cli("--db", db, "export", "--format", "ocnli-json", "--out", out).exit_code == 0
+    ok("--db", db, "export", "--format", "ocnli-json", "--out", out)
     assert read_jsonl(out) == read_jsonl(DATA / "sample_ocnli.json")
 
 
@@ -105,12 +85,11 @@ def test_nlibuild_jsonl_round_trip_keeps_ids_votes_and_annotators(
     sample_db: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "ours.jsonl"
-    assert run_cli("--db", sample_db, "export", "--format", "jsonl", "--out", out).exit_code == 0
-    other = tmp_path / "other.db"
-    run_cli("--db", other, "init")
-    assert run_cli("--db", other, "import", out, "--format", "jsonl").exit_code == 0
+    ok("--db", sample_db, "export", "--format", "jsonl", "--out", out)
+    other = new_store(tmp_path / "other.db")
+    ok("--db", other, "import", out, "--format", "jsonl")
     again = tmp_path / "again.jsonl"
-    assert run_cli("--db", other, "export", "--format", "jsonl", "--out", again).exit_code == 0
+    ok("--db", other, "export", "--format", "jsonl", "--out", again)
     assert read_jsonl(again) == read_jsonl(out)
 
 
@@ -124,5 +103,5 @@ def test_a_failed_export_leaves_no_half_written_file_and_no_run(
     assert result.stderr.startswith(f"Error: {out}: cannot write it (")
     assert result.stderr.endswith("; choose another --out\n")
     assert not list(tmp_path.glob(".*.partial"))
-    runs = json.loads(run_cli("--db", sample_db, "runs", "--format", "json").stdout)
+    runs = json_rows("--db", sample_db, "runs")
     assert [r["stage"] for r in runs] == ["init", "import"]

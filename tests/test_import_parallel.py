@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
-from conftest import DATA, FIXTURES, requires_fixtures, table_counts
+from conftest import FIXTURES, SAMPLE_MNLI, query, requires_fixtures, table_counts
 
 from nlibuild.errors import ConflictError, InputError
 from nlibuild.models import ImportConfig, InitConfig
@@ -34,13 +34,12 @@ def import_into(tmp_path: Path, name: str, files: list[tuple[Path, str]], parall
     return db
 
 
-def content(db: Path) -> dict[str, list[tuple[object, ...]]]:
-    with sqlite3.connect(db) as conn:
-        return {table: conn.execute(sql).fetchall() for table, sql in CONTENT_QUERIES.items()}
+def content(db: Path) -> dict[str, list[tuple[Any, ...]]]:
+    return {table: query(db, sql) for table, sql in CONTENT_QUERIES.items()}
 
 
 def test_parallel_and_serial_imports_build_the_same_store(tmp_path: Path) -> None:
-    files = [(DATA / "sample_mnli.jsonl", "mnli")]
+    files = [(SAMPLE_MNLI, "mnli")]
     serial = import_into(tmp_path, "serial", files, parallel=False)
     parallel = import_into(tmp_path, "parallel", files, parallel=True)
     assert content(parallel) == content(serial)
@@ -58,10 +57,10 @@ def test_parallel_import_of_real_corpora_matches_serial(tmp_path: Path) -> None:
 
 
 def test_errors_cross_from_the_worker_and_leave_the_store_unchanged(tmp_path: Path) -> None:
-    db = import_into(tmp_path, "s", [(DATA / "sample_mnli.jsonl", "mnli")], parallel=False)
+    db = import_into(tmp_path, "s", [(SAMPLE_MNLI, "mnli")], parallel=False)
     before = table_counts(db)
     broken = tmp_path / "broken.jsonl"
-    lines = (DATA / "sample_mnli.jsonl").read_text(encoding="utf-8").splitlines()
+    lines = (SAMPLE_MNLI).read_text(encoding="utf-8").splitlines()
     broken.write_text("\n".join([*lines[:3], "{not json", *lines[3:]]) + "\n", encoding="utf-8")
     with Store.open(db) as store, pytest.raises(InputError) as error:
         import_corpus.run(store, ImportConfig(path=broken, format="mnli"), parallel=True)
@@ -72,7 +71,7 @@ def test_errors_cross_from_the_worker_and_leave_the_store_unchanged(tmp_path: Pa
 
 def write_sample_with(tmp_path: Path, *extra_lines: str) -> Path:
     """data/sample_mnli.jsonl with `extra_lines` appended."""
-    lines = (DATA / "sample_mnli.jsonl").read_text(encoding="utf-8").splitlines()
+    lines = (SAMPLE_MNLI).read_text(encoding="utf-8").splitlines()
     path = tmp_path / "copy" / "sample_mnli.jsonl"  # same name: same anonymous annotator IDs
     path.parent.mkdir()
     path.write_text("\n".join([*lines, *extra_lines]) + "\n", encoding="utf-8")
@@ -80,7 +79,7 @@ def write_sample_with(tmp_path: Path, *extra_lines: str) -> Path:
 
 
 def sample_line(number: int) -> str:
-    return (DATA / "sample_mnli.jsonl").read_text(encoding="utf-8").splitlines()[number - 1]
+    return (SAMPLE_MNLI).read_text(encoding="utf-8").splitlines()[number - 1]
 
 
 @pytest.mark.parametrize("parallel", [False, True], ids=["serial", "parallel"])
@@ -108,6 +107,4 @@ def test_a_pair_repeated_word_for_word_within_a_file_is_stored_once(
             store, ImportConfig(path=twice, format="mnli"), parallel=parallel
         )
     assert (result.pairs_added, result.pairs_unchanged) == (48, 2)
-    assert content(db) == content(
-        import_into(tmp_path, "once", [(DATA / "sample_mnli.jsonl", "mnli")], parallel)
-    )
+    assert content(db) == content(import_into(tmp_path, "once", [(SAMPLE_MNLI, "mnli")], parallel))

@@ -21,9 +21,8 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from conftest import DATA, run_cli, table_counts
+from conftest import json_object, ok, table_counts
 
-SAMPLE = DATA / "sample_mnli.jsonl"
 BIG_PAIRS = 300_000
 LABELS = ("entailment", "neutral", "contradiction")
 
@@ -48,14 +47,6 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
             }
             handle.write(json.dumps(record) + "\n")
     return path
-
-
-@pytest.fixture
-def store(db: Path) -> Path:
-    """A store holding data/sample_mnli.jsonl, with no connection left open."""
-    result = run_cli("--db", db, "import", SAMPLE, "--format", "mnli")
-    assert result.exit_code == 0, result.stderr
-    return db
 
 
 def holds_write_lock(db: Path) -> bool:
@@ -162,16 +153,14 @@ def assert_store_sound(db: Path) -> None:
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
     finally:
         conn.close()
-    result = run_cli("--db", db, "info", "--format", "json")
-    assert result.exit_code == 0, result.stderr
-    assert json.loads(result.stdout)["pairs"] == 48
+    assert json_object("--db", db, "info")["pairs"] == 48
 
 
-def test_a_killed_import_leaves_the_store_as_it_was(store: Path, big: Path) -> None:
-    before = table_counts(store)
-    proc = start_import(store, big)
+def test_a_killed_import_leaves_the_store_as_it_was(sample_db: Path, big: Path) -> None:
+    before = table_counts(sample_db)
+    proc = start_import(sample_db, big)
     try:
-        wait_until_mid_import(proc, store)
+        wait_until_mid_import(proc, sample_db)
         workers = child_pids(proc.pid)
         proc.kill()
         proc.wait(timeout=60)
@@ -185,24 +174,24 @@ def test_a_killed_import_leaves_the_store_as_it_was(store: Path, big: Path) -> N
         assert workers, "expected the parallel import's reader process"
         assert_gone(workers)
 
-    after = table_counts(store)
+    after = table_counts(sample_db)
     assert after == before | {"runs": before["runs"] + 1}
-    assert_store_sound(store)
-    runs = json.loads(run_cli("--db", store, "runs", "--format", "json").stdout)
+    assert_store_sound(sample_db)
+    runs = json.loads(ok("--db", sample_db, "runs", "--format", "json"))
     killed = runs[-1]
     assert (killed["stage"], killed["status"], killed["pid"]) == ("import", "interrupted", proc.pid)
     assert killed["command"].startswith("nlibuild --db ") and " import " in killed["command"]
-    run_cli("--db", store, "export", "--format", "mnli-jsonl", "--out", store.parent / "x.jsonl")
-    with sqlite3.connect(store) as conn:
+    ok("--db", sample_db, "export", "--format", "mnli-jsonl", "--out", sample_db.parent / "x.jsonl")
+    with sqlite3.connect(sample_db) as conn:
         statuses = conn.execute("SELECT status FROM runs ORDER BY id").fetchall()
     assert ("running",) not in statuses and statuses[-2] == ("interrupted",)
 
 
-def test_ctrl_c_rolls_the_import_back_and_says_so(store: Path, big: Path) -> None:
-    before = table_counts(store)
-    proc = start_import(store, big)
+def test_ctrl_c_rolls_the_import_back_and_says_so(sample_db: Path, big: Path) -> None:
+    before = table_counts(sample_db)
+    proc = start_import(sample_db, big)
     try:
-        wait_until_mid_import(proc, store)
+        wait_until_mid_import(proc, sample_db)
         workers = child_pids(proc.pid)
         proc.send_signal(signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=120)
@@ -215,5 +204,5 @@ def test_ctrl_c_rolls_the_import_back_and_says_so(store: Path, big: Path) -> Non
     assert_gone(workers)
     assert stderr == "Error: interrupted; the store is unchanged\n"
     assert stdout == ""
-    assert table_counts(store) == before
-    assert_store_sound(store)
+    assert table_counts(sample_db) == before
+    assert_store_sound(sample_db)

@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import ok, run_cli
 from legacy_stores import STORES, table_digest
 
 MANIFEST: dict[str, dict[str, dict[str, object]]] = json.loads(
@@ -27,8 +27,7 @@ def legacy_store(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, P
 
 def test_an_old_store_opens_migrates_and_keeps_every_row(legacy_store: tuple[str, Path]) -> None:
     name, db = legacy_store
-    result = run_cli("--db", db, "info")
-    assert result.exit_code == 0, result.stderr
+    ok("--db", db, "info")
     with sqlite3.connect(db) as conn:
         for table, expected in MANIFEST[name].items():
             columns = expected["columns"]
@@ -44,6 +43,5 @@ def test_an_old_store_keeps_working_after_its_migration(legacy_store: tuple[str,
         result = run_cli("--db", db, *command)
         assert result.exit_code == 0, (command, result.stderr)
     out = db.parent / "out.jsonl"
-    result = run_cli("--db", db, "export", "--format", "mnli-jsonl", "--out", out)
-    assert result.exit_code == 0, result.stderr
+    ok("--db", db, "export", "--format", "mnli-jsonl", "--out", out)
     assert out.read_text(encoding="utf-8").count("\n") > 0

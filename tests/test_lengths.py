@@ -4,21 +4,15 @@ pairs' own language and for each translation; each premise counts once."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from typing import Any
 
 import pytest
-from conftest import FIXTURES, requires_fixtures, run_cli
+from conftest import FIXTURES, json_rows, ok, read_jsonl, requires_fixtures, write_jsonl
 
 
-def ok(*args: str | Path) -> str:
-    result = run_cli(*args)
-    assert result.exit_code == 0, result.stderr
-    return result.stdout
-
-
-def lengths(db: Path) -> dict[tuple[str, str], dict[str, object]]:
-    rows = json.loads(ok("--db", db, "stats", "--table", "lengths", "--format", "json"))
+def lengths(db: Path) -> dict[tuple[str, str], dict[str, Any]]:
+    rows = json_rows("--db", db, "stats", "--table", "lengths")
     return {(r["lang"], r["kind"]): r for r in rows}
 
 
@@ -32,17 +26,13 @@ def test_means_count_each_premise_once_in_each_languages_unit(db: Path, tmp_path
         {"premise_id": "p2", "premise": "five six", "hypothesis": "five six seven",
          "labels": ["contradiction"]},
     ]  # fmt: skip
-    corpus.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    write_jsonl(corpus, records)
     ok("--db", db, "import", corpus, "--format", "jsonl")
     units = tmp_path / "zh.jsonl"
     ok("--db", db, "translate", "export", "--lang", "zh", "--out", units)
     chinese = {"p:p1": "一二三四五", "p:p2": "五六七", "h:p1-e1": "一二", "h:p1-n1": "三",
                "h:p2-c1": "五六七八"}  # fmt: skip
-    rows = [json.loads(line) for line in units.read_text(encoding="utf-8").splitlines()]
-    units.write_text(
-        "".join(json.dumps(r | {"text": chinese[r["unit_id"]]}) + "\n" for r in rows),
-        encoding="utf-8",
-    )
+    write_jsonl(units, [r | {"text": chinese[r["unit_id"]]} for r in read_jsonl(units)])
     ok("--db", db, "translate", "import", units, "--lang", "zh")
     table = lengths(db)
     source, zh = table[("en", "source")], table[("zh", "human")]

@@ -4,47 +4,37 @@ from the source, read back the way consumers read them (tsv with QUOTE_NONE, jso
 
 from __future__ import annotations
 
-import csv
-import json
 from pathlib import Path
 
-from conftest import FIXTURES, assert_user_error, requires_fixtures, run_cli
+from conftest import (
+    MYXNLI,
+    assert_user_error,
+    myxnli_store,
+    ok,
+    read_jsonl,
+    read_tsv,
+    requires_fixtures,
+    run_cli,
+)
 
 pytestmark = requires_fixtures
-MYXNLI = FIXTURES / "myxnli"
-
-
-def ok(*args: str | Path) -> str:
-    result = run_cli(*args)
-    assert result.exit_code == 0, result.stderr
-    return result.stdout
-
-
-def three_language_store(db: Path) -> Path:
-    ok("--db", db, "import", MYXNLI / "my.genre.dev.tsv", "--format", "xnli", "--lang", "en",
-       "--label-order", "e,n,c")  # fmt: skip
-    ok("--db", db, "translate", "import", MYXNLI / "sw.genre.dev.tsv", "--lang", "sw",
-       "--align", "rows", "--reference", MYXNLI / "my.genre.dev.tsv")  # fmt: skip
-    return db
 
 
 def test_xnli_tsv_and_jsonl_hold_every_language_with_the_source_labels(
     db: Path, tmp_path: Path
 ) -> None:
-    three_language_store(db)
+    myxnli_store(db, "dev")
     tsv, jsonl = tmp_path / "dev.tsv", tmp_path / "dev.jsonl"
     ok("--db", db, "export", "--format", "xnli-tsv", "--out", tsv)
     ok("--db", db, "export", "--format", "xnli-jsonl", "--out", jsonl)
-    with tsv.open(encoding="utf-8", newline="") as handle:
-        rows = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
-    records = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()]
+    rows = read_tsv(tsv)
+    records = read_jsonl(jsonl)
     assert len(rows) == len(records) == 3 * 2490
     for row, record in zip(rows, records, strict=True):
         assert {k: row[k] for k in record} == record
     by_key = {(r["language"], r["pairID"]): r for r in records}
     assert len(by_key) == len(records)  # (language, pairID) is a key, as in XNLI
-    with (MYXNLI / "sw.genre.dev.tsv").open(encoding="utf-8", newline="") as handle:
-        swahili = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+    swahili = read_tsv(MYXNLI / "sw.genre.dev.tsv")
     english = [r for r in records if r["language"] == "en"]
     for source, sw_row in zip(english, swahili, strict=True):
         translated = by_key[("sw", source["pairID"])]
@@ -53,10 +43,10 @@ def test_xnli_tsv_and_jsonl_hold_every_language_with_the_source_labels(
 
 
 def test_lang_picks_languages_and_split_picks_pairs(db: Path, tmp_path: Path) -> None:
-    three_language_store(db)
+    myxnli_store(db, "dev")
     out = tmp_path / "sw.jsonl"
     ok("--db", db, "export", "--format", "xnli-jsonl", "--lang", "en,sw", "--out", out)
-    langs = {json.loads(line)["language"] for line in out.read_text().splitlines()}
+    langs = {r["language"] for r in read_jsonl(out)}
     assert langs == {"en", "sw"}
     result = run_cli("--db", db, "export", "--format", "xnli-jsonl", "--split", "dev",
                      "--out", tmp_path / "none.jsonl")  # fmt: skip

@@ -10,21 +10,25 @@ exit 1, and a store exactly as it was.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import re
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
-from conftest import DATA, assert_user_error, table_counts
-from typer.testing import CliRunner, Result
+from conftest import (
+    DATA,
+    assert_user_error,
+    csv_rows,
+    new_store,
+    ok,
+    ok_result,
+    query,
+    run_cli,
+    table_counts,
+    write_jsonl,
+)
 
 from nlibuild.cleaning import Cleaner
-from nlibuild.cli import app
 from nlibuild.lang import split_sentences
 
 EN = DATA / "sources" / "en"
@@ -33,27 +37,6 @@ EN_PROSE = [EN / "news.txt", EN / "fiction.txt", EN / "travel.txt", EN / "govern
 
 
 # --- helpers ----------------------------------------------------------------------------
-
-
-def invoke(db: Path, *args: str | Path | int) -> Result:
-    """`nlibuild --db DB ARGS...`, catching exceptions so that a crash shows as a failure."""
-    return CliRunner().invoke(app, ["--db", str(db), *(str(a) for a in args)])
-
-
-def ok(db: Path, *args: str | Path | int) -> Result:
-    result = invoke(db, *args)
-    assert result.exit_code == 0, result.output
-    return result
-
-
-def new_store(path: Path, *init_args: str) -> Path:
-    ok(path, "init", *init_args)
-    return path
-
-
-def query(db: Path, sql: str, *params: object) -> list[tuple[Any, ...]]:
-    with sqlite3.connect(db) as conn:
-        return conn.execute(sql, params).fetchall()
 
 
 def snapshot(db: Path) -> dict[str, int]:
@@ -68,11 +51,6 @@ def premises(db: Path, genre: str | None = None) -> list[tuple[str, str]]:
     if genre is None:
         return query(db, "SELECT id, text FROM premises ORDER BY id")
     return query(db, "SELECT id, text FROM premises WHERE genre = ? ORDER BY id", genre)
-
-
-def stats_rows(db: Path, *args: str) -> list[dict[str, str]]:
-    result = ok(db, "stats", "--table", "premises", "--format", "csv", *args)
-    return list(csv.DictReader(io.StringIO(result.stdout)))
 
 
 def qualifying(db: Path, genre: str, low: int = 8, high: int = 50) -> int:
@@ -92,8 +70,8 @@ def qualifying(db: Path, genre: str, low: int = 8, high: int = 50) -> int:
 def en_store(tmp_path: Path) -> Path:
     """An English store whose pool holds news and fiction."""
     db = new_store(tmp_path / "en.db")
-    ok(db, "ingest", EN / "news.txt", "--genre", "news")
-    ok(db, "ingest", EN / "fiction.txt", "--genre", "fiction")
+    ok("--db", db, "ingest", EN / "news.txt", "--genre", "news")
+    ok("--db", db, "ingest", EN / "fiction.txt", "--genre", "fiction")
     return db
 
 
@@ -187,11 +165,11 @@ def test_callhome_cleaning_strips_markup_and_keeps_uncertain_words() -> None:
 def test_ingest_of_a_callhome_transcript_leaves_no_markup_in_the_pool(tmp_path: Path) -> None:
     db = new_store(tmp_path / "zh.db", "--lang", "zh")
     result = ok(
-        db, "ingest", ZH / "phone.txt", "--genre", "phone", "--clean", "callhome",
+        "--db", db, "ingest", ZH / "phone.txt", "--genre", "phone", "--clean", "callhome",
         "--paragraph", "line",
     )  # fmt: skip
-    empty = re.search(r"(\d+) empty after cleaning", result.stdout)
-    assert empty is not None, result.stdout
+    empty = re.search(r"(\d+) empty after cleaning", result)
+    assert empty is not None, result
     assert int(empty.group(1)) > 0
     texts = [t for (t,) in query(db, "SELECT text FROM sentences WHERE genre = 'phone'")]
     assert texts
@@ -200,7 +178,7 @@ def test_ingest_of_a_callhome_transcript_leaves_no_markup_in_the_pool(tmp_path: 
         assert not re.match(r"[AB]\s*[:：]", text), text
     # Without cleaning, the same file does bring markup into the pool.
     raw = new_store(tmp_path / "raw.db", "--lang", "zh")
-    ok(raw, "ingest", ZH / "phone.txt", "--genre", "phone", "--paragraph", "line")
+    ok("--db", raw, "ingest", ZH / "phone.txt", "--genre", "phone", "--paragraph", "line")
     raw_texts = [t for (t,) in query(raw, "SELECT text FROM sentences")]
     assert any("{" in t or "%" in t for t in raw_texts)
 
@@ -211,11 +189,11 @@ def test_ingest_of_a_callhome_transcript_leaves_no_markup_in_the_pool(tmp_path: 
 def test_ingesting_the_same_files_again_adds_nothing(tmp_path: Path) -> None:
     db = new_store(tmp_path / "en.db")
     args = ("ingest", EN / "news.txt", EN / "travel.txt", "--genre", "news")
-    first = ok(db, *args)
-    assert re.search(r"; [1-9]\d* added to the pool", first.stdout), first.stdout
+    first = ok("--db", db, *args)
+    assert re.search(r"; [1-9]\d* added to the pool", first), first
     before = snapshot(db)
-    second = ok(db, *args)
-    assert "; 0 added to the pool" in second.stdout
+    second = ok("--db", db, *args)
+    assert "; 0 added to the pool" in second
     after = snapshot(db)
     assert after["sentences"] == before["sentences"]
     assert after["premises"] == before["premises"] == 0
@@ -228,10 +206,10 @@ def test_the_pool_holds_a_sentence_once_per_genre_whatever_its_case(tmp_path: Pa
         "The ferry left at dawn. THE FERRY  LEFT AT DAWN. The ferry left at dawn.\n",
         encoding="utf-8",
     )
-    result = ok(db, "ingest", source, "--genre", "news")
-    assert "2 duplicates; 1 added" in result.stdout
+    result = ok("--db", db, "ingest", source, "--genre", "news")
+    assert "2 duplicates; 1 added" in result
     # Another genre keeps its own copy.
-    ok(db, "ingest", source, "--genre", "fiction")
+    ok("--db", db, "ingest", source, "--genre", "fiction")
     assert query(db, "SELECT genre, text FROM sentences ORDER BY genre") == [
         ("fiction", "The ferry left at dawn."),
         ("news", "The ferry left at dawn."),
@@ -246,9 +224,9 @@ def test_the_same_pool_and_seed_give_the_same_premises_whatever_the_ingest_order
 ) -> None:
     one = new_store(tmp_path / "one.db")
     for path in EN_PROSE:
-        ok(one, "ingest", path, "--genre", "prose")
+        ok("--db", one, "ingest", path, "--genre", "prose")
     two = new_store(tmp_path / "two.db")
-    ok(two, "ingest", *reversed(EN_PROSE), "--genre", "prose")
+    ok("--db", two, "ingest", *reversed(EN_PROSE), "--genre", "prose")
     # The pools hold the same sentences, in a different order.
     pool_one = query(one, "SELECT text FROM sentences ORDER BY pk")
     pool_two = query(two, "SELECT text FROM sentences ORDER BY pk")
@@ -256,8 +234,8 @@ def test_the_same_pool_and_seed_give_the_same_premises_whatever_the_ingest_order
     assert pool_one != pool_two
 
     sample = ("sample", "--genre", "prose", "--n", "30", "--seed", "7")
-    ok(one, *sample)
-    ok(two, *sample)
+    ok("--db", one, *sample)
+    ok("--db", two, *sample)
     assert len(premises(one)) == 30
     assert premises(one) == premises(two)
 
@@ -266,8 +244,8 @@ def test_different_seeds_give_different_samples(tmp_path: Path) -> None:
     drawn = []
     for seed in (7, 8):
         db = new_store(tmp_path / f"seed{seed}.db")
-        ok(db, "ingest", *EN_PROSE, "--genre", "prose")
-        ok(db, "sample", "--genre", "prose", "--n", "30", "--seed", seed)
+        ok("--db", db, "ingest", *EN_PROSE, "--genre", "prose")
+        ok("--db", db, "sample", "--genre", "prose", "--n", "30", "--seed", seed)
         drawn.append({t for _, t in premises(db)})
     assert len(drawn[0]) == len(drawn[1]) == 30
     assert drawn[0] != drawn[1]
@@ -277,10 +255,10 @@ def test_different_seeds_give_different_samples(tmp_path: Path) -> None:
 
 
 def test_sampling_twice_never_repeats_a_sentence_and_ids_continue(en_store: Path) -> None:
-    first = ok(en_store, "sample", "--genre", "news", "--n", "10")
-    assert "news_0001..news_0010" in first.stdout
-    second = ok(en_store, "sample", "--genre", "news", "--n", "10")
-    assert "news_0011..news_0020" in second.stdout
+    first = ok("--db", en_store, "sample", "--genre", "news", "--n", "10")
+    assert "news_0001..news_0010" in first
+    second = ok("--db", en_store, "sample", "--genre", "news", "--n", "10")
+    assert "news_0011..news_0020" in second
     rows = premises(en_store, "news")
     assert [i for i, _ in rows] == [f"news_{n:04d}" for n in range(1, 21)]
     assert len({t.casefold() for _, t in rows}) == 20
@@ -301,7 +279,8 @@ def test_english_lengths_are_whitespace_tokens(en_store: Path) -> None:
         assert tokens == length == len(text.split()), text
     wanted = qualifying(en_store, "news", 10, 15)
     assert 0 < wanted < qualifying(en_store, "news", 1, 1000)
-    ok(en_store, "sample", "--genre", "news", "--n", wanted, "--min-len", "10", "--max-len", "15")
+    ok("--db", en_store, "sample", "--genre", "news", "--n", wanted,
+       "--min-len", "10", "--max-len", "15")  # fmt: skip
     rows = query(
         en_store,
         "SELECT p.text, p.length, s.tokens FROM premises p JOIN sentences s "
@@ -316,12 +295,12 @@ def test_english_lengths_are_whitespace_tokens(en_store: Path) -> None:
 
 def test_chinese_lengths_are_characters(tmp_path: Path) -> None:
     db = new_store(tmp_path / "zh.db", "--lang", "zh")
-    ok(db, "ingest", ZH / "news.txt", "--genre", "news")
+    ok("--db", db, "ingest", ZH / "news.txt", "--genre", "news")
     for text, chars, length in query(db, "SELECT text, chars, length FROM sentences"):
         assert chars == length == len("".join(text.split())), text
     wanted = qualifying(db, "news", 8, 20)
     assert 0 < wanted < qualifying(db, "news", 1, 1000)
-    ok(db, "sample", "--genre", "news", "--n", wanted, "--min-len", "8", "--max-len", "20")
+    ok("--db", db, "sample", "--genre", "news", "--n", wanted, "--min-len", "8", "--max-len", "20")
     rows = query(
         db,
         "SELECT p.text, p.length, s.chars FROM premises p JOIN sentences s ON s.pk = p.sentence_pk",
@@ -341,18 +320,19 @@ def test_an_excluded_sentence_is_never_sampled(en_store: Path, tmp_path: Path) -
         "SELECT text FROM sentences WHERE genre = 'news' AND length BETWEEN 8 AND 50 "
         "ORDER BY pk LIMIT 1",
     )[0]
-    released = tmp_path / "released.jsonl"
-    released.write_text(
-        json.dumps({"sentence1": excluded, "sentence2": "Nobody took the ferry."}) + "\n",
-        encoding="utf-8",
+    released = write_jsonl(
+        tmp_path / "released.jsonl",
+        [{"sentence1": excluded, "sentence2": "Nobody took the ferry."}],
     )
     total = qualifying(en_store, "news")
     before = snapshot(en_store)
-    too_many = invoke(en_store, "sample", "--genre", "news", "--n", total, "--exclude", released)
+    too_many = run_cli(
+        "--db", en_store, "sample", "--genre", "news", "--n", total, "--exclude", released
+    )
     assert_user_error(too_many, f"only {total - 1} sentences qualify")
     assert snapshot(en_store) == before
 
-    ok(en_store, "sample", "--genre", "news", "--n", total - 1, "--exclude", released)
+    ok("--db", en_store, "sample", "--genre", "news", "--n", total - 1, "--exclude", released)
     texts = [t for _, t in premises(en_store, "news")]
     assert len(texts) == total - 1
     assert excluded not in texts
@@ -362,10 +342,10 @@ def test_an_excluded_sentence_is_never_sampled(en_store: Path, tmp_path: Path) -
 
 
 def test_asking_for_more_than_qualify_says_how_many_do(en_store: Path) -> None:
-    ok(en_store, "sample", "--genre", "news", "--n", "5")
+    ok("--db", en_store, "sample", "--genre", "news", "--n", "5")
     left = qualifying(en_store, "news")
     before = snapshot(en_store)
-    result = invoke(en_store, "sample", "--genre", "news", "--n", left + 1)
+    result = run_cli("--db", en_store, "sample", "--genre", "news", "--n", left + 1)
     assert_user_error(
         result, "genre news", f"only {left} sentences qualify", f"asked for {left + 1}"
     )
@@ -422,9 +402,9 @@ def test_a_user_error_is_one_line_and_changes_nothing(
     args: Callable[[Path], tuple[str | Path, ...]],
     fragments: list[str],
 ) -> None:
-    ok(en_store, "sample", "--genre", "news", "--n", "3")
+    ok("--db", en_store, "sample", "--genre", "news", "--n", "3")
     before = snapshot(en_store)
-    assert_user_error(invoke(en_store, *args(tmp_path)), *fragments)
+    assert_user_error(run_cli("--db", en_store, *args(tmp_path)), *fragments)
     assert snapshot(en_store) == before
 
 
@@ -433,15 +413,15 @@ def test_a_user_error_is_one_line_and_changes_nothing(
 
 def test_a_genre_outside_the_preset_warns_and_with_strict_is_refused(tmp_path: Path) -> None:
     db = new_store(tmp_path / "ocnli.db", "--preset", "ocnli")
-    known = ok(db, "ingest", ZH / "news.txt", "--genre", "news")
+    known = ok_result("--db", db, "ingest", ZH / "news.txt", "--genre", "news")
     assert known.stderr == ""
 
     before = snapshot(db)
-    strict = invoke(db, "ingest", ZH / "tv.txt", "--genre", "talk", "--strict")
+    strict = run_cli("--db", db, "ingest", ZH / "tv.txt", "--genre", "talk", "--strict")
     assert_user_error(strict, "'talk'", "gov, lit, news, phone, tv", "--strict")
     assert snapshot(db) == before
 
-    loose = ok(db, "ingest", ZH / "tv.txt", "--genre", "talk")
+    loose = ok_result("--db", db, "ingest", ZH / "tv.txt", "--genre", "talk")
     warnings = loose.stderr.splitlines()
     assert len(warnings) == 1 and warnings[0].startswith("Warning: "), loose.stderr
     assert "'talk'" in warnings[0]
@@ -453,12 +433,12 @@ def test_a_genre_outside_the_preset_warns_and_with_strict_is_refused(tmp_path: P
 
 def test_balanced_lengths_draw_evenly_from_both_halves(tmp_path: Path) -> None:
     db = new_store(tmp_path / "en.db")
-    ok(db, "ingest", *EN_PROSE, "--genre", "prose")
+    ok("--db", db, "ingest", *EN_PROSE, "--genre", "prose")
     short, long = qualifying(db, "prose", 8, 17), qualifying(db, "prose", 18, 27)
     # The pool is lopsided, so an even split is the option's doing, not the data's.
     assert short >= 2 * long >= 2 * 11, (short, long)
     ok(
-        db, "sample", "--genre", "prose", "--n", "21", "--min-len", "8", "--max-len", "27",
+        "--db", db, "sample", "--genre", "prose", "--n", "21", "--min-len", "8", "--max-len", "27",
         "--balance-lengths", "2",
     )  # fmt: skip
     lengths = [n for (n,) in query(db, "SELECT length FROM premises")]
@@ -473,15 +453,15 @@ def test_balanced_lengths_draw_evenly_from_both_halves(tmp_path: Path) -> None:
 
 
 def test_premise_stats_agree_with_the_store(en_store: Path) -> None:
-    ok(en_store, "ingest", EN / "telephone.txt", "--genre", "telephone", "--clean", "callhome",
-       "--paragraph", "line")  # fmt: skip
-    ok(en_store, "sample", "--genre", "news", "--n", "12")
-    ok(en_store, "sample", "--genre", "fiction", "--n", "5", "--seed", "3")
-    result = ok(en_store, "stats", "--table", "premises", "--format", "csv")
-    assert result.stdout.splitlines()[0] == (
+    ok("--db", en_store, "ingest", EN / "telephone.txt", "--genre", "telephone",
+       "--clean", "callhome", "--paragraph", "line")  # fmt: skip
+    ok("--db", en_store, "sample", "--genre", "news", "--n", "12")
+    ok("--db", en_store, "sample", "--genre", "fiction", "--n", "5", "--seed", "3")
+    result = ok("--db", en_store, "stats", "--table", "premises", "--format", "csv")
+    assert result.splitlines()[0] == (
         "genre,lang,unit,pool,qualifying,sampled,mean,min,max,histogram,sampled mean"
     )
-    rows = stats_rows(en_store)
+    rows = csv_rows("--db", en_store, "stats", "--table", "premises")
     groups = query(en_store, "SELECT DISTINCT genre, lang FROM sentences ORDER BY genre, lang")
     assert [(r["genre"], r["lang"]) for r in rows] == groups
     sampled = {"fiction": 5, "news": 12, "telephone": 0}
@@ -503,9 +483,9 @@ def test_premise_stats_agree_with_the_store(en_store: Path) -> None:
 
 
 def test_per_genre_samples_every_genre_of_the_pool(en_store: Path) -> None:
-    ok(en_store, "ingest", EN / "travel.txt", "--genre", "travel")
-    result = ok(en_store, "sample", "--per-genre", "6")
-    assert "Sampled 18 premises" in result.stdout
+    ok("--db", en_store, "ingest", EN / "travel.txt", "--genre", "travel")
+    result = ok("--db", en_store, "sample", "--per-genre", "6")
+    assert "Sampled 18 premises" in result
     assert query(
         en_store, "SELECT genre, count(*) FROM premises GROUP BY genre ORDER BY genre"
     ) == [

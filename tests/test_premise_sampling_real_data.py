@@ -6,22 +6,26 @@ Expected numbers are worked out from the fixture files themselves, not from nlib
 
 from __future__ import annotations
 
-import csv
-import io
-import sqlite3
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any
 
 import pytest
-from conftest import FIXTURES, requires_fixtures
-from typer.testing import CliRunner, Result
+from conftest import (
+    FIXTURES,
+    MYXNLI,
+    csv_rows,
+    new_store,
+    ok,
+    query,
+    read_tsv,
+    requires_fixtures,
+    run_cli,
+)
 
-from nlibuild.cli import app
 from nlibuild.lang import split_sentences
 
 PUD = FIXTURES / "ud_pud"
-MYXNLI_DEV = FIXTURES / "myxnli" / "my.genre.dev.tsv"
+MYXNLI_DEV = MYXNLI / "my.genre.dev.tsv"
 GENRE_FROM = ("--genre-from", "^([nw])", "--genre-map", "n=news,w=wiki")
 XNLI_GENRES = {
     "facetoface", "fiction", "government", "letters", "nineeleven", "oup", "slate",
@@ -30,26 +34,6 @@ XNLI_GENRES = {
 
 
 # --- helpers ----------------------------------------------------------------------------
-
-
-def invoke(db: Path, *args: str | Path) -> Result:
-    return CliRunner().invoke(app, ["--db", str(db), *(str(a) for a in args)])
-
-
-def ok(db: Path, *args: str | Path) -> Result:
-    result = invoke(db, *args)
-    assert result.exit_code == 0, result.output
-    return result
-
-
-def query(db: Path, sql: str, *params: object) -> list[tuple[Any, ...]]:
-    with sqlite3.connect(db) as conn:
-        return conn.execute(sql, params).fetchall()
-
-
-def stats_rows(db: Path) -> list[dict[str, str]]:
-    result = ok(db, "stats", "--table", "premises", "--format", "csv")
-    return list(csv.DictReader(io.StringIO(result.stdout)))
 
 
 def measure(text: str, lang: str) -> int:
@@ -72,8 +56,7 @@ def pud_texts(lang: str) -> dict[str, list[str]]:
 
 
 def myxnli_rows() -> list[dict[str, str]]:
-    with open(MYXNLI_DEV, encoding="utf-8", newline="") as handle:
-        return list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+    return read_tsv(MYXNLI_DEV)
 
 
 def folded(text: str) -> str:
@@ -82,7 +65,7 @@ def folded(text: str) -> str:
 
 def ingest_pud(db: Path, lang: str) -> None:
     path = PUD / f"{lang}_pud-ud-test.conllu"
-    ok(db, "ingest", path, "--lang", lang, *GENRE_FROM)
+    ok("--db", db, "ingest", path, "--lang", lang, *GENRE_FROM)
 
 
 # --- Parallel UD -------------------------------------------------------------------------
@@ -94,7 +77,7 @@ def test_pud_pool_is_500_news_and_500_wiki_and_lengths_are_in_the_languages_unit
     tmp_path: Path, lang: str, unit: str
 ) -> None:
     db = tmp_path / f"{lang}.db"
-    ok(db, "init", "--lang", lang)
+    ok("--db", db, "init", "--lang", lang)
     ingest_pud(db, lang)
     texts = pud_texts(lang)
     assert {g: len(t) for g, t in texts.items()} == {"news": 500, "wiki": 500}
@@ -103,7 +86,7 @@ def test_pud_pool_is_500_news_and_500_wiki_and_lengths_are_in_the_languages_unit
         ("news", 500),
         ("wiki", 500),
     ]
-    rows = stats_rows(db)
+    rows = csv_rows("--db", db, "stats", "--table", "premises")
     assert [(r["genre"], r["lang"], r["unit"], r["pool"]) for r in rows] == [
         ("news", lang, unit, "500"),
         ("wiki", lang, unit, "500"),
@@ -112,7 +95,8 @@ def test_pud_pool_is_500_news_and_500_wiki_and_lengths_are_in_the_languages_unit
         in_range = sum(1 for t in texts[row["genre"]] if 8 <= measure(t, lang) <= 50)
         assert int(row["qualifying"]) == in_range
 
-    ok(db, "sample", "--per-genre", "100", "--min-len", "8", "--max-len", "50", "--seed", "5")
+    ok("--db", db, "sample", "--per-genre", "100", "--min-len", "8", "--max-len", "50",
+       "--seed", "5")  # fmt: skip
     premises = query(db, "SELECT genre, text, length FROM premises")
     assert Counter(g for g, _, _ in premises) == {"news": 100, "wiki": 100}
     for genre, text, length in premises:
@@ -123,11 +107,13 @@ def test_pud_pool_is_500_news_and_500_wiki_and_lengths_are_in_the_languages_unit
 
 @requires_fixtures
 def test_one_pool_of_three_languages_measures_each_in_its_own_unit(tmp_path: Path) -> None:
-    db = tmp_path / "pud.db"
-    ok(db, "init")
+    db = new_store(tmp_path / "pud.db")
     for lang in ("en", "de", "zh"):
         ingest_pud(db, lang)
-    assert [(r["genre"], r["lang"], r["unit"], r["pool"]) for r in stats_rows(db)] == [
+    assert [
+        (r["genre"], r["lang"], r["unit"], r["pool"])
+        for r in csv_rows("--db", db, "stats", "--table", "premises")
+    ] == [
         ("news", "de", "tokens", "500"),
         ("news", "en", "tokens", "500"),
         ("news", "zh", "chars", "500"),
@@ -135,7 +121,8 @@ def test_one_pool_of_three_languages_measures_each_in_its_own_unit(tmp_path: Pat
         ("wiki", "en", "tokens", "500"),
         ("wiki", "zh", "chars", "500"),
     ]
-    ok(db, "sample", "--per-genre", "150", "--min-len", "8", "--max-len", "50", "--lang", "zh")
+    ok("--db", db, "sample", "--per-genre", "150", "--min-len", "8", "--max-len", "50",
+       "--lang", "zh")  # fmt: skip
     premises = query(db, "SELECT lang, text, length FROM premises")
     assert len(premises) == 300
     assert {lang for lang, _, _ in premises} == {"zh"}
@@ -156,17 +143,16 @@ def test_myxnli_premises_enter_the_pool_once_and_sample_per_genre(tmp_path: Path
     # Each premise has three hypotheses: 830 distinct premises, 83 per genre.
     assert {g: len(p) for g, p in premises_by_genre.items()} == dict.fromkeys(XNLI_GENRES, 83)
 
-    db = tmp_path / "xnli.db"
-    ok(db, "init")
-    ok(db, "ingest", MYXNLI_DEV, "--format", "tsv", "--field", "sentence1_en",
+    db = new_store(tmp_path / "xnli.db")
+    ok("--db", db, "ingest", MYXNLI_DEV, "--format", "tsv", "--field", "sentence1_en",
        "--genre-field", "genre", "--lang", "en")  # fmt: skip
     pool = dict(query(db, "SELECT genre, count(*) FROM sentences GROUP BY genre"))
     # A tsv record is one pool entry, kept whole: the repeated premises (three rows each)
     # are stored once, so deduplication leaves the 830 premises, 83 per genre.
     assert pool == dict.fromkeys(XNLI_GENRES, 83)
 
-    result = ok(db, "sample", "--per-genre", "20", "--min-len", "1", "--max-len", "200")
-    assert "Sampled 200 premises" in result.stdout
+    result = ok("--db", db, "sample", "--per-genre", "20", "--min-len", "1", "--max-len", "200")
+    assert "Sampled 200 premises" in result
     sampled = query(db, "SELECT genre, text FROM premises")
     assert len(sampled) == 200
     assert Counter(g for g, _ in sampled) == dict.fromkeys(XNLI_GENRES, 20)
@@ -183,25 +169,24 @@ def test_sampling_with_myxnli_excluded_takes_none_of_its_sentences(tmp_path: Pat
         for c in ("sentence1_en", "sentence2_en")
         for s in split_sentences(row[c], "en")
     }
-    db = tmp_path / "fresh.db"
-    ok(db, "init")
+    db = new_store(tmp_path / "fresh.db")
     ingest_pud(db, "en")
     # The released premises and hypotheses are in the news pool too, so that only the
     # exclusion keeps them out of the sample.
     for field in ("sentence1_en", "sentence2_en"):
-        ok(db, "ingest", MYXNLI_DEV, "--format", "tsv", "--field", field, "--genre", "news")
+        ok("--db", db, "ingest", MYXNLI_DEV, "--format", "tsv", "--field", field, "--genre", "news")
     pud_news = [t for t in pud_texts("en")["news"] if folded(t) not in released]
     news_pool = query(db, "SELECT count(*) FROM sentences WHERE genre = 'news'")[0][0]
     assert news_pool > len(pud_news) == 500
 
     length = ("--min-len", "1", "--max-len", "200")
-    too_many = invoke(db, "sample", "--genre", "news", "--n", "501", *length,
-                      "--exclude", MYXNLI_DEV)  # fmt: skip
+    too_many = run_cli("--db", db, "sample", "--genre", "news", "--n", "501", *length,
+                       "--exclude", MYXNLI_DEV)  # fmt: skip
     assert too_many.exit_code == 1
     assert "only 500 sentences qualify" in too_many.stderr
     assert query(db, "SELECT count(*) FROM premises")[0][0] == 0
 
-    ok(db, "sample", "--genre", "news", "--n", "500", *length, "--exclude", MYXNLI_DEV)
+    ok("--db", db, "sample", "--genre", "news", "--n", "500", *length, "--exclude", MYXNLI_DEV)
     texts = [t for (t,) in query(db, "SELECT text FROM premises")]
     assert len(texts) == 500
     assert not {folded(t) for t in texts} & released
@@ -221,11 +206,10 @@ def test_burmese_premises_are_measured_in_characters(tmp_path: Path) -> None:
     assert len(translations) == 830
     assert all(len(t) == 1 for t in translations.values())
 
-    db = tmp_path / "my.db"
-    ok(db, "init", "--lang", "my")
-    ok(db, "ingest", MYXNLI_DEV, "--format", "tsv", "--field", "sentence1_my",
+    db = new_store(tmp_path / "my.db", "--lang", "my")
+    ok("--db", db, "ingest", MYXNLI_DEV, "--format", "tsv", "--field", "sentence1_my",
        "--genre-field", "genre", "--lang", "my")  # fmt: skip
-    stats = stats_rows(db)
+    stats = csv_rows("--db", db, "stats", "--table", "premises")
     assert {r["genre"] for r in stats} == XNLI_GENRES
     assert {(r["lang"], r["unit"]) for r in stats} == {("my", "chars")}
     for text, chars, length in query(db, "SELECT text, chars, length FROM sentences"):

@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
-import csv
-import json
-import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, requires_fixtures, run_cli, table_counts
+from conftest import (
+    FIXTURES,
+    MYXNLI,
+    json_object,
+    ok,
+    query,
+    read_jsonl,
+    read_tsv,
+    requires_fixtures,
+    run_cli,
+    table_counts,
+)
 
 pytestmark = requires_fixtures
 
 SNLI = FIXTURES / "snli_prefix"
-MYXNLI = FIXTURES / "myxnli"
 XNLI_GENRES = (
     "facetoface", "fiction", "government", "letters", "nineeleven", "oup", "slate",
     "telephone", "travel", "verbatim",
@@ -21,15 +28,10 @@ XNLI_GENRES = (
 EU = FIXTURES / "xnli_eu_native"
 
 
-def read_jsonl(path: Path) -> list[dict[str, object]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-
-
 @pytest.fixture
 def snli_db(db: Path) -> Path:
     for split in ("dev", "test"):
-        result = run_cli("--db", db, "import", SNLI / f"snli_1.0_{split}.jsonl", "--format", "snli")
-        assert result.exit_code == 0, result.stderr
+        ok("--db", db, "import", SNLI / f"snli_1.0_{split}.jsonl", "--format", "snli")
     return db
 
 
@@ -37,7 +39,7 @@ def test_snli_round_trip_reproduces_every_input_field_of_every_pair(
     snli_db: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "snli.jsonl"
-    assert run_cli("--db", snli_db, "export", "--format", "mnli-jsonl", "--out", out).exit_code == 0
+    ok("--db", snli_db, "export", "--format", "mnli-jsonl", "--out", out)
     exported = {record["pairID"]: record for record in read_jsonl(out)}
     originals = read_jsonl(SNLI / "snli_1.0_dev.jsonl") + read_jsonl(SNLI / "snli_1.0_test.jsonl")
     assert len(exported) == len(originals) == 1289 + 1277
@@ -49,17 +51,16 @@ def test_snli_round_trip_reproduces_every_input_field_of_every_pair(
 
 
 def test_snli_votes_keep_the_four_label_pairs_and_the_released_gold(snli_db: Path) -> None:
-    with sqlite3.connect(snli_db) as conn:
-        votes_per_pair = dict(
-            conn.execute(
-                "SELECT n, count(*) FROM (SELECT count(*) AS n FROM votes GROUP BY pair_pk) "
-                "GROUP BY n"
-            ).fetchall()
+    votes_per_pair = dict(
+        query(
+            snli_db,
+            "SELECT n, count(*) FROM (SELECT count(*) AS n FROM votes GROUP BY pair_pk) GROUP BY n",
         )
-        authors = conn.execute("SELECT count(*) FROM votes WHERE position = 0").fetchone()[0]
-        no_gold = conn.execute(
-            "SELECT count(*) FROM gold WHERE method = 'released' AND label = '-'"
-        ).fetchone()[0]
+    )
+    [(authors,)] = query(snli_db, "SELECT count(*) FROM votes WHERE position = 0")
+    [(no_gold,)] = query(
+        snli_db, "SELECT count(*) FROM gold WHERE method = 'released' AND label = '-'"
+    )
     # 3 dev pairs have only 4 labels; 16 dev and 23 test pairs have gold '-'.
     assert votes_per_pair == {4: 3, 5: 1289 + 1277 - 3}
     assert authors == 1289 + 1277
@@ -67,8 +68,7 @@ def test_snli_votes_keep_the_four_label_pairs_and_the_released_gold(snli_db: Pat
 
 
 def test_snli_anonymous_annotators_are_stable_per_corpus(snli_db: Path) -> None:
-    with sqlite3.connect(snli_db) as conn:
-        ids = sorted(row[0] for row in conn.execute("SELECT id FROM annotators"))
+    ids = sorted(row[0] for row in query(snli_db, "SELECT id FROM annotators"))
     assert ids == sorted(
         f"snli_1.0_{split}:{slot}"
         for split in ("dev", "test")
@@ -78,10 +78,9 @@ def test_snli_anonymous_annotators_are_stable_per_corpus(snli_db: Path) -> None:
 
 def test_snli_reimport_adds_nothing(snli_db: Path) -> None:
     before = table_counts(snli_db)
-    result = run_cli("--db", snli_db, "import", SNLI / "snli_1.0_dev.jsonl", "--format", "snli")
-    assert result.exit_code == 0
-    assert "0 pairs, 0 premises, 0 votes" in result.stdout
-    assert "1289 pairs already present" in result.stdout
+    report = ok("--db", snli_db, "import", SNLI / "snli_1.0_dev.jsonl", "--format", "snli")
+    assert "0 pairs, 0 premises, 0 votes" in report
+    assert "1289 pairs already present" in report
     after = table_counts(snli_db)
     assert {k: v for k, v in after.items() if k not in ("runs", "sources")} == {
         k: v for k, v in before.items() if k not in ("runs", "sources")
@@ -89,9 +88,8 @@ def test_snli_reimport_adds_nothing(snli_db: Path) -> None:
 
 
 def test_myxnli_dev_loads_as_a_pair_corpus_with_genres_and_translations(db: Path) -> None:
-    result = run_cli("--db", db, "import", MYXNLI / "my.genre.dev.tsv", "--format", "xnli")
-    assert result.exit_code == 0, result.stderr
-    summary = json.loads(run_cli("--db", db, "info", "--format", "json").stdout)
+    ok("--db", db, "import", MYXNLI / "my.genre.dev.tsv", "--format", "xnli")
+    summary = json_object("--db", db, "info")
     # Premises repeat across 3 hypotheses: grouping by text leaves 830 dev premises.
     assert summary["premises"] == 830
     assert summary["pairs"] == 2490
@@ -104,16 +102,11 @@ def test_myxnli_dev_loads_as_a_pair_corpus_with_genres_and_translations(db: Path
 
 
 def test_myxnli_export_as_xnli_tsv_rebuilds_both_languages(db: Path, tmp_path: Path) -> None:
-    assert (
-        run_cli("--db", db, "import", MYXNLI / "my.genre.dev.tsv", "--format", "xnli").exit_code
-        == 0
-    )
+    ok("--db", db, "import", MYXNLI / "my.genre.dev.tsv", "--format", "xnli")
     out = tmp_path / "xnli.tsv"
-    assert run_cli("--db", db, "export", "--format", "xnli-tsv", "--out", out).exit_code == 0
-    with open(MYXNLI / "my.genre.dev.tsv", encoding="utf-8", newline="") as handle:
-        source = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
-    with open(out, encoding="utf-8", newline="") as handle:
-        rows = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+    ok("--db", db, "export", "--format", "xnli-tsv", "--out", out)
+    source = read_tsv(MYXNLI / "my.genre.dev.tsv")
+    rows = read_tsv(out)
     by_lang = {lang: [r for r in rows if r["language"] == lang] for lang in ("en", "my")}
     for lang in ("en", "my"):
         assert [(r["gold_label"], r["sentence1"], r["sentence2"]) for r in by_lang[lang]] == [
@@ -127,11 +120,8 @@ def test_basque_native_pairs_need_and_use_the_declared_integer_order(db: Path) -
     refused = run_cli("--db", db, "import", path, "--format", "xnli", "--lang", "eu")
     assert refused.exit_code == 1
     assert "--label-order" in refused.stderr
-    accepted = run_cli(
-        "--db", db, "import", path, "--format", "xnli", "--lang", "eu", "--label-order", "e,n,c"
-    )
-    assert accepted.exit_code == 0, accepted.stderr
-    summary = json.loads(run_cli("--db", db, "info", "--format", "json").stdout)
+    ok("--db", db, "import", path, "--format", "xnli", "--lang", "eu", "--label-order", "e,n,c")
+    summary = json_object("--db", db, "info")
     assert summary["premises"] == 207
     assert {row["key"]: row["count"] for row in summary["by_gold_label"]} == {
         "contradiction": 207,

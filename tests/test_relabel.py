@@ -31,19 +31,28 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import table_counts
-from test_elicit_platforms import (
+from conftest import (
+    CliArg,
+    copy_store,
+    fails,
+    ok,
+    query,
+    read_jsonl,
+    table_counts,
+    without_runs,
+    write_jsonl,
+)
+from elicitation_data import (
     FICTION,
     MTURK_COLUMNS,
     MULTI,
     NEWS,
     SINGLE,
     annotator_map,
-    copy_of,
-    fails,
-    ok,
-    query,
-    without_runs,
+    mturk_input,
+    premise_store,
+    read_task_file,
+    write_mturk_results,
 )
 
 ANNOTATORS = "w01,w02,v01,v02,v03,v04"
@@ -66,17 +75,13 @@ def build_store(db: Path, *, reverse: bool = False) -> Path:
     """An English store (extra label `unrelated`) with SINGLE pairs of six news premises
     and MULTI pairs of six fiction premises, written by w01 and w02: 18 news pairs and 18
     fiction pairs of each level. `reverse` imports the answers in the opposite order."""
-    ok(db, "init", "--lang", "en", "--extra-labels", "unrelated")
-    for genre, sentences in (("news", NEWS), ("fiction", FICTION)):
-        source = db.parent / f"{genre}.txt"
-        source.write_text("\n\n".join(sentences) + "\n", encoding="utf-8")
-        ok(db, "ingest", source, "--genre", genre)
-        ok(db, "sample", "--genre", genre, "--n", 6, "--min-len", 3, "--max-len", 40)
+    genres = {"news": NEWS, "fiction": FICTION}
+    premise_store(db, genres, "--lang", "en", "--extra-labels", "unrelated")
     for genre, protocol in (("news", "SINGLE"), ("fiction", "MULTI")):
-        ok(db, "elicit", "create", "--protocol", protocol, "--genre", genre,
+        ok("--db", db, "elicit", "create", "--protocol", protocol, "--genre", genre,
            "--writers", "w01,w02", "--batch-size", 3)  # fmt: skip
     package = db.parent / "elicit-package"
-    ok(db, "elicit", "export", "--all", "--format", "jsonl", "--out", package)
+    ok("--db", db, "elicit", "export", "--all", "--format", "jsonl", "--out", package)
     answers = [
         {"batch": t["batch"], "writer": t["writer"], "premise_id": t["premise_id"]}
         | (SINGLE if t["protocol"] == "SINGLE" else MULTI)
@@ -85,21 +90,12 @@ def build_store(db: Path, *, reverse: bool = False) -> Path:
     ]
     path = db.parent / "answers.jsonl"
     write_jsonl(path, answers[::-1] if reverse else answers)
-    ok(db, "elicit", "import", path, "--format", "jsonl")
+    ok("--db", db, "elicit", "import", path, "--format", "jsonl")
     return db
 
 
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
-def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), "utf-8")
-    return path
-
-
-def create(db: Path, *args: str | int, annotators: str = ANNOTATORS) -> str:
-    return ok(db, "relabel", "create", "--annotators", annotators, *args)
+def create(db: Path, *args: CliArg, annotators: str = ANNOTATORS) -> str:
+    return ok("--db", db, "relabel", "create", "--annotators", annotators, *args)
 
 
 def layout(db: Path) -> list[tuple[str, str, str, int]]:
@@ -178,7 +174,7 @@ def statuses(db: Path) -> Counter[str]:
 
 
 def export(db: Path, fmt: str, out: Path, *batches: str) -> Path:
-    ok(db, "relabel", "export", *(batches or ("--all",)), "--format", fmt, "--out", out)
+    ok("--db", db, "relabel", "export", *(batches or ("--all",)), "--format", fmt, "--out", out)
     return out
 
 
@@ -249,10 +245,7 @@ def mturk_votes(
     answers: `crowd` (crowd-radio-group in Answer.taskAnswers: one object per button, named
     after its label), `classic` (an HTML radio group `label`: Answer.label) or `flattened`
     (crowd-form with flatten-objects: Answer.<button>.<value> = true/false)."""
-    with input_csv.open(encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle)
-        inputs = list(reader.fieldnames or [])
-        hits = list(reader)
+    inputs, hits = mturk_input(input_csv)
     buttons = ["entailment", "neutral", "contradiction", "unrelated"]
     answer_columns = {
         "crowd": ["Answer.taskAnswers"],
@@ -280,11 +273,7 @@ def mturk_votes(
         rows.append(
             [meta[c] for c in MTURK_COLUMNS] + [hit[c] for c in inputs] + answers + ["", ""]
         )
-    with path.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.writer(handle, quoting=csv.QUOTE_ALL)
-        writer.writerow(header)
-        writer.writerows(rows)
-    return path
+    return write_mturk_results(path, header, rows)
 
 
 # --- fixtures ------------------------------------------------------------------------------
@@ -297,7 +286,7 @@ def templates(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     for name in ("pairs", "reversed"):
         (root / name).mkdir()
     pairs = build_store(root / "pairs" / "corpus.db")
-    created = copy_of(pairs, root / "created")
+    created = copy_store(pairs, root / "created" / "corpus.db")
     create(created)
     return {
         "pairs": pairs,
@@ -309,14 +298,14 @@ def templates(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 @pytest.fixture
 def pairs(templates: dict[str, Path], tmp_path: Path) -> Path:
     """72 elicited pairs (SINGLE news; MULTI fiction, three levels), none relabelled."""
-    return copy_of(templates["pairs"], tmp_path)
+    return copy_store(templates["pairs"], tmp_path / "corpus.db")
 
 
 @pytest.fixture
 def created(templates: dict[str, Path], tmp_path: Path) -> Path:
     """`pairs` after `relabel create --annotators w01,w02,v01,v02,v03,v04`: 12 pairs, 4
     validators each, in batches r0001..r0006 of one annotator each."""
-    return copy_of(templates["created"], tmp_path / "store")
+    return copy_store(templates["created"], tmp_path / "store" / "corpus.db")
 
 
 @pytest.fixture
@@ -422,8 +411,8 @@ def test_a_second_create_picks_only_pairs_not_yet_relabelled(created: Path) -> N
 def test_the_same_seed_gives_the_same_batches_whatever_the_order(
     templates: dict[str, Path], tmp_path: Path
 ) -> None:
-    one = copy_of(templates["pairs"], tmp_path / "one")
-    other = copy_of(templates["reversed"], tmp_path / "other")
+    one = copy_store(templates["pairs"], tmp_path / "one" / "corpus.db")
+    other = copy_store(templates["reversed"], tmp_path / "other" / "corpus.db")
     assert query(one, "SELECT id FROM pairs ORDER BY pk") != query(
         other, "SELECT id FROM pairs ORDER BY pk"
     )
@@ -432,7 +421,7 @@ def test_the_same_seed_gives_the_same_batches_whatever_the_order(
     create(other, "--seed", 7, annotators=",".join(reversed(ANNOTATORS.split(","))))
 
     assert layout(one) == layout(other)
-    third = copy_of(templates["pairs"], tmp_path / "third")
+    third = copy_store(templates["pairs"], tmp_path / "third" / "corpus.db")
     create(third, "--seed", 8)
     assert set(validators_of(third)) != set(validators_of(one))
 
@@ -515,13 +504,7 @@ SUPPORT_FILES = {
 
 
 def exported_tasks(out: Path, fmt: str, batch: str) -> list[Task]:
-    path = out / TASK_FILES[fmt].format(batch)
-    if fmt == "jsonl":
-        return read_jsonl(path)
-    if fmt == "labelstudio":
-        return [task["data"] for task in json.loads(path.read_text(encoding="utf-8"))]
-    with path.open(encoding="utf-8", newline="") as handle:
-        return list(csv.DictReader(handle))
+    return read_task_file(out / TASK_FILES[fmt].format(batch), fmt)
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "csv", "labelstudio", "mturk"])
@@ -591,7 +574,9 @@ def test_the_mturk_template_has_a_radio_group_of_the_labels_and_the_pair(
 
 
 def test_exporting_some_batches_and_unknown_ones(created: Path, tmp_path: Path) -> None:
-    report = ok(created, "relabel", "export", "r0002", "--format", "csv", "--out", tmp_path / "o")
+    report = ok(
+        "--db", created, "relabel", "export", "r0002", "--format", "csv", "--out", tmp_path / "o"
+    )
     assert report.startswith("Exported 1 batch (")
     assert "as csv to " in report and "r0002.csv, instructions.relabel.en.md" in report
     fails(
@@ -625,7 +610,7 @@ def test_jsonl_votes_become_validator_votes_after_the_authors(
 ) -> None:
     path = write_jsonl(tmp_path / "votes.jsonl", vote_records(tasks))
 
-    report = ok(created, "relabel", "import", path)
+    report = ok("--db", created, "relabel", "import", path)
 
     assert_votes(created, tasks)
     assert statuses(created) == {"answered": 48}
@@ -657,7 +642,7 @@ def test_a_filled_in_csv_sheet_comes_back_with_short_and_extra_labels(
         writer.writeheader()
         writer.writerows(rows)
 
-    report = ok(created, "relabel", "import", filled, "--format", "csv")
+    report = ok("--db", created, "relabel", "import", filled, "--format", "csv")
 
     def label_of(task: Task) -> str:
         return "unrelated" if task["pair_id"] == rows[0]["pair_id"] else authors_label(task)
@@ -679,9 +664,8 @@ def test_a_labelstudio_export_comes_back_with_mapped_users_and_skips_dropped(
     )
     users = annotator_map(tmp_path / "users.csv", ("labelstudio", "17", "v02"))
 
-    report = ok(
-        created, "relabel", "import", exported, "--format", "labelstudio", "--annotators", users
-    )
+    report = ok("--db", created, "relabel", "import", exported, "--format", "labelstudio",
+                "--annotators", users)  # fmt: skip
 
     kept = [t for t in tasks if t["pair_id"] != skipped]
     assert_votes(created, kept)
@@ -704,7 +688,9 @@ def test_mturk_results_come_back_and_rejected_assignments_are_dropped(
     )  # fmt: skip
     workers = annotator_map(tmp_path / "workers.csv", ("mturk", "A2XK9EXAMPLE", "v04"))
 
-    report = ok(created, "relabel", "import", results, "--format", "mturk", "--annotators", workers)
+    report = ok(
+        "--db", created, "relabel", "import", results, "--format", "mturk", "--annotators", workers
+    )
 
     assert_votes(created, [t for t in tasks if t["pair_id"] != rejected])
     assert f"Imported {len(tasks) - 1} votes, 1 rejected on MTurk: " in report
@@ -716,7 +702,7 @@ def test_votes_without_an_annotator_are_their_batchs_annotators(
     records = [{k: v for k, v in r.items() if k != "annotator"} for r in vote_records(tasks)]
     path = write_jsonl(tmp_path / "votes.jsonl", records)
 
-    ok(created, "relabel", "import", path)
+    ok("--db", created, "relabel", "import", path)
 
     assert_votes(created, tasks)
 
@@ -730,7 +716,7 @@ def test_integer_labels_need_and_follow_the_label_order(
 
     fails(created, "relabel", "import", path, says=("line 1", "--label-order"))
 
-    ok(created, "relabel", "import", path, "--label-order", "n,e,c")
+    ok("--db", created, "relabel", "import", path, "--label-order", "n,e,c")
     assert_votes(created, tasks)
 
 
@@ -747,7 +733,7 @@ def test_a_vote_by_the_pairs_author_is_refused_and_stored_as_a_violation(
                                       "label": "neutral"}]  # fmt: skip
     path = write_jsonl(tmp_path / "votes.jsonl", records)
 
-    report = ok(created, "relabel", "import", path)
+    report = ok("--db", created, "relabel", "import", path)
 
     assert_votes(created, tasks)  # the author's extra vote is not among them
     assert "Imported 49 votes: 48 added, 0 already imported, 1 refused (by the pair's author)" in (
@@ -778,7 +764,7 @@ def test_a_vote_by_someone_the_pair_was_not_given_to_is_reported_not_written(
                *vote_records(tasks)]  # fmt: skip
     path = write_jsonl(tmp_path / "votes.jsonl", records)
 
-    report = ok(created, "relabel", "import", path)
+    report = ok("--db", created, "relabel", "import", path)
 
     assert_votes(created, tasks)
     assert "0 refused (by the pair's author), 1 not assigned to their annotator; " in report
@@ -800,12 +786,12 @@ def test_importing_the_same_file_twice_changes_nothing_the_second_time(
     records = [*vote_records(tasks[:20]), {"pair_id": own["pair_id"], "annotator": author,
                                            "label": "neutral"}]  # fmt: skip
     path = write_jsonl(tmp_path / "votes.jsonl", records)
-    ok(created, "relabel", "import", path)
+    ok("--db", created, "relabel", "import", path)
     before = table_counts(created)
     votes = validator_votes(created)
 
     again = shutil.copy(path, tmp_path / "votes-downloaded-again.jsonl")
-    report = ok(created, "relabel", "import", again)
+    report = ok("--db", created, "relabel", "import", again)
 
     assert "Imported 21 votes: 0 added, 20 already imported, 1 refused" in report
     assert "0 violations stored" in report
@@ -813,14 +799,15 @@ def test_importing_the_same_file_twice_changes_nothing_the_second_time(
     assert validator_votes(created) == votes
 
     rest = write_jsonl(tmp_path / "rest.jsonl", vote_records(tasks))
-    assert "28 added, 20 already imported" in ok(created, "relabel", "import", rest)
+    assert "28 added, 20 already imported" in ok("--db", created, "relabel", "import", rest)
     assert_votes(created, tasks)
 
 
 def test_a_different_second_vote_is_an_error_naming_both(
     created: Path, tasks: list[Task], tmp_path: Path
 ) -> None:
-    ok(created, "relabel", "import", write_jsonl(tmp_path / "votes.jsonl", vote_records(tasks)))
+    votes = write_jsonl(tmp_path / "votes.jsonl", vote_records(tasks))
+    ok("--db", created, "relabel", "import", votes)
     first = tasks[5]
     other = next(label for label in LABEL_OF.values() if label != authors_label(first))
     changed = write_jsonl(
@@ -923,17 +910,13 @@ def test_a_pair_imported_without_votes_gets_validators_from_position_1(
              "hypothesis": "Nobody rests.", "labels": ["contradiction"], "annotators": ["x1"]},
         ],
     )  # fmt: skip
-    ok(db, "import", corpus, "--format", "jsonl")
+    ok("--db", db, "import", corpus, "--format", "jsonl")
     create(db, "--validators", 2, "--fraction", 1, "--stratify", "none", annotators="a,b,x1")
     assert validators_of(db)["g_1-b"] == ["a", "b"]  # x1 wrote it
     tasks = all_tasks(export(db, "jsonl", tmp_path / "package"))
 
-    ok(
-        db,
-        "relabel",
-        "import",
-        write_jsonl(tmp_path / "v.jsonl", vote_records(tasks, lambda t: "n")),
-    )
+    votes = write_jsonl(tmp_path / "v.jsonl", vote_records(tasks, lambda t: "n"))
+    ok("--db", db, "relabel", "import", votes)
 
     assert_votes(db, tasks, lambda t: "neutral")
     assert sorted(p for p, _, position, _ in validator_votes(db) if position == 1) == [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import FIXTURES, PROJECT, requires_fixtures
+from conftest import FIXTURES, PROJECT, SAMPLE_MNLI, requires_fixtures
 
 from nlibuild.models import MnliRecord, OcnliRecord
 from nlibuild.schemas import schema_texts
@@ -21,7 +21,7 @@ def test_committed_schemas_match_the_models() -> None:
 
 
 def test_the_sample_data_follows_the_record_schemas() -> None:
-    for line in (PROJECT / "data" / "sample_mnli.jsonl").read_text(encoding="utf-8").splitlines():
+    for line in SAMPLE_MNLI.read_text(encoding="utf-8").splitlines():
         MnliRecord.model_validate_json(line)
     for line in (PROJECT / "data" / "sample_ocnli.json").read_text(encoding="utf-8").splitlines():
         OcnliRecord.model_validate_json(line)

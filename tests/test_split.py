@@ -3,20 +3,12 @@ balanced across levels when asked, the rest train; all pairs of a premise in one
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from pathlib import Path
 
-from conftest import assert_user_error, run_cli, table_counts
+from conftest import assert_user_error, fails, ok, query, read_jsonl, run_cli, write_jsonl
 
 LEVELS = ("easy", "medium", "hard")
 E, N, C = "entailment", "neutral", "contradiction"
-
-
-def ok(*args: str | Path) -> str:
-    result = run_cli(*args)
-    assert result.exit_code == 0, result.stderr
-    return result.stdout
 
 
 def corpus_store(db: Path, tmp_path: Path, premises: int = 20) -> Path:
@@ -35,17 +27,14 @@ def corpus_store(db: Path, tmp_path: Path, premises: int = 20) -> Path:
                 "protocol": "MULTI", "level": level, "labels": votes,
             })  # fmt: skip
     path = tmp_path / "corpus.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    write_jsonl(path, records)
     ok("--db", db, "import", path, "--format", "jsonl")
     ok("--db", db, "aggregate-labels")
     return db
 
 
 def splits(db: Path) -> dict[str, str]:
-    with sqlite3.connect(db) as conn:
-        return dict(
-            conn.execute("SELECT p.id, s.split FROM splits s JOIN pairs p ON p.pk = s.pair_pk")
-        )
+    return dict(query(db, "SELECT p.id, s.split FROM splits s JOIN pairs p ON p.pk = s.pair_pk"))
 
 
 def test_dev_and_test_hold_validated_pairs_and_premises_never_cross(
@@ -86,10 +75,8 @@ def test_the_same_seed_gives_the_same_split_and_another_seed_another(
 
 def test_asking_for_more_than_the_validated_pairs_is_an_error(db: Path, tmp_path: Path) -> None:
     corpus_store(db, tmp_path)
-    before = table_counts(db)
-    result = run_cli("--db", db, "split", "--dev", "20", "--test", "20")
-    assert_user_error(result, "need 40 validated pairs with a gold label", "has 29")
-    assert table_counts(db) == before
+    fails(db, "split", "--dev", "20", "--test", "20",
+          says=("need 40 validated pairs with a gold label", "has 29"))  # fmt: skip
 
 
 def test_only_the_chosen_protocols_go_to_dev_and_test(db: Path, tmp_path: Path) -> None:
@@ -103,7 +90,7 @@ def test_export_writes_one_split(db: Path, tmp_path: Path) -> None:
     ok("--db", db, "split", "--dev", "6", "--test", "6", "--balance", "level")
     out = tmp_path / "dev.jsonl"
     ok("--db", db, "export", "--format", "jsonl", "--split", "dev", "--out", out)
-    exported = {json.loads(line)["pair_id"] for line in out.read_text().splitlines()}
+    exported = {r["pair_id"] for r in read_jsonl(out)}
     assert exported == {pair for pair, split in splits(db).items() if split == "dev"}
 
 

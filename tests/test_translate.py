@@ -9,13 +9,28 @@ import aligns by unit ID, not by row, and checks that every unit came back.
 from __future__ import annotations
 
 import csv
-import json
 import random
-import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import DATA, FIXTURES, assert_user_error, requires_fixtures, run_cli, table_counts
+from conftest import (
+    FIXTURES,
+    SAMPLE_MNLI,
+    assert_user_error,
+    copy_store,
+    csv_rows,
+    json_rows,
+    new_store,
+    ok,
+    query,
+    read_jsonl,
+    read_tsv,
+    requires_fixtures,
+    run_cli,
+    table_counts,
+    write_jsonl,
+)
+from typer.testing import Result
 
 from nlibuild.translation_checks import corpus_checks, unit_checks
 
@@ -59,31 +74,24 @@ CHINESE = {
 
 
 def write_corpus(path: Path, records: list[tuple[str, str, str, str]]) -> Path:
-    with path.open("w", encoding="utf-8") as handle:
-        for premise_id, premise, hypothesis, label in records:
-            record = {"premise_id": premise_id, "premise": premise, "hypothesis": hypothesis,
-                      "labels": [label]}  # fmt: skip
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-    return path
+    """nlibuild jsonl of (premise_id, premise, hypothesis, label) pairs, author-only."""
+    return write_jsonl(
+        path,
+        [
+            {"premise_id": premise_id, "premise": premise, "hypothesis": hypothesis,
+             "labels": [label]}
+            for premise_id, premise, hypothesis, label in records
+        ],
+    )  # fmt: skip
 
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A store of 3 English premises and 5 pairs, built once and copied per test."""
     folder = tmp_path_factory.mktemp("template")
-    path = folder / "template.db"
-    assert run_cli("--db", path, "init").exit_code == 0
+    path = new_store(folder / "template.db")
     corpus = write_corpus(folder / "corpus.jsonl", CORPUS)
-    result = run_cli("--db", path, "import", corpus, "--format", "jsonl")
-    assert result.exit_code == 0, result.stderr
-    return path
-
-
-def copy_store(template: Path, path: Path) -> Path:
-    with sqlite3.connect(template) as source, sqlite3.connect(path) as target:
-        source.backup(target)
-    source.close()
-    target.close()
+    ok("--db", path, "import", corpus, "--format", "jsonl")
     return path
 
 
@@ -94,21 +102,16 @@ def store(template: Path, tmp_path: Path) -> Path:
 
 def read_unit_file(path: Path, fmt: str) -> list[dict[str, str]]:
     if fmt == "jsonl":
-        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        return read_jsonl(path)
+    if fmt == "tsv":
+        return read_tsv(path)
     with path.open(encoding="utf-8", newline="") as handle:
-        if fmt == "tsv":
-            reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
-        else:
-            reader = csv.DictReader(handle)
-        return list(reader)
+        return list(csv.DictReader(handle))
 
 
 def write_unit_file(path: Path, fmt: str, rows: list[dict[str, str]]) -> Path:
     if fmt == "jsonl":
-        path.write_text(
-            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
-        )
-        return path
+        return write_jsonl(path, rows)
     if fmt == "tsv":  # unquoted, as NLI tsv files are: a `"` is text
         lines = ["\t".join(COLUMNS)] + ["\t".join(r.get(c, "") for c in COLUMNS) for r in rows]
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -120,40 +123,49 @@ def write_unit_file(path: Path, fmt: str, rows: list[dict[str, str]]) -> Path:
     return path
 
 
-def export(db: Path, tmp_path: Path, lang: str, fmt: str = "tsv", *extra: str) -> list[dict]:
+Unit = dict[str, str]
+"""One row of a unit file: unit_id, source_lang, source, lang, text."""
+Translations = dict[tuple[str, str, str], tuple[str, int | None]]
+"""(unit, lang, kind) -> (text, translator pk) of every stored translation."""
+
+
+def export(db: Path, tmp_path: Path, lang: str, fmt: str = "tsv", *extra: str) -> list[Unit]:
     out = tmp_path / f"units-{lang}.{fmt}"
-    result = run_cli("--db", db, "translate", "export", "--lang", lang, "--out", out, *extra)
-    assert result.exit_code == 0, result.stderr
+    ok("--db", db, "translate", "export", "--lang", lang, "--out", out, *extra)
     return read_unit_file(out, fmt)
 
 
-def filled(units: list[dict], table: dict[str, str]) -> list[dict]:
+def filled(units: list[Unit], table: dict[str, str]) -> list[Unit]:
     return [{**u, "text": table[u["source"]]} for u in units]
 
 
-def translations(db: Path) -> dict[tuple[str, str, str], tuple[str, int | None]]:
-    with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT unit_id, lang, kind, text, translator_pk FROM translations")
-        return {(u, lang, kind): (text, pk) for u, lang, kind, text, pk in rows}
+def translations(db: Path) -> Translations:
+    rows = query(db, "SELECT unit_id, lang, kind, text, translator_pk FROM translations")
+    return {(u, lang, kind): (text, pk) for u, lang, kind, text, pk in rows}
 
 
 def stored_checks(db: Path) -> set[tuple[str, str, str]]:
-    with sqlite3.connect(db) as conn:
-        rows = conn.execute('SELECT unit_id, lang, "check" FROM translation_checks').fetchall()
-        return {(u, lang, check) for u, lang, check in rows}
+    rows = query(db, 'SELECT unit_id, lang, "check" FROM translation_checks')
+    return {(u, lang, check) for u, lang, check in rows}
 
 
-def snapshot(db: Path) -> tuple[dict[str, int], int, dict]:
-    with sqlite3.connect(db) as conn:
-        checks = conn.execute("SELECT count(*) FROM translation_checks").fetchone()[0]
+def snapshot(db: Path) -> tuple[dict[str, int], int, Translations]:
+    """table_counts, the number of stored checks and every translation."""
+    [(checks,)] = query(db, "SELECT count(*) FROM translation_checks")
     return table_counts(db), checks, translations(db)
 
 
-def import_units(db: Path, path: Path, lang: str, *extra: str):
+def import_units(db: Path, path: Path, lang: str, *extra: str) -> str:
+    """`translate import`, which must succeed; its report."""
+    return ok("--db", db, "translate", "import", path, "--lang", lang, *extra)
+
+
+def try_import(db: Path, path: Path, lang: str, *extra: str) -> Result:
+    """`translate import` as it comes out, for an import that should be refused."""
     return run_cli("--db", db, "translate", "import", path, "--lang", lang, *extra)
 
 
-def ids_of(units: list[dict], source: str) -> str:
+def ids_of(units: list[Unit], source: str) -> str:
     (unit_id,) = [u["unit_id"] for u in units if u["source"] == source]
     return unit_id
 
@@ -165,9 +177,8 @@ def test_export_writes_each_premise_once_and_one_unit_per_hypothesis(
     store: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "units.tsv"
-    result = run_cli("--db", store, "translate", "export", "--lang", "de", "--out", out)
-    assert result.exit_code == 0, result.stderr
-    assert result.stdout.startswith(
+    report = ok("--db", store, "translate", "export", "--lang", "de", "--out", out)
+    assert report.startswith(
         f"Exported 8 units to translate into de (3 premises, 5 hypotheses) to {out} (run "
     )
     header = out.read_text(encoding="utf-8").splitlines()[0]
@@ -192,7 +203,7 @@ def test_export_csv_and_jsonl_hold_the_same_units(store: Path, tmp_path: Path, f
     other = export(store, tmp_path, "de", fmt)
     assert other == tsv
     if fmt == "jsonl":
-        first = json.loads((tmp_path / "units-de.jsonl").read_text().splitlines()[0])
+        first = read_jsonl(tmp_path / "units-de.jsonl")[0]
         assert list(first) == COLUMNS
 
 
@@ -200,12 +211,9 @@ def test_export_tsv_is_unquoted_and_puts_tabs_and_newlines_on_one_line(
     db: Path, tmp_path: Path
 ) -> None:
     corpus = tmp_path / "c.jsonl"
-    corpus.write_text(
-        json.dumps({"premise_id": "Q", "premise": 'He said "no"\tand\nleft.',
-                    "hypothesis": "He left.", "labels": ["entailment"]}) + "\n",
-        encoding="utf-8",
-    )  # fmt: skip
-    assert run_cli("--db", db, "import", corpus, "--format", "jsonl").exit_code == 0
+    write_jsonl(corpus, [{"premise_id": "Q", "premise": 'He said "no"\tand\nleft.',
+                          "hypothesis": "He left.", "labels": ["entailment"]}])  # fmt: skip
+    ok("--db", db, "import", corpus, "--format", "jsonl")
     units = export(db, tmp_path, "de", "tsv")
     assert units[0]["source"] == 'He said "no" and left.'
     assert len((tmp_path / "units-de.tsv").read_text().splitlines()) == 3
@@ -215,14 +223,14 @@ def test_export_missing_only_leaves_out_translated_units(store: Path, tmp_path: 
     units = export(store, tmp_path, "de")
     done = filled(units[:3], GERMAN)
     path = write_unit_file(tmp_path / "part.tsv", "tsv", done)
-    assert import_units(store, path, "de", "--partial").exit_code == 0
+    import_units(store, path, "de", "--partial")
     rest = export(store, tmp_path, "de", "tsv", "--missing-only")
     assert [u["unit_id"] for u in rest] == [u["unit_id"] for u in units[3:]]
     # Another kind or language still has everything to do.
     assert len(export(store, tmp_path, "de", "csv", "--missing-only", "--kind", "mt")) == 8
     assert len(export(store, tmp_path, "zh", "jsonl", "--missing-only")) == 8
     path = write_unit_file(tmp_path / "rest.tsv", "tsv", filled(rest, GERMAN))
-    assert import_units(store, path, "de").exit_code == 0
+    import_units(store, path, "de")
     result = run_cli("--db", store, "translate", "export", "--lang", "de", "--missing-only",
                      "--out", tmp_path / "none.tsv")  # fmt: skip
     assert_user_error(result, "nothing to translate into de", "without a translation")
@@ -235,11 +243,9 @@ def test_export_into_the_store_language_is_an_error(store: Path, tmp_path: Path)
     assert not (tmp_path / "u.tsv").exists()
 
 
-def test_export_of_mnli_sample_has_each_premise_once(db: Path, tmp_path: Path) -> None:
-    sample = DATA / "sample_mnli.jsonl"
-    assert run_cli("--db", db, "import", sample, "--format", "mnli").exit_code == 0
-    records = [json.loads(line) for line in sample.read_text().splitlines()]
-    units = export(db, tmp_path, "fr", "jsonl")
+def test_export_of_mnli_sample_has_each_premise_once(sample_db: Path, tmp_path: Path) -> None:
+    records = read_jsonl(SAMPLE_MNLI)
+    units = export(sample_db, tmp_path, "fr", "jsonl")
     premises = [u for u in units if u["unit_id"].startswith("p:")]
     hypotheses = [u for u in units if u["unit_id"].startswith("h:")]
     assert len(hypotheses) == len(records)
@@ -255,9 +261,8 @@ def test_export_of_mnli_sample_has_each_premise_once(db: Path, tmp_path: Path) -
 def test_round_trip_by_id_stores_every_translation(store: Path, tmp_path: Path, fmt: str) -> None:
     units = export(store, tmp_path, "de", fmt)
     path = write_unit_file(tmp_path / f"de.{fmt}", fmt, filled(units, GERMAN))
-    result = import_units(store, path, "de", "--translator", "T1")
-    assert result.exit_code == 0, result.stderr
-    assert result.stdout.startswith(
+    report = import_units(store, path, "de", "--translator", "T1")
+    assert report.startswith(
         "Imported 8 units of de (human): 8 added, 0 already there, 0 empty; 0 units still "
         "untranslated, 0 rows for unknown units; checks: none (run "
     )
@@ -280,29 +285,25 @@ def test_a_shuffled_file_imports_the_same(
     shuffled = rows[:]
     random.Random(7).shuffle(shuffled)
     assert shuffled != rows
-    assert (
-        import_units(store, write_unit_file(tmp_path / f"a.{fmt}", fmt, rows), "de").exit_code == 0
-    )
-    result = import_units(other, write_unit_file(tmp_path / f"b.{fmt}", fmt, shuffled), "de")
-    assert result.exit_code == 0, result.stderr
+    import_units(store, write_unit_file(tmp_path / f"a.{fmt}", fmt, rows), "de")
+    import_units(other, write_unit_file(tmp_path / f"b.{fmt}", fmt, shuffled), "de")
     assert translations(store) == translations(other)
     # Only unit_id and text are needed on the way back.
-    minimal = tmp_path / "min.jsonl"
-    minimal.write_text("".join(json.dumps({"unit_id": r["unit_id"], "text": r["text"]}) + "\n"
-                               for r in shuffled), encoding="utf-8")  # fmt: skip
+    minimal = write_jsonl(
+        tmp_path / "min.jsonl", [{"unit_id": r["unit_id"], "text": r["text"]} for r in shuffled]
+    )
     third = copy_store(template, tmp_path / "third.db")
-    assert import_units(third, minimal, "de").exit_code == 0
+    import_units(third, minimal, "de")
     assert translations(third) == translations(store)
 
 
 def test_importing_the_same_file_twice_changes_nothing(store: Path, tmp_path: Path) -> None:
     units = export(store, tmp_path, "zh")
     path = write_unit_file(tmp_path / "zh.tsv", "tsv", filled(units, CHINESE))
-    assert import_units(store, path, "zh").exit_code == 0
+    import_units(store, path, "zh")
     counts, checks, stored = snapshot(store)
-    result = import_units(store, path, "zh")
-    assert result.exit_code == 0, result.stderr
-    assert "8 units of zh (human): 0 added, 8 already there, 0 empty;" in result.stdout
+    report = import_units(store, path, "zh")
+    assert "8 units of zh (human): 0 added, 8 already there, 0 empty;" in report
     after_counts, after_checks, after = snapshot(store)
     assert after == stored
     assert after_checks == checks
@@ -315,20 +316,17 @@ def test_importing_the_same_file_twice_changes_nothing(store: Path, tmp_path: Pa
 def test_a_different_second_translation_is_a_conflict(store: Path, tmp_path: Path) -> None:
     units = export(store, tmp_path, "de")
     rows = filled(units, GERMAN)
-    assert (
-        import_units(store, write_unit_file(tmp_path / "a.tsv", "tsv", rows), "de").exit_code == 0
-    )
+    import_units(store, write_unit_file(tmp_path / "a.tsv", "tsv", rows), "de")
     before = snapshot(store)
     changed = [dict(r) for r in rows]
     changed[4]["text"] = "Es ist kein Tier da."
     path = write_unit_file(tmp_path / "b.tsv", "tsv", changed)
-    line = assert_user_error(import_units(store, path, "de"), changed[4]["unit_id"],
+    line = assert_user_error(try_import(store, path, "de"), changed[4]["unit_id"],
                              "line 6", "already has another human translation into de")  # fmt: skip
     assert "Kein Tier ist anwesend." in line
     assert snapshot(store) == before
     # The same text as another kind is a separate translation.
-    result = import_units(store, path, "de", "--kind", "mt")
-    assert result.exit_code == 0, result.stderr
+    import_units(store, path, "de", "--kind", "mt")
     assert translations(store)[(changed[4]["unit_id"], "de", "mt")][0] == "Es ist kein Tier da."
     assert translations(store)[(changed[4]["unit_id"], "de", "human")][0] == rows[4]["text"]
 
@@ -337,9 +335,7 @@ def test_whitespace_in_a_translation_is_normalised(store: Path, tmp_path: Path) 
     units = export(store, tmp_path, "de", "csv")
     rows = filled(units, GERMAN)
     rows[0]["text"] = "  Die Katze saß\nauf der warmen   Matte an der Tür. "
-    assert (
-        import_units(store, write_unit_file(tmp_path / "a.csv", "csv", rows), "de").exit_code == 0
-    )
+    import_units(store, write_unit_file(tmp_path / "a.csv", "csv", rows), "de")
     assert translations(store)[("p:P1", "de", "human")][0] == GERMAN[CORPUS[0][1]]
 
 
@@ -353,7 +349,7 @@ def test_a_dropped_row_is_an_error_naming_the_unit(store: Path, tmp_path: Path, 
     dropped = rows.pop(3)
     path = write_unit_file(tmp_path / f"d.{fmt}", fmt, rows)
     before = snapshot(store)
-    assert_user_error(import_units(store, path, "de"), "1 unit without a translation",
+    assert_user_error(try_import(store, path, "de"), "1 unit without a translation",
                       dropped["unit_id"], "--partial")  # fmt: skip
     assert snapshot(store) == before
 
@@ -362,24 +358,22 @@ def test_partial_imports_what_matches_and_reports_what_is_left(store: Path, tmp_
     units = export(store, tmp_path, "de")
     rows = filled(units, GERMAN)
     kept = rows[:2] + rows[4:]
-    result = import_units(store, write_unit_file(tmp_path / "p.tsv", "tsv", kept), "de",
+    report = import_units(store, write_unit_file(tmp_path / "p.tsv", "tsv", kept), "de",
                           "--partial")  # fmt: skip
-    assert result.exit_code == 0, result.stderr
-    assert "6 added" in result.stdout
-    assert "2 units still untranslated, 0 rows for unknown units" in result.stdout
+    assert "6 added" in report
+    assert "2 units still untranslated, 0 rows for unknown units" in report
     assert {k[0] for k in translations(store)} == {r["unit_id"] for r in kept}
     # A later file with only the rest completes it without --partial.
     path = write_unit_file(tmp_path / "rest.tsv", "tsv", rows[2:4])
-    result = import_units(store, path, "de")
-    assert result.exit_code == 0, result.stderr
-    assert "2 added" in result.stdout and "0 units still untranslated" in result.stdout
+    report = import_units(store, path, "de")
+    assert "2 added" in report and "0 units still untranslated" in report
     assert len(translations(store)) == 8
 
 
 def test_many_missing_units_are_listed_up_to_five(store: Path, tmp_path: Path) -> None:
     units = export(store, tmp_path, "de")
     path = write_unit_file(tmp_path / "one.tsv", "tsv", filled(units[:1], GERMAN))
-    line = assert_user_error(import_units(store, path, "de"), "7 units without a translation",
+    line = assert_user_error(try_import(store, path, "de"), "7 units without a translation",
                              "and 2 more", "--partial")  # fmt: skip
     assert units[1]["unit_id"] in line
 
@@ -392,13 +386,12 @@ def test_a_row_for_an_unknown_unit_is_an_error_or_counted_with_partial(
                                      "lang": "de", "text": "Unbekannt."}]  # fmt: skip
     path = write_unit_file(tmp_path / "x.jsonl", "jsonl", rows)
     before = snapshot(store)
-    assert_user_error(import_units(store, path, "de"), "1 row for units the store does not hold",
+    assert_user_error(try_import(store, path, "de"), "1 row for units the store does not hold",
                       "h:NOPE", "--partial")  # fmt: skip
     assert snapshot(store) == before
-    result = import_units(store, path, "de", "--partial")
-    assert result.exit_code == 0, result.stderr
-    assert "Imported 9 units of de (human): 8 added" in result.stdout
-    assert "0 units still untranslated, 1 rows for unknown units" in result.stdout
+    report = import_units(store, path, "de", "--partial")
+    assert "Imported 9 units of de (human): 8 added" in report
+    assert "0 units still untranslated, 1 rows for unknown units" in report
     assert ("h:NOPE", "de", "human") not in translations(store)
 
 
@@ -408,9 +401,9 @@ def test_a_repeated_unit_id_is_an_error_naming_both_lines(store: Path, tmp_path:
     rows.insert(5, dict(rows[1]))  # p:P2 at data row 2 (line 3) and again at line 7
     path = write_unit_file(tmp_path / "r.tsv", "tsv", rows)
     before = snapshot(store)
-    assert_user_error(import_units(store, path, "de"), "line 7", "p:P2 again",
+    assert_user_error(try_import(store, path, "de"), "line 7", "p:P2 again",
                       "first at line 3")  # fmt: skip
-    assert_user_error(import_units(store, path, "de", "--partial"), "p:P2 again")
+    assert_user_error(try_import(store, path, "de", "--partial"), "p:P2 again")
     assert snapshot(store) == before
 
 
@@ -419,7 +412,7 @@ def test_a_lang_column_that_disagrees_is_an_error(store: Path, tmp_path: Path, f
     units = export(store, tmp_path, "de", fmt)
     path = write_unit_file(tmp_path / f"l.{fmt}", fmt, filled(units, GERMAN))
     before = snapshot(store)
-    assert_user_error(import_units(store, path, "fr"), "p:P1 is marked lang de, not fr",
+    assert_user_error(try_import(store, path, "fr"), "p:P1 is marked lang de, not fr",
                       "check --lang")  # fmt: skip
     assert snapshot(store) == before
 
@@ -427,19 +420,16 @@ def test_a_lang_column_that_disagrees_is_an_error(store: Path, tmp_path: Path, f
 def test_a_file_without_a_text_column_is_an_error(store: Path, tmp_path: Path) -> None:
     path = tmp_path / "bad.csv"
     path.write_text("unit_id,translation\np:P1,Die Katze\n", encoding="utf-8")
-    assert_user_error(import_units(store, path, "de"), "no text column")
+    assert_user_error(try_import(store, path, "de"), "no text column")
 
 
 def test_import_format_option_overrides_the_suffix(store: Path, tmp_path: Path) -> None:
     out = tmp_path / "units.tsv"
-    result = run_cli("--db", store, "translate", "export", "--lang", "de", "--format", "csv",
-                     "--out", out)  # fmt: skip
-    assert result.exit_code == 0
+    ok("--db", store, "translate", "export", "--lang", "de", "--format", "csv", "--out", out)
     assert out.read_text().startswith("unit_id,source_lang,")
     rows = filled(read_unit_file(out, "csv"), GERMAN)
     write_unit_file(out, "csv", rows)
-    result = import_units(store, out, "de", "--format", "csv")
-    assert result.exit_code == 0, result.stderr
+    import_units(store, out, "de", "--format", "csv")
 
 
 # --- checks -----------------------------------------------------------------------------
@@ -530,9 +520,8 @@ def test_import_stores_counts_and_reports_every_check(store: Path, tmp_path: Pat
     # one translation for two different sources
     text[unit["Kids play outside."]]["text"] = CHINESE["The cat sat on the warm mat by the door."]
     path = write_unit_file(tmp_path / "zh.tsv", "tsv", rows)
-    result = import_units(store, path, "zh")
-    assert result.exit_code == 0, result.stderr
-    assert "7 added, 0 already there, 1 empty; 1 units still untranslated" in result.stdout
+    report = import_units(store, path, "zh")
+    assert "7 added, 0 already there, 1 empty; 1 units still untranslated" in report
     found = stored_checks(store)
     expected = {
         (unit["A cat is sitting."], "empty"),
@@ -558,30 +547,24 @@ def test_import_stores_counts_and_reports_every_check(store: Path, tmp_path: Pat
     for _, check in expected:
         counts[check] = counts.get(check, 0) + 1
     closing = ", ".join(f"{name} {n}" for name, n in sorted(counts.items()))
-    assert f"checks: {closing} (run " in result.stdout
+    assert f"checks: {closing} (run " in report
     # The empty row is not stored as a translation.
     assert (unit["A cat is sitting."], "zh", "human") not in translations(store)
 
-    csv_out = run_cli("--db", store, "stats", "--table", "translation", "--format", "csv")
-    assert csv_out.exit_code == 0, csv_out.stderr
-    table = list(csv.DictReader(csv_out.stdout.splitlines()))
+    table = csv_rows("--db", store, "stats", "--table", "translation")
     assert table == [
         {"lang": "zh", "kind": "human", "translated": "7",
          **{c: str(counts.get(c, 0)) for c in CHECKS}}
     ]  # fmt: skip
-    json_out = run_cli("--db", store, "stats", "--table", "translation", "--format", "json")
-    assert json.loads(json_out.stdout) == [
+    assert json_rows("--db", store, "stats", "--table", "translation") == [
         {"lang": "zh", "kind": "human", "translated": 7, "checks": counts}
     ]
-    shown = run_cli("--db", store, "stats", "--table", "translation")
-    assert shown.exit_code == 0
-    assert "Translations and their checks (units)" in shown.stdout and "zh" in shown.stdout
+    shown = ok("--db", store, "stats", "--table", "translation")
+    assert "Translations and their checks (units)" in shown and "zh" in shown
 
 
 def test_stats_translation_of_a_store_without_translations_is_empty(store: Path) -> None:
-    result = run_cli("--db", store, "stats", "--table", "translation", "--format", "json")
-    assert result.exit_code == 0, result.stderr
-    assert json.loads(result.stdout) == []
+    assert json_rows("--db", store, "stats", "--table", "translation") == []
 
 
 def test_a_later_translation_clears_the_empty_check(store: Path, tmp_path: Path) -> None:
@@ -589,12 +572,9 @@ def test_a_later_translation_clears_the_empty_check(store: Path, tmp_path: Path)
     rows = filled(units, GERMAN)
     blank = [dict(r) for r in rows]
     blank[0]["text"] = ""
-    assert (
-        import_units(store, write_unit_file(tmp_path / "a.tsv", "tsv", blank), "de").exit_code == 0
-    )
+    import_units(store, write_unit_file(tmp_path / "a.tsv", "tsv", blank), "de")
     assert ("p:P1", "de", "empty") in stored_checks(store)
-    result = import_units(store, write_unit_file(tmp_path / "b.tsv", "tsv", rows[:1]), "de")
-    assert result.exit_code == 0, result.stderr
+    import_units(store, write_unit_file(tmp_path / "b.tsv", "tsv", rows[:1]), "de")
     assert ("p:P1", "de", "human") in translations(store)
     assert ("p:P1", "de", "empty") not in stored_checks(store)
 
@@ -626,10 +606,10 @@ def test_pud_translations_round_trip_by_sentence_id(
     records = []
     for sent_id in ids:
         words = english[sent_id].split()
-        half = " ".join(words[: max(3, len(words) // 2)])
-        records.append((sent_id, english[sent_id], half, "neutral"))
+        hypothesis = " ".join(words[: max(3, len(words) // 2)])
+        records.append((sent_id, english[sent_id], hypothesis, "neutral"))
     corpus = write_corpus(tmp_path / "pud_en.jsonl", records)
-    assert run_cli("--db", db, "import", corpus, "--format", "jsonl").exit_code == 0
+    ok("--db", db, "import", corpus, "--format", "jsonl")
 
     def half(text: str, lang: str) -> str:
         if lang == "zh":
@@ -651,18 +631,15 @@ def test_pud_translations_round_trip_by_sentence_id(
             rows.append({**unit, "text": text})
         random.Random(3).shuffle(rows)
         path = write_unit_file(tmp_path / f"pud_{lang}.tsv", "tsv", rows)
-        result = import_units(db, path, lang, "--translator", f"pud-{lang}")
-        assert result.exit_code == 0, result.stderr
+        imported = import_units(db, path, lang, "--translator", f"pud-{lang}")
         stored = translations(db)
         for sent_id in ids:
             assert stored[(f"p:{sent_id}", lang, "human")][0] == " ".join(target[sent_id].split())
-        report[lang] = result.stdout.strip()
+        report[lang] = imported.strip()
 
-    table = run_cli("--db", db, "stats", "--table", "translation")
-    as_csv = run_cli("--db", db, "stats", "--table", "translation", "--format", "csv")
-    data = json.loads(
-        run_cli("--db", db, "stats", "--table", "translation", "--format", "json").stdout
-    )
+    table = ok("--db", db, "stats", "--table", "translation")
+    as_csv = ok("--db", db, "stats", "--table", "translation", "--format", "csv")
+    data = json_rows("--db", db, "stats", "--table", "translation")
     flagged = {
         lang: {check: sorted(u for u, la, c in stored_checks(db) if la == lang and c == check)
                for check in CHECKS}
@@ -672,13 +649,13 @@ def test_pud_translations_round_trip_by_sentence_id(
         print("\n--- PUD translation import ---")
         for lang, line in report.items():
             print(f"{lang}: {line}")
-        print(table.stdout + as_csv.stdout, end="")
+        print(table + as_csv, end="")
         for lang in ("de", "zh"):
-            for check, units in flagged[lang].items():
-                if units:
-                    print(f"{lang} {check}: {len(units)} {units[:6]}")
-    rows = {r["lang"]: r for r in data}
-    assert rows["de"]["translated"] == rows["zh"]["translated"] == 100
+            for check, unit_ids in flagged[lang].items():
+                if unit_ids:
+                    print(f"{lang} {check}: {len(unit_ids)} {unit_ids[:6]}")
+    by_lang = {r["lang"]: r for r in data}
+    assert by_lang["de"]["translated"] == by_lang["zh"]["translated"] == 100
     zh_premises_flagged = {
         u for check in ("roman_letters", "latin_script", "length_ratio", "untranslated", "empty")
         for u in flagged["zh"][check] if u.startswith("p:")

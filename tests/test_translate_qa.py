@@ -5,11 +5,19 @@ segments of lowest sentence chrF (XTREME checked its translated test sets this w
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
 import pytest
-from conftest import DATA, FIXTURES, assert_user_error, requires_fixtures, run_cli
+from conftest import (
+    FIXTURES,
+    assert_user_error,
+    json_object,
+    ok,
+    read_jsonl,
+    requires_fixtures,
+    run_cli,
+    write_jsonl,
+)
 from sacrebleu.metrics.bleu import BLEU
 from sacrebleu.metrics.chrf import CHRF
 from sacrebleu.metrics.ter import TER
@@ -17,19 +25,25 @@ from sacrebleu.metrics.ter import TER
 from nlibuild.stages.translate_qa import bleu_tokenizer
 
 
-def ok(*args: str | Path) -> str:
-    result = run_cli(*args)
-    assert result.exit_code == 0, result.stderr
-    return result.stdout
-
-
 def fill(units: Path, out: Path, text_of: dict[str, str]) -> Path:
-    rows = [json.loads(line) for line in units.read_text(encoding="utf-8").splitlines()]
-    lines = [
-        json.dumps(r | {"text": text_of[r["unit_id"]]}) for r in rows if r["unit_id"] in text_of
-    ]
-    out.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    return out
+    """The unit file `units` with the texts of `text_of`'s units filled in, the rest left out."""
+    rows = read_jsonl(units)
+    return write_jsonl(
+        out, [r | {"text": text_of[r["unit_id"]]} for r in rows if r["unit_id"] in text_of]
+    )
+
+
+def mt_by_source(bleu_tsv: Path) -> dict[str, str]:
+    """myXNLI's `*.bleu.test.tsv` as English source text -> MT output. Despite its header,
+    columns 2-3 are the MT output and 4-5 the English source (fixtures README); the first of
+    each source text counts."""
+    with bleu_tsv.open(encoding="utf-8") as handle:
+        rows = list(csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))[1:]
+    by_source: dict[str, str] = {}
+    for row in rows:
+        by_source.setdefault(" ".join(row[3].split()), row[1])
+        by_source.setdefault(" ".join(row[4].split()), row[2])
+    return by_source
 
 
 @pytest.mark.parametrize(
@@ -40,21 +54,18 @@ def test_bleu_tokenizer_per_language(lang: str, tokenizer: str) -> None:
     assert bleu_tokenizer(lang)[0] == tokenizer
 
 
-def test_scores_equal_sacrebleu_on_the_same_segments(db: Path, tmp_path: Path) -> None:
-    ok("--db", db, "import", DATA / "sample_mnli.jsonl", "--format", "mnli")
+def test_scores_equal_sacrebleu_on_the_same_segments(sample_db: Path, tmp_path: Path) -> None:
+    db = sample_db
     units = tmp_path / "units.jsonl"
     ok("--db", db, "translate", "export", "--lang", "de", "--out", units)
-    sources = {
-        r["unit_id"]: r["source"]
-        for r in map(json.loads, units.read_text(encoding="utf-8").splitlines())
-    }
+    sources = {r["unit_id"]: r["source"] for r in read_jsonl(units)}
     human = {u: f"{s} ." for u, s in sources.items()}
     mt = {u: " ".join(s.split()[::-1]) if i % 3 == 0 else s for i, (u, s) in
           enumerate(sorted(sources.items()))}  # fmt: skip
     ok("--db", db, "translate", "import", fill(units, tmp_path / "h.jsonl", human), "--lang", "de")
     ok("--db", db, "translate", "import", fill(units, tmp_path / "m.jsonl", mt), "--lang", "de",
        "--kind", "mt")  # fmt: skip
-    result = json.loads(ok("--db", db, "translate", "qa", "--lang", "de", "--format", "json"))
+    result = json_object("--db", db, "translate", "qa", "--lang", "de")
     order = sorted(sources)
     hyps, refs = [mt[u] for u in order], [[human[u] for u in order]]
     bleu, chrf, ter = BLEU(tokenize="13a"), CHRF(), TER()
@@ -70,9 +81,8 @@ def test_scores_equal_sacrebleu_on_the_same_segments(db: Path, tmp_path: Path) -
     assert "Lowest sentence chrF" in text and "Scored 64 segments; BLEU tokenizer 13a" in text
 
 
-def test_qa_without_both_kinds_is_an_error(db: Path) -> None:
-    ok("--db", db, "import", DATA / "sample_mnli.jsonl", "--format", "mnli")
-    result = run_cli("--db", db, "translate", "qa", "--lang", "de")
+def test_qa_without_both_kinds_is_an_error(sample_db: Path) -> None:
+    result = run_cli("--db", sample_db, "translate", "qa", "--lang", "de")
     assert_user_error(result, "no unit of de has both a mt and a human translation")
 
 
@@ -83,20 +93,14 @@ def test_myxnli_burmese_mt_against_the_human_translation(db: Path, tmp_path: Pat
        "--label-order", "e,n,c")  # fmt: skip
     units = tmp_path / "units.jsonl"
     ok("--db", db, "translate", "export", "--lang", "my", "--kind", "mt", "--out", units)
-    # my.bleu.test.tsv: despite its header, columns 2-3 are the MT output and 4-5 the English
-    # source (fixtures README); rows follow the test set, so English text finds the unit.
-    with (folder / "my.bleu.test.tsv").open(encoding="utf-8") as handle:
-        rows = list(csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))[1:]
-    by_source: dict[str, str] = {}
-    for row in rows:
-        by_source.setdefault(" ".join(row[3].split()), row[1])
-        by_source.setdefault(" ".join(row[4].split()), row[2])
-    records = [json.loads(line) for line in units.read_text(encoding="utf-8").splitlines()]
+    # my.bleu.test.tsv's rows follow the test set, so English text finds the unit.
+    by_source = mt_by_source(folder / "my.bleu.test.tsv")
+    records = read_jsonl(units)
     mt = {r["unit_id"]: by_source[r["source"]] for r in records if r["source"] in by_source}
     assert len(mt) > 0.95 * len(records)
     ok("--db", db, "translate", "import", fill(units, tmp_path / "mt.jsonl", mt), "--lang", "my",
        "--kind", "mt", "--partial")  # fmt: skip
-    result = json.loads(ok("--db", db, "translate", "qa", "--lang", "my", "--format", "json"))
+    result = json_object("--db", db, "translate", "qa", "--lang", "my")
     print(
         f"myXNLI test, Burmese MT against human: {result['segments']} segments, "
         f"chrF {result['chrf']:.1f}, BLEU {result['bleu']:.1f} ({result['tokenizer']}), "
@@ -117,17 +121,12 @@ def test_myxnli_swahili_mt_against_the_human_translation(db: Path, tmp_path: Pat
     assert "label columns disagree" not in human
     units = tmp_path / "units.jsonl"
     ok("--db", db, "translate", "export", "--lang", "sw", "--kind", "mt", "--out", units)
-    with (folder / "sw.bleu.test.tsv").open(encoding="utf-8") as handle:
-        rows = list(csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))[1:]
-    by_source: dict[str, str] = {}
-    for row in rows:  # columns 2-3: the MT output, 4-5: the English source
-        by_source.setdefault(" ".join(row[3].split()), row[1])
-        by_source.setdefault(" ".join(row[4].split()), row[2])
-    records = [json.loads(line) for line in units.read_text(encoding="utf-8").splitlines()]
+    by_source = mt_by_source(folder / "sw.bleu.test.tsv")
+    records = read_jsonl(units)
     mt = {r["unit_id"]: by_source[r["source"]] for r in records if r["source"] in by_source}
     ok("--db", db, "translate", "import", fill(units, tmp_path / "mt.jsonl", mt), "--lang", "sw",
        "--kind", "mt", "--partial")  # fmt: skip
-    result = json.loads(ok("--db", db, "translate", "qa", "--lang", "sw", "--format", "json"))
+    result = json_object("--db", db, "translate", "qa", "--lang", "sw")
     print(
         f"myXNLI test, Swahili MT against human: {result['segments']} segments, "
         f"BLEU {result['bleu']:.1f} ({result['tokenizer']}), chrF {result['chrf']:.1f}, "

@@ -6,10 +6,19 @@ A dropped row, a shuffled file and an untranslated row are caught."""
 
 from __future__ import annotations
 
-import json
+from collections.abc import Sequence
 from pathlib import Path
 
-from conftest import FIXTURES, assert_user_error, requires_fixtures, run_cli, table_counts
+from conftest import (
+    FIXTURES,
+    assert_user_error,
+    fails,
+    ok,
+    query,
+    read_jsonl,
+    requires_fixtures,
+    run_cli,
+)
 
 SOURCE = [
     ("A man plays a guitar on a stage.", "A man makes music.", "entailment"),
@@ -25,13 +34,7 @@ GERMAN = [
 ]
 
 
-def ok(*args: str | Path) -> str:
-    result = run_cli(*args)
-    assert result.exit_code == 0, result.stderr
-    return result.stdout
-
-
-def write_tsv(path: Path, header: list[str], rows: list[tuple[str, ...]]) -> Path:
+def write_tsv(path: Path, header: list[str], rows: Sequence[tuple[str, ...]]) -> Path:
     path.write_text(
         "\t".join(header) + "\n" + "".join("\t".join(r) + "\n" for r in rows), encoding="utf-8"
     )
@@ -54,10 +57,7 @@ def aligned_rows() -> list[tuple[str, ...]]:
 
 
 def translations(db: Path) -> dict[str, str]:
-    import sqlite3
-
-    with sqlite3.connect(db) as conn:
-        return dict(conn.execute("SELECT unit_id, text FROM translations WHERE lang = 'de'"))
+    return dict(query(db, "SELECT unit_id, text FROM translations WHERE lang = 'de'"))
 
 
 def test_rows_follow_the_reference_and_become_units(db: Path, tmp_path: Path) -> None:
@@ -85,11 +85,9 @@ def test_a_dropped_row_cannot_be_aligned_and_says_where_labels_part(
     reference = store_with_source(db, tmp_path)
     rows = aligned_rows()
     file = german(tmp_path, rows[:1] + rows[2:])
-    before = table_counts(db)
-    result = run_cli("--db", db, "translate", "import", file, "--lang", "de", "--align", "rows",
-                     "--reference", reference)  # fmt: skip
-    assert_user_error(result, "3 rows where the reference", "has 4", "line 3")
-    assert table_counts(db) == before
+    fails(db, "translate", "import", file, "--lang", "de", "--align", "rows",
+          "--reference", reference,
+          says=("3 rows where the reference", "has 4", "line 3"))  # fmt: skip
 
 
 def test_a_shuffled_file_shows_as_labels_that_disagree(db: Path, tmp_path: Path) -> None:
@@ -110,7 +108,7 @@ def test_labels_are_never_taken_from_the_translation(db: Path, tmp_path: Path) -
     assert "label_mismatch 1" in out and "1 label columns disagree" in out
     export = tmp_path / "pairs.jsonl"
     ok("--db", db, "export", "--format", "jsonl", "--out", export)
-    labels = [json.loads(line)["gold_label"] for line in export.read_text().splitlines()]
+    labels = [r["gold_label"] for r in read_jsonl(export)]
     assert labels == [label for _, _, label in SOURCE]
 
 
