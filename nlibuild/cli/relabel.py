@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from nlibuild.cli_common import (
+from nlibuild.annotator_ids import read_annotator_ids
+from nlibuild.cli.common import (
     choice,
     first,
     label_order_option,
@@ -18,12 +19,11 @@ from nlibuild.cli_common import (
     state_of,
     user_errors,
 )
-from nlibuild.cli_elicit import (
+from nlibuild.cli.work_packages import (
     AnnotatorMapOption,
     InstructionsOption,
     PlatformOption,
     export_package,
-    read_writer_ids,
 )
 from nlibuild.errors import ConfigError
 from nlibuild.models import (
@@ -93,7 +93,7 @@ def create(
                 )
             chosen = protocol or defaults.get("protocol")
             cfg = RelabelCreateConfig(
-                annotators=read_writer_ids(annotators),
+                annotators=read_annotator_ids(annotators),
                 fraction=first(fraction, defaults.get("fraction"), 0.15),
                 validators=first(validators, defaults.get("validators"), 4),
                 protocol=choice(Protocol, chosen.upper(), "--protocol") if chosen else None,

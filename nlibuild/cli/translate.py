@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from nlibuild.cli_common import choice, open_store, out, state_of, user_errors
+from nlibuild.cli.common import choice, open_store, out, state_of, user_errors
 from nlibuild.models import (
     TranslateExportConfig,
     TranslateImportConfig,

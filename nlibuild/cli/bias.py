@@ -1,14 +1,13 @@
-"""Annotation artifacts on the command line: `stats --table pmi|cues` (rendered here) and
-the `bias` group (`bias hypothesis-only`)."""
+"""`nlibuild bias hypothesis-only`: the annotation-artifact baseline, as a typer group, and
+its renderer. (The artifact tables pmi and cues are `stats` tables.)"""
 
 from __future__ import annotations
 
-import itertools
 from typing import Annotated
 
 import typer
 
-from nlibuild.cli_common import (
+from nlibuild.cli.common import (
     choice,
     format_option,
     open_store,
@@ -19,12 +18,9 @@ from nlibuild.cli_common import (
 )
 from nlibuild.errors import ConfigError
 from nlibuild.models import (
-    OVERLAP_BINS,
     ArtifactGroup,
-    CuesResult,
     HypothesisOnlyConfig,
     HypothesisOnlyResult,
-    PmiResult,
     TableFormat,
 )
 from nlibuild.render import counted, render_table
@@ -34,104 +30,6 @@ bias_app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode=None,
 )
-
-
-def artifact_group(values: list[str] | None, option: str = "--by") -> ArtifactGroup | None:
-    """One of protocol, level, genre, author (or none)."""
-    chosen = split_list(values)
-    if len(chosen) > 1:
-        raise ConfigError(
-            f"{option} {','.join(chosen)}: give one of protocol, level, genre, author"
-        )
-    return choice(ArtifactGroup, chosen[0], option) if chosen else None
-
-
-def _left_out(without_gold: int, untranslated: int, lang: str | None) -> str:
-    parts = [f"{counted(without_gold, 'pair')} without a gold label left out"]
-    if lang:
-        parts.append(f"{counted(untranslated, 'pair')} without a {lang} translation left out")
-    return "; ".join(parts)
-
-
-def render_pmi(result: PmiResult, fmt: TableFormat, lang: str | None) -> None:
-    if fmt is TableFormat.JSON:
-        out.print("[" + ",".join(r.model_dump_json() for r in result.rows) + "]", markup=False)
-        return
-    if fmt is TableFormat.CSV:
-        columns = list(result.rows[0].model_dump()) if result.rows else ["group_by", "group"]
-        render_table(out, "", columns,
-                     [tuple(r.model_dump().values()) for r in result.rows], fmt)  # fmt: skip
-        return
-    render_table(
-        out,
-        f"Top (word, label) pairs by PMI (OCNLI Table 8), {result.units}",
-        ["group", "pairs", "word", "label", "PMI", "counts"],
-        [(r.group if first else "", r.pairs if first else "", r.word, r.label, f"{r.pmi:.2f}",
-          f"{r.count}/{r.word_count}")
-         for r, first in zip(result.rows, _firsts([r.group for r in result.rows]), strict=True)],
-        fmt,
-    )  # fmt: skip
-    if fmt is TableFormat.TABLE:
-        out.print(
-            f"{counted(result.pairs, 'pair')}; "
-            f"{_left_out(result.without_gold, result.untranslated, lang)} "
-            f"(run {result.run_id}, {result.signature})",
-            markup=False,
-        )
-
-
-def _firsts(groups: list[str]) -> list[bool]:
-    """Whether each row starts its group (the group is printed once, as in OCNLI Table 8)."""
-    return [i == 0 or group != groups[i - 1] for i, group in enumerate(groups)]
-
-
-_BIN_NAMES = [f"overlap {low:.1f}-{high:.1f}" for low, high in itertools.pairwise(OVERLAP_BINS)]
-
-
-def render_cues(result: CuesResult, fmt: TableFormat, limit: float, lang: str | None) -> None:
-    if fmt is TableFormat.JSON:
-        out.print("[" + ",".join(r.model_dump_json() for r in result.rows) + "]", markup=False)
-        return
-    title = f"Cues per label: negators, overlap with the premise (limit {limit:.0%}), length"
-    if fmt is TableFormat.CSV:
-        render_table(
-            out, title,
-            ["group_by", "group", "label", "pairs", "negated", "mean_overlap",
-             *(n.replace(" ", "_") for n in _BIN_NAMES), "over_limit", "mean_length", "unit"],
-            [(r.group_by, r.group, r.label, r.pairs, r.negated, r.mean_overlap, *r.overlap_bins,
-              r.over_limit, r.mean_length, r.unit) for r in result.rows],
-            fmt,
-        )  # fmt: skip
-        return
-
-    def percent(value: float | None) -> str:
-        return "n.a." if value is None else f"{100 * value:.1f}"
-
-    units = sorted({r.unit for r in result.rows})
-    render_table(
-        out,
-        f"{title} (shares in %; histogram bins of overlap from "
-        f"{', '.join(f'{low:.1f}' for low in OVERLAP_BINS[:-1])}; length in {'/'.join(units)})",
-        ["group", "label", "pairs", "negator", "overlap", "histogram", ">limit", "length"],
-        [(r.group if first else "", r.label, r.pairs, percent(r.negated),
-          percent(r.mean_overlap), " ".join(f"{100 * b:.0f}" for b in r.overlap_bins),
-          percent(r.over_limit), f"{r.mean_length:.1f}" if r.mean_length is not None else "")
-         for r, first in zip(result.rows, _firsts([r.group for r in result.rows]), strict=True)],
-        fmt,
-    )  # fmt: skip
-    if fmt is TableFormat.TABLE:
-        if result.unchecked_langs:
-            out.print(
-                f"No negator lexicon for {', '.join(result.unchecked_langs)}: negators not "
-                "counted there (add one with --negators).",
-                markup=False,
-            )
-        out.print(
-            f"{counted(result.pairs, 'pair')}; "
-            f"{_left_out(result.without_gold, result.untranslated, lang)} "
-            f"(run {result.run_id}, {result.signature})",
-            markup=False,
-        )
 
 
 @bias_app.command("hypothesis-only")
