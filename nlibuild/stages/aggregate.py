@@ -24,8 +24,8 @@ from numpy.typing import NDArray
 from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError
 from nlibuild.models import NLI_LABELS, NO_GOLD, AggregateConfig, AggregateMethod, AggregateResult
+from nlibuild.queries.votes import read_votes
 from nlibuild.signature import make_signature
-from nlibuild.stages.stats import read_votes
 from nlibuild.store import RELEASED, GoldRow, Store
 
 MAJORITY = AggregateMethod.MAJORITY.value
