@@ -7,15 +7,7 @@ from typing import Annotated
 
 import typer
 
-from nlibuild.cli.common import (
-    choice,
-    format_option,
-    open_store,
-    out,
-    split_list,
-    state_of,
-    user_errors,
-)
+from nlibuild.cli.common import format_option, open_store, out, state_of, user_errors
 from nlibuild.errors import ConfigError
 from nlibuild.models import (
     ArtifactGroup,
@@ -23,6 +15,7 @@ from nlibuild.models import (
     HypothesisOnlyResult,
     TableFormat,
 )
+from nlibuild.options import choice, split_list
 from nlibuild.render import counted, render_table
 
 bias_app = typer.Typer(

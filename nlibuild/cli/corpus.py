@@ -10,13 +10,9 @@ import typer
 
 from nlibuild.cli.common import (
     bytes_progress,
-    choice,
     format_option,
-    label_order_option,
     open_store,
     out,
-    preset_defaults,
-    split_list,
     state_of,
     user_errors,
 )
@@ -33,6 +29,7 @@ from nlibuild.models import (
     StoreSummary,
     TableFormat,
 )
+from nlibuild.options import choice, label_order_option, preset_defaults, split_list
 from nlibuild.presets import load_preset_text, parse_preset, stage_defaults
 from nlibuild.render import counted, render_table
 

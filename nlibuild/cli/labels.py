@@ -6,15 +6,8 @@ from typing import Annotated
 
 import typer
 
-from nlibuild.cli.common import (
-    choice,
-    first,
-    open_store,
-    out,
-    preset_defaults,
-    state_of,
-    user_errors,
-)
+from nlibuild.cli.common import open_store, out, state_of, user_errors
+from nlibuild.options import choice, first, preset_defaults
 from nlibuild.render import counted
 
 

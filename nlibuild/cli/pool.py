@@ -8,21 +8,10 @@ from typing import Annotated
 
 import typer
 
-from nlibuild.cli.common import (
-    choice,
-    err,
-    files_progress,
-    first,
-    open_store,
-    out,
-    preset_defaults,
-    preset_of,
-    split_list,
-    state_of,
-    user_errors,
-)
+from nlibuild.cli.common import err, files_progress, open_store, out, state_of, user_errors
 from nlibuild.errors import ConfigError
 from nlibuild.models import IngestConfig, LengthUnit, ParagraphMode, SampleConfig, SourceFormat
+from nlibuild.options import choice, first, preset_defaults, preset_of, split_list
 from nlibuild.presets import stage_defaults
 from nlibuild.render import counted
 

@@ -8,17 +8,7 @@ from typing import Annotated
 import typer
 
 from nlibuild.annotator_ids import read_annotator_ids
-from nlibuild.cli.common import (
-    choice,
-    first,
-    label_order_option,
-    open_store,
-    out,
-    preset_defaults,
-    split_list,
-    state_of,
-    user_errors,
-)
+from nlibuild.cli.common import open_store, out, state_of, user_errors
 from nlibuild.cli.work_packages import (
     AnnotatorMapOption,
     InstructionsOption,
@@ -36,6 +26,7 @@ from nlibuild.models import (
     StratumKey,
     TableFormat,
 )
+from nlibuild.options import choice, first, label_order_option, preset_defaults, split_list
 from nlibuild.render import counted, render_table
 
 relabel_app = typer.Typer(

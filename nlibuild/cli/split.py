@@ -6,8 +6,9 @@ from typing import Annotated
 
 import typer
 
-from nlibuild.cli.common import choice, open_store, out, split_list, state_of, user_errors
+from nlibuild.cli.common import open_store, out, state_of, user_errors
 from nlibuild.errors import ConfigError
+from nlibuild.options import choice, split_list
 
 
 def split(

@@ -9,16 +9,7 @@ from typing import Annotated
 import typer
 
 from nlibuild.cli import render_stats
-from nlibuild.cli.common import (
-    choice,
-    first,
-    format_option,
-    open_store,
-    preset_defaults,
-    split_list,
-    state_of,
-    user_errors,
-)
+from nlibuild.cli.common import format_option, open_store, state_of, user_errors
 from nlibuild.errors import ConfigError
 from nlibuild.models import (
     DEFAULT_MAX_OVERLAP,
@@ -31,6 +22,7 @@ from nlibuild.models import (
     TableFormat,
     WordUnits,
 )
+from nlibuild.options import choice, first, preset_defaults, split_list
 
 STATS_TABLES = (
     "premises",

@@ -9,8 +9,9 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from nlibuild.cli.common import choice, open_store, out, split_list, state_of, user_errors
+from nlibuild.cli.common import open_store, out, state_of, user_errors
 from nlibuild.models import ElicitExportConfig, PlatformFormat, RelabelExportConfig
+from nlibuild.options import choice, split_list
 from nlibuild.render import counted
 from nlibuild.store import Store
 
