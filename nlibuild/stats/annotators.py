@@ -5,6 +5,7 @@ violations and the Dawid-Skene reliability when computed."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
@@ -13,6 +14,10 @@ from nlibuild.models import NLI_LABELS, AnnotatorStat, TableFormat
 from nlibuild.render import render_table
 from nlibuild.stats import StatsOptions, StatsTable, print_json_rows
 from nlibuild.store import Store
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 
 @dataclass(frozen=True)
@@ -51,19 +56,9 @@ def annotator_stats(
     labels = read.votes.codes
     annotators = read.votes.annotator_pks
     positions = read.votes.positions
-    counts = read.table.counts
-    totals = counts.sum(axis=1)
     gold = read.table.gold
-    # Leave one out: the pair's counts without this vote, through the same rule.
-    without = counts[items].copy()
-    without[np.arange(len(labels)), labels] -= 1
-    others = without.sum(axis=1)
-    nli = without[:, : len(NLI_LABELS)]
-    top = nli.max(axis=1)
-    unique = (nli == top[:, None]).sum(axis=1) == 1
-    needed = np.minimum(min_agree, others)  # 4 other votes: 3 must agree, as for 5
-    loo_gold = np.where(unique & (top >= np.maximum(needed, 1)) & (others >= 2), nli.argmax(1), -1)
-    validated = totals[items] >= 2
+    loo_gold = _gold_without_each_vote(read.table.counts, items, labels, min_agree)
+    validated = read.table.counts.sum(axis=1)[items] >= 2
     judged = validated & (loo_gold >= 0)
     agrees = judged & (loo_gold == labels)
     authored = positions == 0
@@ -95,6 +90,24 @@ def annotator_stats(
             )
         )
     return rows
+
+
+def _gold_without_each_vote(
+    counts: NDArray[np.int64], items: NDArray[np.int64], labels: NDArray[np.int64], min_agree: int
+) -> NDArray[np.int64]:
+    """Per vote, the gold label of its pair with that vote left out: the pair's other
+    votes through the majority rule (-1 where they give none, or are fewer than 2)."""
+    import numpy as np
+
+    without = counts[items].copy()
+    without[np.arange(len(labels)), labels] -= 1
+    others = without.sum(axis=1)
+    nli = without[:, : len(NLI_LABELS)]
+    top = nli.max(axis=1)
+    unique = (nli == top[:, None]).sum(axis=1) == 1
+    needed = np.minimum(min_agree, others)  # 4 other votes: 3 must agree, as for 5
+    agreed = unique & (top >= np.maximum(needed, 1)) & (others >= 2)
+    return np.where(agreed, nli.argmax(1), -1)
 
 
 def render_annotators(
