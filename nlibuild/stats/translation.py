@@ -34,6 +34,8 @@ def translation_stats(store: Store) -> list[TranslationStatsRow]:
     return rows
 
 
+# One column per check `translate import` runs (translation_checks.py, and label_mismatch
+# in stages/translate.py); no module lists them all, so a new check must be added here.
 _CHECKS = ("empty", "untranslated", "roman_letters", "latin_script", "length_ratio",
            "same_as_premise", "duplicate", "label_mismatch")  # fmt: skip
 
