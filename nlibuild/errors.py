@@ -1,4 +1,5 @@
-"""Domain exceptions. Only cli.py turns them into exit codes and `Error:` lines.
+"""Domain exceptions. Only the CLI (`user_errors` in nlibuild/cli/common.py) turns them
+into exit codes and `Error:` lines.
 
 Every message names the file, line or ID at fault and says what to do next, so the
 CLI can print it as a single line without a traceback.

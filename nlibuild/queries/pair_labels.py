@@ -59,7 +59,7 @@ def pair_label_table(
     the counts, as the statistics computed from votes do."""
     import numpy as np
 
-    from nlibuild.stages.stats import majority_codes
+    from nlibuild.queries.votes import majority_codes
 
     if include_extra or not merged_extras_are_exact(store):
         return None

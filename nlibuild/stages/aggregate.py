@@ -25,7 +25,7 @@ from nlibuild.errors import ConfigError
 from nlibuild.labels import MAJORITY, RELEASED
 from nlibuild.models import NLI_LABELS, NO_GOLD, AggregateConfig, AggregateMethod, AggregateResult
 from nlibuild.queries.gold import gold_disagreements, gold_run, gold_summary, latest_vote_run
-from nlibuild.stages.stats import read_votes
+from nlibuild.queries.votes import read_votes
 from nlibuild.store import GoldRow, Store
 
 DAWID_SKENE = AggregateMethod.DAWID_SKENE.value

@@ -19,8 +19,7 @@ from nlibuild.formats.sources import read_texts_to_exclude
 from nlibuild.lang import text_keys
 from nlibuild.models import SampleConfig, SampledGenre, SampleResult
 from nlibuild.queries.pool import PoolSentence, count_available, genres_in_pool, sample_sentences
-from nlibuild.queries.premises import keys_of_premises as keys_of_premises  # for stats.py
-from nlibuild.queries.premises import premise_ids_with_prefix
+from nlibuild.queries.premises import keys_of_premises, premise_ids_with_prefix
 from nlibuild.store import Store
 
 ORDER_PRIME = 2_147_483_647

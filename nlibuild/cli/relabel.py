@@ -7,23 +7,13 @@ from typing import Annotated
 
 import typer
 
-from nlibuild.cli_common import (
-    choice,
-    first,
-    label_order_option,
-    open_store,
-    out,
-    preset_defaults,
-    split_list,
-    state_of,
-    user_errors,
-)
-from nlibuild.cli_elicit import (
+from nlibuild.annotator_ids import read_annotator_ids
+from nlibuild.cli.common import open_store, out, state_of, user_errors
+from nlibuild.cli.work_packages import (
     AnnotatorMapOption,
     InstructionsOption,
     PlatformOption,
     export_package,
-    read_writer_ids,
 )
 from nlibuild.errors import ConfigError
 from nlibuild.models import (
@@ -36,6 +26,7 @@ from nlibuild.models import (
     StratumKey,
     TableFormat,
 )
+from nlibuild.options import choice, first, label_order_option, preset_defaults, split_list
 from nlibuild.render import counted, render_table
 
 relabel_app = typer.Typer(
@@ -93,7 +84,7 @@ def create(
                 )
             chosen = protocol or defaults.get("protocol")
             cfg = RelabelCreateConfig(
-                annotators=read_writer_ids(annotators),
+                annotators=read_annotator_ids(annotators),
                 fraction=first(fraction, defaults.get("fraction"), 0.15),
                 validators=first(validators, defaults.get("validators"), 4),
                 protocol=choice(Protocol, chosen.upper(), "--protocol") if chosen else None,

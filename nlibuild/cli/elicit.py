@@ -2,24 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated
 
 import typer
 
-from nlibuild.cli_common import (
-    choice,
-    first,
-    label_order_option,
-    open_store,
-    out,
-    preset_defaults,
-    split_list,
-    state_of,
-    user_errors,
+from nlibuild.annotator_ids import read_annotator_ids
+from nlibuild.cli.common import open_store, out, state_of, user_errors
+from nlibuild.cli.work_packages import (
+    AnnotatorMapOption,
+    InstructionsOption,
+    PlatformOption,
+    export_package,
 )
-from nlibuild.errors import ConfigError, InputError
+from nlibuild.errors import ConfigError
 from nlibuild.models import (
     DEFAULT_MAX_OVERLAP,
     ElicitCreateConfig,
@@ -29,13 +25,10 @@ from nlibuild.models import (
     OnViolation,
     PlatformFormat,
     Protocol,
-    RelabelExportConfig,
     TableFormat,
 )
+from nlibuild.options import choice, first, label_order_option, preset_defaults, split_list
 from nlibuild.render import counted, render_table
-from nlibuild.store import Store
-
-ExportConfigT = TypeVar("ExportConfigT", ElicitExportConfig, RelabelExportConfig)
 
 elicit_app = typer.Typer(
     help="Hypothesis elicitation: batches of premises out to writers, their answers back in.",
@@ -44,37 +37,6 @@ elicit_app = typer.Typer(
 )
 
 _PROTOCOLS = ", ".join(p.value for p in Protocol)
-_FORMATS = "jsonl, csv, labelstudio or mturk"
-
-# Options that `elicit` and `relabel` (cli_relabel.py) share.
-PlatformOption = Annotated[str, typer.Option("--format", help=f"Platform: {_FORMATS}.")]
-InstructionsOption = Annotated[
-    str, typer.Option(help="Languages of the instructions to include (default en,zh).")
-]
-AnnotatorMapOption = Annotated[
-    Path | None,
-    typer.Option(help="csv: platform,platform_id,annotator: platform worker IDs to ours."),
-]
-
-
-def read_writer_ids(value: str) -> tuple[str, ...]:
-    """Writer IDs from a file (one per line, or the first column of a csv; `#` comments
-    and an `id`/`writer` header are skipped) or from a comma-separated list."""
-    path = Path(value)
-    if not path.is_file():
-        return split_list([value])
-    try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(path, f"cannot read the writers file ({exc})") from None
-    ids = []
-    for line in lines:
-        cell = line.split("#", 1)[0].replace("\t", ",").split(",", 1)[0].strip()
-        if cell and cell.lower() not in {"id", "writer", "annotator"}:
-            ids.append(cell)
-    if not ids:
-        raise InputError(path, "no writer IDs in this file; write one per line")
-    return tuple(ids)
 
 
 @elicit_app.command("create")
@@ -112,7 +74,7 @@ def create(
                 raise ConfigError("name the writers with --writers: a file, or IDs like w01,w02")
             cfg = ElicitCreateConfig(
                 protocol=choice(Protocol, chosen.upper(), "--protocol"),
-                writers=read_writer_ids(writers),
+                writers=read_annotator_ids(writers),
                 batch_size=first(batch_size, defaults.get("batch_size"), 50),
                 max_per_writer=first(max_per_writer, defaults.get("max_per_writer"), 0) or None,
                 genres=split_list(genre),
@@ -151,37 +113,6 @@ def export(
 
     export_package(ctx, ElicitExportConfig, run, batches, all_batches, format, out_dir,
                    instructions)  # fmt: skip
-
-
-def export_package(
-    ctx: typer.Context,
-    config_type: type[ExportConfigT],
-    run: Callable[[Store, ExportConfigT], Any],
-    batches: list[str] | None,
-    all_batches: bool,
-    format: str,
-    out_dir: Path,
-    instructions: str,
-) -> None:
-    """The body of `elicit export` and `relabel export`: build the config, run the stage,
-    print the closing line."""
-    with user_errors():
-        store = open_store(state_of(ctx))
-        with store:
-            cfg = config_type(
-                batches=split_list(batches),
-                all=all_batches,
-                format=choice(PlatformFormat, format, "--format"),
-                out=out_dir,
-                instruction_langs=split_list([instructions]),
-            )
-            result = run(store, cfg)
-    out.print(
-        f"Exported {counted(result.batches, 'batch')} ({counted(result.tasks, 'task')}) as "
-        f"{cfg.format.value} to {cfg.out}: {', '.join(p.name for p in result.files)} "
-        f"(run {result.run_id}, {result.signature})",
-        markup=False,
-    )
 
 
 @elicit_app.command("import")

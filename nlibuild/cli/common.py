@@ -1,5 +1,6 @@
 """What every command module of the CLI shares: consoles, the store option, error
-handling, preset defaults and option parsing helpers. No SQL here either."""
+handling, progress bars and the --format option. (Parsing option values is
+nlibuild/options.py, shared with the `stats` tables.) No SQL here either."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import typer
 from pydantic import ValidationError
@@ -20,15 +21,11 @@ from rich.progress import (
     TransferSpeedColumn,
 )
 
-from nlibuild.errors import ConfigError, NlibuildError
-from nlibuild.models import parse_label_order
-from nlibuild.presets import parse_preset, stage_defaults
+from nlibuild.errors import NlibuildError
 from nlibuild.store import Store
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
-
-T = TypeVar("T")
 
 
 @dataclass
@@ -71,39 +68,6 @@ def open_store(state: State) -> Store:
     return Store.open(state.db)
 
 
-def preset_of(store: Store) -> dict[str, Any]:
-    """The store's parsed preset (empty without one)."""
-    meta = store.meta()
-    text = meta.get("preset_toml")
-    return parse_preset(text, f"the store's preset {meta.get('preset')}") if text else {}
-
-
-def preset_defaults(store: Store, stage: str) -> dict[str, Any]:
-    return stage_defaults(preset_of(store), stage)
-
-
-def label_order_option(text: str | None, option: str) -> Any:
-    if text is None:
-        return None
-    try:
-        return parse_label_order(text)
-    except ValueError as exc:
-        raise ConfigError(f"{option}: {exc}") from None
-
-
-def split_list(values: list[str] | None) -> tuple[str, ...]:
-    items = [item.strip() for value in values or [] for item in value.split(",")]
-    return tuple(item for item in items if item)
-
-
-def choice(kind: type[T], value: str, option: str) -> T:
-    try:
-        return kind(value)  # type: ignore[call-arg]
-    except ValueError:
-        choices = ", ".join(str(getattr(v, "value", v)) for v in kind)  # type: ignore[attr-defined]
-        raise ConfigError(f"{option} {value!r} is not one of: {choices}") from None
-
-
 @contextmanager
 def files_progress(paths: list[Path], label: str) -> Iterator[Callable[[int], None] | None]:
     """A bytes progress bar over several files (the stage reports bytes over all of them)."""
@@ -122,11 +86,6 @@ def files_progress(paths: list[Path], label: str) -> Iterator[Callable[[int], No
     ) as progress:
         task = progress.add_task(label, total=total)
         yield lambda done: progress.update(task, completed=done)
-
-
-def first(*values: Any) -> Any:
-    """The first value that is not None (flag, then preset, then built-in default)."""
-    return next(v for v in values if v is not None)
 
 
 def format_option() -> Any:

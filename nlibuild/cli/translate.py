@@ -7,13 +7,14 @@ from typing import Annotated
 
 import typer
 
-from nlibuild.cli_common import choice, open_store, out, state_of, user_errors
+from nlibuild.cli.common import open_store, out, state_of, user_errors
 from nlibuild.models import (
     TranslateExportConfig,
     TranslateImportConfig,
     TranslationKind,
     UnitFormat,
 )
+from nlibuild.options import choice
 from nlibuild.render import counted
 
 translate_app = typer.Typer(

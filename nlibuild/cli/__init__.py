@@ -1,0 +1,82 @@
+"""The `nlibuild` command: the root typer app, its global options and `main()`.
+
+Each command lives in the module of its group (corpus, pool, labels, split, stats, and the
+sub-command groups elicit, relabel, translate, bias); this module only puts them together,
+in the order `nlibuild --help` lists them. Command modules parse options into a stage's
+frozen config, call the stage and render; no SQL and no data frames. User errors
+(`NlibuildError`) become one `Error:` line on stderr and exit code 1; everything else is
+a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from nlibuild._version import VERSION
+from nlibuild.cli import corpus, labels, pool, split, stats
+from nlibuild.cli.bias import bias_app
+from nlibuild.cli.common import State, out
+from nlibuild.cli.elicit import elicit_app
+from nlibuild.cli.relabel import relabel_app
+from nlibuild.cli.translate import translate_app
+
+app = typer.Typer(
+    name="nlibuild",
+    help="Build natural-language-inference corpora and check their quality, in one SQLite store.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+app.add_typer(elicit_app, name="elicit")
+app.add_typer(translate_app, name="translate")
+app.add_typer(relabel_app, name="relabel")
+app.add_typer(bias_app, name="bias")
+
+app.command("init")(corpus.init)
+app.command("import")(corpus.import_)
+app.command("export")(corpus.export)
+app.command("ingest")(pool.ingest)
+app.command("sample")(pool.sample)
+app.command("aggregate-labels")(labels.aggregate_labels)
+app.command("split")(split.split)
+app.command("stats", help=stats.stats_help())(stats.stats)
+app.command("info")(corpus.info)
+app.command("runs")(corpus.runs)
+app.command("schemas")(corpus.schemas)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        out.print(f"nlibuild {VERSION}", markup=False)
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(
+    ctx: typer.Context,
+    db: Annotated[
+        Path,
+        typer.Option("--db", envvar="NLIBUILD_DB", help="The store (default ./nlibuild.db)."),
+    ] = Path("nlibuild.db"),
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Print the version.", is_eager=True, callback=_print_version
+        ),
+    ] = False,
+) -> None:
+    """Build natural-language-inference corpora and check their quality, in one SQLite store."""
+    ctx.obj = State(db=db)
+
+
+def main() -> None:
+    """Entry point of the `nlibuild` script."""
+    # Keep `--help` fast and quiet: heavy imports live inside the commands.
+    os.environ.setdefault("POLARS_SKIP_CPU_CHECK", "1")
+    app(prog_name="nlibuild")

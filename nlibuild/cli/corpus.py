@@ -1,0 +1,309 @@
+"""The store's own commands: `init`, `import`, `export`, `info`, `runs` and `schemas`,
+with the renderers of `info` and `runs`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from nlibuild.cli.common import (
+    bytes_progress,
+    format_option,
+    open_store,
+    out,
+    state_of,
+    user_errors,
+)
+from nlibuild.errors import ConfigError
+from nlibuild.models import (
+    DEFAULT_LABEL_ORDER,
+    ExportConfig,
+    ExportFormat,
+    ImportConfig,
+    ImportFormat,
+    InitConfig,
+    NoGoldPolicy,
+    SplitName,
+    StoreSummary,
+    TableFormat,
+)
+from nlibuild.options import choice, label_order_option, preset_defaults, split_list
+from nlibuild.presets import load_preset_text, parse_preset, stage_defaults
+from nlibuild.render import counted, render_table
+
+
+def init(
+    ctx: typer.Context,
+    lang: Annotated[
+        str | None, typer.Option(help="Corpus language (ISO 639-1); default from preset, else en.")
+    ] = None,
+    preset: Annotated[
+        str | None,
+        typer.Option(help="Pipeline preset: ocnli, xnli, mnli, or a .toml path; sets defaults."),
+    ] = None,
+    extra_labels: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--extra-labels",
+            help="Label values kept as votes but never gold (comma-separated), e.g. unrelated.",
+        ),
+    ] = None,
+) -> None:
+    """Create a new, empty store."""
+    from nlibuild.stages.init import run
+
+    with user_errors():
+        preset_text = load_preset_text(preset) if preset else None
+        corpus = stage_defaults(parse_preset(preset_text), "corpus") if preset_text else {}
+        cfg = InitConfig(
+            lang=lang or corpus.get("lang", "en"),
+            preset=preset,
+            extra_labels=split_list(extra_labels) or tuple(corpus.get("extra_labels", ())),
+        )
+        result = run(state_of(ctx).db, cfg, preset_text)
+    extras = ",".join(cfg.extra_labels) or "none"
+    out.print(
+        f"Created store {result.path} (schema {result.schema_version}, lang {cfg.lang}, "
+        f"preset {cfg.preset or 'none'}, extra labels {extras}; run {result.run_id}, "
+        f"{result.signature})",
+        markup=False,
+    )
+
+
+def import_(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="The corpus file to load.")],
+    format: Annotated[
+        str | None,
+        typer.Option("--format", help="mnli, snli, ocnli, xnli or jsonl (default: the preset's)."),
+    ] = None,
+    genre: Annotated[
+        str | None, typer.Option(help="Genre for pairs whose file gives none.")
+    ] = None,
+    lang: Annotated[
+        str | None,
+        typer.Option(
+            help="Language of the pairs (default: the store's); for XNLI files, "
+            "which language holds the pairs (the others become translations)."
+        ),
+    ] = None,
+    corpus: Annotated[
+        str | None, typer.Option(help="Name used in anonymous annotator IDs (default: file stem).")
+    ] = None,
+    label_order: Annotated[
+        str | None,
+        typer.Option(help="Meaning of integer labels, e.g. e,n,c (GLUE/XNLI) or n,e,c (CLUE)."),
+    ] = None,
+    extra_labels: Annotated[
+        list[str] | None,
+        typer.Option("--extra-labels", help="Extra label values to accept as votes."),
+    ] = None,
+    split: Annotated[
+        str | None,
+        typer.Option(
+            "--split",
+            help="train, dev or test: the released split this file is (its new pairs go there).",
+        ),
+    ] = None,
+) -> None:
+    """Load an existing NLI corpus: premises, pairs, every label as a vote, the released gold."""
+    from nlibuild.stages.import_corpus import run
+
+    with user_errors():
+        store = open_store(state_of(ctx))
+        with store:
+            fmt = format or preset_defaults(store, "import").get("format")
+            if fmt is None:
+                raise ConfigError(
+                    "choose the file's format with --format mnli|snli|ocnli|xnli|jsonl"
+                )
+            cfg = ImportConfig(
+                path=file,
+                format=choice(ImportFormat, fmt, "--format"),
+                genre=genre,
+                lang=lang,
+                corpus=corpus,
+                label_order=label_order_option(label_order, "--label-order"),
+                extra_labels=split_list(extra_labels),
+                split=choice(SplitName, split, "--split") if split else None,
+            )
+            with bytes_progress(file, f"import {file.name}") as progress:
+                result = run(store, cfg, progress)
+    out.print(
+        f"Imported {file}: {counted(result.pairs_added, 'pair')}, "
+        f"{counted(result.premises_added, 'premise')}, {counted(result.votes_added, 'vote')}, "
+        f"{counted(result.translations_added, 'translation')} added; "
+        f"{counted(result.pairs_unchanged, 'pair')} already present"
+        + (
+            f"; {counted(result.split_assigned, 'new pair')} put in {cfg.split.value}"
+            if cfg.split
+            else ""
+        )
+        + f" (run {result.run_id}, {result.signature})",
+        markup=False,
+    )
+
+
+def export(
+    ctx: typer.Context,
+    out_path: Annotated[Path, typer.Option("--out", help="The file to write.")],
+    format: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            help="mnli-jsonl, ocnli-json, xnli-tsv, xnli-jsonl, hf-jsonl or jsonl "
+            "(default: the preset's).",
+        ),
+    ] = None,
+    label_order: Annotated[
+        str | None,
+        typer.Option(help="hf-jsonl integer order (default e,n,c; CLUE's OCNLI uses n,e,c)."),
+    ] = None,
+    no_gold: Annotated[
+        str,
+        typer.Option(help="hf-jsonl: pairs with gold '-' get label -1 (minus-one) or are dropped."),
+    ] = NoGoldPolicy.MINUS_ONE.value,
+    lang: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--lang", help="Only these languages (xnli-tsv/xnli-jsonl: also translations)."
+        ),
+    ] = None,
+    split: Annotated[
+        str | None, typer.Option(help="Only this split: train, dev or test (`nlibuild split`).")
+    ] = None,
+) -> None:
+    """Write the corpus in a released format. xnli-tsv and xnli-jsonl are multilingual:
+    rows keyed by (language, pairID), each translated language's premise and hypothesis with
+    the source's labels, written only where both are translated."""
+    from nlibuild.stages.export import run
+
+    with user_errors():
+        store = open_store(state_of(ctx))
+        with store:
+            defaults = preset_defaults(store, "export")
+            fmt = format or defaults.get("format")
+            if fmt is None:
+                raise ConfigError(
+                    "choose the output format with --format "
+                    + "|".join(f.value for f in ExportFormat)
+                )
+            order = label_order_option(label_order or defaults.get("label_order"), "--label-order")
+            cfg = ExportConfig(
+                format=choice(ExportFormat, fmt, "--format"),
+                out=out_path,
+                label_order=order or DEFAULT_LABEL_ORDER,
+                no_gold=choice(NoGoldPolicy, no_gold, "--no-gold"),
+                langs=split_list(lang),
+                split=choice(SplitName, split, "--split") if split else None,
+            )
+            result = run(store, cfg)
+    line = f"Exported {counted(result.rows, 'pair')} to {result.out} as {cfg.format.value}"
+    if result.label_order is not None:
+        fate = "dropped" if result.no_gold_policy is NoGoldPolicy.DROP else "written with label -1"
+        line += (
+            f"; labels {result.label_order} = 0,1,2 (written to {result.sidecar}); "
+            f"{counted(result.no_gold_rows, 'pair')} without gold {fate}"
+        )
+    else:
+        line += f"; {counted(result.no_gold_rows, 'pair')} without gold written as '-'"
+    out.print(f"{line} (run {result.run_id}, {result.signature})", markup=False)
+
+
+def info(
+    ctx: typer.Context,
+    format: Annotated[str, format_option()] = TableFormat.TABLE.value,
+) -> None:
+    """Counts of the store: pairs by genre, language, label and protocol; validated pairs; runs."""
+    from nlibuild.stages.info import summarise
+
+    with user_errors():
+        fmt = choice(TableFormat, format, "--format")
+        store = open_store(state_of(ctx))
+        with store:
+            summary = summarise(store)
+    _render_summary(summary, fmt)
+
+
+def _render_summary(summary: StoreSummary, fmt: TableFormat) -> None:
+    if fmt is TableFormat.JSON:
+        out.print(summary.model_dump_json(), markup=False)
+        return
+    totals: list[tuple[str, str | int]] = [
+        ("store", str(summary.path)),
+        ("schema version", summary.schema_version),
+        ("language", summary.lang),
+        ("preset", summary.preset or "none"),
+        ("extra labels", ",".join(summary.extra_labels) or "none"),
+        ("premises", summary.premises),
+        ("pairs", summary.pairs),
+        ("validated pairs", summary.validated_pairs),
+        ("votes", summary.votes),
+        ("translations", summary.translations),
+        ("batches", summary.batches),
+        ("open batch items", summary.open_assignments),
+        ("violations", summary.violations),
+        ("runs", summary.runs),
+    ]
+    groups = [
+        ("genre", summary.by_genre),
+        ("language", summary.by_lang),
+        (f"gold label ({summary.gold_method})", summary.by_gold_label),
+        ("author label", summary.by_author_label),
+        ("protocol", summary.by_protocol),
+        ("level", summary.by_level),
+    ]
+    if fmt is not TableFormat.TABLE:
+        # Machines get one table: section, item, value.
+        rows: list[tuple[str, str, str | int]] = [("store", k, v) for k, v in totals]
+        rows += [(f"pairs by {name}", r.key, r.count) for name, group in groups for r in group]
+        render_table(out, "Store", ["section", "item", "value"], rows, fmt)
+        return
+    render_table(out, "Store", ["item", "value"], totals, fmt)
+    for name, group in groups:
+        render_table(
+            out, f"Pairs by {name}", [name, "pairs"], [(r.key, r.count) for r in group], fmt
+        )
+
+
+def runs(
+    ctx: typer.Context,
+    format: Annotated[str, format_option()] = TableFormat.TABLE.value,
+) -> None:
+    """The provenance log: every stage run with its config, signature, times and counts."""
+    with user_errors():
+        fmt = choice(TableFormat, format, "--format")
+        store = open_store(state_of(ctx))
+        with store:
+            records = store.runs()
+    if fmt is TableFormat.JSON:
+        out.print("[" + ",".join(r.model_dump_json() for r in records) + "]", markup=False)
+        return
+    rows = [
+        (
+            r.id,
+            r.stage,
+            r.status,
+            r.started_at.strftime("%Y-%m-%d %H:%M:%S"),
+            f"{(r.finished_at - r.started_at).total_seconds():.2f}" if r.finished_at else "",
+            ", ".join(f"{k.replace('_added', '')} {v}" for k, v in r.counts.items() if v),
+            r.signature,
+        )
+        for r in records
+    ]
+    columns = ["run", "stage", "status", "started (UTC)", "seconds", "counts", "signature"]
+    render_table(out, "Runs", columns, rows, fmt)
+
+
+def schemas(
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder to write the schemas to.")] = Path(
+        "schemas"
+    ),
+) -> None:
+    """Write the JSON Schema of every interchange file (generated from the models)."""
+    from nlibuild.schemas import write_schemas
+
+    written = write_schemas(out_dir)
+    out.print(f"Wrote {len(written)} schemas to {out_dir}", markup=False)

@@ -1,0 +1,55 @@
+"""`aggregate-labels`: gold labels from the votes."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from nlibuild.cli.common import open_store, out, state_of, user_errors
+from nlibuild.options import choice, first, preset_defaults
+from nlibuild.render import counted
+
+
+def aggregate_labels(
+    ctx: typer.Context,
+    min_agree: Annotated[
+        int | None, typer.Option(help="Votes an NLI label needs to be gold (default 3 of 5).")
+    ] = None,
+    method: Annotated[
+        str,
+        typer.Option(
+            help="majority, or dawid-skene as well (stored beside it; majority stays gold)."
+        ),
+    ] = "majority",
+) -> None:
+    """Gold labels from the votes: the NLI label with at least 3 of the votes and more than
+    any other, else '-'. Extra labels count as votes but are never gold; a pair with only
+    its author's vote keeps it (unvalidated). Ties give '-', whatever the vote order."""
+    from nlibuild.models import AggregateConfig, AggregateMethod
+    from nlibuild.stages.aggregate import run
+
+    with user_errors():
+        store = open_store(state_of(ctx))
+        with store:
+            defaults = preset_defaults(store, "aggregate")
+            cfg = AggregateConfig(
+                min_agree=first(min_agree, defaults.get("min_agree"), 3),
+                method=choice(AggregateMethod, method, "--method"),
+            )
+            result = run(store, cfg)
+    labels = ", ".join(f"{label} {n}" for label, n in result.by_label.items())
+    extra = ""
+    if result.released_disagreements is not None:
+        extra += f"; {result.released_disagreements} differ from the released gold"
+    if result.dawid_skene_disagreements is not None:
+        extra += (
+            f"; Dawid-Skene ({result.iterations} iterations) disagrees with the majority on "
+            f"{counted(result.dawid_skene_disagreements, 'pair')}"
+        )
+    out.print(
+        f"Aggregated {counted(result.pairs, 'pair')} by majority (at least {cfg.min_agree}): "
+        f"{labels}; {result.validated} validated, {result.unvalidated} unvalidated (author "
+        f"only){extra} (run {result.run_id}, {result.signature})",
+        markup=False,
+    )

@@ -1,0 +1,186 @@
+"""The sentence pool's commands: `ingest` (source texts into the pool) and `sample`
+(premises drawn from it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from nlibuild.cli.common import err, files_progress, open_store, out, state_of, user_errors
+from nlibuild.errors import ConfigError
+from nlibuild.models import IngestConfig, LengthUnit, ParagraphMode, SampleConfig, SourceFormat
+from nlibuild.options import choice, first, preset_defaults, preset_of, split_list
+from nlibuild.presets import stage_defaults
+from nlibuild.render import counted
+
+
+def _genre_map(values: list[str] | None) -> tuple[tuple[str, str], ...]:
+    pairs = []
+    for item in split_list(values):
+        source, sep, target = item.partition("=")
+        if not sep or not source or not target:
+            raise ConfigError(f"--genre-map {item!r}: write it as FOUND=GENRE, e.g. n=news")
+        pairs.append((source, target))
+    return tuple(pairs)
+
+
+def ingest(
+    ctx: typer.Context,
+    paths: Annotated[list[Path], typer.Argument(help="Source text files.")],
+    genre: Annotated[
+        str | None, typer.Option(help="Genre of these texts (e.g. gov, news, fiction).")
+    ] = None,
+    lang: Annotated[str | None, typer.Option(help="Their language (default: the store's).")] = None,
+    format: Annotated[
+        str | None,
+        typer.Option("--format", help="txt, jsonl, tsv or conllu (default: from the suffix)."),
+    ] = None,
+    field: Annotated[
+        str, typer.Option(help="jsonl field / tsv column that holds the text.")
+    ] = "text",
+    genre_field: Annotated[
+        str | None, typer.Option(help="jsonl field / tsv column that holds each text's genre.")
+    ] = None,
+    genre_from: Annotated[
+        str | None,
+        typer.Option(
+            help="conllu: regex over '# sent_id' then '# newdoc id'; its group 1 is the genre."
+        ),
+    ] = None,
+    genre_map: Annotated[
+        list[str] | None,
+        typer.Option("--genre-map", help="Rename found genres: FOUND=GENRE, e.g. n=news,w=wiki."),
+    ] = None,
+    paragraph: Annotated[
+        str | None,
+        typer.Option(help="txt: paragraphs end at a blank line (blank) or every line (line)."),
+    ] = None,
+    clean: Annotated[
+        str | None, typer.Option(help="Markup cleaning preset: none or callhome.")
+    ] = None,
+    strip: Annotated[
+        list[str] | None,
+        typer.Option("--strip", help="Also delete what this regex matches (repeatable)."),
+    ] = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="A genre not in the preset is an error.")
+    ] = False,
+) -> None:
+    """Read source texts into the sentence pool: split, clean, measure, deduplicate."""
+    from nlibuild.stages.ingest import format_of, run
+
+    with user_errors():
+        store = open_store(state_of(ctx))
+        with store:
+            preset = preset_of(store)
+            defaults = stage_defaults(preset, "ingest")
+            per_genre = defaults.get("genres", {}).get(genre, {}) if genre else {}
+            fmt = choice(SourceFormat, format, "--format") if format else format_of(paths[0])
+            cfg = IngestConfig(
+                paths=tuple(paths),
+                format=fmt,
+                genre=genre,
+                lang=lang or store.meta().get("lang", "en"),
+                field=field,
+                genre_field=genre_field,
+                genre_from=genre_from,
+                genre_map=_genre_map(genre_map),
+                paragraph=choice(
+                    ParagraphMode,
+                    paragraph or per_genre.get("paragraph") or defaults.get("paragraph", "blank"),
+                    "--paragraph",
+                ),
+                clean=clean or per_genre.get("clean") or defaults.get("clean", "none"),
+                strip=_split_regexes(strip),
+                known_genres=tuple(stage_defaults(preset, "corpus").get("genres", ())),
+                strict=strict,
+            )
+            with files_progress(paths, "ingest") as progress:
+                result = run(store, cfg, progress)
+    for warning in result.warnings:
+        err.print(f"Warning: {warning}", markup=False)
+    genres = ", ".join(f"{g} {n}" for g, n in result.by_genre.items())
+    out.print(
+        f"Ingested {counted(result.files, 'file')}: {counted(result.texts, 'text')}, "
+        f"{counted(result.sentences, 'sentence')} ({genres}); "
+        f"{result.empty_after_cleaning} empty after cleaning, "
+        f"{counted(result.duplicates, 'duplicate')}; {result.added} added to the pool "
+        f"(run {result.run_id}, {result.signature})",
+        markup=False,
+    )
+
+
+def _split_regexes(values: list[str] | None) -> tuple[str, ...]:
+    # Regexes may hold commas, so --strip is repeated rather than comma-separated.
+    return tuple(value for value in values or [] if value)
+
+
+def sample(
+    ctx: typer.Context,
+    genre: Annotated[
+        list[str] | None,
+        typer.Option("--genre", help="Genre to sample (repeatable, or comma-separated)."),
+    ] = None,
+    n: Annotated[int | None, typer.Option("--n", help="Premises per genre (default 250).")] = None,
+    per_genre: Annotated[
+        int | None, typer.Option(help="Sample every genre of the pool, this many each.")
+    ] = None,
+    min_len: Annotated[int | None, typer.Option(help="Shortest length kept (default 8).")] = None,
+    max_len: Annotated[int | None, typer.Option(help="Longest length kept (default 50).")] = None,
+    unit: Annotated[
+        str | None,
+        typer.Option(
+            help="Length unit: auto (chars for zh/ja/ko/th/my, else tokens), chars or tokens."
+        ),
+    ] = None,
+    lang: Annotated[str | None, typer.Option(help="Only sentences of this language.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Random seed (default 13).")] = None,
+    exclude: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--exclude",
+            help="A released corpus (jsonl/tsv/conllu/txt) whose sentences are never sampled.",
+        ),
+    ] = None,
+    balance_lengths: Annotated[
+        int | None,
+        typer.Option(help="Draw evenly from this many equal-width length bins."),
+    ] = None,
+) -> None:
+    """Move sentences from the pool into the premises, per genre, by length, seeded."""
+    from nlibuild.stages.sample import run
+
+    with user_errors():
+        store = open_store(state_of(ctx))
+        with store:
+            defaults = preset_defaults(store, "sample")
+            if per_genre is not None and n is not None:
+                raise ConfigError("give --n with --genre, or --per-genre alone, not both")
+            cfg = SampleConfig(
+                genres=split_list(genre),
+                all_genres=per_genre is not None,
+                n=per_genre or n or defaults.get("n", 250),
+                min_len=first(min_len, defaults.get("min_len"), 8),
+                max_len=first(max_len, defaults.get("max_len"), 50),
+                unit=choice(LengthUnit, unit or defaults.get("unit", "auto"), "--unit"),
+                lang=lang,
+                seed=first(seed, defaults.get("seed"), 13),
+                exclude=tuple(exclude or ()),
+                balance_bins=balance_lengths,
+            )
+            if not cfg.genres and not cfg.all_genres and defaults.get("genres"):
+                cfg = cfg.model_copy(update={"genres": tuple(defaults["genres"])})
+            result = run(store, cfg)
+    parts = [
+        f"{g.genre} {g.sampled} ({g.first_id}..{g.last_id}"
+        + (f" of {g.qualifying} qualifying)" if g.qualifying is not None else ")")
+        for g in result.genres
+    ]
+    total = sum(g.sampled for g in result.genres)
+    out.print(
+        f"Sampled {counted(total, 'premise')}: {'; '.join(parts)} "
+        f"(run {result.run_id}, {result.signature})",
+        markup=False,
+    )

@@ -1,0 +1,82 @@
+"""`split`: dev and test from relabelled pairs with a gold label, the rest train."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from nlibuild.cli.common import open_store, out, state_of, user_errors
+from nlibuild.errors import ConfigError
+from nlibuild.options import choice, split_list
+
+
+def split(
+    ctx: typer.Context,
+    dev: Annotated[int, typer.Option(help="Pairs in dev.")],
+    test: Annotated[int, typer.Option(help="Pairs in test.")],
+    protocol: Annotated[
+        list[str] | None,
+        typer.Option("--protocol", help="Draw dev/test only from pairs of these protocols."),
+    ] = None,
+    balance: Annotated[
+        str | None, typer.Option(help="level: as many easy, medium and hard pairs in dev/test.")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 13,
+    draw_from: Annotated[
+        str,
+        typer.Option(
+            "--from",
+            help="validated: dev/test from relabelled pairs with a gold label (OCNLI); "
+            "labelled: from any pair with a gold label.",
+        ),
+    ] = "validated",
+    group_by: Annotated[
+        str,
+        typer.Option(
+            "--group-by",
+            help="premise: all pairs of a premise in one split; pair: each pair on its own "
+            "(premises may then leak across splits, and the closing line says so).",
+        ),
+    ] = "premise",
+) -> None:
+    """Dev and test from relabelled pairs with a gold label (OCNLI 3.4), the rest train;
+    all pairs of a premise stay in one split, and the closing line says whether any
+    premise is shared across splits."""
+    from nlibuild.models import Protocol, SplitConfig, SplitGrouping, SplitSource
+    from nlibuild.stages.split import run
+
+    with user_errors():
+        if balance not in (None, "level"):
+            raise ConfigError(f"--balance {balance!r}: only 'level' is supported")
+        store = open_store(state_of(ctx))
+        with store:
+            cfg = SplitConfig(
+                dev=dev,
+                test=test,
+                protocols=tuple(
+                    choice(Protocol, p.upper(), "--protocol") for p in split_list(protocol)
+                ),
+                balance_level=balance == "level",
+                seed=seed,
+                draw_from=choice(SplitSource, draw_from, "--from"),
+                group_by=choice(SplitGrouping, group_by, "--group-by"),
+            )
+            result = run(store, cfg)
+    levels = "; ".join(
+        f"{name} by level: " + ", ".join(f"{k} {n}" for k, n in counts.items())
+        for name, counts in result.levels.items()
+        if counts
+    )
+    leak = (
+        f"{len(result.shared_premises)} premises in several splits: "
+        + ", ".join(result.shared_premises[:5])
+        if result.shared_premises
+        else "no premise is shared across splits"
+    )
+    out.print(
+        f"Split: train {result.counts['train']}, dev {result.counts['dev']}, test "
+        f"{result.counts['test']} ({levels}); {result.held_out} unvalidated pairs of dev/test "
+        f"premises held out; {leak} (run {result.run_id}, {result.signature})",
+        markup=False,
+    )

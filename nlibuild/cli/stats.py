@@ -1,0 +1,157 @@
+"""`stats --table NAME`: the command over the table registry (nlibuild/stats/). It takes
+the union of every table's options, refuses those the chosen table does not read, then
+lets the table build its settings, compute its rows and render them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from nlibuild.cli.common import format_option, open_store, out, state_of, user_errors
+from nlibuild.errors import ConfigError
+from nlibuild.models import TableFormat
+from nlibuild.options import choice, split_list
+from nlibuild.stats import StatsOptions, StatsTable, stats_tables
+
+# The command's own options, which every table takes.
+_COMMON_OPTIONS = {"table", "format"}
+
+
+def _table_names(separator: str, last: str | None = None) -> str:
+    names = list(stats_tables())
+    if last is None or len(names) < 2:
+        return separator.join(names)
+    return separator.join(names[:-1]) + last + names[-1]
+
+
+def stats_help() -> str:
+    """The command's --help: one paragraph per table, in listing order."""
+    tables = "\n\n".join(f"{t.name}: {t.help}" for t in stats_tables().values())
+    return f"Tables about the corpus.\n\n{tables}"
+
+
+def stats(
+    ctx: typer.Context,
+    table: Annotated[
+        str,
+        typer.Option(
+            "--table",
+            help=f"Which table: {_table_names(', ', ' or ')}.",
+        ),
+    ],
+    min_len: Annotated[
+        int | None, typer.Option(help="premises: shortest qualifying length (default 8).")
+    ] = None,
+    max_len: Annotated[
+        int | None, typer.Option(help="premises: longest qualifying length (default 50).")
+    ] = None,
+    unit: Annotated[
+        str | None, typer.Option(help="premises: length unit, auto, chars or tokens.")
+    ] = None,
+    max_overlap: Annotated[
+        float | None, typer.Option(help="subsets: the overlap limit (default 0.70, OCNLI 3.2).")
+    ] = None,
+    negators: Annotated[
+        list[Path] | None,
+        typer.Option("--negators", help="subsets: more negators (resources/negators/ format)."),
+    ] = None,
+    by: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--by",
+            help="agreement: also per protocol, level, genre and/or lang; pmi: one of "
+            "protocol, level, genre, author; cues: one of those (default protocol).",
+        ),
+    ] = None,
+    include_extra: Annotated[
+        bool,
+        typer.Option(help="agreement: extra labels are categories of kappa and alpha too."),
+    ] = False,
+    ci: Annotated[
+        float | None, typer.Option(help="agreement: bootstrap interval at this level, e.g. 0.95.")
+    ] = None,
+    resamples: Annotated[int, typer.Option(help="agreement: bootstrap resamples.")] = 1000,
+    seed: Annotated[int, typer.Option(help="agreement: bootstrap seed.")] = 13,
+    threshold: Annotated[
+        float, typer.Option(help="annotators: flag agreement with gold under this.")
+    ] = 0.7,
+    sort: Annotated[
+        str, typer.Option(help="annotators: sort by this column (default agree_with_gold).")
+    ] = "agree_with_gold",
+    top: Annotated[int, typer.Option(help="pmi: (word, label) pairs per group.")] = 3,
+    smoothing: Annotated[
+        float, typer.Option(help="pmi: add-k smoothing of the counts (Gururangan et al. 2018).")
+    ] = 100.0,
+    min_count: Annotated[
+        int, typer.Option(help="pmi: rank only words in at least this many pairs of a group.")
+    ] = 20,
+    units: Annotated[
+        str | None,
+        typer.Option(help="pmi: words (jieba for Chinese) or chars (default: the language's)."),
+    ] = None,
+    per_label: Annotated[
+        bool, typer.Option("--per-label", help="pmi: the top words of each label.")
+    ] = False,
+    split: Annotated[
+        list[str] | None,
+        typer.Option("--split", help="pmi, cues: only pairs of these splits (e.g. train)."),
+    ] = None,
+    lang: Annotated[
+        str | None,
+        typer.Option(help="pmi, cues: read the human translations into this language."),
+    ] = None,
+    format: Annotated[str, format_option()] = TableFormat.TABLE.value,
+) -> None:
+    """Tables about the corpus (the help is `stats_help()`, one paragraph per table)."""
+    with user_errors():
+        fmt = choice(TableFormat, format, "--format")
+        chosen = _table_named(table)
+        _refuse_other_options(ctx, chosen)
+        options = StatsOptions(
+            min_len=min_len, max_len=max_len, unit=unit, max_overlap=max_overlap,
+            negators=tuple(negators or ()), by=split_list(by), include_extra=include_extra,
+            ci=ci, resamples=resamples, seed=seed, threshold=threshold, sort=sort, top=top,
+            smoothing=smoothing, min_count=min_count, units=units, per_label=per_label,
+            split=split_list(split), lang=lang,
+        )  # fmt: skip
+        store = open_store(state_of(ctx))
+        with store:
+            settings = chosen.settings(options, store)
+            result = chosen.compute(store, settings)
+    chosen.render(result, settings, fmt, out)
+
+
+def _table_named(name: str) -> StatsTable[object, object]:
+    tables = stats_tables()
+    if name not in tables:
+        raise ConfigError(f"--table {name!r} is not one of: {_table_names(', ')}")
+    return tables[name]
+
+
+def _refuse_other_options(ctx: typer.Context, table: StatsTable[object, object]) -> None:
+    """An option the table does not read is an error rather than silently ignored: the
+    user asked for something the table will not do."""
+    given = [
+        param
+        for param in ctx.command.params
+        if param.name not in _COMMON_OPTIONS | table.options and _given(ctx, param.name or "")
+    ]
+    if given:
+        takes = [
+            param.opts[0]
+            for param in ctx.command.params
+            if param.name in table.options | {"format"}
+        ]
+        raise ConfigError(
+            f"{given[0].opts[0]} does not apply to --table {table.name} "
+            f"(its options: {', '.join(takes)})"
+        )
+
+
+def _given(ctx: typer.Context, name: str) -> bool:
+    """Whether the user gave the option (rather than typer filling in its default)."""
+    source = ctx.get_parameter_source(name)
+    # By name: typer vendors its own click, whose ParameterSource is not public.
+    return source is not None and source.name in {"COMMANDLINE", "ENVIRONMENT"}

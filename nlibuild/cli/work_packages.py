@@ -1,0 +1,60 @@
+"""What `elicit` and `relabel` share: the platform options and the body of their `export`
+commands (a work package of batches for an annotation platform)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from nlibuild.cli.common import open_store, out, state_of, user_errors
+from nlibuild.models import ElicitExportConfig, PlatformFormat, RelabelExportConfig
+from nlibuild.options import choice, split_list
+from nlibuild.render import counted
+from nlibuild.store import Store
+
+ExportConfigT = TypeVar("ExportConfigT", ElicitExportConfig, RelabelExportConfig)
+
+_FORMATS = "jsonl, csv, labelstudio or mturk"
+
+PlatformOption = Annotated[str, typer.Option("--format", help=f"Platform: {_FORMATS}.")]
+InstructionsOption = Annotated[
+    str, typer.Option(help="Languages of the instructions to include (default en,zh).")
+]
+AnnotatorMapOption = Annotated[
+    Path | None,
+    typer.Option(help="csv: platform,platform_id,annotator: platform worker IDs to ours."),
+]
+
+
+def export_package(
+    ctx: typer.Context,
+    config_type: type[ExportConfigT],
+    run: Callable[[Store, ExportConfigT], Any],
+    batches: list[str] | None,
+    all_batches: bool,
+    format: str,
+    out_dir: Path,
+    instructions: str,
+) -> None:
+    """The body of `elicit export` and `relabel export`: build the config, run the stage,
+    print the closing line."""
+    with user_errors():
+        store = open_store(state_of(ctx))
+        with store:
+            cfg = config_type(
+                batches=split_list(batches),
+                all=all_batches,
+                format=choice(PlatformFormat, format, "--format"),
+                out=out_dir,
+                instruction_langs=split_list([instructions]),
+            )
+            result = run(store, cfg)
+    out.print(
+        f"Exported {counted(result.batches, 'batch')} ({counted(result.tasks, 'task')}) as "
+        f"{cfg.format.value} to {cfg.out}: {', '.join(p.name for p in result.files)} "
+        f"(run {result.run_id}, {result.signature})",
+        markup=False,
+    )

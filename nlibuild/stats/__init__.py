@@ -1,0 +1,93 @@
+"""The tables of `nlibuild stats --table NAME`, one module per table, found by name.
+
+A table module defines `TABLE`, a `StatsTable`: its name, the paragraph `stats --help`
+shows for it, the `stats` options it reads, and three functions: `settings` (the options
+as given, plus the store's preset defaults, into the table's settings; option errors are
+`ConfigError`s), `compute` (store and settings into rows) and `render` (rows onto a
+console in the chosen format). Adding a table is adding one module here with a `TABLE`;
+only a table that needs an option `stats` does not have yet also touches the CLI.
+
+Table modules keep their imports light at the top (numpy, polars and the artifact models
+load inside `compute`), because `nlibuild --help` imports every table to list them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+from rich.console import Console
+
+from nlibuild.models import TableFormat
+from nlibuild.store import Store
+
+SettingsT = TypeVar("SettingsT")
+ResultT = TypeVar("ResultT")
+
+
+@dataclass(frozen=True)
+class StatsOptions:
+    """Every option of `stats` after the command line's own parsing (types, typer's
+    defaults; None where an option has no default and was not given). A table reads the
+    ones it names in `StatsTable.options`; the CLI refuses the others."""
+
+    min_len: int | None = None
+    max_len: int | None = None
+    unit: str | None = None
+    max_overlap: float | None = None
+    negators: tuple[Path, ...] = ()
+    by: tuple[str, ...] = ()
+    include_extra: bool = False
+    ci: float | None = None
+    resamples: int = 1000
+    seed: int = 13
+    threshold: float = 0.7
+    sort: str = "agree_with_gold"
+    top: int = 3
+    smoothing: float = 100.0
+    min_count: int = 20
+    units: str | None = None
+    per_label: bool = False
+    split: tuple[str, ...] = ()
+    lang: str | None = None
+
+
+@dataclass(frozen=True)
+class StatsTable(Generic[SettingsT, ResultT]):
+    """One table of `stats`; see the module's docstring."""
+
+    name: str
+    rank: int
+    """Where the table is listed (in --help and error messages): lower first."""
+    help: str
+    options: frozenset[str]
+    """The fields of `StatsOptions` the table reads."""
+    settings: Callable[[StatsOptions, Store], SettingsT]
+    compute: Callable[[Store, SettingsT], ResultT]
+    render: Callable[[ResultT, SettingsT, TableFormat, Console], None]
+
+
+@cache
+def stats_tables() -> dict[str, StatsTable[Any, Any]]:
+    """Every table, by name, in listing order: the `TABLE` of each module of this package."""
+    found: list[StatsTable[Any, Any]] = []
+    for module in pkgutil.iter_modules(__path__):
+        table = getattr(importlib.import_module(f"{__name__}.{module.name}"), "TABLE", None)
+        if isinstance(table, StatsTable):
+            found.append(table)
+    return {table.name: table for table in sorted(found, key=lambda table: table.rank)}
+
+
+def print_json_rows(rows: Sequence[BaseModel], console: Console) -> None:
+    """A json array of the rows, on one line (the `--format json` of most tables)."""
+    console.print("[" + ",".join(row.model_dump_json() for row in rows) + "]", markup=False)
+
+
+def no_settings(options: StatsOptions, store: Store) -> None:
+    """The settings of a table that takes no options."""

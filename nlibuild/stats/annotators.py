@@ -1,0 +1,138 @@
+"""`stats --table annotators`: per annotator, votes, agreement with gold leaving their own
+vote out, the share of an author's pairs whose gold is their label, elicitation
+violations and the Dawid-Skene reliability when computed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+
+from nlibuild.errors import ConfigError
+from nlibuild.models import NLI_LABELS, AnnotatorStat, TableFormat
+from nlibuild.render import render_table
+from nlibuild.stats import StatsOptions, StatsTable, print_json_rows
+from nlibuild.store import Store
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+
+@dataclass(frozen=True)
+class AnnotatorsSettings:
+    threshold: float
+    sort: str
+
+
+def annotators_settings(options: StatsOptions, store: Store) -> AnnotatorsSettings:
+    if options.sort not in AnnotatorStat.model_fields:
+        fields = ", ".join(AnnotatorStat.model_fields)
+        raise ConfigError(f"--sort {options.sort!r} is not one of: {fields}")
+    return AnnotatorsSettings(options.threshold, options.sort)
+
+
+def compute_annotators(store: Store, settings: AnnotatorsSettings) -> list[AnnotatorStat]:
+    return annotator_stats(store, settings.threshold)
+
+
+def annotator_stats(
+    store: Store, threshold: float = 0.7, min_agree: int = 3
+) -> list[AnnotatorStat]:
+    """Per annotator: votes, as author and as validator; agreement with the gold label
+    computed without their own vote (leave-one-out: the majority rule over the pair's other
+    votes, on validated pairs where that has a gold label); for authors, the share of their
+    validated pairs whose gold is their label; elicitation violations; the Dawid-Skene
+    reliability when computed. `flagged` when the leave-one-out agreement is under
+    `threshold`."""
+    # numpy loads here, not at import: `nlibuild --help` imports every table.
+    import numpy as np
+
+    from nlibuild.queries.votes import read_votes
+
+    read = read_votes(store, min_agree)
+    items = read.items
+    labels = read.votes.codes
+    annotators = read.votes.annotator_pks
+    positions = read.votes.positions
+    gold = read.table.gold
+    loo_gold = _gold_without_each_vote(read.table.counts, items, labels, min_agree)
+    validated = read.table.counts.sum(axis=1)[items] >= 2
+    judged = validated & (loo_gold >= 0)
+    agrees = judged & (loo_gold == labels)
+    authored = positions == 0
+    author_judged = authored & validated & (gold[items] >= 0)
+    author_agrees = author_judged & (gold[items] == labels)
+    ids = store.annotator_ids()
+    violations = store.violations_per_annotator()
+    reliability = store.reliabilities("dawid-skene")
+    rows = []
+    for pk in np.unique(annotators):
+        mine = annotators == pk
+        annotator = ids[int(pk)]
+        judged_n = int((mine & judged).sum())
+        author_n = int((mine & author_judged).sum())
+        agree = float((mine & agrees).sum()) / judged_n if judged_n else None
+        rows.append(
+            AnnotatorStat(
+                annotator=annotator,
+                votes=int(mine.sum()),
+                authored=int((mine & authored).sum()),
+                validated=int((mine & ~authored).sum()),
+                agree_with_gold=agree,
+                agree_pairs=judged_n,
+                author_gold=float((mine & author_agrees).sum()) / author_n if author_n else None,
+                author_pairs=author_n,
+                violations=violations.get(annotator, 0),
+                reliability=reliability.get(annotator),
+                flagged=agree is not None and agree < threshold,
+            )
+        )
+    return rows
+
+
+def _gold_without_each_vote(
+    counts: NDArray[np.int64], items: NDArray[np.int64], labels: NDArray[np.int64], min_agree: int
+) -> NDArray[np.int64]:
+    """Per vote, the gold label of its pair with that vote left out: the pair's other
+    votes through the majority rule (-1 where they give none, or are fewer than 2)."""
+    import numpy as np
+
+    without = counts[items].copy()
+    without[np.arange(len(labels)), labels] -= 1
+    others = without.sum(axis=1)
+    nli = without[:, : len(NLI_LABELS)]
+    top = nli.max(axis=1)
+    unique = (nli == top[:, None]).sum(axis=1) == 1
+    needed = np.minimum(min_agree, others)  # 4 other votes: 3 must agree, as for 5
+    agreed = unique & (top >= np.maximum(needed, 1)) & (others >= 2)
+    return np.where(agreed, nli.argmax(1), -1)
+
+
+def render_annotators(
+    rows: list[AnnotatorStat], settings: AnnotatorsSettings, fmt: TableFormat, out: Console
+) -> None:
+    """Sorted by --sort, missing values last."""
+    sort = settings.sort
+    columns = list(AnnotatorStat.model_fields)
+    ordered = sorted(rows, key=lambda r: (getattr(r, sort) is None, getattr(r, sort)))
+    if fmt is TableFormat.JSON:
+        print_json_rows(ordered, out)
+        return
+    title = f"Annotators (flagged: agreement with gold under {settings.threshold:.0%})"
+    render_table(out, title, columns, [tuple(getattr(r, c) for c in columns) for r in ordered],
+                 fmt, decimals=3)  # fmt: skip
+
+
+TABLE = StatsTable(
+    name="annotators",
+    rank=40,
+    help="per annotator, votes (as author, as validator), agreement with gold leaving "
+    "their own vote out, for authors the share of their pairs whose gold is their label, "
+    "elicitation violations, the Dawid-Skene reliability when computed.",
+    options=frozenset({"threshold", "sort"}),
+    settings=annotators_settings,
+    compute=compute_annotators,
+    render=render_annotators,
+)

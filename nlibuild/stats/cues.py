@@ -1,0 +1,106 @@
+"""`stats --table cues`: per group and gold label, the share of hypotheses with a
+negator, the mean overlap with the premise and its histogram, the share over the overlap
+limit and the mean length; computed by `cue_table` (stages/artifacts.py), which records
+a run."""
+
+from __future__ import annotations
+
+import itertools
+
+from rich.console import Console
+
+from nlibuild.models import (
+    OVERLAP_BINS,
+    ArtifactGroup,
+    ArtifactScope,
+    CuesConfig,
+    CuesResult,
+    TableFormat,
+)
+from nlibuild.render import counted, render_table
+from nlibuild.stats import StatsOptions, StatsTable, print_json_rows
+from nlibuild.stats.artifact_parts import artifact_group, group_starts, left_out
+from nlibuild.stats.subsets import overlap_limit
+from nlibuild.store import Store
+
+
+def cues_settings(options: StatsOptions, store: Store) -> CuesConfig:
+    return CuesConfig(
+        by=artifact_group(options.by) or ArtifactGroup.PROTOCOL,
+        max_overlap=overlap_limit(options, store),
+        negator_files=options.negators,
+        scope=ArtifactScope(splits=options.split, lang=options.lang),
+    )
+
+
+def compute_cues(store: Store, settings: CuesConfig) -> CuesResult:
+    # polars and scikit-learn load here, not at import: `nlibuild --help` imports every table.
+    from nlibuild.stages.artifacts import cue_table
+
+    return cue_table(store, settings)
+
+
+_BIN_NAMES = [f"overlap {low:.1f}-{high:.1f}" for low, high in itertools.pairwise(OVERLAP_BINS)]
+
+
+def render_cues(result: CuesResult, settings: CuesConfig, fmt: TableFormat, out: Console) -> None:
+    if fmt is TableFormat.JSON:
+        print_json_rows(result.rows, out)
+        return
+    limit = settings.max_overlap
+    title = f"Cues per label: negators, overlap with the premise (limit {limit:.0%}), length"
+    if fmt is TableFormat.CSV:
+        render_table(
+            out, title,
+            ["group_by", "group", "label", "pairs", "negated", "mean_overlap",
+             *(n.replace(" ", "_") for n in _BIN_NAMES), "over_limit", "mean_length", "unit"],
+            [(r.group_by, r.group, r.label, r.pairs, r.negated, r.mean_overlap, *r.overlap_bins,
+              r.over_limit, r.mean_length, r.unit) for r in result.rows],
+            fmt,
+        )  # fmt: skip
+        return
+
+    def percent(value: float | None) -> str:
+        return "n.a." if value is None else f"{100 * value:.1f}"
+
+    starts = group_starts([r.group for r in result.rows])
+    units = sorted({r.unit for r in result.rows})
+    render_table(
+        out,
+        f"{title} (shares in %; histogram bins of overlap from "
+        f"{', '.join(f'{low:.1f}' for low in OVERLAP_BINS[:-1])}; length in {'/'.join(units)})",
+        ["group", "label", "pairs", "negator", "overlap", "histogram", ">limit", "length"],
+        [(r.group if first else "", r.label, r.pairs, percent(r.negated),
+          percent(r.mean_overlap), " ".join(f"{100 * b:.0f}" for b in r.overlap_bins),
+          percent(r.over_limit), f"{r.mean_length:.1f}" if r.mean_length is not None else "")
+         for r, first in zip(result.rows, starts, strict=True)],
+        fmt,
+    )  # fmt: skip
+    if fmt is TableFormat.TABLE:
+        if result.unchecked_langs:
+            out.print(
+                f"No negator lexicon for {', '.join(result.unchecked_langs)}: negators not "
+                "counted there (add one with --negators).",
+                markup=False,
+            )
+        out.print(
+            f"{counted(result.pairs, 'pair')}; "
+            f"{left_out(result.without_gold, result.untranslated, settings.scope.lang)} "
+            f"(run {result.run_id}, {result.signature})",
+            markup=False,
+        )
+
+
+TABLE = StatsTable(
+    name="cues",
+    rank=80,
+    help="per group (--by, default protocol) and gold label: the share of hypotheses with "
+    "a negator (the elicitation lexicons), the mean overlap with the premise and its "
+    "histogram, the share over the overlap limit, and the mean length. The gold label is "
+    "the majority (aggregate-labels), else the corpus's released label, else the author's; "
+    "pairs with '-' are left out.",
+    options=frozenset({"by", "max_overlap", "negators", "split", "lang"}),
+    settings=cues_settings,
+    compute=compute_cues,
+    render=render_cues,
+)

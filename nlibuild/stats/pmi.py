@@ -1,0 +1,80 @@
+"""`stats --table pmi`: OCNLI's Table 8, the top (word, label) pairs by PMI between a
+hypothesis word and the gold label; computed by `pmi_table` (stages/artifacts.py), which
+records a run."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from nlibuild.models import ArtifactScope, PmiConfig, PmiResult, TableFormat, WordUnits
+from nlibuild.options import choice
+from nlibuild.render import counted, render_table
+from nlibuild.stats import StatsOptions, StatsTable, print_json_rows
+from nlibuild.stats.artifact_parts import artifact_group, group_starts, left_out
+from nlibuild.store import Store
+
+
+def pmi_settings(options: StatsOptions, store: Store) -> PmiConfig:
+    return PmiConfig(
+        by=artifact_group(options.by),
+        top=options.top,
+        smoothing=options.smoothing,
+        min_count=options.min_count,
+        per_label=options.per_label,
+        units=choice(WordUnits, options.units, "--units") if options.units else None,
+        scope=ArtifactScope(splits=options.split, lang=options.lang),
+    )
+
+
+def compute_pmi(store: Store, settings: PmiConfig) -> PmiResult:
+    # polars and scikit-learn load here, not at import: `nlibuild --help` imports every table.
+    from nlibuild.stages.artifacts import pmi_table
+
+    return pmi_table(store, settings)
+
+
+def render_pmi(result: PmiResult, settings: PmiConfig, fmt: TableFormat, out: Console) -> None:
+    if fmt is TableFormat.JSON:
+        print_json_rows(result.rows, out)
+        return
+    if fmt is TableFormat.CSV:
+        columns = list(result.rows[0].model_dump()) if result.rows else ["group_by", "group"]
+        render_table(out, "", columns,
+                     [tuple(r.model_dump().values()) for r in result.rows], fmt)  # fmt: skip
+        return
+    starts = group_starts([r.group for r in result.rows])
+    render_table(
+        out,
+        f"Top (word, label) pairs by PMI (OCNLI Table 8), {result.units}",
+        ["group", "pairs", "word", "label", "PMI", "counts"],
+        [(r.group if first else "", r.pairs if first else "", r.word, r.label, f"{r.pmi:.2f}",
+          f"{r.count}/{r.word_count}")
+         for r, first in zip(result.rows, starts, strict=True)],
+        fmt,
+    )  # fmt: skip
+    if fmt is TableFormat.TABLE:
+        out.print(
+            f"{counted(result.pairs, 'pair')}; "
+            f"{left_out(result.without_gold, result.untranslated, settings.scope.lang)} "
+            f"(run {result.run_id}, {result.signature})",
+            markup=False,
+        )
+
+
+TABLE = StatsTable(
+    name="pmi",
+    rank=70,
+    help="OCNLI's Table 8: for all pairs and per --by group, the top (word, label) pairs "
+    'by PMI between a hypothesis word and the gold label, with counts "pairs with the word '
+    'and the label / pairs with the word". Add-k smoothing (k = --smoothing) of the '
+    "word-by-label table as in Gururangan et al. (2018); natural log. Words are case-folded "
+    "Unicode word runs (Chinese: jieba; Japanese, Thai, Burmese: characters). The gold label "
+    "is the majority (aggregate-labels), else the corpus's released label, else the "
+    "author's; pairs with '-' are left out.",
+    options=frozenset(
+        {"by", "top", "smoothing", "min_count", "units", "per_label", "split", "lang"}
+    ),
+    settings=pmi_settings,
+    compute=compute_pmi,
+    render=render_pmi,
+)
