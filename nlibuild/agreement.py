@@ -24,6 +24,7 @@ Denominators (also in `--help` and the README):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -169,6 +170,31 @@ def pair_parts(table: VoteTable, include_extra: bool = False) -> _Parts:
     return parts
 
 
+def collapsed(
+    table: VoteTable, groups: NDArray[np.int64]
+) -> tuple[VoteTable, NDArray[np.int64], FloatArray]:
+    """The pairs that agree in everything the statistics read (label counts, author, gold
+    and group) as one row each, with the number of pairs it stands for.
+
+    Every statistic is a ratio of sums over pairs, so sums over the distinct rows weighted
+    by their counts are the same sums, and a million pairs of five votes hold only a few
+    thousand distinct rows: the statistics then cost nothing next to reading the store.
+    (Not for the bootstrap, which resamples pairs.)"""
+    columns = [*table.counts.T, table.author + 1, table.gold + 1, groups]
+    radices = [int(column.max(initial=0)) + 1 for column in columns]
+    if math.prod(radices) < 2**62:  # one integer key a row, mixed radix
+        key = np.zeros(len(groups), dtype=np.int64)
+        for column, radix in zip(columns, radices, strict=True):
+            key = key * radix + column
+        _, first, counts = np.unique(key, return_index=True, return_counts=True)
+    else:  # counts too large to pack (ChaosNLI's 100 votes a pair and many labels)
+        _, first, counts = np.unique(
+            np.stack(columns, axis=1), axis=0, return_index=True, return_counts=True
+        )
+    rows = VoteTable(table.counts[first], table.author[first], table.gold[first], table.nli)
+    return rows, groups[first], counts.astype(np.float64)
+
+
 def _sums(parts: _Parts, weights: FloatArray | None = None) -> dict[str, float]:
     return {
         name: float(array.sum() if weights is None else array @ weights)
@@ -192,12 +218,18 @@ def estimates(
     ci: float | None = None,
     resamples: int = 1000,
     seed: int = 13,
+    *,
+    multiplicity: FloatArray | None = None,
 ) -> list[Estimate]:
     """Every statistic over the pairs in `mask` (all when None), with a percentile
-    bootstrap interval at level `ci` over `resamples` resamples of those pairs."""
+    bootstrap interval at level `ci` over `resamples` resamples of those pairs. Rows
+    `collapsed` from several pairs each come with their `multiplicity` (no bootstrap)."""
+    if multiplicity is not None and ci is not None:
+        raise ValueError("a bootstrap resamples pairs: give them one a row, not collapsed")
     if mask is not None:
         parts = {name: array[mask] for name, array in parts.items()}
-    sums = _sums(parts)
+        multiplicity = multiplicity[mask] if multiplicity is not None else None
+    sums = _sums(parts, multiplicity)
     intervals: dict[str, tuple[float | None, float | None]] = {}
     if ci is not None and len(parts["validated"]):
         rng = np.random.default_rng(seed)

@@ -42,6 +42,10 @@ if TYPE_CHECKING:  # numpy is imported where columns are read: not on every star
 
 _ROWS_PER_STATEMENT = 100
 
+LAST_VOTE_RUN = "last_vote_run"
+"""The meta key naming the newest run that wrote votes (aggregate-labels tells from it
+whether its gold is up to date without scanning every vote)."""
+
 PAIR_LABEL_COUNTS = (
     "pair_pk, count(*), sum(label = 'entailment'), sum(label = 'neutral'), "
     "sum(label = 'contradiction'), max(CASE WHEN position = 0 THEN label END)"
@@ -373,6 +377,8 @@ class Store:
         if full < len(values):
             rest = (len(values) - full) // width
             self.conn.execute(self._insert_statement(table, width, rest), head + values[full:])
+        if table == "votes" and values:
+            self.set_meta(LAST_VOTE_RUN, str(run_id))
 
     @staticmethod
     @functools.cache
@@ -721,36 +727,6 @@ class Store:
             [*labels, method],
         )
         return pair_pks, codes
-
-    def pair_groups(
-        self, columns: Sequence[str]
-    ) -> tuple[NDArray[np.int64], list[NDArray[np.int64]], list[list[str | None]]]:
-        """Pair keys in order and, for each of `columns` (protocol, level, genre, lang),
-        a code per pair and the values the codes stand for (in code order)."""
-        sources = {"protocol": ("pairs", "p.protocol"), "level": ("pairs", "p.level"),
-                   "genre": ("premises", "pr.genre"), "lang": ("pairs", "p.lang")}  # fmt: skip
-        values: list[list[str | None]] = []
-        selects = []
-        params: list[Any] = []
-        for column in columns:
-            table, expression = sources[column]
-            name = expression.split(".")[1]
-            found = [r[0] for r in self.conn.execute(f"SELECT DISTINCT {name} FROM {table}")]
-            values.append(found)
-            cases = []
-            for code, value in enumerate(found):
-                if value is not None:
-                    params.append(value)
-                    cases.append(f"WHEN ?{len(params)} THEN {code}")
-            missing = found.index(None) if None in found else -1
-            selects.append(f"group_concat(CASE {expression} {' '.join(cases)} ELSE {missing} END)")
-        join = "JOIN premises pr ON pr.pk = p.premise_pk" if "genre" in columns else ""
-        arrays = self.int_columns(
-            f"SELECT group_concat(p.pk), {', '.join(selects)} FROM "
-            f"(SELECT pk, premise_pk, protocol, level, lang FROM pairs ORDER BY pk) p {join}",
-            params,
-        )
-        return arrays[0], arrays[1:], values
 
     def annotator_ids(self) -> dict[int, str]:
         return dict(self.conn.execute("SELECT pk, id FROM annotators"))

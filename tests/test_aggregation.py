@@ -21,7 +21,6 @@ import io
 import json
 import random
 import re
-import sqlite3
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -41,8 +40,10 @@ from conftest import (
     requires_fixtures,
     write_jsonl,
 )
+from pydantic import BaseModel
 
 from nlibuild.agreement import STATISTICS, VoteTable, estimates, pair_parts
+from nlibuild.store import Store
 
 E, N, C, U = "entailment", "neutral", "contradiction", "unrelated"
 NLI = (E, N, C)
@@ -1060,23 +1061,22 @@ def test_pairs_without_votes_are_an_error_and_stay_unchanged(tmp_path: Path) -> 
         fails(db, "stats", "--table", table, says=("no votes",))
 
 
+class NewVote(BaseModel):
+    votes: int = 1
+
+
 def test_new_votes_make_the_next_aggregation_compute_the_gold_again(
     cases_db: tuple[Path, str], tmp_path: Path
 ) -> None:
     db = copy_store(cases_db[0], tmp_path / "cases.db")
     ok("--db", db, "aggregate-labels")
     first = query(db, "SELECT DISTINCT run_id FROM gold WHERE method = 'majority'")
-    # A vote added by a later run (as relabel import would) makes the stored gold stale.
-    with sqlite3.connect(db) as conn:
-        conn.execute(
-            "INSERT INTO runs(stage, config_json, signature, started_at, status, version) "
-            "VALUES ('relabel-import', '{}', 'test', '2026-11-23', 'ok', 'test')"
-        )
-        run_id = conn.execute("SELECT max(id) FROM runs").fetchone()[0]
-        conn.execute(
-            "UPDATE votes SET run_id = ? WHERE pair_pk = (SELECT min(pair_pk) FROM votes)",
-            (run_id,),
-        )
+    # A vote added by a later run (as relabel import does) makes the stored gold stale.
+    with Store.open(db) as store, store.recorded_run("relabel-import", NewVote()) as run:
+        store.insert("annotators", [(999, "late-validator", 0, None)])
+        pair_pk = store.conn.execute("SELECT min(pair_pk) FROM votes").fetchone()[0]
+        store.add_votes([(pair_pk, 999, 9, "neutral")], run.id)
+        run_id = run.id
     ok("--db", db, "aggregate-labels")
     again = query(db, "SELECT DISTINCT run_id FROM gold WHERE method = 'majority'")
     assert again != first and again[0][0] > run_id

@@ -40,13 +40,18 @@ class PairLabelTable:
     table: VoteTable
 
 
-def merged_extras_are_exact(store: Store) -> bool:
-    """Whether no pair holds two or more votes outside the NLI labels."""
-    row = store.conn.execute(
-        "SELECT EXISTS (SELECT 1 FROM pair_labels "
-        "WHERE n_votes - n_entailment - n_neutral - n_contradiction >= 2)"
+_COUNT_BITS = 12
+"""Bits of each count in the packed row: pairs of up to 4,095 votes (ChaosNLI has 100)."""
+
+
+def _packable(store: Store) -> bool:
+    """Whether the counts fit the packed read and the extra labels can share one column:
+    no pair holds two or more votes outside the NLI labels (which could be of two kinds)."""
+    most, extra = store.conn.execute(
+        "SELECT max(n_votes), max(n_votes - n_entailment - n_neutral - n_contradiction) "
+        "FROM pair_labels"
     ).fetchone()
-    return not row[0]
+    return most is not None and most < 1 << _COUNT_BITS and extra < 2
 
 
 def pair_label_table(
@@ -61,19 +66,27 @@ def pair_label_table(
 
     from nlibuild.queries.votes import majority_codes
 
-    if include_extra or not merged_extras_are_exact(store):
-        return None
-    pks, total, entailment, neutral, contradiction, author, gold = store.int_columns(
-        "SELECT group_concat(pair_pk), group_concat(n_votes), group_concat(n_entailment), "
-        "group_concat(n_neutral), group_concat(n_contradiction), "
-        f"group_concat({_CODE.format(column='author_label')}), "
-        f"group_concat(ifnull({_CODE.format(column='gold')}, -2)) "
-        "FROM (SELECT * FROM pair_labels ORDER BY pair_pk)"
+    if include_extra or not _packable(store):
+        return None  # also when there are no votes: the votes' reader says what to do
+    # One integer a pair: the four counts, then the author's and the gold's code (3 bits
+    # each), so that SQLite writes one number a row and numpy parses one column.
+    author = _CODE.format(column="author_label")
+    gold = f"ifnull({_CODE.format(column='gold')}, -2)"
+    packed_counts = "n_votes"
+    for count in ("n_entailment", "n_neutral", "n_contradiction"):
+        packed_counts = f"({packed_counts}) * {1 << _COUNT_BITS} + {count}"
+    pks, packed = store.int_columns(
+        f"SELECT group_concat(pair_pk), group_concat((({packed_counts}) * 8 + {author} + 1) "
+        f"* 8 + {gold} + 2) FROM pair_labels"  # a rowid table: read in pair key order
     )
-    if not len(pks):
-        return None  # no votes: the votes' reader says what to do
-    extra = total - entailment - neutral - contradiction
-    counts = np.stack([entailment, neutral, contradiction, extra], axis=1)
+    gold_codes = packed % 8 - 2
+    author_codes = packed // 8 % 8 - 1
+    counts = np.empty((len(pks), 4), dtype=np.int64)
+    rest = packed // 64
+    for index in (2, 1, 0):
+        counts[:, index] = rest % (1 << _COUNT_BITS)
+        rest //= 1 << _COUNT_BITS
+    counts[:, 3] = rest - counts[:, :3].sum(axis=1)  # every vote outside the NLI labels
     computed = majority_codes(counts, min_agree)
-    gold = np.where(gold == -2, computed, gold)
-    return PairLabelTable(pks, VoteTable(counts, author, gold, EXTRA))
+    gold_codes = np.where(gold_codes == -2, computed, gold_codes)
+    return PairLabelTable(pks, VoteTable(counts, author_codes, gold_codes, EXTRA))

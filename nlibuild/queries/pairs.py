@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import NamedTuple
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from nlibuild.labels import RELEASED, GoldRule
 from nlibuild.queries.sql_params import json_array
 from nlibuild.store import ExportRow, Store
+
+if TYPE_CHECKING:  # numpy is imported where columns are read
+    import numpy as np
+    from numpy.typing import NDArray
 
 
 class StoredPair(NamedTuple):
@@ -173,3 +177,54 @@ def validated_pair_count(store: Store) -> int:
     """Pairs with a validator's vote besides the author's (a vote at position 1)."""
     row = store.conn.execute("SELECT count(*) FROM votes WHERE position = 1").fetchone()
     return int(row[0])
+
+
+_FACET_SOURCES = {"protocol": "pairs", "level": "pairs", "lang": "pairs", "genre": "premises"}
+"""Where each grouping of the agreement table lives (a premise's genre; the rest a pair's)."""
+
+
+def _coded(store: Store, table: str, column: str) -> tuple[str, list[Any], list[str | None]]:
+    """SQL giving `column`'s code (its index among the table's distinct values), its
+    parameters, and those values (None among them for a missing value)."""
+    found = [r[0] for r in store.conn.execute(f"SELECT DISTINCT {column} FROM {table}")]
+    params = [value for value in found if value is not None]
+    cases = " ".join(f"WHEN ?{n} THEN {found.index(v)}" for n, v in enumerate(params, 1))
+    missing = found.index(None) if None in found else -1
+    return f"CASE {column} {cases} ELSE {missing} END", params, found
+
+
+def pair_groups(
+    store: Store, columns: Sequence[str]
+) -> tuple[NDArray[np.int64], list[NDArray[np.int64]], list[list[str | None]]]:
+    """Pair keys in order and, for each of `columns` (protocol, level, genre, lang), a code
+    per pair and the values the codes stand for (in code order).
+
+    Read from the pairs' indexes (`pairs_facets`, `pairs_premise`) and the premises, which
+    hold a few bytes a pair, instead of the pairs' own rows, which hold their texts: a
+    million pairs' groups in a fifth of the time."""
+    import numpy as np
+
+    coded = {column: _coded(store, _FACET_SOURCES[column], column) for column in columns}
+    own = [column for column in columns if _FACET_SOURCES[column] == "pairs"]
+    selects = ", ".join(f"group_concat({coded[c][0]})" for c in own)
+    params = [p for c in own for p in coded[c][1]]
+    pks, *own_codes = store.int_columns(
+        f"SELECT group_concat(pk){', ' if own else ''}{selects} FROM pairs INDEXED BY pairs_facets",
+        params,
+    )
+    order = np.argsort(pks, kind="stable")
+    by_column = dict(zip(own, (codes[order] for codes in own_codes), strict=True))
+    if "genre" in columns:
+        expression, genre_params, _ = coded["genre"]
+        premise_pks, genres = store.int_columns(
+            f"SELECT group_concat(pk), group_concat({expression}) FROM premises", genre_params
+        )
+        pair_pks, premise_of_pair = store.int_columns(
+            "SELECT group_concat(pk), group_concat(premise_pk) FROM pairs INDEXED BY pairs_premise"
+        )
+        premise_of_pair = premise_of_pair[np.argsort(pair_pks, kind="stable")]
+        by_premise = np.argsort(premise_pks, kind="stable")
+        at = by_premise[np.searchsorted(premise_pks, premise_of_pair, sorter=by_premise)]
+        by_column["genre"] = genres[at]
+    codes = [by_column[column] for column in columns]
+    return pks[order], codes, [coded[column][2] for column in columns]

@@ -15,7 +15,7 @@ from nlibuild.stats import StatsOptions, StatsTable, print_json_rows
 from nlibuild.store import Store
 
 if TYPE_CHECKING:
-    from numpy import bool_
+    from numpy import int64
     from numpy.typing import NDArray
 
 AGREEMENT_GROUPS = ("protocol", "level", "genre", "lang")
@@ -59,7 +59,7 @@ def agreement_stats(
     # numpy loads here, not at import: `nlibuild --help` imports every table.
     import numpy as np
 
-    from nlibuild.agreement import estimates, pair_parts
+    from nlibuild.agreement import collapsed, estimates, pair_parts
     from nlibuild.queries.pair_labels import pair_label_table
     from nlibuild.queries.votes import read_votes
 
@@ -70,26 +70,24 @@ def agreement_stats(
     votes = pair_label_table(store, min_agree, include_extra) or read_votes(
         store, min_agree, annotators=False
     )
-    parts = pair_parts(votes.table, include_extra)
-    groups: list[tuple[str, NDArray[bool_] | None]] = [("all", None)]
+    group_of_pair = np.zeros(len(votes.pair_pks), dtype=np.int64)
+    names: dict[int, str] = {}
     if by:
-        facet_pks, codes_by_column, values = store.pair_groups(by)
-        # One number per combination of values: the codes of the columns, mixed radix.
-        combined = np.zeros(len(facet_pks), dtype=np.int64)
-        for codes, found in zip(codes_by_column, values, strict=True):
-            combined = combined * len(found) + codes
-        per_vote_pair = combined[np.searchsorted(facet_pks, votes.pair_pks)]
-        for number in np.unique(per_vote_pair):
-            parts_of_name, rest = [], int(number)
-            for column, found in reversed(list(zip(by, values, strict=True))):
-                rest, code = divmod(rest, len(found))
-                value = found[code]
-                parts_of_name.append(f"{column}={value if value is not None else '-'}")
-            groups.append((",".join(reversed(parts_of_name)), per_vote_pair == number))
-        groups[1:] = sorted(groups[1:], key=lambda group: group[0])
+        group_of_pair, names = _groups_of_pairs(store, by, votes.pair_pks)
+    # Every statistic is a sum over pairs: the distinct rows, weighted, give the values.
+    table, group_of_row, multiplicity = collapsed(votes.table, group_of_pair)
+    parts = pair_parts(table, include_extra)
+    # The bootstrap resamples pairs, so its intervals need every pair's own row.
+    pair_rows = pair_parts(votes.table, include_extra) if ci is not None else None
     rows = []
-    for name, mask in groups:
-        for estimate in estimates(parts, mask, ci, resamples, seed):
+    for code, name in [(None, "all"), *sorted(names.items(), key=lambda item: item[1])]:
+        mask = None if code is None else group_of_row == code
+        values = estimates(parts, mask, multiplicity=multiplicity)
+        intervals = values
+        if pair_rows is not None:
+            pairs_mask = None if code is None else group_of_pair == code
+            intervals = estimates(pair_rows, pairs_mask, ci, resamples, seed)
+        for estimate, interval in zip(values, intervals, strict=True):
             rows.append(
                 AgreementStat(
                     statistic=estimate.statistic,
@@ -97,11 +95,37 @@ def agreement_stats(
                     value=estimate.value,
                     numerator=estimate.numerator,
                     denominator=estimate.denominator,
-                    low=estimate.low,
-                    high=estimate.high,
+                    low=interval.low,
+                    high=interval.high,
                 )
             )
     return rows
+
+
+def _groups_of_pairs(
+    store: Store, by: tuple[str, ...], pair_pks: NDArray[int64]
+) -> tuple[NDArray[int64], dict[int, str]]:
+    """Per pair (in `pair_pks` order) the code of its combination of `by` values, and the
+    name of each code present (`genre=fiction,level=easy`)."""
+    import numpy as np
+
+    from nlibuild.queries.pairs import pair_groups
+
+    facet_pks, codes_by_column, values = pair_groups(store, by)
+    # One number per combination of values: the codes of the columns, mixed radix.
+    combined = np.zeros(len(facet_pks), dtype=np.int64)
+    for codes, found in zip(codes_by_column, values, strict=True):
+        combined = combined * len(found) + codes
+    group_of_pair = combined[np.searchsorted(facet_pks, pair_pks)]
+    names = {}
+    for number in np.unique(group_of_pair):
+        parts_of_name, rest = [], int(number)
+        for column, found in reversed(list(zip(by, values, strict=True))):
+            rest, code = divmod(rest, len(found))
+            value = found[code]
+            parts_of_name.append(f"{column}={value if value is not None else '-'}")
+        names[int(number)] = ",".join(reversed(parts_of_name))
+    return group_of_pair, names
 
 
 def render_agreement(
