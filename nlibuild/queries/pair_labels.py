@@ -71,7 +71,7 @@ def pair_label_table(
     # One integer a pair: the four counts, then the author's and the gold's code (3 bits
     # each), so that SQLite writes one number a row and numpy parses one column.
     author = _CODE.format(column="author_label")
-    gold = f"ifnull({_CODE.format(column='gold')}, -2)"
+    gold = f"CASE WHEN gold IS NULL THEN -2 ELSE {_CODE.format(column='gold')} END"
     packed_counts = "n_votes"
     for count in ("n_entailment", "n_neutral", "n_contradiction"):
         packed_counts = f"({packed_counts}) * {1 << _COUNT_BITS} + {count}"
