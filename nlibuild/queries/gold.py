@@ -7,11 +7,12 @@ about twice a scan of the table itself, so the hot path reads each where it lies
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
 from nlibuild.labels import MAJORITY
+from nlibuild.models import NLI_LABELS, NO_GOLD
 from nlibuild.store import LAST_VOTE_RUN, Store
 
 
@@ -36,15 +37,6 @@ def gold_run(store: Store, method: str) -> tuple[int, dict[str, Any]] | None:
     return (int(row[0]), orjson.loads(row[1])) if row else None
 
 
-def gold_summary(store: Store, method: str) -> list[tuple[str, int, int]]:
-    """(label, pairs, of which validated) of the gold rows of `method`."""
-    rows, params = _gold_of(method)
-    return store.conn.execute(
-        f"SELECT label, count(*), sum(n_votes > 1) FROM {rows} GROUP BY label ORDER BY label",
-        params,
-    ).fetchall()
-
-
 def gold_disagreements(store: Store, method: str, other: str) -> int:
     """Pairs whose gold of `method` differs from their gold of `other` (both present)."""
     first, first_params = _gold_of(method)
@@ -55,6 +47,26 @@ def gold_disagreements(store: Store, method: str, other: str) -> int:
         (*first_params, *second_params),
     ).fetchone()
     return int(row[0])
+
+
+class MajoritySummary(NamedTuple):
+    """The majority gold: pairs per label (NLI labels and `-`), and how many are validated
+    (2+ votes)."""
+
+    by_label: dict[str, int]
+    validated: int
+
+
+def majority_summary(store: Store) -> MajoritySummary:
+    """The majority gold's summary in one scan of `pair_labels`, without GROUP BY: the
+    labels are known, and summing each is twice as fast as sorting a million rows."""
+    labels = [*NLI_LABELS, NO_GOLD]
+    sums = ", ".join(f"ifnull(sum(gold = ?{n}), 0)" for n in range(1, len(labels) + 1))
+    row = store.conn.execute(
+        f"SELECT {sums}, ifnull(sum(gold IS NOT NULL AND n_votes > 1), 0) FROM pair_labels",
+        labels,
+    ).fetchone()
+    return MajoritySummary(dict(zip(labels, row[:-1], strict=True)), int(row[-1]))
 
 
 def gold_label_counts(store: Store) -> list[tuple[str, str, int]]:

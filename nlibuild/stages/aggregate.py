@@ -24,7 +24,12 @@ from numpy.typing import NDArray
 from nlibuild.errors import ConfigError
 from nlibuild.labels import MAJORITY, RELEASED
 from nlibuild.models import NLI_LABELS, NO_GOLD, AggregateConfig, AggregateMethod, AggregateResult
-from nlibuild.queries.gold import gold_disagreements, gold_run, gold_summary, latest_vote_run
+from nlibuild.queries.gold import (
+    gold_disagreements,
+    gold_run,
+    latest_vote_run,
+    majority_summary,
+)
 from nlibuild.queries.votes import read_votes
 from nlibuild.store import GoldRow, Store
 
@@ -153,14 +158,13 @@ def run(store: Store, cfg: AggregateConfig) -> AggregateResult:
         )
         if not up_to_date:
             store.write_majority_gold(MAJORITY, cfg.min_agree, run_id)
-        summary = gold_summary(store, MAJORITY)
-        if not summary:
-            raise ConfigError("the store has no votes to aggregate; import or relabel pairs first")
-        by_label = {label: n for label, n, _ in summary}
+        summary = majority_summary(store)
+        by_label, validated = summary.by_label, summary.validated
         pairs = sum(by_label.values())
-        validated = sum(v for _, _, v in summary)
-        released = gold_disagreements(store, MAJORITY, RELEASED)
+        if not pairs:
+            raise ConfigError("the store has no votes to aggregate; import or relabel pairs first")
         has_released = gold_run(store, RELEASED) is not None
+        released = gold_disagreements(store, MAJORITY, RELEASED) if has_released else 0
         ds_disagreements = iterations = None
         if cfg.method is AggregateMethod.DAWID_SKENE:
             ds_disagreements, iterations = _dawid_skene(store, cfg, run_id)
