@@ -11,6 +11,7 @@ import nlibuild
 PACKAGE = Path(nlibuild.__file__).parent
 STAGES = PACKAGE / "stages"
 
+
 def imported_modules(path: Path, root: Path = PACKAGE) -> set[str]:
     """Every module `path` imports, absolute (`from . import x` resolved in its package,
     `root` being the directory of package `nlibuild`)."""
