@@ -667,6 +667,14 @@ class Store:
             (orjson.dumps(sorted(set(pair_pks))).decode(),),
         )
 
+    def remove_pair_labels(self, pair_pks: Iterable[int]) -> None:
+        """Delete the `pair_labels` rows of these pairs (`check --repair`: pairs without votes,
+        which no stage writes a row for)."""
+        self.conn.execute(
+            "DELETE FROM pair_labels WHERE pair_pk IN (SELECT value FROM json_each(?))",
+            (orjson.dumps(sorted(set(pair_pks))).decode(),),
+        )
+
     def int_columns(self, sql: str, params: Sequence[Any] = ()) -> list[NDArray[np.int64]]:
         """Integer columns of a query whose one row holds a `group_concat` per column.
 

@@ -17,7 +17,7 @@ from typing import Annotated
 import typer
 
 from nlibuild._version import VERSION
-from nlibuild.cli import corpus, labels, pool, split, stats
+from nlibuild.cli import check, corpus, labels, pool, split, stats
 from nlibuild.cli.bias import bias_app
 from nlibuild.cli.common import State, out
 from nlibuild.cli.elicit import elicit_app
@@ -48,6 +48,7 @@ app.command("split")(split.split)
 app.command("stats", help=stats.stats_help())(stats.stats)
 app.command("info")(corpus.info)
 app.command("runs")(corpus.runs)
+app.command("check")(check.check)
 app.command("schemas")(corpus.schemas)
 
 
