@@ -31,7 +31,13 @@ from nlibuild.core.database import (
     migrate,
     schema_version,
 )
-from nlibuild.core.runs import RecordedRun, lock_holder, recorded_run, shown_status
+from nlibuild.core.runs import (
+    RecordedRun,
+    died_reason,
+    lock_holder,
+    recorded_run,
+    shown_status,
+)
 from nlibuild.errors import StoreError
 from nlibuild.labels import MAJORITY, RELEASED, majority_gold_case
 from nlibuild.models import RunRecord
@@ -299,25 +305,30 @@ class Store:
             "SELECT id, stage, config_json, signature, started_at, finished_at, status, "
             "counts_json, version, command, host, pid, error, steps_json FROM runs ORDER BY id"
         ).fetchall()
-        return [
-            RunRecord(
-                id=row[0],
-                stage=row[1],
-                config=orjson.loads(row[2]),
-                signature=row[3],
-                started_at=row[4],
-                finished_at=row[5],
-                status=shown_status(row[6], row[10], row[11]),
-                counts=orjson.loads(row[7]),
-                version=row[8],
-                command=row[9],
-                host=row[10],
-                pid=row[11],
-                error=row[12],
-                steps=orjson.loads(row[13]),
+        records = []
+        for row in rows:
+            status = shown_status(row[6], row[10], row[11])
+            # A dead run not yet swept (no writer came since) is shown as the sweep records it.
+            error = died_reason(row[11], row[10]) if status != row[6] else row[12]
+            records.append(
+                RunRecord(
+                    id=row[0],
+                    stage=row[1],
+                    config=orjson.loads(row[2]),
+                    signature=row[3],
+                    started_at=row[4],
+                    finished_at=row[5],
+                    status=status,
+                    counts=orjson.loads(row[7]),
+                    version=row[8],
+                    command=row[9],
+                    host=row[10],
+                    pid=row[11],
+                    error=error,
+                    steps=orjson.loads(row[13]),
+                )
             )
-            for row in rows
-        ]
+        return records
 
     def add_source(
         self, kind: str, path: str, sha256: str, genre: str | None, lang: str | None, run_id: int
