@@ -75,8 +75,8 @@ def repair(store: Store, cfg: CheckConfig) -> CheckResult:
     check again (a recounted or added row may now show its gold as stale or wrong)."""
     with store.recorded_run("check-repair", cfg) as run:
         _, before = _differences(store)
-        store.refresh_pair_labels(pk for kind in (COUNTS_DIFFER, ROW_MISSING)
-                                  for pk, _ in before[kind])  # fmt: skip
+        recount = [pk for kind in (COUNTS_DIFFER, ROW_MISSING) for pk, _ in before[kind]]
+        store.refresh_pair_labels(recount)
         store.remove_pair_labels(pk for pk, _ in before[ROW_WITHOUT_VOTES])
         after = check(store)
         run.finish(
