@@ -60,6 +60,7 @@ demo: $(STAMP)
 	$(BIN)/nlibuild --db $(DEMO)/demo.db export --format xnli-tsv --out $(DEMO)/sample.xnli.tsv
 	$(BIN)/nlibuild --db $(DEMO)/demo.db export --format hf-jsonl --out $(DEMO)/sample.hf.jsonl
 	$(BIN)/nlibuild --db $(DEMO)/demo.db runs
+	$(BIN)/nlibuild --db $(DEMO)/demo.db check
 	$(BIN)/nlibuild --db $(DEMO)/ocnli.db init --preset ocnli
 	$(BIN)/nlibuild --db $(DEMO)/ocnli.db import data/sample_ocnli.json
 	$(BIN)/nlibuild --db $(DEMO)/ocnli.db export --format hf-jsonl --out $(DEMO)/ocnli.hf.jsonl

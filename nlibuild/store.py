@@ -31,7 +31,13 @@ from nlibuild.core.database import (
     migrate,
     schema_version,
 )
-from nlibuild.core.runs import RecordedRun, lock_holder, recorded_run, shown_status
+from nlibuild.core.runs import (
+    RecordedRun,
+    died_reason,
+    lock_holder,
+    recorded_run,
+    shown_status,
+)
 from nlibuild.errors import StoreError
 from nlibuild.labels import MAJORITY, RELEASED, majority_gold_case
 from nlibuild.models import RunRecord
@@ -303,25 +309,30 @@ class Store:
             "SELECT id, stage, config_json, signature, started_at, finished_at, status, "
             "counts_json, version, command, host, pid, error, steps_json FROM runs ORDER BY id"
         ).fetchall()
-        return [
-            RunRecord(
-                id=row[0],
-                stage=row[1],
-                config=orjson.loads(row[2]),
-                signature=row[3],
-                started_at=row[4],
-                finished_at=row[5],
-                status=shown_status(row[6], row[10], row[11]),
-                counts=orjson.loads(row[7]),
-                version=row[8],
-                command=row[9],
-                host=row[10],
-                pid=row[11],
-                error=row[12],
-                steps=orjson.loads(row[13]),
+        records = []
+        for row in rows:
+            status = shown_status(row[6], row[10], row[11])
+            # A dead run not yet swept (no writer came since) is shown as the sweep records it.
+            error = died_reason(row[11], row[10]) if status != row[6] else row[12]
+            records.append(
+                RunRecord(
+                    id=row[0],
+                    stage=row[1],
+                    config=orjson.loads(row[2]),
+                    signature=row[3],
+                    started_at=row[4],
+                    finished_at=row[5],
+                    status=status,
+                    counts=orjson.loads(row[7]),
+                    version=row[8],
+                    command=row[9],
+                    host=row[10],
+                    pid=row[11],
+                    error=error,
+                    steps=orjson.loads(row[13]),
+                )
             )
-            for row in rows
-        ]
+        return records
 
     def add_source(
         self, kind: str, path: str, sha256: str, genre: str | None, lang: str | None, run_id: int
@@ -670,6 +681,14 @@ class Store:
             "ON CONFLICT(pair_pk) DO UPDATE SET n_votes = excluded.n_votes, "
             "n_entailment = excluded.n_entailment, n_neutral = excluded.n_neutral, "
             "n_contradiction = excluded.n_contradiction, author_label = excluded.author_label",
+            (orjson.dumps(sorted(set(pair_pks))).decode(),),
+        )
+
+    def remove_pair_labels(self, pair_pks: Iterable[int]) -> None:
+        """Delete the `pair_labels` rows of these pairs (`check --repair`: pairs without votes,
+        which no stage writes a row for)."""
+        self.conn.execute(
+            "DELETE FROM pair_labels WHERE pair_pk IN (SELECT value FROM json_each(?))",
             (orjson.dumps(sorted(set(pair_pks))).decode(),),
         )
 

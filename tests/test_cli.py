@@ -8,9 +8,20 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import DATA, SAMPLE_MNLI, json_object, json_rows, ok, run_cli
+from conftest import (
+    DATA,
+    SAMPLE_MNLI,
+    csv_rows,
+    json_object,
+    json_rows,
+    ok,
+    run_cli,
+    table_counts,
+)
 
+from nlibuild.cli import main
 from nlibuild.core.database import SCHEMA_VERSION
+from nlibuild.store import Store
 
 OCNLI_SAMPLE = DATA / "sample_ocnli.json"
 
@@ -134,3 +145,50 @@ def test_python_dash_m_runs_the_cli() -> None:
         [sys.executable, "-m", "nlibuild", "--version"], capture_output=True, text=True, check=True
     )
     assert done.stdout == "nlibuild 0.1.0\n"
+
+
+# --- a bug: one line, not a traceback ----------------------------------------------------
+
+
+def failing_aggregation(monkeypatch: pytest.MonkeyPatch, db: Path) -> None:
+    """`nlibuild --db DB aggregate-labels` as `main()` would run it, with a bug inside its
+    recorded run."""
+
+    def broken(*_: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(Store, "write_majority_gold", broken)
+    monkeypatch.setattr(sys, "argv", ["nlibuild", "--db", str(db), "aggregate-labels"])
+
+
+def test_a_bug_is_one_error_line_and_the_run_shows_as_failed(
+    sample_db: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("NLIBUILD_DEBUG", raising=False)
+    failing_aggregation(monkeypatch, sample_db)
+    before = table_counts(sample_db)
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    assert exit_.value.code == 1
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == (
+        "",
+        "Error: internal error (RuntimeError: boom); the store is unchanged unless a run says "
+        "otherwise; please report this with the command\n",
+    )
+    assert table_counts(sample_db) == before | {"runs": before["runs"] + 1}
+    runs = csv_rows("--db", sample_db, "runs")
+    assert [(r["stage"], r["status"], r["error"]) for r in runs] == [
+        ("init", "ok", ""),
+        ("import", "ok", ""),
+        ("aggregate-labels", "failed", "RuntimeError: boom"),
+    ]
+
+
+def test_nlibuild_debug_shows_the_traceback_of_a_bug(
+    sample_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NLIBUILD_DEBUG", "1")
+    failing_aggregation(monkeypatch, sample_db)
+    with pytest.raises(RuntimeError, match="boom"):
+        main()

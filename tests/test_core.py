@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 import socket
 import sqlite3
@@ -192,6 +194,20 @@ def test_a_run_whose_process_died_shows_and_is_recorded_as_interrupted(db: Path)
         rows[1][:2] == ("import", "interrupted") and "ended before the run finished" in rows[1][2]
     )
     assert [status for _, status, _ in rows] == ["ok", "interrupted", "ok"]
+
+
+def test_runs_shows_why_a_dead_run_stopped_without_recording_it(db: Path) -> None:
+    pid = dead_pid()
+    add_running_run(db, pid, "nlibuild import big.jsonl")
+    result = run_cli("--db", db, "runs", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert [(r["stage"], r["status"], r["error"]) for r in rows] == [
+        ("init", "ok", ""),
+        ("import", "interrupted", f"process {pid} on {socket.gethostname()} ended before the "
+         "run finished"),
+    ]  # fmt: skip
+    with closing(sqlite3.connect(db)) as conn:  # `runs` reads: the next writer sweeps
+        assert conn.execute("SELECT status FROM runs WHERE id = 2").fetchone() == ("running",)
 
 
 def test_a_store_locked_past_the_busy_timeout_names_the_run_that_holds_it(

@@ -4,8 +4,9 @@ Each command lives in the module of its group (corpus, pool, labels, split, stat
 sub-command groups elicit, relabel, translate, bias); this module only puts them together,
 in the order `nlibuild --help` lists them. Command modules parse options into a stage's
 frozen config, call the stage and render; no SQL and no data frames. User errors
-(`NlibuildError`) become one `Error:` line on stderr and exit code 1; everything else is
-a bug and keeps its traceback.
+(`NlibuildError`) become one `Error:` line on stderr and exit code 1; so does everything
+else, a bug, in `main()`: named as an internal error, its traceback shown only with
+$NLIBUILD_DEBUG set.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from typing import Annotated
 import typer
 
 from nlibuild._version import VERSION
-from nlibuild.cli import corpus, labels, pool, split, stats
+from nlibuild.cli import check, corpus, labels, pool, split, stats
 from nlibuild.cli.bias import bias_app
-from nlibuild.cli.common import State, out
+from nlibuild.cli.common import State, err, out
 from nlibuild.cli.elicit import elicit_app
 from nlibuild.cli.relabel import relabel_app
 from nlibuild.cli.translate import translate_app
@@ -48,6 +49,7 @@ app.command("split")(split.split)
 app.command("stats", help=stats.stats_help())(stats.stats)
 app.command("info")(corpus.info)
 app.command("runs")(corpus.runs)
+app.command("check")(check.check)
 app.command("schemas")(corpus.schemas)
 
 
@@ -75,8 +77,29 @@ def _main(
     ctx.obj = State(db=db)
 
 
+DEBUG_VARIABLE = "NLIBUILD_DEBUG"
+"""Set (to anything) to see the traceback of an internal error instead of its one line."""
+
+
 def main() -> None:
-    """Entry point of the `nlibuild` script."""
+    """Entry point of the `nlibuild` script.
+
+    A bug must not greet a user with a traceback: an exception no command turned into an
+    `Error:` line becomes one line naming it, and exit code 1. Every stage runs in a
+    transaction that an exception rolls back (a run row marked `failed` stays), hence the
+    promise about the store. The catch is here and not on `app`, so that tests invoking
+    `app` see the exception itself.
+    """
     # Keep `--help` fast and quiet: heavy imports live inside the commands.
     os.environ.setdefault("POLARS_SKIP_CPU_CHECK", "1")
-    app(prog_name="nlibuild")
+    try:
+        app(prog_name="nlibuild")
+    except Exception as exc:
+        if os.environ.get(DEBUG_VARIABLE):
+            raise
+        err.print(
+            f"Error: internal error ({type(exc).__name__}: {exc}); the store is unchanged "
+            "unless a run says otherwise; please report this with the command",
+            markup=False,
+        )
+        raise SystemExit(1) from None

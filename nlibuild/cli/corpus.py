@@ -16,6 +16,7 @@ from nlibuild.cli.common import (
     state_of,
     user_errors,
 )
+from nlibuild.core.runs import FAILED, INTERRUPTED
 from nlibuild.errors import ConfigError
 from nlibuild.models import (
     DEFAULT_LABEL_ORDER,
@@ -272,7 +273,8 @@ def runs(
     ctx: typer.Context,
     format: Annotated[str, format_option()] = TableFormat.TABLE.value,
 ) -> None:
-    """The provenance log: every stage run with its config, signature, times and counts."""
+    """The provenance log: every stage run with its status (running, ok, failed,
+    interrupted), config, signature, times, counts and, if it failed, its error."""
     with user_errors():
         fmt = choice(TableFormat, format, "--format")
         store = open_store(state_of(ctx))
@@ -290,10 +292,14 @@ def runs(
             f"{(r.finished_at - r.started_at).total_seconds():.2f}" if r.finished_at else "",
             ", ".join(f"{k.replace('_added', '')} {v}" for k, v in r.counts.items() if v),
             r.signature,
+            # Why a run failed or stopped; an `ok` run's error is always empty.
+            (r.error or "") if r.status in (FAILED, INTERRUPTED) else "",
         )
         for r in records
     ]
-    columns = ["run", "stage", "status", "started (UTC)", "seconds", "counts", "signature"]
+    columns = [
+        "run", "stage", "status", "started (UTC)", "seconds", "counts", "signature", "error"
+    ]  # fmt: skip
     render_table(out, "Runs", columns, rows, fmt)
 
 

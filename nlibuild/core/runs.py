@@ -76,9 +76,14 @@ def sweep_interrupted(conn: sqlite3.Connection) -> int:
     dead = [(run_id, pid) for run_id, pid in rows if not process_alive(pid)]
     conn.executemany(
         "UPDATE runs SET status = 'interrupted', error = ? WHERE id = ?",
-        [(f"process {pid} on {host} ended before the run finished", rid) for rid, pid in dead],
+        [(died_reason(pid, host), rid) for rid, pid in dead],
     )
     return len(dead)
+
+
+def died_reason(pid: int | None, host: str | None) -> str:
+    """The error of a run whose process died while it was running."""
+    return f"process {pid} on {host} ended before the run finished"
 
 
 def shown_status(status: str, host: str | None, pid: int | None) -> str:

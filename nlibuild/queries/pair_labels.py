@@ -90,3 +90,86 @@ def pair_label_table(
     computed = majority_codes(counts, min_agree)
     gold_codes = np.where(gold_codes == -2, computed, gold_codes)
     return PairLabelTable(pks, VoteTable(counts, author_codes, gold_codes, EXTRA))
+
+
+# --- `nlibuild check`: pair_labels and the majority gold recomputed from the votes ---------
+
+COUNTS_DIFFER = "counts"
+"""A pair whose `pair_labels` counts or author label differ from its votes."""
+ROW_MISSING = "missing"
+"""A pair with votes and no `pair_labels` row."""
+ROW_WITHOUT_VOTES = "extra"
+"""A `pair_labels` row of a pair without votes."""
+GOLD_STALE = "gold-stale"
+"""A pair whose majority gold differs from the rule, after votes came in since it was written."""
+GOLD_DIFFERS = "gold-differs"
+"""A pair whose majority gold differs from the rule on the very votes it was computed from."""
+
+
+def _differences_sql() -> str:
+    """Every pair where the hot path disagrees with its source rows: (kind, pair_pk).
+
+    The counts come from the votes through `PAIR_LABEL_COUNTS`, the definition every
+    writer of `pair_labels` uses, and the gold through `majority_gold_case` with the
+    `min_agree` of the run that wrote it, so the check applies the same rules and not a copy.
+    A pair's gold is stale when one of its votes came from a run later than that one (votes
+    are only ever added, by runs with higher IDs). A row without gold is only wrong once
+    some majority gold exists: a store never aggregated has none anywhere.
+    """
+    from nlibuild.labels import majority_gold_case
+    from nlibuild.models import AggregateConfig
+    from nlibuild.store import PAIR_LABEL_COUNTS
+
+    default_min_agree = AggregateConfig.model_fields["min_agree"].default
+    columns = "n_votes, n_entailment, n_neutral, n_contradiction, author_label"
+    recomputed = majority_gold_case(f"coalesce(g.min_agree, {int(default_min_agree)})")
+    return (
+        f"WITH counted(pair_pk, {columns}, last_vote_run) AS MATERIALIZED "
+        f"(SELECT {PAIR_LABEL_COUNTS}, max(run_id) FROM votes GROUP BY pair_pk), "
+        "gold_runs(run_id, min_agree) AS (SELECT id, json_extract(config_json, '$.min_agree') "
+        "FROM runs WHERE id IN (SELECT gold_run_id FROM pair_labels)), "
+        "latest(gold_run_id) AS (SELECT max(gold_run_id) FROM pair_labels) "
+        # 1. counts and author label
+        f"SELECT '{COUNTS_DIFFER}' AS kind, c.pair_pk AS pair_pk FROM counted c "
+        "JOIN pair_labels l ON l.pair_pk = c.pair_pk "
+        f"WHERE (l.n_votes, l.n_entailment, l.n_neutral, l.n_contradiction, l.author_label) "
+        "IS NOT (c.n_votes, c.n_entailment, c.n_neutral, c.n_contradiction, c.author_label) "
+        # 2. rows missing, rows without votes
+        f"UNION ALL SELECT '{ROW_MISSING}', pair_pk FROM counted "
+        "WHERE pair_pk NOT IN (SELECT pair_pk FROM pair_labels) "
+        f"UNION ALL SELECT '{ROW_WITHOUT_VOTES}', pair_pk FROM pair_labels l "
+        "WHERE NOT EXISTS (SELECT 1 FROM votes v WHERE v.pair_pk = l.pair_pk) "
+        # 3. the stored gold against the rule (x keeps the count columns unambiguous)
+        f"UNION ALL SELECT CASE WHEN x.last_vote_run > coalesce(x.gold_run_id, "
+        f"(SELECT gold_run_id FROM latest), 0) THEN '{GOLD_STALE}' ELSE '{GOLD_DIFFERS}' END, "
+        "x.pair_pk FROM (SELECT c.*, l.gold, l.gold_run_id FROM counted c "
+        "JOIN pair_labels l ON l.pair_pk = c.pair_pk) x "
+        "LEFT JOIN gold_runs g ON g.run_id = x.gold_run_id "
+        "WHERE (SELECT gold_run_id FROM latest) IS NOT NULL "
+        f"AND x.gold IS NOT ({recomputed})"
+    )
+
+
+def pair_label_differences(store: Store) -> list[tuple[str, int, str]]:
+    """(kind, pair_pk, public pair ID) of every difference `nlibuild check` reports, by
+    kind and pair key; a row whose pair is gone shows its key as `#pk`."""
+    rows = store.conn.execute(
+        f"SELECT d.kind, d.pair_pk, coalesce(p.id, '#' || d.pair_pk) "
+        f"FROM ({_differences_sql()}) d "
+        "LEFT JOIN pairs p ON p.pk = d.pair_pk ORDER BY d.kind, d.pair_pk"
+    ).fetchall()
+    return [(str(kind), int(pk), str(pair_id)) for kind, pk, pair_id in rows]
+
+
+def pair_label_row_count(store: Store) -> int:
+    """Rows of `pair_labels`: pairs with votes, as the hot path knows them."""
+    return int(store.conn.execute("SELECT count(*) FROM pair_labels").fetchone()[0])
+
+
+def latest_check_repair_run(store: Store) -> int:
+    """The newest `check --repair` run that finished (0 without one): the gold written
+    before it may rest on the counts it repaired, so `aggregate-labels` computes it again."""
+    row = store.conn.execute(
+        "SELECT max(id) FROM runs WHERE stage = 'check-repair' AND status = 'ok'"
+    ).fetchone()
+    return int(row[0] or 0)

@@ -30,6 +30,7 @@ from nlibuild.queries.gold import (
     latest_vote_run,
     majority_summary,
 )
+from nlibuild.queries.pair_labels import latest_check_repair_run
 from nlibuild.queries.votes import read_votes
 from nlibuild.store import GoldRow, Store
 
@@ -149,12 +150,13 @@ def run(store: Store, cfg: AggregateConfig) -> AggregateResult:
         run_id = run.id
         # The majority is the published gold, and Dawid-Skene reports where it disagrees
         # with it: it is rewritten unless no vote came since it was computed with the same
-        # --min-agree (votes are only ever added, by runs with higher IDs).
+        # --min-agree (votes are only ever added, by runs with higher IDs), and no
+        # `check --repair` rewrote the counts it was computed from.
         current = gold_run(store, MAJORITY)
         up_to_date = (
             current is not None
             and current[1].get("min_agree") == cfg.min_agree
-            and latest_vote_run(store) < current[0]
+            and max(latest_vote_run(store), latest_check_repair_run(store)) < current[0]
         )
         if not up_to_date:
             store.write_majority_gold(MAJORITY, cfg.min_agree, run_id)

@@ -1,0 +1,129 @@
+"""`nlibuild check [--repair]`: recompute what the hot path keeps from the source rows.
+
+`pair_labels` (schema 9) holds each pair's label counts, author label and majority gold so
+that aggregation and the statistics read one narrow row a pair; every stage that adds votes
+recounts it. This stage recomputes it from `votes` and reports every difference: rows whose
+counts or author label differ, pairs with votes but no row, rows of pairs without votes,
+and a stored gold that differs from the majority rule applied with the `min_agree` of the
+run that wrote it, stale when votes came after that run.
+
+Without --repair it only reads (no run is recorded, like `info`). With --repair it rewrites
+the differing rows' counts from the votes as one recorded run (stage `check-repair`) and
+checks again. It never writes gold: that is `aggregate-labels`, which computes it anew after
+a repair (gold written before may rest on the counts that were wrong).
+"""
+
+from __future__ import annotations
+
+from nlibuild.models import CheckConfig, CheckFinding, CheckResult
+from nlibuild.queries.pair_labels import (
+    COUNTS_DIFFER,
+    GOLD_DIFFERS,
+    GOLD_STALE,
+    ROW_MISSING,
+    ROW_WITHOUT_VOTES,
+    pair_label_differences,
+    pair_label_row_count,
+)
+from nlibuild.render import counted
+from nlibuild.store import Store
+
+CHECKS = {
+    COUNTS_DIFFER: "pair_labels counts or author label differ from the votes",
+    ROW_MISSING: "pair_labels row missing for a pair with votes",
+    ROW_WITHOUT_VOTES: "pair_labels row for a pair without votes",
+    GOLD_STALE: "majority gold stale (votes came after the aggregate-labels run that wrote it)",
+    GOLD_DIFFERS: "majority gold differs from the rule on the votes it was computed from",
+}
+"""Every check, in report order, with the line that reports it."""
+
+PAIR_LABEL_CHECKS = (COUNTS_DIFFER, ROW_MISSING, ROW_WITHOUT_VOTES)
+"""The checks whose differences --repair rewrites."""
+
+FIRST_IDS = 5
+"""Pair IDs a finding shows: enough to look a few up, short enough for one line."""
+
+
+def _differences(store: Store) -> tuple[int, dict[str, list[tuple[int, str]]]]:
+    """Pairs checked, and the (pair_pk, pair ID) of every difference by check."""
+    found: dict[str, list[tuple[int, str]]] = {kind: [] for kind in CHECKS}
+    for kind, pair_pk, pair_id in pair_label_differences(store):
+        found[kind].append((pair_pk, pair_id))
+    return pair_label_row_count(store) + len(found[ROW_MISSING]), found
+
+
+def _finding(kind: str, pairs: list[tuple[int, str]]) -> CheckFinding:
+    return CheckFinding(
+        check=kind,
+        description=CHECKS[kind],
+        pairs=len(pairs),
+        first_pair_ids=[pair_id for _, pair_id in pairs[:FIRST_IDS]],
+    )
+
+
+def check(store: Store) -> CheckResult:
+    """Every difference between the hot path and the votes; writes nothing."""
+    pairs_checked, found = _differences(store)
+    return CheckResult(
+        pairs_checked=pairs_checked,
+        findings=[_finding(kind, pairs) for kind, pairs in found.items()],
+    )
+
+
+def repair(store: Store, cfg: CheckConfig) -> CheckResult:
+    """Rewrite the differing `pair_labels` rows from the votes as one recorded run, and
+    check again (a recounted or added row may now show its gold as stale or wrong)."""
+    with store.recorded_run("check-repair", cfg) as run:
+        _, before = _differences(store)
+        recount = [pk for kind in (COUNTS_DIFFER, ROW_MISSING) for pk, _ in before[kind]]
+        store.refresh_pair_labels(recount)
+        store.remove_pair_labels(pk for pk, _ in before[ROW_WITHOUT_VOTES])
+        after = check(store)
+        run.finish(
+            {
+                "recounted": len(before[COUNTS_DIFFER]),
+                "added": len(before[ROW_MISSING]),
+                "removed": len(before[ROW_WITHOUT_VOTES]),
+                "differences_left": after.differences,
+            }
+        )
+    return after.model_copy(
+        update={
+            "repaired": [_finding(kind, before[kind]) for kind in PAIR_LABEL_CHECKS],
+            "run_id": run.id,
+            "signature": run.signature,
+        }
+    )
+
+
+def run(store: Store, cfg: CheckConfig) -> CheckResult:
+    return repair(store, cfg) if cfg.repair else check(store)
+
+
+def _pairs_found(result: CheckResult, kinds: tuple[str, ...]) -> int:
+    return sum(f.pairs for f in result.findings if f.check in kinds)
+
+
+def advice(result: CheckResult) -> str | None:
+    """What to do about the differences `result` found, as one sentence; None when every
+    check agrees."""
+    pair_labels = _pairs_found(result, PAIR_LABEL_CHECKS)
+    stale = _pairs_found(result, (GOLD_STALE,))
+    wrong = _pairs_found(result, (GOLD_DIFFERS,))
+    if not pair_labels + stale + wrong:
+        return None
+    problems = []
+    if pair_labels:
+        problems.append(f"pair_labels differs from the votes for {counted(pair_labels, 'pair')}")
+    if stale:
+        problems.append(f"the majority gold of {counted(stale, 'pair')} is stale")
+    if wrong:
+        problems.append(f"the majority gold of {counted(wrong, 'pair')} differs from the rule")
+    # A repair run makes aggregate-labels compute the gold again even where no vote came
+    # since (its up-to-date test): a wrong gold needs one, a stale one does not.
+    steps = []
+    if (pair_labels or wrong) and result.run_id is None:
+        steps.append("`nlibuild check --repair`")
+    if stale or wrong:
+        steps.append("`nlibuild aggregate-labels`")
+    return f"{'; '.join(problems)}: run {', then '.join(steps)}"
