@@ -76,7 +76,7 @@ class LabelNormaliser:
     def gold(self, raw: object) -> str | None:
         """Canonical released gold label: an NLI label, `-`, or `None` when absent.
 
-        An extra label cannot be gold (DESIGN: extra values are votes only).
+        An extra label cannot be gold (OCNLI 3.3: extra values are votes only).
         """
         if raw is None:
             return None

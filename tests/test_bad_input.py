@@ -1,5 +1,5 @@
 """Bad input is a user error: one `Error:` line naming the file (and line), exit 1, no
-traceback, and a store left exactly as it was (DESIGN: atomic stages, errors).
+traceback, and a store left exactly as it was (ARCHITECTURE.md: recorded runs, errors).
 
 Every case starts from a store that already holds data/sample_mnli.jsonl, so that
 "unchanged" means something.

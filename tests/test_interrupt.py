@@ -5,7 +5,7 @@ row, committed as `running` before the work began, stays, and shows as `interrup
 its process is gone (the next writer records it so).
 
 The import runs in a real subprocess on a file large enough to take many seconds, and is
-stopped while it holds the store's write transaction (DESIGN: atomic stages).
+stopped while it holds the store's write transaction (ARCHITECTURE.md: recorded runs).
 """
 
 from __future__ import annotations
