@@ -16,9 +16,7 @@ from nlibuild.cli.common import (
     state_of,
     user_errors,
 )
-from nlibuild.errors import ConfigError
 from nlibuild.models import (
-    DEFAULT_LABEL_ORDER,
     ExportConfig,
     ExportFormat,
     ImportConfig,
@@ -29,7 +27,14 @@ from nlibuild.models import (
     StoreSummary,
     TableFormat,
 )
-from nlibuild.options import choice, label_order_option, preset_defaults, split_list
+from nlibuild.options import (
+    choice,
+    default_text,
+    label_order_option,
+    preset_of,
+    preset_origin,
+    split_list,
+)
 from nlibuild.presets import load_preset_text, parse_preset, stage_defaults
 from nlibuild.render import counted, render_table
 
@@ -114,14 +119,12 @@ def import_(
     with user_errors():
         store = open_store(state_of(ctx))
         with store:
-            fmt = format or preset_defaults(store, "import").get("format")
-            if fmt is None:
-                raise ConfigError(
-                    "choose the file's format with --format mnli|snli|ocnli|xnli|jsonl"
-                )
-            cfg = ImportConfig(
+            cfg = ImportConfig.from_preset(
+                preset_of(store),
+                "import",
+                preset_origin(store),
                 path=file,
-                format=choice(ImportFormat, fmt, "--format"),
+                format=choice(ImportFormat, format, "--format") if format else None,
                 genre=genre,
                 lang=lang,
                 corpus=corpus,
@@ -159,12 +162,18 @@ def export(
     ] = None,
     label_order: Annotated[
         str | None,
-        typer.Option(help="hf-jsonl integer order (default e,n,c; CLUE's OCNLI uses n,e,c)."),
+        typer.Option(
+            help="hf-jsonl integer order "
+            f"(default {default_text(ExportConfig, 'label_order')}; CLUE's OCNLI uses n,e,c)."
+        ),
     ] = None,
     no_gold: Annotated[
-        str,
-        typer.Option(help="hf-jsonl: pairs with gold '-' get label -1 (minus-one) or are dropped."),
-    ] = NoGoldPolicy.MINUS_ONE.value,
+        str | None,
+        typer.Option(
+            help="hf-jsonl: pairs with gold '-' get label -1 (minus-one) or are dropped (drop) "
+            f"(default {default_text(ExportConfig, 'no_gold')})."
+        ),
+    ] = None,
     lang: Annotated[
         list[str] | None,
         typer.Option(
@@ -183,19 +192,14 @@ def export(
     with user_errors():
         store = open_store(state_of(ctx))
         with store:
-            defaults = preset_defaults(store, "export")
-            fmt = format or defaults.get("format")
-            if fmt is None:
-                raise ConfigError(
-                    "choose the output format with --format "
-                    + "|".join(f.value for f in ExportFormat)
-                )
-            order = label_order_option(label_order or defaults.get("label_order"), "--label-order")
-            cfg = ExportConfig(
-                format=choice(ExportFormat, fmt, "--format"),
+            cfg = ExportConfig.from_preset(
+                preset_of(store),
+                "export",
+                preset_origin(store),
+                format=choice(ExportFormat, format, "--format") if format else None,
                 out=out_path,
-                label_order=order or DEFAULT_LABEL_ORDER,
-                no_gold=choice(NoGoldPolicy, no_gold, "--no-gold"),
+                label_order=label_order_option(label_order, "--label-order"),
+                no_gold=choice(NoGoldPolicy, no_gold, "--no-gold") if no_gold else None,
                 langs=split_list(lang),
                 split=choice(SplitName, split, "--split") if split else None,
             )
