@@ -416,7 +416,7 @@ def _settings_problem(
         option = f"--{field.replace('_', '-')}"
         choices = _choices(settings.model_fields[field].annotation)
         in_preset = field in _keys(_model_at((section,)))
-        preset_key = f", or set [{section}] {field} in the store's preset" if in_preset else ""
+        preset_key = f", or set [{section}] {field} in the preset" if in_preset else ""
         return f"give {option}{choices}{preset_key}"
     if field in given or not field:
         return f"option {'.'.join(str(part) for part in problem['loc'])}: {problem['msg']}"
