@@ -81,13 +81,12 @@ def preset_names() -> list[str]:
 def load_preset_text(name_or_path: str) -> str:
     """The TOML text of a named preset (one of `preset_names()`) or of a preset file path;
     a `ConfigError` when it is not valid TOML or not a valid preset."""
+    origin = preset_file_origin(name_or_path)
     if Path(name_or_path).suffix == ".toml":
         path = Path(name_or_path)
-        origin = str(path)
         text = path.read_text(encoding="utf-8") if path.is_file() else None
     else:
         resource = PRESETS / f"{name_or_path}.toml"
-        origin = f"preset {name_or_path}"
         text = resource.read_text(encoding="utf-8") if resource.is_file() else None
     if text is None:
         raise ConfigError(
@@ -96,6 +95,11 @@ def load_preset_text(name_or_path: str) -> str:
         )
     parse_preset(text, origin)
     return text
+
+
+def preset_file_origin(name_or_path: str) -> str:
+    """How errors name a preset given to `init`: its path, or `preset ocnli`."""
+    return name_or_path if Path(name_or_path).suffix == ".toml" else f"preset {name_or_path}"
 
 
 def parse_preset(text: str, origin: str = "preset") -> dict[str, Any]:

@@ -18,6 +18,7 @@ from nlibuild.cli.relabel import stratify_option
 from nlibuild.errors import ConfigError
 from nlibuild.models import (
     AggregateConfig,
+    AggregateMethod,
     ElicitCreateConfig,
     ElicitImportConfig,
     ExportConfig,
@@ -219,6 +220,7 @@ HELP_DEFAULTS: list[tuple[tuple[str, ...], str, type[BaseModel], str, Callable[[
     (("relabel", "create"), "--batch-size", RelabelCreateConfig, "batch_size", _int),
     (("relabel", "create"), "--seed", RelabelCreateConfig, "seed", _int),
     (("aggregate-labels",), "--min-agree", AggregateConfig, "min_agree", _int),
+    (("aggregate-labels",), "--method", AggregateConfig, "method", AggregateMethod),
     (("export",), "--label-order", ExportConfig, "label_order",
      lambda text: label_order_option(text, "--label-order")),
     (("export",), "--no-gold", ExportConfig, "no_gold", NoGoldPolicy),

@@ -35,14 +35,18 @@ from nlibuild.options import (
     preset_origin,
     split_list,
 )
-from nlibuild.presets import load_preset_text, parse_preset, stage_defaults
+from nlibuild.presets import load_preset_text, parse_preset, preset_file_origin
 from nlibuild.render import counted, render_table
 
 
 def init(
     ctx: typer.Context,
     lang: Annotated[
-        str | None, typer.Option(help="Corpus language (ISO 639-1); default from preset, else en.")
+        str | None,
+        typer.Option(
+            help="Corpus language (ISO 639-1); default from preset, "
+            f"else {default_text(InitConfig, 'lang')}."
+        ),
     ] = None,
     preset: Annotated[
         str | None,
@@ -61,11 +65,14 @@ def init(
 
     with user_errors():
         preset_text = load_preset_text(preset) if preset else None
-        corpus = stage_defaults(parse_preset(preset_text), "corpus") if preset_text else {}
-        cfg = InitConfig(
-            lang=lang or corpus.get("lang", "en"),
+        origin = preset_file_origin(preset) if preset else "no preset"
+        cfg = InitConfig.from_preset(
+            parse_preset(preset_text, origin) if preset_text else {},
+            "corpus",
+            origin,
+            lang=lang,
             preset=preset,
-            extra_labels=split_list(extra_labels) or tuple(corpus.get("extra_labels", ())),
+            extra_labels=split_list(extra_labels) or None,
         )
         result = run(state_of(ctx).db, cfg, preset_text)
     extras = ",".join(cfg.extra_labels) or "none"

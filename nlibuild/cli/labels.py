@@ -22,11 +22,12 @@ def aggregate_labels(
         ),
     ] = None,
     method: Annotated[
-        str,
+        str | None,
         typer.Option(
-            help="majority, or dawid-skene as well (stored beside it; majority stays gold)."
+            help="majority, or dawid-skene as well (stored beside it; majority stays gold) "
+            f"(default {default_text(AggregateConfig, 'method')})."
         ),
-    ] = "majority",
+    ] = None,
 ) -> None:
     """Gold labels from the votes: the NLI label with at least 3 of the votes and more than
     any other, else '-'. Extra labels count as votes but are never gold; a pair with only
@@ -41,7 +42,7 @@ def aggregate_labels(
                 "aggregate",
                 preset_origin(store),
                 min_agree=min_agree,
-                method=choice(AggregateMethod, method, "--method"),
+                method=choice(AggregateMethod, method, "--method") if method else None,
             )
             result = run(store, cfg)
     labels = ", ".join(f"{label} {n}" for label, n in result.by_label.items())
