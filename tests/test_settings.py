@@ -4,13 +4,14 @@ is also where `--help` reads it from."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import assert_user_error, new_store, ok, run_cli
+from conftest import assert_user_error, new_store, ok, query, run_cli
 from pydantic import BaseModel
 
 from nlibuild import presets
@@ -30,6 +31,7 @@ from nlibuild.models import (
     LengthUnit,
     NoGoldPolicy,
     OnViolation,
+    ParagraphMode,
     Protocol,
     RelabelCreateConfig,
     SampleConfig,
@@ -138,6 +140,23 @@ def test_the_store_preset_fills_what_no_flag_gave(tmp_path: Path) -> None:
     assert "by majority (at least 3)" in ok("--db", db, "aggregate-labels", "--min-agree", "3")
 
 
+def test_a_genre_table_of_the_preset_lies_over_its_ingest_section(tmp_path: Path) -> None:
+    db = new_store(tmp_path / "c.db", "--preset", "ocnli")
+    sources = Path(__file__).parent.parent / "data" / "sources" / "zh"
+    ok("--db", db, "ingest", sources / "phone.txt", "--genre", "phone")
+    ok("--db", db, "ingest", sources / "news.txt", "--genre", "news", "--clean", "callhome")
+    configs = [
+        json.loads(config)
+        for (config,) in query(
+            db, "SELECT config_json FROM runs WHERE stage = 'ingest' ORDER BY id"
+        )
+    ]
+    assert [(c["clean"], c["paragraph"]) for c in configs] == [
+        ("callhome", "line"),  # [ingest.genres.phone]
+        ("callhome", "blank"),  # the flag, then [ingest]
+    ]
+
+
 # --- errors name where the value came from -------------------------------------------------
 
 
@@ -205,6 +224,9 @@ def _float(text: str) -> float:
 
 
 HELP_DEFAULTS: list[tuple[tuple[str, ...], str, type[BaseModel], str, Callable[[str], Any]]] = [
+    (("ingest",), "--field", IngestConfig, "field", str),
+    (("ingest",), "--paragraph", IngestConfig, "paragraph", ParagraphMode),
+    (("ingest",), "--clean", IngestConfig, "clean", str),
     (("sample",), "--n", SampleConfig, "n", _int),
     (("sample",), "--min-len", SampleConfig, "min_len", _int),
     (("sample",), "--max-len", SampleConfig, "max_len", _int),

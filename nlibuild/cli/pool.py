@@ -38,8 +38,12 @@ def ingest(
         typer.Option("--format", help="txt, jsonl, tsv or conllu (default: from the suffix)."),
     ] = None,
     field: Annotated[
-        str, typer.Option(help="jsonl field / tsv column that holds the text.")
-    ] = "text",
+        str | None,
+        typer.Option(
+            help="jsonl field / tsv column that holds the text "
+            f"(default {default_text(IngestConfig, 'field')})."
+        ),
+    ] = None,
     genre_field: Annotated[
         str | None, typer.Option(help="jsonl field / tsv column that holds each text's genre.")
     ] = None,
@@ -55,10 +59,17 @@ def ingest(
     ] = None,
     paragraph: Annotated[
         str | None,
-        typer.Option(help="txt: paragraphs end at a blank line (blank) or every line (line)."),
+        typer.Option(
+            help="txt: paragraphs end at a blank line (blank) or every line (line) "
+            f"(default {default_text(IngestConfig, 'paragraph')})."
+        ),
     ] = None,
     clean: Annotated[
-        str | None, typer.Option(help="Markup cleaning preset: none or callhome.")
+        str | None,
+        typer.Option(
+            help="Markup cleaning preset: none or callhome "
+            f"(default {default_text(IngestConfig, 'clean')})."
+        ),
     ] = None,
     strip: Annotated[
         list[str] | None,
@@ -75,10 +86,14 @@ def ingest(
         store = open_store(state_of(ctx))
         with store:
             preset = preset_of(store)
-            defaults = stage_defaults(preset, "ingest")
-            per_genre = defaults.get("genres", {}).get(genre, {}) if genre else {}
+            # [ingest.genres.NAME] lies over [ingest], which from_preset reads.
+            genres = stage_defaults(preset, "ingest").get("genres", {})
+            per_genre = genres.get(genre, {}) if genre else {}
             fmt = choice(SourceFormat, format, "--format") if format else format_of(paths[0])
-            cfg = IngestConfig(
+            cfg = IngestConfig.from_preset(
+                preset,
+                "ingest",
+                preset_origin(store),
                 paths=tuple(paths),
                 format=fmt,
                 genre=genre,
@@ -87,12 +102,12 @@ def ingest(
                 genre_field=genre_field,
                 genre_from=genre_from,
                 genre_map=_genre_map(genre_map),
-                paragraph=choice(
-                    ParagraphMode,
-                    paragraph or per_genre.get("paragraph") or defaults.get("paragraph", "blank"),
-                    "--paragraph",
+                paragraph=(
+                    choice(ParagraphMode, paragraph, "--paragraph")
+                    if paragraph
+                    else per_genre.get("paragraph")
                 ),
-                clean=clean or per_genre.get("clean") or defaults.get("clean", "none"),
+                clean=clean or per_genre.get("clean"),
                 strip=_split_regexes(strip),
                 known_genres=tuple(stage_defaults(preset, "corpus").get("genres", ())),
                 strict=strict,
