@@ -246,6 +246,10 @@ HELP_DEFAULTS: list[tuple[tuple[str, ...], str, type[BaseModel], str, Callable[[
     (("export",), "--label-order", ExportConfig, "label_order",
      lambda text: label_order_option(text, "--label-order")),
     (("export",), "--no-gold", ExportConfig, "no_gold", NoGoldPolicy),
+    (("stats",), "--min-len", SampleConfig, "min_len", _int),
+    (("stats",), "--max-len", SampleConfig, "max_len", _int),
+    (("stats",), "--unit", SampleConfig, "unit", LengthUnit),
+    (("stats",), "--max-overlap", ElicitImportConfig, "max_overlap", _float),
 ]  # fmt: skip
 """Command, option, settings model, field, and how the option reads its text."""
 
