@@ -1,6 +1,6 @@
 """Option values into settings: the parsing that the CLI and the `stats` tables share
-(comma-separated lists, enum choices with the allowed values in the message, the first
-value given among flag, preset and built-in default, the store's preset defaults)."""
+(comma-separated lists, enum choices with the allowed values in the message, the store's
+preset for `XConfig.from_preset`, and a setting's default as `--help` shows it)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from nlibuild.errors import ConfigError
 from nlibuild.models import Label, parse_label_order
-from nlibuild.presets import parse_preset, stage_defaults
+from nlibuild.presets import parse_preset
 from nlibuild.store import Store
 
 T = TypeVar("T")
@@ -26,10 +26,6 @@ def preset_of(store: Store) -> dict[str, Any]:
 def preset_origin(store: Store) -> str:
     """How errors name the store's preset: `the store's preset ocnli`."""
     return f"the store's preset {store.meta().get('preset')}"
-
-
-def preset_defaults(store: Store, stage: str) -> dict[str, Any]:
-    return stage_defaults(preset_of(store), stage)
 
 
 def label_order_option(text: str | None, option: str) -> Any:
@@ -52,11 +48,6 @@ def choice(kind: type[T], value: str, option: str) -> T:
     except ValueError:
         choices = ", ".join(str(getattr(v, "value", v)) for v in kind)  # type: ignore[attr-defined]
         raise ConfigError(f"{option} {value!r} is not one of: {choices}") from None
-
-
-def first(*values: Any) -> Any:
-    """The first value that is not None (flag, then preset, then built-in default)."""
-    return next(v for v in values if v is not None)
 
 
 def default_text(settings: type[BaseModel], field: str) -> str:
