@@ -121,11 +121,11 @@ def stage_defaults(preset: dict[str, Any], stage: str) -> dict[str, Any]:
 
 
 # --- The preset schema ---------------------------------------------------------------------
-# One model per [section], each listing exactly the keys its commands read through
-# `stage_defaults` (with the spellings the command-line options take), so a misspelt key
-# fails at `init --preset` instead of being ignored for the life of the store. Values are
-# checked as the commands will use them; TOML is typed, so a number written as a string is
-# refused rather than coerced (Strict*).
+# One model per [section], each listing exactly the keys its commands read (named as the
+# fields of the stage settings they fill, see `SECTION_SETTINGS`), so a misspelt key fails
+# at `init --preset` instead of being ignored for the life of the store. Values are checked
+# and converted as the settings take them (`label_order = "n,e,c"` becomes the labels);
+# TOML is typed, so a number written as a string is refused rather than coerced (Strict*).
 
 _Count = Annotated[StrictInt, Field(ge=1)]
 _Share = Annotated[StrictFloat, Field(gt=0, le=1)]  # StrictFloat still takes 1
@@ -312,6 +312,16 @@ def _unknown(table: tuple[str, ...], key: str, value: object) -> str:
     return f"[{'.'.join(table)}] {key}: unknown key{hint} (known: {', '.join(known)})"
 
 
+def section_keys(section: str) -> list[str]:
+    """The keys a preset's `[section]` may hold (`[corpus]`: lang, extra_labels, genres)."""
+    return list(_keys(_model_at((section,))))
+
+
+def preset_sections() -> list[str]:
+    """The sections a preset may have, as it writes them (`import`, not `import_`)."""
+    return list(_keys(PresetSections))
+
+
 def _keys(model: type[BaseModel]) -> dict[str, Any]:
     """A model's fields by the name a preset writes (`import`, not `import_`)."""
     return {info.alias or name: info.annotation for name, info in model.model_fields.items()}
@@ -397,7 +407,7 @@ def preset_settings(
     )
     for key in values:
         if key not in settings.model_fields and key not in others:
-            taken = sorted(set(settings.model_fields) & set(_keys(_model_at((section,)))))
+            taken = sorted(set(settings.model_fields) & set(section_keys(section)))
             raise ConfigError(
                 f"{origin}: [{section}] {key}: no setting of {settings.__name__} takes this "
                 f"key (it takes: {', '.join(taken)})"
@@ -419,10 +429,12 @@ def _settings_problem(
     if problem["type"] == "missing":
         option = f"--{field.replace('_', '-')}"
         choices = _choices(settings.model_fields[field].annotation)
-        in_preset = field in _keys(_model_at((section,)))
+        in_preset = field in section_keys(section)
         preset_key = f", or set [{section}] {field} in the preset" if in_preset else ""
         return f"give {option}{choices}{preset_key}"
-    if field in given or not field:
+    if not field:  # a check over several fields
+        return str(problem["msg"])
+    if field in given:
         return f"option {'.'.join(str(part) for part in problem['loc'])}: {problem['msg']}"
     message = problem["msg"].removeprefix("Value error, ")
     return (

@@ -187,6 +187,14 @@ def test_keys_the_commands_read_themselves_are_not_unknown() -> None:
     assert cfg == {"clean": "none"}
 
 
+@pytest.mark.parametrize("section", presets.preset_sections())
+def test_every_key_a_section_allows_fills_a_setting_or_a_command(section: str) -> None:
+    keys = set(presets.section_keys(section))
+    fields = set().union(*(model.model_fields for model in presets.SECTION_SETTINGS[section]))
+    read_by_commands = presets.KEYS_COMMANDS_READ.get(section, frozenset())
+    assert keys - fields - read_by_commands == set()
+
+
 def test_a_flag_the_model_refuses_names_the_option() -> None:
     with pytest.raises(ConfigError, match=r"^option batch_size: Input should be greater"):
         ElicitCreateConfig.from_preset({}, "elicit", "p", writers=("w01",), batch_size=0,
