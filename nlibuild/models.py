@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -111,6 +111,18 @@ def format_label_order(order: tuple[Label, ...]) -> str:
 
 class _Config(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    @classmethod
+    def from_preset(
+        cls, preset: dict[str, Any], section: str, origin: str, /, **flags: Any
+    ) -> Self:
+        """The settings from the flags given (None: not given), else the preset's `[section]`
+        values (`origin` names the preset in errors), else this model's defaults. A preset
+        key no setting takes, or a value the model refuses, is a one-line `ConfigError`."""
+        # presets.py imports this module: its section models check values as we take them.
+        from nlibuild.presets import settings_from_preset
+
+        return settings_from_preset(cls, preset, section, origin, flags)
 
 
 class InitConfig(_Config):
@@ -487,6 +499,12 @@ class ElicitCreateConfig(_Config):
     genres: tuple[str, ...] = ()
     lang: str | None = None
     seed: int = 13
+
+    @field_validator("max_per_writer", mode="before")
+    @classmethod
+    def _zero_is_no_cap(cls, value: object) -> object:
+        # `--max-per-writer 0` and a preset's `max_per_writer = 0` both mean no cap.
+        return None if value == 0 else value
 
     @field_validator("writers")
     @classmethod

@@ -1,14 +1,17 @@
 """Option values into settings: the parsing that the CLI and the `stats` tables share
-(comma-separated lists, enum choices with the allowed values in the message, the first
-value given among flag, preset and built-in default, the store's preset defaults)."""
+(comma-separated lists, enum choices with the allowed values in the message, the store's
+preset for `XConfig.from_preset`, and a setting's default as `--help` shows it)."""
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Any, TypeVar
 
+from pydantic import BaseModel
+
 from nlibuild.errors import ConfigError
-from nlibuild.models import parse_label_order
-from nlibuild.presets import parse_preset, stage_defaults
+from nlibuild.models import Label, parse_label_order
+from nlibuild.presets import parse_preset
 from nlibuild.store import Store
 
 T = TypeVar("T")
@@ -16,13 +19,13 @@ T = TypeVar("T")
 
 def preset_of(store: Store) -> dict[str, Any]:
     """The store's parsed preset (empty without one)."""
-    meta = store.meta()
-    text = meta.get("preset_toml")
-    return parse_preset(text, f"the store's preset {meta.get('preset')}") if text else {}
+    text = store.meta().get("preset_toml")
+    return parse_preset(text, preset_origin(store)) if text else {}
 
 
-def preset_defaults(store: Store, stage: str) -> dict[str, Any]:
-    return stage_defaults(preset_of(store), stage)
+def preset_origin(store: Store) -> str:
+    """How errors name the store's preset: `the store's preset ocnli`."""
+    return f"the store's preset {store.meta().get('preset')}"
 
 
 def label_order_option(text: str | None, option: str) -> Any:
@@ -47,6 +50,17 @@ def choice(kind: type[T], value: str, option: str) -> T:
         raise ConfigError(f"{option} {value!r} is not one of: {choices}") from None
 
 
-def first(*values: Any) -> Any:
-    """The first value that is not None (flag, then preset, then built-in default)."""
-    return next(v for v in values if v is not None)
+def default_text(settings: type[BaseModel], field: str) -> str:
+    """A setting's default as its option is written, for `--help` (`50`, `e,n,c`,
+    `protocol,level,genre`), read from the model so that the help cannot drift from it."""
+    return _option_text(settings.model_fields[field].default)
+
+
+def _option_text(value: object) -> str:
+    if isinstance(value, Label):
+        return value.initial
+    if isinstance(value, Enum):
+        return str(value.value)
+    if isinstance(value, tuple):
+        return ",".join(_option_text(item) for item in value)
+    return str(value)

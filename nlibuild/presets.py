@@ -12,13 +12,14 @@ working (and keeps its defaults) wherever it is moved. Flags always override a p
 from __future__ import annotations
 
 import difflib
+import enum
 import re
 import tomllib
 import types
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Annotated, Any, Union, get_args, get_origin
+from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 
 from pydantic import (
     AfterValidator,
@@ -36,12 +37,22 @@ from nlibuild.cleaning import CLEANING_PRESETS
 from nlibuild.errors import ConfigError
 from nlibuild.models import (
     GENRE_PATTERN,
+    AggregateConfig,
+    ElicitCreateConfig,
+    ElicitImportConfig,
+    ExportConfig,
     ExportFormat,
+    ImportConfig,
     ImportFormat,
+    IngestConfig,
+    InitConfig,
+    Label,
     LengthUnit,
     OnViolation,
     ParagraphMode,
     Protocol,
+    RelabelCreateConfig,
+    SampleConfig,
     StratumKey,
     parse_label_order,
 )
@@ -70,13 +81,12 @@ def preset_names() -> list[str]:
 def load_preset_text(name_or_path: str) -> str:
     """The TOML text of a named preset (one of `preset_names()`) or of a preset file path;
     a `ConfigError` when it is not valid TOML or not a valid preset."""
+    origin = preset_file_origin(name_or_path)
     if Path(name_or_path).suffix == ".toml":
         path = Path(name_or_path)
-        origin = str(path)
         text = path.read_text(encoding="utf-8") if path.is_file() else None
     else:
         resource = PRESETS / f"{name_or_path}.toml"
-        origin = f"preset {name_or_path}"
         text = resource.read_text(encoding="utf-8") if resource.is_file() else None
     if text is None:
         raise ConfigError(
@@ -85,6 +95,11 @@ def load_preset_text(name_or_path: str) -> str:
         )
     parse_preset(text, origin)
     return text
+
+
+def preset_file_origin(name_or_path: str) -> str:
+    """How errors name a preset given to `init`: its path, or `preset ocnli`."""
+    return name_or_path if Path(name_or_path).suffix == ".toml" else f"preset {name_or_path}"
 
 
 def parse_preset(text: str, origin: str = "preset") -> dict[str, Any]:
@@ -106,11 +121,11 @@ def stage_defaults(preset: dict[str, Any], stage: str) -> dict[str, Any]:
 
 
 # --- The preset schema ---------------------------------------------------------------------
-# One model per [section], each listing exactly the keys its commands read through
-# `stage_defaults` (with the spellings the command-line options take), so a misspelt key
-# fails at `init --preset` instead of being ignored for the life of the store. Values are
-# checked as the commands will use them; TOML is typed, so a number written as a string is
-# refused rather than coerced (Strict*).
+# One model per [section], each listing exactly the keys its commands read (named as the
+# fields of the stage settings they fill, see `SECTION_SETTINGS`), so a misspelt key fails
+# at `init --preset` instead of being ignored for the life of the store. Values are checked
+# and converted as the settings take them (`label_order = "n,e,c"` becomes the labels);
+# TOML is typed, so a number written as a string is refused rather than coerced (Strict*).
 
 _Count = Annotated[StrictInt, Field(ge=1)]
 _Share = Annotated[StrictFloat, Field(gt=0, le=1)]  # StrictFloat still takes 1
@@ -139,17 +154,23 @@ def _cleaning_preset(value: str) -> str:
     return value
 
 
-def _label_order(value: str) -> str:
-    parse_label_order(value)  # its ValueError says what a label order looks like
-    return value
+def _label_order(value: object) -> object:
+    # The preset writes the order as --label-order takes it ("n,e,c"), and the settings
+    # hold the labels; a value of another kind falls through to the tuple check.
+    return parse_label_order(value) if isinstance(value, str) else value
 
 
-def _stratify(value: str) -> str:
+def _stratify(value: object) -> object:
+    # As --stratify takes it: "protocol,level", or "none" (or nothing) for one stratum.
+    if not isinstance(value, str):
+        return value
     names = [name.strip().lower() for name in value.split(",") if name.strip()]
+    if names in ([], ["none"]):
+        return ()
     known = [key.value for key in StratumKey]
-    if names != ["none"] and any(name not in known for name in names):
+    if any(name not in known for name in names):
         raise ValueError(f"give a comma-separated list of {', '.join(known)}, or none")
-    return value
+    return tuple(names)
 
 
 _ProtocolName = Annotated[Protocol, BeforeValidator(_upper)]
@@ -203,7 +224,7 @@ class ExportPreset(_Section):
     """[export]: `export --format` and `--label-order` (written as the option takes it)."""
 
     format: ExportFormat | None = None
-    label_order: Annotated[str, AfterValidator(_label_order)] | None = None
+    label_order: Annotated[tuple[Label, Label, Label], BeforeValidator(_label_order)] | None = None
 
 
 class ElicitPreset(_Section):
@@ -224,7 +245,7 @@ class RelabelPreset(_Section):
     protocol: _ProtocolName | None = None
     fraction: _Share | None = None
     validators: _Count | None = None
-    stratify: Annotated[str, AfterValidator(_stratify)] | None = None
+    stratify: Annotated[tuple[StratumKey, ...], BeforeValidator(_stratify)] | None = None
     batch_size: _Count | None = None
     seed: StrictInt | None = None
 
@@ -291,6 +312,16 @@ def _unknown(table: tuple[str, ...], key: str, value: object) -> str:
     return f"[{'.'.join(table)}] {key}: unknown key{hint} (known: {', '.join(known)})"
 
 
+def section_keys(section: str) -> list[str]:
+    """The keys a preset's `[section]` may hold (`[corpus]`: lang, extra_labels, genres)."""
+    return list(_keys(_model_at((section,))))
+
+
+def preset_sections() -> list[str]:
+    """The sections a preset may have, as it writes them (`import`, not `import_`)."""
+    return list(_keys(PresetSections))
+
+
 def _keys(model: type[BaseModel]) -> dict[str, Any]:
     """A model's fields by the name a preset writes (`import`, not `import_`)."""
     return {info.alias or name: info.annotation for name, info in model.model_fields.items()}
@@ -309,6 +340,113 @@ def _model_at(table: tuple[str, ...]) -> type[BaseModel]:
             annotation = get_args(annotation)[1]
         model = annotation
     return model
+
+
+# --- Presets into settings ----------------------------------------------------------------
+# One settings model per stage: the command builds it from its flags, the store's preset
+# fills what no flag gave, and the model's own defaults fill the rest, so a default is
+# written once, in the model.
+
+SECTION_SETTINGS: dict[str, tuple[type[BaseModel], ...]] = {
+    "corpus": (InitConfig,),
+    "ingest": (IngestConfig,),
+    "sample": (SampleConfig,),
+    "import": (ImportConfig,),
+    "export": (ExportConfig,),
+    "elicit": (ElicitCreateConfig, ElicitImportConfig),
+    "relabel": (RelabelCreateConfig,),
+    "aggregate": (AggregateConfig,),
+}
+"""The settings models each section fills; a key of the section one of them takes is not
+unknown to the others (`[elicit] max_overlap` is `elicit import`'s, not `elicit create`'s)."""
+
+KEYS_COMMANDS_READ: dict[str, frozenset[str]] = {
+    "corpus": frozenset({"genres"}),  # `ingest` warns about (or refuses) other genres
+    "ingest": frozenset({"genres"}),  # `ingest` lays [ingest.genres.NAME] over [ingest]
+}
+"""Section keys that a command reads itself rather than as a setting of its stage."""
+
+SettingsT = TypeVar("SettingsT", bound=BaseModel)
+
+
+def settings_from_preset(
+    settings: type[SettingsT],
+    preset: dict[str, Any],
+    section: str,
+    origin: str,
+    flags: dict[str, Any],
+) -> SettingsT:
+    """`settings` from the flags given (those not None), else `preset`'s `[section]` values,
+    else the model's defaults; a one-line `ConfigError` naming the option, or `origin`, the
+    section and the key, for a value the model refuses or a key no setting takes."""
+    unknown = set(flags) - set(settings.model_fields)
+    if unknown:  # a mistake in the command, not the user's
+        raise TypeError(f"{settings.__name__} has no field {', '.join(sorted(unknown))}")
+    given = {name: value for name, value in flags.items() if value is not None}
+    from_preset = preset_settings(settings, preset, section, origin)
+    try:
+        return settings.model_validate(from_preset | given)
+    except ValidationError as exc:
+        problem = exc.errors(include_url=False)[0]
+        raise ConfigError(_settings_problem(problem, settings, given, section, origin)) from None
+
+
+def preset_settings(
+    settings: type[BaseModel], preset: dict[str, Any], section: str, origin: str
+) -> dict[str, Any]:
+    """The values `preset`'s `[section]` gives `settings`' fields, converted as the
+    section's model checks them (`label_order = "n,e,c"` -> labels, enums by value)."""
+    readers = SECTION_SETTINGS.get(section, ())
+    if settings not in readers:  # a mistake in the command, not the user's
+        raise ValueError(f"{settings.__name__} is not filled from a preset's [{section}]")
+    table = stage_defaults(preset, section)
+    checked = validate_preset({section: table}, origin)
+    values = checked.model_dump(by_alias=True, exclude_unset=True).get(section, {})
+    others = KEYS_COMMANDS_READ.get(section, frozenset()).union(
+        *(reader.model_fields for reader in readers if reader is not settings)
+    )
+    for key in values:
+        if key not in settings.model_fields and key not in others:
+            taken = sorted(set(settings.model_fields) & set(section_keys(section)))
+            raise ConfigError(
+                f"{origin}: [{section}] {key}: no setting of {settings.__name__} takes this "
+                f"key (it takes: {', '.join(taken)})"
+            )
+    return {key: value for key, value in values.items() if key in settings.model_fields}
+
+
+def _settings_problem(
+    problem: ErrorDetails,
+    settings: type[BaseModel],
+    given: dict[str, Any],
+    section: str,
+    origin: str,
+) -> str:
+    """One line for the first problem of a settings model, named where its value came from:
+    the option (as `user_errors` has always named it), else the preset's key, else the
+    required setting that neither gave."""
+    field = str(problem["loc"][0]) if problem["loc"] else ""
+    if problem["type"] == "missing":
+        option = f"--{field.replace('_', '-')}"
+        choices = _choices(settings.model_fields[field].annotation)
+        in_preset = field in section_keys(section)
+        preset_key = f", or set [{section}] {field} in the preset" if in_preset else ""
+        return f"give {option}{choices}{preset_key}"
+    if not field:  # a check over several fields
+        return str(problem["msg"])
+    if field in given:
+        return f"option {'.'.join(str(part) for part in problem['loc'])}: {problem['msg']}"
+    message = problem["msg"].removeprefix("Value error, ")
+    return (
+        f"{origin}: [{section}] {field}: {message[:1].lower()}{message[1:]} "
+        f"(got {problem['input']!r})"
+    )
+
+
+def _choices(annotation: Any) -> str:
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return f" ({', '.join(str(member.value) for member in annotation)})"
+    return ""
 
 
 def instruction_languages() -> list[str]:

@@ -17,9 +17,7 @@ from nlibuild.cli.common import (
     user_errors,
 )
 from nlibuild.core.runs import FAILED, INTERRUPTED
-from nlibuild.errors import ConfigError
 from nlibuild.models import (
-    DEFAULT_LABEL_ORDER,
     ExportConfig,
     ExportFormat,
     ImportConfig,
@@ -30,15 +28,26 @@ from nlibuild.models import (
     StoreSummary,
     TableFormat,
 )
-from nlibuild.options import choice, label_order_option, preset_defaults, split_list
-from nlibuild.presets import load_preset_text, parse_preset, stage_defaults
+from nlibuild.options import (
+    choice,
+    default_text,
+    label_order_option,
+    preset_of,
+    preset_origin,
+    split_list,
+)
+from nlibuild.presets import load_preset_text, parse_preset, preset_file_origin
 from nlibuild.render import counted, render_table
 
 
 def init(
     ctx: typer.Context,
     lang: Annotated[
-        str | None, typer.Option(help="Corpus language (ISO 639-1); default from preset, else en.")
+        str | None,
+        typer.Option(
+            help="Corpus language (ISO 639-1); default from preset, "
+            f"else {default_text(InitConfig, 'lang')}."
+        ),
     ] = None,
     preset: Annotated[
         str | None,
@@ -57,11 +66,14 @@ def init(
 
     with user_errors():
         preset_text = load_preset_text(preset) if preset else None
-        corpus = stage_defaults(parse_preset(preset_text), "corpus") if preset_text else {}
-        cfg = InitConfig(
-            lang=lang or corpus.get("lang", "en"),
+        origin = preset_file_origin(preset) if preset else "no preset"
+        cfg = InitConfig.from_preset(
+            parse_preset(preset_text, origin) if preset_text else {},
+            "corpus",
+            origin,
+            lang=lang,
             preset=preset,
-            extra_labels=split_list(extra_labels) or tuple(corpus.get("extra_labels", ())),
+            extra_labels=split_list(extra_labels) or None,
         )
         result = run(state_of(ctx).db, cfg, preset_text)
     extras = ",".join(cfg.extra_labels) or "none"
@@ -115,14 +127,12 @@ def import_(
     with user_errors():
         store = open_store(state_of(ctx))
         with store:
-            fmt = format or preset_defaults(store, "import").get("format")
-            if fmt is None:
-                raise ConfigError(
-                    "choose the file's format with --format mnli|snli|ocnli|xnli|jsonl"
-                )
-            cfg = ImportConfig(
+            cfg = ImportConfig.from_preset(
+                preset_of(store),
+                "import",
+                preset_origin(store),
                 path=file,
-                format=choice(ImportFormat, fmt, "--format"),
+                format=choice(ImportFormat, format, "--format") if format else None,
                 genre=genre,
                 lang=lang,
                 corpus=corpus,
@@ -160,12 +170,18 @@ def export(
     ] = None,
     label_order: Annotated[
         str | None,
-        typer.Option(help="hf-jsonl integer order (default e,n,c; CLUE's OCNLI uses n,e,c)."),
+        typer.Option(
+            help="hf-jsonl integer order "
+            f"(default {default_text(ExportConfig, 'label_order')}; CLUE's OCNLI uses n,e,c)."
+        ),
     ] = None,
     no_gold: Annotated[
-        str,
-        typer.Option(help="hf-jsonl: pairs with gold '-' get label -1 (minus-one) or are dropped."),
-    ] = NoGoldPolicy.MINUS_ONE.value,
+        str | None,
+        typer.Option(
+            help="hf-jsonl: pairs with gold '-' get label -1 (minus-one) or are dropped (drop) "
+            f"(default {default_text(ExportConfig, 'no_gold')})."
+        ),
+    ] = None,
     lang: Annotated[
         list[str] | None,
         typer.Option(
@@ -184,19 +200,14 @@ def export(
     with user_errors():
         store = open_store(state_of(ctx))
         with store:
-            defaults = preset_defaults(store, "export")
-            fmt = format or defaults.get("format")
-            if fmt is None:
-                raise ConfigError(
-                    "choose the output format with --format "
-                    + "|".join(f.value for f in ExportFormat)
-                )
-            order = label_order_option(label_order or defaults.get("label_order"), "--label-order")
-            cfg = ExportConfig(
-                format=choice(ExportFormat, fmt, "--format"),
+            cfg = ExportConfig.from_preset(
+                preset_of(store),
+                "export",
+                preset_origin(store),
+                format=choice(ExportFormat, format, "--format") if format else None,
                 out=out_path,
-                label_order=order or DEFAULT_LABEL_ORDER,
-                no_gold=choice(NoGoldPolicy, no_gold, "--no-gold"),
+                label_order=label_order_option(label_order, "--label-order"),
+                no_gold=choice(NoGoldPolicy, no_gold, "--no-gold") if no_gold else None,
                 langs=split_list(lang),
                 split=choice(SplitName, split, "--split") if split else None,
             )

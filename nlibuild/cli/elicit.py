@@ -17,7 +17,6 @@ from nlibuild.cli.work_packages import (
 )
 from nlibuild.errors import ConfigError
 from nlibuild.models import (
-    DEFAULT_MAX_OVERLAP,
     ElicitCreateConfig,
     ElicitExportConfig,
     ElicitImportConfig,
@@ -27,7 +26,14 @@ from nlibuild.models import (
     Protocol,
     TableFormat,
 )
-from nlibuild.options import choice, first, label_order_option, preset_defaults, split_list
+from nlibuild.options import (
+    choice,
+    default_text,
+    label_order_option,
+    preset_of,
+    preset_origin,
+    split_list,
+)
 from nlibuild.render import counted, render_table
 
 elicit_app = typer.Typer(
@@ -49,16 +55,26 @@ def create(
         str | None,
         typer.Option(help="Writer IDs: a file with one per line, or a comma-separated list."),
     ] = None,
-    batch_size: Annotated[int | None, typer.Option(help="Premises per batch (default 50).")] = None,
+    batch_size: Annotated[
+        int | None,
+        typer.Option(
+            help=f"Premises per batch (default {default_text(ElicitCreateConfig, 'batch_size')})."
+        ),
+    ] = None,
     max_per_writer: Annotated[
         int | None,
-        typer.Option(help="Most premises one writer gets, over all batches (default: no cap)."),
+        typer.Option(
+            help="Most premises one writer gets, over all batches (default, or 0: no cap)."
+        ),
     ] = None,
     genre: Annotated[
         list[str] | None, typer.Option("--genre", help="Only premises of these genres.")
     ] = None,
     lang: Annotated[str | None, typer.Option(help="Only premises of this language.")] = None,
-    seed: Annotated[int | None, typer.Option(help="Random seed (default 13).")] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(help=f"Random seed (default {default_text(ElicitCreateConfig, 'seed')})."),
+    ] = None,
 ) -> None:
     """Group unassigned premises into batches, one writer each, genres spread, load balanced."""
     from nlibuild.stages.elicit_create import run
@@ -66,20 +82,19 @@ def create(
     with user_errors():
         store = open_store(state_of(ctx))
         with store:
-            defaults = preset_defaults(store, "elicit")
-            chosen = protocol or defaults.get("protocol")
-            if chosen is None:
-                raise ConfigError(f"choose the protocol with --protocol: {_PROTOCOLS}")
             if writers is None:
                 raise ConfigError("name the writers with --writers: a file, or IDs like w01,w02")
-            cfg = ElicitCreateConfig(
-                protocol=choice(Protocol, chosen.upper(), "--protocol"),
+            cfg = ElicitCreateConfig.from_preset(
+                preset_of(store),
+                "elicit",
+                preset_origin(store),
+                protocol=choice(Protocol, protocol.upper(), "--protocol") if protocol else None,
                 writers=read_annotator_ids(writers),
-                batch_size=first(batch_size, defaults.get("batch_size"), 50),
-                max_per_writer=first(max_per_writer, defaults.get("max_per_writer"), 0) or None,
+                batch_size=batch_size,
+                max_per_writer=max_per_writer,
                 genres=split_list(genre),
                 lang=lang,
-                seed=first(seed, defaults.get("seed"), 13),
+                seed=seed,
             )
             result = run(store, cfg)
     for batch in result.batches:
@@ -123,11 +138,17 @@ def import_(
     annotators: AnnotatorMapOption = None,
     on_violation: Annotated[
         str | None,
-        typer.Option(help="A pair that breaks a rule is kept and flagged (flag) or not (reject)."),
+        typer.Option(
+            help="A pair that breaks a rule is kept and flagged (flag) or not (reject) "
+            f"(default {default_text(ElicitImportConfig, 'on_violation')}).",
+        ),
     ] = None,
     max_overlap: Annotated[
         float | None,
-        typer.Option(help="Largest share of a hypothesis's units found in its premise (0.70)."),
+        typer.Option(
+            help="Largest share of a hypothesis's units found in its premise "
+            f"(default {default_text(ElicitImportConfig, 'max_overlap')}).",
+        ),
     ] = None,
     negators: Annotated[
         list[Path] | None,
@@ -149,17 +170,17 @@ def import_(
     with user_errors():
         store = open_store(state_of(ctx))
         with store:
-            defaults = preset_defaults(store, "elicit")
-            cfg = ElicitImportConfig(
+            cfg = ElicitImportConfig.from_preset(
+                preset_of(store),
+                "elicit",
+                preset_origin(store),
                 path=file,
                 format=choice(PlatformFormat, format, "--format"),
                 annotators=annotators,
-                on_violation=choice(
-                    OnViolation,
-                    first(on_violation, defaults.get("on_violation"), "flag"),
-                    "--on-violation",
+                on_violation=(
+                    choice(OnViolation, on_violation, "--on-violation") if on_violation else None
                 ),
-                max_overlap=first(max_overlap, defaults.get("max_overlap"), DEFAULT_MAX_OVERLAP),
+                max_overlap=max_overlap,
                 negators=tuple(negators or ()),
                 batch=batch,
                 writer=writer,

@@ -7,35 +7,42 @@ from typing import Annotated
 import typer
 
 from nlibuild.cli.common import open_store, out, state_of, user_errors
-from nlibuild.options import choice, first, preset_defaults
+from nlibuild.models import AggregateConfig, AggregateMethod
+from nlibuild.options import choice, default_text, preset_of, preset_origin
 from nlibuild.render import counted
 
 
 def aggregate_labels(
     ctx: typer.Context,
     min_agree: Annotated[
-        int | None, typer.Option(help="Votes an NLI label needs to be gold (default 3 of 5).")
+        int | None,
+        typer.Option(
+            help="Votes an NLI label needs to be gold "
+            f"(default {default_text(AggregateConfig, 'min_agree')} of 5)."
+        ),
     ] = None,
     method: Annotated[
-        str,
+        str | None,
         typer.Option(
-            help="majority, or dawid-skene as well (stored beside it; majority stays gold)."
+            help="majority, or dawid-skene as well (stored beside it; majority stays gold) "
+            f"(default {default_text(AggregateConfig, 'method')})."
         ),
-    ] = "majority",
+    ] = None,
 ) -> None:
     """Gold labels from the votes: the NLI label with at least 3 of the votes and more than
     any other, else '-'. Extra labels count as votes but are never gold; a pair with only
     its author's vote keeps it (unvalidated). Ties give '-', whatever the vote order."""
-    from nlibuild.models import AggregateConfig, AggregateMethod
     from nlibuild.stages.aggregate import run
 
     with user_errors():
         store = open_store(state_of(ctx))
         with store:
-            defaults = preset_defaults(store, "aggregate")
-            cfg = AggregateConfig(
-                min_agree=first(min_agree, defaults.get("min_agree"), 3),
-                method=choice(AggregateMethod, method, "--method"),
+            cfg = AggregateConfig.from_preset(
+                preset_of(store),
+                "aggregate",
+                preset_origin(store),
+                min_agree=min_agree,
+                method=choice(AggregateMethod, method, "--method") if method else None,
             )
             result = run(store, cfg)
     labels = ", ".join(f"{label} {n}" for label, n in result.by_label.items())

@@ -11,7 +11,7 @@ import typer
 from nlibuild.cli.common import err, files_progress, open_store, out, state_of, user_errors
 from nlibuild.errors import ConfigError
 from nlibuild.models import IngestConfig, LengthUnit, ParagraphMode, SampleConfig, SourceFormat
-from nlibuild.options import choice, first, preset_defaults, preset_of, split_list
+from nlibuild.options import choice, default_text, preset_of, preset_origin, split_list
 from nlibuild.presets import stage_defaults
 from nlibuild.render import counted
 
@@ -38,8 +38,12 @@ def ingest(
         typer.Option("--format", help="txt, jsonl, tsv or conllu (default: from the suffix)."),
     ] = None,
     field: Annotated[
-        str, typer.Option(help="jsonl field / tsv column that holds the text.")
-    ] = "text",
+        str | None,
+        typer.Option(
+            help="jsonl field / tsv column that holds the text "
+            f"(default {default_text(IngestConfig, 'field')})."
+        ),
+    ] = None,
     genre_field: Annotated[
         str | None, typer.Option(help="jsonl field / tsv column that holds each text's genre.")
     ] = None,
@@ -55,10 +59,17 @@ def ingest(
     ] = None,
     paragraph: Annotated[
         str | None,
-        typer.Option(help="txt: paragraphs end at a blank line (blank) or every line (line)."),
+        typer.Option(
+            help="txt: paragraphs end at a blank line (blank) or every line (line) "
+            f"(default {default_text(IngestConfig, 'paragraph')})."
+        ),
     ] = None,
     clean: Annotated[
-        str | None, typer.Option(help="Markup cleaning preset: none or callhome.")
+        str | None,
+        typer.Option(
+            help="Markup cleaning preset: none or callhome "
+            f"(default {default_text(IngestConfig, 'clean')})."
+        ),
     ] = None,
     strip: Annotated[
         list[str] | None,
@@ -75,10 +86,14 @@ def ingest(
         store = open_store(state_of(ctx))
         with store:
             preset = preset_of(store)
-            defaults = stage_defaults(preset, "ingest")
-            per_genre = defaults.get("genres", {}).get(genre, {}) if genre else {}
+            # [ingest.genres.NAME] lies over [ingest], which from_preset reads.
+            genres = stage_defaults(preset, "ingest").get("genres", {})
+            per_genre = genres.get(genre, {}) if genre else {}
             fmt = choice(SourceFormat, format, "--format") if format else format_of(paths[0])
-            cfg = IngestConfig(
+            cfg = IngestConfig.from_preset(
+                preset,
+                "ingest",
+                preset_origin(store),
                 paths=tuple(paths),
                 format=fmt,
                 genre=genre,
@@ -87,12 +102,12 @@ def ingest(
                 genre_field=genre_field,
                 genre_from=genre_from,
                 genre_map=_genre_map(genre_map),
-                paragraph=choice(
-                    ParagraphMode,
-                    paragraph or per_genre.get("paragraph") or defaults.get("paragraph", "blank"),
-                    "--paragraph",
+                paragraph=(
+                    choice(ParagraphMode, paragraph, "--paragraph")
+                    if paragraph
+                    else per_genre.get("paragraph")
                 ),
-                clean=clean or per_genre.get("clean") or defaults.get("clean", "none"),
+                clean=clean or per_genre.get("clean"),
                 strip=_split_regexes(strip),
                 known_genres=tuple(stage_defaults(preset, "corpus").get("genres", ())),
                 strict=strict,
@@ -123,20 +138,39 @@ def sample(
         list[str] | None,
         typer.Option("--genre", help="Genre to sample (repeatable, or comma-separated)."),
     ] = None,
-    n: Annotated[int | None, typer.Option("--n", help="Premises per genre (default 250).")] = None,
+    n: Annotated[
+        int | None,
+        typer.Option(
+            "--n", help=f"Premises per genre (default {default_text(SampleConfig, 'n')})."
+        ),
+    ] = None,
     per_genre: Annotated[
         int | None, typer.Option(help="Sample every genre of the pool, this many each.")
     ] = None,
-    min_len: Annotated[int | None, typer.Option(help="Shortest length kept (default 8).")] = None,
-    max_len: Annotated[int | None, typer.Option(help="Longest length kept (default 50).")] = None,
+    min_len: Annotated[
+        int | None,
+        typer.Option(
+            help=f"Shortest length kept (default {default_text(SampleConfig, 'min_len')})."
+        ),
+    ] = None,
+    max_len: Annotated[
+        int | None,
+        typer.Option(
+            help=f"Longest length kept (default {default_text(SampleConfig, 'max_len')})."
+        ),
+    ] = None,
     unit: Annotated[
         str | None,
         typer.Option(
-            help="Length unit: auto (chars for zh/ja/ko/th/my, else tokens), chars or tokens."
+            help="Length unit: auto (chars for zh/ja/ko/th/my, else tokens), chars or tokens "
+            f"(default {default_text(SampleConfig, 'unit')})."
         ),
     ] = None,
     lang: Annotated[str | None, typer.Option(help="Only sentences of this language.")] = None,
-    seed: Annotated[int | None, typer.Option(help="Random seed (default 13).")] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(help=f"Random seed (default {default_text(SampleConfig, 'seed')})."),
+    ] = None,
     exclude: Annotated[
         list[Path] | None,
         typer.Option(
@@ -155,23 +189,25 @@ def sample(
     with user_errors():
         store = open_store(state_of(ctx))
         with store:
-            defaults = preset_defaults(store, "sample")
             if per_genre is not None and n is not None:
                 raise ConfigError("give --n with --genre, or --per-genre alone, not both")
-            cfg = SampleConfig(
-                genres=split_list(genre),
-                all_genres=per_genre is not None,
-                n=per_genre or n or defaults.get("n", 250),
-                min_len=first(min_len, defaults.get("min_len"), 8),
-                max_len=first(max_len, defaults.get("max_len"), 50),
-                unit=choice(LengthUnit, unit or defaults.get("unit", "auto"), "--unit"),
+            every_genre = per_genre is not None
+            cfg = SampleConfig.from_preset(
+                preset_of(store),
+                "sample",
+                preset_origin(store),
+                # --per-genre samples every genre of the pool, whatever genres the preset names.
+                genres=() if every_genre else split_list(genre) or None,
+                all_genres=every_genre,
+                n=per_genre if every_genre else n,
+                min_len=min_len,
+                max_len=max_len,
+                unit=choice(LengthUnit, unit, "--unit") if unit else None,
                 lang=lang,
-                seed=first(seed, defaults.get("seed"), 13),
+                seed=seed,
                 exclude=tuple(exclude or ()),
                 balance_bins=balance_lengths,
             )
-            if not cfg.genres and not cfg.all_genres and defaults.get("genres"):
-                cfg = cfg.model_copy(update={"genres": tuple(defaults["genres"])})
             result = run(store, cfg)
     parts = [
         f"{g.genre} {g.sampled} ({g.first_id}..{g.last_id}"

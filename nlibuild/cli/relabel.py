@@ -26,7 +26,14 @@ from nlibuild.models import (
     StratumKey,
     TableFormat,
 )
-from nlibuild.options import choice, first, label_order_option, preset_defaults, split_list
+from nlibuild.options import (
+    choice,
+    default_text,
+    label_order_option,
+    preset_of,
+    preset_origin,
+    split_list,
+)
 from nlibuild.render import counted, render_table
 
 relabel_app = typer.Typer(
@@ -56,20 +63,38 @@ def create(
     ] = None,
     fraction: Annotated[
         float | None,
-        typer.Option(help="Share of each stratum's waiting pairs to relabel (default 0.15)."),
+        typer.Option(
+            help="Share of each stratum's waiting pairs to relabel "
+            f"(default {default_text(RelabelCreateConfig, 'fraction')})."
+        ),
     ] = None,
     validators: Annotated[
-        int | None, typer.Option(help="Annotators per pair, never its author (default 4).")
+        int | None,
+        typer.Option(
+            help="Annotators per pair, never its author "
+            f"(default {default_text(RelabelCreateConfig, 'validators')})."
+        ),
     ] = None,
     protocol: Annotated[
         str | None, typer.Option(help=f"Only pairs of this protocol: {_PROTOCOLS}.")
     ] = None,
     stratify: Annotated[
         str | None,
-        typer.Option(help=f"Draw evenly over: {_KEYS}, or none (default protocol,level,genre)."),
+        typer.Option(
+            help=f"Draw evenly over: {_KEYS}, or none "
+            f"(default {default_text(RelabelCreateConfig, 'stratify')})."
+        ),
     ] = None,
-    batch_size: Annotated[int | None, typer.Option(help="Pairs per batch (default 50).")] = None,
-    seed: Annotated[int | None, typer.Option(help="Random seed (default 13).")] = None,
+    batch_size: Annotated[
+        int | None,
+        typer.Option(
+            help=f"Pairs per batch (default {default_text(RelabelCreateConfig, 'batch_size')})."
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(help=f"Random seed (default {default_text(RelabelCreateConfig, 'seed')})."),
+    ] = None,
 ) -> None:
     """Pick pairs not yet relabelled, stratum by stratum, and batch them out to validators."""
     from nlibuild.stages.relabel_create import run
@@ -77,22 +102,21 @@ def create(
     with user_errors():
         store = open_store(state_of(ctx))
         with store:
-            defaults = preset_defaults(store, "relabel")
             if annotators is None:
                 raise ConfigError(
                     "name the validators with --annotators: a file, or IDs like v01,v02,v03,v04"
                 )
-            chosen = protocol or defaults.get("protocol")
-            cfg = RelabelCreateConfig(
+            cfg = RelabelCreateConfig.from_preset(
+                preset_of(store),
+                "relabel",
+                preset_origin(store),
                 annotators=read_annotator_ids(annotators),
-                fraction=first(fraction, defaults.get("fraction"), 0.15),
-                validators=first(validators, defaults.get("validators"), 4),
-                protocol=choice(Protocol, chosen.upper(), "--protocol") if chosen else None,
-                stratify=stratify_option(
-                    first(stratify, defaults.get("stratify"), "protocol,level,genre")
-                ),
-                batch_size=first(batch_size, defaults.get("batch_size"), 50),
-                seed=first(seed, defaults.get("seed"), 13),
+                fraction=fraction,
+                validators=validators,
+                protocol=choice(Protocol, protocol.upper(), "--protocol") if protocol else None,
+                stratify=stratify_option(stratify) if stratify is not None else None,
+                batch_size=batch_size,
+                seed=seed,
             )
             result = run(store, cfg)
     for batch in result.batches:

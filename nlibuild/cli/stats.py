@@ -11,8 +11,8 @@ import typer
 
 from nlibuild.cli.common import format_option, open_store, out, state_of, user_errors
 from nlibuild.errors import ConfigError
-from nlibuild.models import TableFormat
-from nlibuild.options import choice, split_list
+from nlibuild.models import ElicitImportConfig, SampleConfig, TableFormat
+from nlibuild.options import choice, default_text, split_list
 from nlibuild.stats import StatsOptions, StatsTable, stats_tables
 
 # The command's own options, which every table takes.
@@ -42,16 +42,32 @@ def stats(
         ),
     ],
     min_len: Annotated[
-        int | None, typer.Option(help="premises: shortest qualifying length (default 8).")
+        int | None,
+        typer.Option(
+            help="premises: shortest qualifying length "
+            f"(default {default_text(SampleConfig, 'min_len')})."
+        ),
     ] = None,
     max_len: Annotated[
-        int | None, typer.Option(help="premises: longest qualifying length (default 50).")
+        int | None,
+        typer.Option(
+            help="premises: longest qualifying length "
+            f"(default {default_text(SampleConfig, 'max_len')})."
+        ),
     ] = None,
     unit: Annotated[
-        str | None, typer.Option(help="premises: length unit, auto, chars or tokens.")
+        str | None,
+        typer.Option(
+            help="premises: length unit, auto, chars or tokens "
+            f"(default {default_text(SampleConfig, 'unit')})."
+        ),
     ] = None,
     max_overlap: Annotated[
-        float | None, typer.Option(help="subsets: the overlap limit (default 0.70, OCNLI 3.2).")
+        float | None,
+        typer.Option(
+            help="subsets: the overlap limit "
+            f"(default {default_text(ElicitImportConfig, 'max_overlap')}; OCNLI 3.2)."
+        ),
     ] = None,
     negators: Annotated[
         list[Path] | None,

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from rich.console import Console
 
 from nlibuild.lang import length_unit
-from nlibuild.models import LengthUnit, PremiseStatsRow, TableFormat
-from nlibuild.options import choice, first, preset_defaults
+from nlibuild.models import LengthUnit, PremiseStatsRow, SampleConfig, TableFormat
+from nlibuild.options import choice, preset_of, preset_origin
 from nlibuild.queries.premises import keys_of_premises
 from nlibuild.render import render_table
 from nlibuild.stats import StatsOptions, StatsTable, print_json_rows
@@ -29,13 +29,17 @@ class PremisesSettings:
 
 
 def premises_settings(options: StatsOptions, store: Store) -> PremisesSettings:
-    """The length range and unit: the flags, else the preset's `sample` defaults."""
-    defaults = preset_defaults(store, "sample")
-    return PremisesSettings(
-        min_len=first(options.min_len, defaults.get("min_len"), 8),
-        max_len=first(options.max_len, defaults.get("max_len"), 50),
-        unit=choice(LengthUnit, options.unit or defaults.get("unit", "auto"), "--unit"),
+    """The length range and unit `sample` would use: the flags, else the preset's [sample],
+    else `SampleConfig`'s defaults."""
+    sample = SampleConfig.from_preset(
+        preset_of(store),
+        "sample",
+        preset_origin(store),
+        min_len=options.min_len,
+        max_len=options.max_len,
+        unit=choice(LengthUnit, options.unit, "--unit") if options.unit else None,
     )
+    return PremisesSettings(min_len=sample.min_len, max_len=sample.max_len, unit=sample.unit)
 
 
 def compute_premises(store: Store, settings: PremisesSettings) -> list[PremiseStatsRow]:

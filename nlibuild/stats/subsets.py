@@ -11,8 +11,9 @@ from pathlib import Path
 from rich.console import Console
 
 from nlibuild.lang import length_unit, negator_lexicon, overlap_ratio, text_length
-from nlibuild.models import DEFAULT_MAX_OVERLAP, Label, Level, SubsetRow, TableFormat
-from nlibuild.options import first, preset_defaults
+from nlibuild.models import ElicitImportConfig, Label, Level, SubsetRow, TableFormat
+from nlibuild.options import preset_of, preset_origin
+from nlibuild.presets import preset_settings
 from nlibuild.render import render_table
 from nlibuild.stats import StatsOptions, StatsTable, print_json_rows
 from nlibuild.store import Store
@@ -25,9 +26,13 @@ class SubsetsSettings:
 
 
 def overlap_limit(options: StatsOptions, store: Store) -> float:
-    """--max-overlap, else the preset's `elicit` limit, else OCNLI's 0.70 (subsets, cues)."""
-    preset_limit = preset_defaults(store, "elicit").get("max_overlap")
-    return float(first(options.max_overlap, preset_limit, DEFAULT_MAX_OVERLAP))
+    """The limit `elicit import` checks against (subsets, cues): --max-overlap, else the
+    preset's [elicit] max_overlap, else the model's (OCNLI's 0.70)."""
+    if options.max_overlap is not None:
+        return options.max_overlap
+    preset = preset_of(store)
+    elicit = preset_settings(ElicitImportConfig, preset, "elicit", preset_origin(store))
+    return float(elicit.get("max_overlap", ElicitImportConfig.model_fields["max_overlap"].default))
 
 
 def subsets_settings(options: StatsOptions, store: Store) -> SubsetsSettings:
