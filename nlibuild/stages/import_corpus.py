@@ -58,21 +58,44 @@ from nlibuild.queries.pairs import (
 )
 from nlibuild.queries.premises import all_premises, premise_ids_with_prefix, premises_by_id
 from nlibuild.queries.translations import human_translations_of
-from nlibuild.store import RUN_STAMPED, GoldRow, PairRow, PremiseRow, Store, TranslationRow, VoteRow
+from nlibuild.store import RUN_STAMPED, PremiseRow, Store, TranslationRow
 
-CHUNK_SIZE = 20_000
+CHUNK_SIZE = 2000
 
-Sink = Callable[[str, Sequence[tuple[Any, ...]]], None]
-"""Where resolved rows go: `Store.insert`, or the pipe to the writing process."""
+Sink = Callable[[str, list[Any], int], None]
+"""Where resolved rows go, as one flat list of `width`-wide rows (`Store.insert_flat`'s
+arguments): straight into the store, or down the pipe to the writing process. Flat, because
+the importer's millions of vote rows then never exist as tuples."""
 
 
 class _Labels(NamedTuple):
-    """A pair's canonical votes (author first), released gold, and the gold's vote count."""
+    """A pair's canonical votes (author first), released gold, and the gold's vote count,
+    with what the rows of every pair that has these labels take from them."""
 
     votes: tuple[str, ...]
     gold: str | None
     top: int
-    author: bool = True  # False: the author's label is missing, every vote is a validator's
+    author: bool  # False: the author's label is missing, every vote is a validator's
+    author_label: str | None
+    positions: tuple[int, ...]  # of the votes: 0 is the author's, validators from 1
+    counts: tuple[int, int, int, int, str | None] | None  # a pair_labels row after pair_pk
+    gold_row: tuple[str, str, int, int] | None  # a gold_rows row after pair_pk
+
+
+def _labels(votes: tuple[str, ...], gold: str | None, top: int, author: bool) -> _Labels:
+    """`_Labels` with the row parts worked out once (a corpus has few label combinations)."""
+    author_label = votes[0] if votes and author else None
+    n_votes = len(votes)
+    start = 0 if author else 1
+    counts = None
+    if votes:  # pair_labels (schema 9) is known here without reading the votes back
+        entailment, neutral, contradiction = (votes.count(label) for label in NLI_LABELS)
+        counts = (n_votes, entailment, neutral, contradiction, author_label)
+    gold_row = (RELEASED, gold, n_votes, top) if gold is not None else None
+    return _Labels(
+        votes, gold, top, author, author_label, tuple(range(start, start + n_votes)), counts,
+        gold_row,
+    )  # fmt: skip
 
 
 class _Content(NamedTuple):
@@ -189,9 +212,13 @@ class _Importer:
             top = max((votes.count(label) for label in NLI_LABELS), default=0)
         else:
             top = votes.count(gold)
-        result = _Labels(tuple(votes), gold, top, author or not votes)
+        result = _labels(tuple(votes), gold, top, author or not votes)
         self._label_cache[key] = result
         return result
+
+    def _write_rows(self, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
+        if rows:
+            self.sink(table, list(chain.from_iterable(rows)), len(rows[0]))
 
     # --- annotators -----------------------------------------------------------------
 
@@ -209,7 +236,7 @@ class _Importer:
             note = f"anonymous annotator of {self.corpus}" if anonymous else None
             rows.append((self.next_annotator_pk, annotator_id, anonymous, note))
             self.next_annotator_pk += 1
-        self.sink("annotators", rows)
+        self._write_rows("annotators", rows)
         self.counts["annotators_added"] += len(rows)
         return [known[i] for i in ids]
 
@@ -289,7 +316,7 @@ class _Importer:
                 self._premise_conflict(record, row, genre)
             resolved.append(row)
         if new_rows:
-            self.sink("premises", new_rows)
+            self._write_rows("premises", new_rows)
             self.counts["premises_added"] += len(new_rows)
         return resolved
 
@@ -386,18 +413,36 @@ class _Importer:
         # pairs of earlier imports
         stored = {} if self.store_was_empty else stored_pairs(self.store, pair_ids)
 
+        self._write_pairs(pairs, premises, pair_ids, labels_of, stored)
+
+    def _write_pairs(
+        self,
+        pairs: list[SourcePair],
+        premises: list[PremiseRow],
+        pair_ids: list[str],
+        labels_of: list[_Labels],
+        stored: dict[str, StoredPair],
+    ) -> None:
+        """Write the rows of a chunk's new pairs: pairs, votes, pair_labels, released gold.
+
+        The hot loop of an import: rows go into flat lists (votes into one list a column,
+        interleaved at the end by slice assignment) so that no per-vote tuple is made.
+        """
         default_lang = self.default_lang
         pair_lines = self.pair_lines
         known = self.annotators
-        new_pairs: list[PairRow] = []
-        new_votes: list[VoteRow] = []
-        new_gold: list[GoldRow] = []
-        new_counts: list[tuple[int, int, int, int, int, str | None]] = []
+        pair_pk = self.next_pair_pk
+        pair_values: list[Any] = []
+        vote_pair_pks: list[int] = []
+        vote_annotator_pks: list[int] = []
+        vote_positions: list[int] = []
+        vote_labels: list[str] = []
+        count_values: list[Any] = []
+        gold_values: list[Any] = []
         for record, premise, pair_id, labels in zip(
             pairs, premises, pair_ids, labels_of, strict=True
         ):
             votes = labels.votes
-            author = labels.author
             n_votes = len(votes)
             annotator_ids = record.annotators
             try:
@@ -426,36 +471,46 @@ class _Importer:
                 self.premise_of_pair[pair_id] = premise.id
             if record.translations:
                 self._collect_translations(record, premise.id, pair_id)
-            pair_pk = self.next_pair_pk
-            self.next_pair_pk += 1
             try:
                 annotator_pks = [known[a] for a in annotator_ids]
             except (KeyError, TypeError):  # someone new (or an ID that is not text)
                 annotator_pks = self._annotator_pks(annotator_ids, record.annotators is None)
-            pair_row: PairRow = (
+            author_label = labels.author_label
+            extra = record.extra
+            pair_values += (
                 pair_pk, pair_id, premise.pk, record.hypothesis, record.lang or default_lang,
-                record.protocol, record.level, annotator_pks[0] if votes and author else None,
-                votes[0] if votes and author else None, _extra_json(record.extra),
+                record.protocol, record.level,
+                annotator_pks[0] if author_label is not None else None, author_label,
+                orjson.dumps(extra).decode() if extra else None,
             )  # fmt: skip
-            new_pairs.append(pair_row)
-            # Position 0 is the author's vote; without it, validators start at 1.
-            start = 0 if author else 1
-            for index, label in enumerate(votes):
-                new_votes.append((pair_pk, annotator_pks[index], start + index, label))
-            if votes:  # the hot path's counts (schema 9), known here without a read
-                entailment, neutral, contradiction = (votes.count(x) for x in NLI_LABELS)
-                new_counts.append(
-                    (pair_pk, n_votes, entailment, neutral, contradiction,
-                     votes[0] if author else None)
-                )  # fmt: skip
-            if labels.gold is not None:
-                new_gold.append((pair_pk, RELEASED, labels.gold, n_votes, labels.top))
-        self.sink("pairs", new_pairs)
-        self.sink("votes", new_votes)
-        self.sink("pair_labels", new_counts)
-        self.sink("gold_rows", new_gold)
-        self.counts["pairs_added"] += len(new_pairs)
-        self.counts["votes_added"] += len(new_votes)
+            if votes:
+                vote_pair_pks += [pair_pk] * n_votes
+                vote_annotator_pks += annotator_pks
+                vote_positions += labels.positions
+                vote_labels += votes
+                count_values.append(pair_pk)
+                count_values += labels.counts  # type: ignore[arg-type]  # set when votes are
+            if labels.gold_row is not None:
+                gold_values.append(pair_pk)
+                gold_values += labels.gold_row
+            pair_pk += 1
+        added = pair_pk - self.next_pair_pk
+        self.next_pair_pk = pair_pk
+        vote_values: list[Any] = [None] * (4 * len(vote_labels))
+        vote_values[0::4] = vote_pair_pks
+        vote_values[1::4] = vote_annotator_pks
+        vote_values[2::4] = vote_positions
+        vote_values[3::4] = vote_labels
+        for table, values, width in (
+            ("pairs", pair_values, 10),
+            ("votes", vote_values, 4),
+            ("pair_labels", count_values, 6),
+            ("gold_rows", gold_values, 5),
+        ):
+            if values:
+                self.sink(table, values, width)
+        self.counts["pairs_added"] += added
+        self.counts["votes_added"] += len(vote_labels)
 
     def _compare_stored(
         self, record: SourcePair, pair_id: str, content: _Content, stored: StoredPair
@@ -581,7 +636,7 @@ class _Importer:
                     f"{self.path}, line {line}: the store already has a different {lang} "
                     f"translation of {unit_id}; import into a new store (--db) to keep both"
                 )
-        self.sink("translations", rows)
+        self._write_rows("translations", rows)
         self.counts["translations_added"] += len(rows)
 
 
@@ -664,8 +719,8 @@ class _Outcome(NamedTuple):
 def _store_writer(store: Store, run_id: int) -> Sink:
     """A sink that writes rows straight into `store`, stamped with the run where due."""
 
-    def write(table: str, rows: Sequence[tuple[Any, ...]]) -> None:
-        store.insert(table, rows, run_id if table in RUN_STAMPED else None)
+    def write(table: str, values: list[Any], width: int) -> None:
+        store.insert_flat(table, values, width, run_id if table in RUN_STAMPED else None)
 
     return write
 
@@ -782,11 +837,8 @@ def _worker_main(
         cfg = ImportConfig.model_validate_json(cfg_json)
         with Store.open(Path(store_path)) as store:
 
-            def sink(table: str, rows: Sequence[tuple[Any, ...]]) -> None:
-                # Flattened here, where there is time to spare, not in the writing process.
-                if rows:
-                    flat = list(chain.from_iterable(rows))
-                    put(("rows", table, flat, len(rows[0])))
+            def sink(table: str, values: list[Any], width: int) -> None:
+                put(("rows", table, values, width))
 
             def progress(done: int) -> None:
                 put(("progress", done))
