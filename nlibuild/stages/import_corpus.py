@@ -650,11 +650,18 @@ _COUNTS = ("premises_added", "pairs_added", "pairs_unchanged", "votes_added", "t
 PARALLEL_MIN_BYTES = 16 << 20
 """Files at least this big are parsed in a second process while this one writes."""
 
-DEFER_INDEXES_BYTES_PER_STORED_PAIR = 512
-"""A parallel import builds the pair indexes again at the end, instead of updating them
-row by row, when its file has at least this many bytes per pair already stored: then
-the pairs it brings (a pair line takes 400 to 1,200 bytes) outnumber about half of those
-whose index entries must be rebuilt, and the rebuild pays for itself."""
+BULK_BYTES_PER_STORED_PAIR = 512
+"""An import is a bulk load when its file has at least this many bytes per pair already
+stored: then the pairs it brings (a pair line takes 400 to 1,200 bytes) outnumber about half
+of those stored. A bulk load checks foreign keys once at the end, over whole tables, instead
+of row by row; a parallel one also builds the pair indexes again at the end instead of
+updating them row by row. Both pay for themselves only when the new rows are that many."""
+
+_WRITTEN_TABLES = (
+    "annotators", "premises", "pairs", "votes", "pair_labels", "gold_rows", "translations",
+    "sources", "splits",
+)  # fmt: skip
+"""Every table an import writes rows to: those whose foreign keys a bulk load checks."""
 
 _DEFERRED_INDEXES = ("premises_id", "pairs_id", "pairs_premise")
 """The indexes whose keys a corpus file brings in random order (premise and pair IDs, and premises
@@ -678,17 +685,21 @@ def run(
         raise InputError(cfg.path, "no such file; check the path")
     sha256 = file_sha256(cfg.path)
     meta = store.meta()
+    size = cfg.path.stat().st_size
     if parallel is None:
-        parallel = cfg.path.stat().st_size >= PARALLEL_MIN_BYTES
-    with paused_gc(), store.recorded_run("import", cfg) as run:
+        parallel = size >= PARALLEL_MIN_BYTES
+    bulk = size >= BULK_BYTES_PER_STORED_PAIR * store.count("pairs")
+    checked_at_end = _WRITTEN_TABLES if bulk else ()
+    with (
+        paused_gc(),
+        store.recorded_run("import", cfg, foreign_keys_checked_at_end=checked_at_end) as run,
+    ):
         run_id = run.id
         lang = meta.get("lang", "en")
         if parallel:
-            size = cfg.path.stat().st_size
-            defer = size >= DEFER_INDEXES_BYTES_PER_STORED_PAIR * store.count("pairs")
             # The writer never looks rows up (the worker reads through its own
             # connection), so it can do without the indexes until the end.
-            with store.deferred_indexes(_DEFERRED_INDEXES if defer else ()):
+            with store.deferred_indexes(_DEFERRED_INDEXES if bulk else ()):
                 outcome = _run_in_worker(store, cfg, run_id, lang, progress)
         else:
             outcome = _resolve_and_write(
