@@ -396,7 +396,11 @@ class _Importer:
             else:
                 pairs.append(record)
         self.lines += len(records)
-        normalised = [self._normalise(record) for record in pairs]
+        cache = self._label_cache  # looked up here: a method call a pair costs more
+        normalised = [
+            cache.get((tuple(record.labels), record.gold)) or self._normalise(record)
+            for record in pairs
+        ]
         if self.unknown_labels or not pairs:
             return  # after an unknown label, keep scanning for others; nothing is written
         labels_of = cast(list[_Labels], normalised)

@@ -110,6 +110,8 @@ def read_release(
         genre = record.get("genre")
         if genre is not None and (type(genre) is not str or not genre):
             genre = optional_text(path, line, record, "genre")
+        premise_extra = layout.premise_extra
+        pair_extra = layout.pair_extra
         yield SourcePair(
             line,
             cast(str, premise),
@@ -120,8 +122,9 @@ def read_release(
             labels=labels,
             annotators=annotators,
             gold=record.get("gold_label"),
-            premise_extra={k: record[k] for k in layout.premise_extra} or None,
-            extra={k: record[k] for k in layout.pair_extra} or None,
+            # Only layouts with extra fields pay for building the dicts.
+            premise_extra={k: record[k] for k in premise_extra} if premise_extra else None,
+            extra={k: record[k] for k in pair_extra} if pair_extra else None,
         )
 
 
