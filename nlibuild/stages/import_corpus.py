@@ -31,6 +31,7 @@ from typing import Any, NamedTuple, cast
 
 import orjson
 
+from nlibuild.core.signature import file_sha256
 from nlibuild.errors import ConflictError, InputError, NlibuildError
 from nlibuild.formats.corpora import corpus_format_for
 from nlibuild.formats.corpora.base import ReadSettings
@@ -39,7 +40,6 @@ from nlibuild.formats.tabular import (
     SourcePair,
     SourceTranslation,
     chunks,
-    file_sha256,
 )
 from nlibuild.gc_pause import paused_gc
 from nlibuild.labels import RELEASED, LabelNormaliser, UnknownLabel, unknown_label_hint
@@ -687,7 +687,7 @@ def run(
     """
     if not cfg.path.is_file():
         raise InputError(cfg.path, "no such file; check the path")
-    sha256 = file_sha256(cfg.path)
+    sha256 = file_sha256(cfg.path)  # cached: the run's signature takes it from there
     meta = store.meta()
     size = cfg.path.stat().st_size
     if parallel is None:
@@ -772,7 +772,9 @@ def _run_in_worker(
     context = multiprocessing.get_context("spawn")
     # A queue, not a bare pipe: its feeder thread sends while the worker resolves the next
     # chunk, and its bound keeps a fast reader from filling memory ahead of the writer.
-    messages: multiprocessing.Queue[tuple[Any, ...]] = context.Queue(maxsize=8)
+    # A message is one table's rows of a chunk (under 1 MB): 32 of them let the two
+    # processes run unevenly on a busy machine without one waiting for the other.
+    messages: multiprocessing.Queue[tuple[Any, ...]] = context.Queue(maxsize=32)
     worker = context.Process(
         target=_worker_main,
         args=(messages, str(store.path), cfg.model_dump_json(), run_id, store_lang),
