@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -64,6 +64,10 @@ def read_release(
     takes a straight path, and anything unusual goes through the checks that explain it.
     """
     layouts: dict[tuple[str, ...], _Layout] = {}
+    # Any, not cast() after the checks: cast is a function call, three a line.
+    premise: Any
+    hypothesis: Any
+    pair_key: Any
     for line, record in iter_json_objects(path, fmt, progress):
         keys = tuple(record)
         layout = layouts.get(keys)
@@ -114,10 +118,10 @@ def read_release(
         pair_extra = layout.pair_extra
         yield SourcePair(
             line,
-            cast(str, premise),
-            cast(str, hypothesis),
+            premise,
+            hypothesis,
             premise_key,
-            cast(str, pair_key),
+            pair_key,
             genre,
             labels=labels,
             annotators=annotators,
