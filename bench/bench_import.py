@@ -12,8 +12,9 @@ process started from here:
 * `nlibuild --db TMP.db info` on the filled store.
 
 For each: wall seconds (process start to exit, interpreter start-up and imports
-included), CPU seconds (user + system, the worker's included), peak resident memory of the whole process tree (the import runs a reader
-worker beside the store writer, so the two are summed: sampled from /proc every 20 ms),
+included), CPU seconds (user + system, the worker's included), peak resident memory of
+the whole process tree (the import runs a reader worker beside the store writer, so the
+two are summed: sampled from /proc every 20 ms),
 the largest single process's peak (exact, from the rusage `os.wait4` returns), and the
 wall time as a multiple of the polars step's. Results are
 printed as a markdown table with the machine's facts; `--append-results` also adds them
