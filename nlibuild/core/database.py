@@ -4,6 +4,8 @@ One SQLite file holds one corpus. It runs in WAL mode, so readers never wait for
 writer, with foreign keys on and a busy timeout: a writer that finds another writer's lock
 waits that long, then gets an `Error:` line that names the run holding the lock (from the
 `runs` table, see nlibuild/core/runs.py) instead of SQLite's bare "database is locked".
+A bulk writer may have its transaction's foreign keys checked once before it commits
+instead of row by row (`Transactions.atomic_with_foreign_keys_checked_at_end`).
 
 The schema version lives in `PRAGMA user_version`; the numbered scripts in
 nlibuild/core/migrations/ are applied in order, each file one version.

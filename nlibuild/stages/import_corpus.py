@@ -9,7 +9,9 @@ released gold label is kept as gold method `released`, for comparison with nlibu
 aggregation.
 
 The whole import is one transaction. Importing the same file twice adds nothing; an item
-whose ID is already in the store with different content is an error naming both.
+whose ID is already in the store with different content is an error naming both. A big
+import (a bulk load, see `BULK_BYTES_PER_STORED_PAIR`) has its foreign keys checked once
+before it commits rather than row by row.
 """
 
 from __future__ import annotations
@@ -61,6 +63,9 @@ from nlibuild.queries.translations import human_translations_of
 from nlibuild.store import RUN_STAMPED, PremiseRow, Store, TranslationRow
 
 CHUNK_SIZE = 2000
+"""Lines resolved (and rows sent to the writer) together: enough to amortise the per-chunk
+lookups, few enough that a chunk's records are still in the CPU caches when its rows are
+built (chunks of 20,000 made the reader about 15% slower on a million pairs)."""
 
 Sink = Callable[[str, list[Any], int], None]
 """Where resolved rows go, as one flat list of `width`-wide rows (`Store.insert_flat`'s
@@ -217,6 +222,7 @@ class _Importer:
         return result
 
     def _write_rows(self, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
+        """Send rows given as tuples (the tables with few rows) to the sink, flattened."""
         if rows:
             self.sink(table, list(chain.from_iterable(rows)), len(rows[0]))
 
@@ -480,12 +486,11 @@ class _Importer:
             except (KeyError, TypeError):  # someone new (or an ID that is not text)
                 annotator_pks = self._annotator_pks(annotator_ids, record.annotators is None)
             author_label = labels.author_label
-            extra = record.extra
             pair_values += (
                 pair_pk, pair_id, premise.pk, record.hypothesis, record.lang or default_lang,
                 record.protocol, record.level,
                 annotator_pks[0] if author_label is not None else None, author_label,
-                orjson.dumps(extra).decode() if extra else None,
+                _extra_json(record.extra),
             )  # fmt: skip
             if votes:
                 vote_pair_pks += [pair_pk] * n_votes
