@@ -12,8 +12,9 @@ process started from here:
 * `nlibuild --db TMP.db info` on the filled store.
 
 For each: wall seconds (process start to exit, interpreter start-up and imports
-included), peak resident memory of the whole process tree (the import runs a reader
-worker beside the store writer, so the two are summed: sampled from /proc every 20 ms),
+included), CPU seconds (user + system, the worker's included), peak resident memory of
+the whole process tree (the import runs a reader worker beside the store writer, so the
+two are summed: sampled from /proc every 20 ms),
 the largest single process's peak (exact, from the rusage `os.wait4` returns), and the
 wall time as a multiple of the polars step's. Results are
 printed as a markdown table with the machine's facts; `--append-results` also adds them
@@ -66,6 +67,7 @@ class Measured:
     """One child process: its wall time, its own peak RSS, and what it printed."""
 
     wall_s: float
+    cpu_s: float
     peak_mib: float
     tree_peak_mib: float
     stdout: str
@@ -168,7 +170,8 @@ def measure(name: str, argv: list[str], shown: str | None = None) -> Measured:
         )
     own_peak = _peak_mib(usage)
     # The sampler can miss a short spike that rusage saw; the tree holds at least that.
-    return Measured(wall, own_peak, max(own_peak, sampler.peak_kib / 1024), stdout, stderr)
+    cpu = usage.ru_utime + usage.ru_stime
+    return Measured(wall, cpu, own_peak, max(own_peak, sampler.peak_kib / 1024), stdout, stderr)
 
 
 def _indent(text: str) -> str:
@@ -279,8 +282,16 @@ def _size(path: Path) -> str:
     return f"{size / 2**20:,.1f} MiB"
 
 
+def _load_average() -> str:
+    try:
+        return ", ".join(f"{load:.2f}" for load in os.getloadavg())
+    except OSError:
+        return "unknown"
+
+
 def run_bench(path: Path) -> tuple[str, int]:
     """Measure the three steps on `path`; return the markdown report and the line count."""
+    load_before = _load_average()
     _warm_cache(path)
     lines_in_file = 0
     with open(path, "rb") as handle:
@@ -309,17 +320,18 @@ def run_bench(path: Path) -> tuple[str, int]:
         info = measure("nlibuild info", [*with_db, "info"])
         rows.append(("`nlibuild info`", info))
         store_size = sum(f.stat().st_size for f in Path(tmp).iterdir() if f.is_file())
+    load_after = _load_average()
 
     base = polars.wall_s
     table = [
-        "| step | wall s | peak MiB, all processes | peak MiB, largest process "
-        "| ratio to polars.read_ndjson wall |",
-        "|---|---:|---:|---:|---:|",
+        "| step | wall s | CPU s, all processes | peak MiB, all processes "
+        "| peak MiB, largest process | ratio to polars.read_ndjson wall |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     for name, m in rows:
         table.append(
-            f"| {name} | {m.wall_s:.2f} | {m.tree_peak_mib:,.0f} | {m.peak_mib:,.0f} "
-            f"| {m.wall_s / base:.1f}x |"
+            f"| {name} | {m.wall_s:.2f} | {m.cpu_s:.2f} | {m.tree_peak_mib:,.0f} "
+            f"| {m.peak_mib:,.0f} | {m.wall_s / base:.1f}x |"
         )
 
     now = dt.datetime.now().astimezone()
@@ -327,6 +339,7 @@ def run_bench(path: Path) -> tuple[str, int]:
         ("Date", now.strftime("%Y-%m-%d %H:%M %Z")),
         ("File", f"{path} ({lines_in_file:,} lines, {_size(path)}; polars read {height} rows)"),
         *machine_facts(),
+        ("Load average (1, 5, 15 min) at the start / at the end", f"{load_before} / {load_after}"),
     ]
     notes = [
         f"Wall times include interpreter start-up and imports; the `read_ndjson` call "
@@ -335,6 +348,9 @@ def run_bench(path: Path) -> tuple[str, int]:
         "Peak MiB, all processes: the largest sum of resident memory over the step's process "
         "tree, sampled every 20 ms; largest process: the exact peak of the biggest single "
         "process (rusage).",
+        "CPU s: user + system time of the step's process and the processes it waited for "
+        "(the import's reader worker), from rusage: on a busy machine, where the wall "
+        "times stretch, the steadier measure of the work done.",
     ]
     report = "\n".join([*(f"- {k}: {v}" for k, v in facts), "", *table, "", *notes])
     return report, lines_in_file

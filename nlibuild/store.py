@@ -255,10 +255,23 @@ class Store:
         return self.tx.atomic()
 
     def recorded_run(
-        self, stage: str, settings: BaseModel, *, resume: bool = False, signature: str | None = None
+        self,
+        stage: str,
+        settings: BaseModel,
+        *,
+        resume: bool = False,
+        signature: str | None = None,
+        foreign_keys_checked_at_end: Sequence[str] = (),
     ) -> AbstractContextManager[RecordedRun]:
         """A stage's work as one recorded run (nlibuild/core/runs.py)."""
-        return recorded_run(self.tx, stage, settings, resume=resume, signature=signature)
+        return recorded_run(
+            self.tx,
+            stage,
+            settings,
+            resume=resume,
+            signature=signature,
+            foreign_keys_checked_at_end=foreign_keys_checked_at_end,
+        )
 
     @contextmanager
     def deferred_indexes(self, names: Sequence[str]) -> Iterator[None]:

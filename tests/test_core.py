@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict
 
 from nlibuild.core.database import migration_scripts
 from nlibuild.core.signature import OutputPath, settings_signature
-from nlibuild.errors import InputError
+from nlibuild.errors import InputError, StoreError
 from nlibuild.store import Store
 
 
@@ -119,6 +119,49 @@ def test_a_refused_run_leaves_the_store_exactly_as_it_was(store: Store) -> None:
         store.set_meta("written", "yes")
         raise InputError("in.jsonl", "no pairs", line=3)
     assert store.runs() == [] and "written" not in store.meta()
+
+
+def foreign_keys_enforced(store: Store) -> bool:
+    return bool(store.conn.execute("PRAGMA foreign_keys").fetchone()[0])
+
+
+def test_a_bulk_run_checks_foreign_keys_once_at_the_end_and_commits(store: Store) -> None:
+    tables = ("annotators", "premises", "pairs")
+    with store.recorded_run("demo", Demo(), foreign_keys_checked_at_end=tables) as run:
+        assert not foreign_keys_enforced(store)
+        # A child before its parent is fine: only the end state is checked.
+        store.insert("pairs", [(1, "x_1-e1", 1, "A dog.", "en", None, None, 1, "e", None)], run.id)
+        store.insert("premises", [(1, "x_1", "g", "en", "A man.", 2, None)], run.id)
+        store.insert("annotators", [(1, "w1", 0, None)])
+    assert foreign_keys_enforced(store)
+    assert statuses(store) == [("demo", "ok", None)]
+    assert store.count("pairs") == 1
+
+
+def test_a_bulk_run_with_a_row_missing_its_parent_rolls_back_and_names_the_row(
+    store: Store,
+) -> None:
+    tables = ("annotators", "premises", "pairs", "votes")
+    with (
+        pytest.raises(StoreError) as raised,
+        store.recorded_run("demo", Demo(), foreign_keys_checked_at_end=tables) as run,
+    ):
+        store.insert("annotators", [(1, "w1", 0, None)])
+        store.insert("premises", [(1, "x_1", "g", "en", "A man.", 2, None)], run.id)
+        store.insert("pairs", [(1, "x_1-e1", 1, "A dog.", "en", None, None, 1, "e", None)], run.id)
+        store.insert("votes", [(1, 1, 0, "entailment"), (1, 7, 1, "neutral")], run.id)
+    message = str(raised.value)
+    assert "a row of votes (annotator_pk = 7) refers to a row of annotators" in message
+    assert "nothing was written" in message
+    assert store.runs() == [] and store.count("pairs") == 0 and store.count("annotators") == 0
+    assert foreign_keys_enforced(store)
+
+
+def test_foreign_keys_cannot_be_checked_at_the_end_of_a_nested_block(store: Store) -> None:
+    with store.atomic(), pytest.raises(RuntimeError, match="outside atomic"):  # noqa: SIM117
+        with store.tx.atomic_with_foreign_keys_checked_at_end(("pairs",)):
+            pass
+    assert foreign_keys_enforced(store)
 
 
 def test_an_unexpected_error_is_recorded_as_failed_with_its_text(store: Store) -> None:

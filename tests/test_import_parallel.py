@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURES, SAMPLE_MNLI, query, requires_fixtures, table_counts
+from conftest import FIXTURES, SAMPLE_MNLI, fails, new_store, query, requires_fixtures, table_counts
 
 from nlibuild.errors import ConflictError, InputError
 from nlibuild.models import ImportConfig, InitConfig
@@ -108,3 +108,19 @@ def test_a_pair_repeated_word_for_word_within_a_file_is_stored_once(
         )
     assert (result.pairs_added, result.pairs_unchanged) == (48, 2)
     assert content(db) == content(import_into(tmp_path, "once", [(SAMPLE_MNLI, "mnli")], parallel))
+
+
+def test_a_bulk_import_that_leaves_a_row_without_its_parent_is_rolled_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bulk load checks foreign keys once at the end: a fault the row-by-row checks would
+    have caught still stops the import, with one Error line, and nothing is written."""
+    new_annotator_pks = import_corpus._Importer._annotator_pks
+
+    def wrong_pks(importer: import_corpus._Importer, ids: list[str], anonymous: bool) -> list[int]:
+        return [pk + 1000 for pk in new_annotator_pks(importer, ids, anonymous)]
+
+    monkeypatch.setattr(import_corpus._Importer, "_annotator_pks", wrong_pks)
+    db = new_store(tmp_path / "s.db")
+    orphan = "row 1 of pairs (author_pk = 1001) refers to a row of annotators that does not exist"
+    fails(db, "import", SAMPLE_MNLI, "--format", "mnli", says=(f"Error: {orphan}; nothing was",))

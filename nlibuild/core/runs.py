@@ -19,7 +19,7 @@ import os
 import shlex
 import socket
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -196,10 +196,14 @@ def recorded_run(
     *,
     resume: bool = False,
     signature: str | None = None,
+    foreign_keys_checked_at_end: Sequence[str] = (),
 ) -> Iterator[RecordedRun]:
     """Run a stage's work as one recorded run (see the module docstring).
 
     `signature` is derived from `settings` unless a stage passes one it derived itself.
+    With `foreign_keys_checked_at_end` (the tables a bulk writer fills) the work's
+    transaction skips the row-by-row foreign key checks and checks those tables once
+    before it commits (`Transactions.atomic_with_foreign_keys_checked_at_end`).
     """
     signature = signature or settings_signature(stage, settings)
     config = settings.model_dump_json()
@@ -207,7 +211,12 @@ def recorded_run(
     try:
         started.append(_start(tx, stage, config, signature, resume))
         run = started[0]
-        with tx.atomic():
+        work = (
+            tx.atomic_with_foreign_keys_checked_at_end(foreign_keys_checked_at_end)
+            if foreign_keys_checked_at_end
+            else tx.atomic()
+        )
+        with work:
             yield run
             tx.conn.execute(
                 "UPDATE runs SET status = 'ok', finished_at = ?, counts_json = ? WHERE id = ?",

@@ -9,7 +9,9 @@ released gold label is kept as gold method `released`, for comparison with nlibu
 aggregation.
 
 The whole import is one transaction. Importing the same file twice adds nothing; an item
-whose ID is already in the store with different content is an error naming both.
+whose ID is already in the store with different content is an error naming both. A big
+import (a bulk load, see `BULK_BYTES_PER_STORED_PAIR`) has its foreign keys checked once
+before it commits rather than row by row.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from typing import Any, NamedTuple, cast
 
 import orjson
 
+from nlibuild.core.signature import file_sha256
 from nlibuild.errors import ConflictError, InputError, NlibuildError
 from nlibuild.formats.corpora import corpus_format_for
 from nlibuild.formats.corpora.base import ReadSettings
@@ -39,7 +42,6 @@ from nlibuild.formats.tabular import (
     SourcePair,
     SourceTranslation,
     chunks,
-    file_sha256,
 )
 from nlibuild.gc_pause import paused_gc
 from nlibuild.labels import RELEASED, LabelNormaliser, UnknownLabel, unknown_label_hint
@@ -58,21 +60,47 @@ from nlibuild.queries.pairs import (
 )
 from nlibuild.queries.premises import all_premises, premise_ids_with_prefix, premises_by_id
 from nlibuild.queries.translations import human_translations_of
-from nlibuild.store import RUN_STAMPED, GoldRow, PairRow, PremiseRow, Store, TranslationRow, VoteRow
+from nlibuild.store import RUN_STAMPED, PremiseRow, Store, TranslationRow
 
-CHUNK_SIZE = 20_000
+CHUNK_SIZE = 2000
+"""Lines resolved (and rows sent to the writer) together: enough to amortise the per-chunk
+lookups, few enough that a chunk's records are still in the CPU caches when its rows are
+built (chunks of 20,000 made the reader about 15% slower on a million pairs)."""
 
-Sink = Callable[[str, Sequence[tuple[Any, ...]]], None]
-"""Where resolved rows go: `Store.insert`, or the pipe to the writing process."""
+Sink = Callable[[str, list[Any], int], None]
+"""Where resolved rows go, as one flat list of `width`-wide rows (`Store.insert_flat`'s
+arguments): straight into the store, or down the pipe to the writing process. Flat, because
+the importer's millions of vote rows then never exist as tuples."""
 
 
 class _Labels(NamedTuple):
-    """A pair's canonical votes (author first), released gold, and the gold's vote count."""
+    """A pair's canonical votes (author first), released gold, and the gold's vote count,
+    with what the rows of every pair that has these labels take from them."""
 
     votes: tuple[str, ...]
     gold: str | None
     top: int
-    author: bool = True  # False: the author's label is missing, every vote is a validator's
+    author: bool  # False: the author's label is missing, every vote is a validator's
+    author_label: str | None
+    positions: tuple[int, ...]  # of the votes: 0 is the author's, validators from 1
+    counts: tuple[int, int, int, int, str | None] | None  # a pair_labels row after pair_pk
+    gold_row: tuple[str, str, int, int] | None  # a gold_rows row after pair_pk
+
+
+def _labels(votes: tuple[str, ...], gold: str | None, top: int, author: bool) -> _Labels:
+    """`_Labels` with the row parts worked out once (a corpus has few label combinations)."""
+    author_label = votes[0] if votes and author else None
+    n_votes = len(votes)
+    start = 0 if author else 1
+    counts = None
+    if votes:  # pair_labels (schema 9) is known here without reading the votes back
+        entailment, neutral, contradiction = (votes.count(label) for label in NLI_LABELS)
+        counts = (n_votes, entailment, neutral, contradiction, author_label)
+    gold_row = (RELEASED, gold, n_votes, top) if gold is not None else None
+    return _Labels(
+        votes, gold, top, author, author_label, tuple(range(start, start + n_votes)), counts,
+        gold_row,
+    )  # fmt: skip
 
 
 class _Content(NamedTuple):
@@ -189,9 +217,14 @@ class _Importer:
             top = max((votes.count(label) for label in NLI_LABELS), default=0)
         else:
             top = votes.count(gold)
-        result = _Labels(tuple(votes), gold, top, author or not votes)
+        result = _labels(tuple(votes), gold, top, author or not votes)
         self._label_cache[key] = result
         return result
+
+    def _write_rows(self, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
+        """Send rows given as tuples (the tables with few rows) to the sink, flattened."""
+        if rows:
+            self.sink(table, list(chain.from_iterable(rows)), len(rows[0]))
 
     # --- annotators -----------------------------------------------------------------
 
@@ -209,7 +242,7 @@ class _Importer:
             note = f"anonymous annotator of {self.corpus}" if anonymous else None
             rows.append((self.next_annotator_pk, annotator_id, anonymous, note))
             self.next_annotator_pk += 1
-        self.sink("annotators", rows)
+        self._write_rows("annotators", rows)
         self.counts["annotators_added"] += len(rows)
         return [known[i] for i in ids]
 
@@ -289,7 +322,7 @@ class _Importer:
                 self._premise_conflict(record, row, genre)
             resolved.append(row)
         if new_rows:
-            self.sink("premises", new_rows)
+            self._write_rows("premises", new_rows)
             self.counts["premises_added"] += len(new_rows)
         return resolved
 
@@ -369,7 +402,11 @@ class _Importer:
             else:
                 pairs.append(record)
         self.lines += len(records)
-        normalised = [self._normalise(record) for record in pairs]
+        cache = self._label_cache  # looked up here: a method call a pair costs more
+        normalised = [
+            cache.get((tuple(record.labels), record.gold)) or self._normalise(record)
+            for record in pairs
+        ]
         if self.unknown_labels or not pairs:
             return  # after an unknown label, keep scanning for others; nothing is written
         labels_of = cast(list[_Labels], normalised)
@@ -386,18 +423,36 @@ class _Importer:
         # pairs of earlier imports
         stored = {} if self.store_was_empty else stored_pairs(self.store, pair_ids)
 
+        self._write_pairs(pairs, premises, pair_ids, labels_of, stored)
+
+    def _write_pairs(
+        self,
+        pairs: list[SourcePair],
+        premises: list[PremiseRow],
+        pair_ids: list[str],
+        labels_of: list[_Labels],
+        stored: dict[str, StoredPair],
+    ) -> None:
+        """Write the rows of a chunk's new pairs: pairs, votes, pair_labels, released gold.
+
+        The hot loop of an import: rows go into flat lists (votes into one list a column,
+        interleaved at the end by slice assignment) so that no per-vote tuple is made.
+        """
         default_lang = self.default_lang
         pair_lines = self.pair_lines
         known = self.annotators
-        new_pairs: list[PairRow] = []
-        new_votes: list[VoteRow] = []
-        new_gold: list[GoldRow] = []
-        new_counts: list[tuple[int, int, int, int, int, str | None]] = []
+        pair_pk = self.next_pair_pk
+        pair_values: list[Any] = []
+        vote_pair_pks: list[int] = []
+        vote_annotator_pks: list[int] = []
+        vote_positions: list[int] = []
+        vote_labels: list[str] = []
+        count_values: list[Any] = []
+        gold_values: list[Any] = []
         for record, premise, pair_id, labels in zip(
             pairs, premises, pair_ids, labels_of, strict=True
         ):
             votes = labels.votes
-            author = labels.author
             n_votes = len(votes)
             annotator_ids = record.annotators
             try:
@@ -426,36 +481,45 @@ class _Importer:
                 self.premise_of_pair[pair_id] = premise.id
             if record.translations:
                 self._collect_translations(record, premise.id, pair_id)
-            pair_pk = self.next_pair_pk
-            self.next_pair_pk += 1
             try:
                 annotator_pks = [known[a] for a in annotator_ids]
             except (KeyError, TypeError):  # someone new (or an ID that is not text)
                 annotator_pks = self._annotator_pks(annotator_ids, record.annotators is None)
-            pair_row: PairRow = (
+            author_label = labels.author_label
+            pair_values += (
                 pair_pk, pair_id, premise.pk, record.hypothesis, record.lang or default_lang,
-                record.protocol, record.level, annotator_pks[0] if votes and author else None,
-                votes[0] if votes and author else None, _extra_json(record.extra),
+                record.protocol, record.level,
+                annotator_pks[0] if author_label is not None else None, author_label,
+                _extra_json(record.extra),
             )  # fmt: skip
-            new_pairs.append(pair_row)
-            # Position 0 is the author's vote; without it, validators start at 1.
-            start = 0 if author else 1
-            for index, label in enumerate(votes):
-                new_votes.append((pair_pk, annotator_pks[index], start + index, label))
-            if votes:  # the hot path's counts (schema 9), known here without a read
-                entailment, neutral, contradiction = (votes.count(x) for x in NLI_LABELS)
-                new_counts.append(
-                    (pair_pk, n_votes, entailment, neutral, contradiction,
-                     votes[0] if author else None)
-                )  # fmt: skip
-            if labels.gold is not None:
-                new_gold.append((pair_pk, RELEASED, labels.gold, n_votes, labels.top))
-        self.sink("pairs", new_pairs)
-        self.sink("votes", new_votes)
-        self.sink("pair_labels", new_counts)
-        self.sink("gold_rows", new_gold)
-        self.counts["pairs_added"] += len(new_pairs)
-        self.counts["votes_added"] += len(new_votes)
+            if votes:
+                vote_pair_pks += [pair_pk] * n_votes
+                vote_annotator_pks += annotator_pks
+                vote_positions += labels.positions
+                vote_labels += votes
+                count_values.append(pair_pk)
+                count_values += labels.counts  # type: ignore[arg-type]  # set when votes are
+            if labels.gold_row is not None:
+                gold_values.append(pair_pk)
+                gold_values += labels.gold_row
+            pair_pk += 1
+        added = pair_pk - self.next_pair_pk
+        self.next_pair_pk = pair_pk
+        vote_values: list[Any] = [None] * (4 * len(vote_labels))
+        vote_values[0::4] = vote_pair_pks
+        vote_values[1::4] = vote_annotator_pks
+        vote_values[2::4] = vote_positions
+        vote_values[3::4] = vote_labels
+        for table, values, width in (
+            ("pairs", pair_values, 10),
+            ("votes", vote_values, 4),
+            ("pair_labels", count_values, 6),
+            ("gold_rows", gold_values, 5),
+        ):
+            if values:
+                self.sink(table, values, width)
+        self.counts["pairs_added"] += added
+        self.counts["votes_added"] += len(vote_labels)
 
     def _compare_stored(
         self, record: SourcePair, pair_id: str, content: _Content, stored: StoredPair
@@ -581,7 +645,7 @@ class _Importer:
                     f"{self.path}, line {line}: the store already has a different {lang} "
                     f"translation of {unit_id}; import into a new store (--db) to keep both"
                 )
-        self.sink("translations", rows)
+        self._write_rows("translations", rows)
         self.counts["translations_added"] += len(rows)
 
 
@@ -595,11 +659,18 @@ _COUNTS = ("premises_added", "pairs_added", "pairs_unchanged", "votes_added", "t
 PARALLEL_MIN_BYTES = 16 << 20
 """Files at least this big are parsed in a second process while this one writes."""
 
-DEFER_INDEXES_BYTES_PER_STORED_PAIR = 512
-"""A parallel import builds the pair indexes again at the end, instead of updating them
-row by row, when its file has at least this many bytes per pair already stored: then
-the pairs it brings (a pair line takes 400 to 1,200 bytes) outnumber about half of those
-whose index entries must be rebuilt, and the rebuild pays for itself."""
+BULK_BYTES_PER_STORED_PAIR = 512
+"""An import is a bulk load when its file has at least this many bytes per pair already
+stored: then the pairs it brings (a pair line takes 400 to 1,200 bytes) outnumber about half
+of those stored. A bulk load checks foreign keys once at the end, over whole tables, instead
+of row by row; a parallel one also builds the pair indexes again at the end instead of
+updating them row by row. Both pay for themselves only when the new rows are that many."""
+
+_WRITTEN_TABLES = (
+    "annotators", "premises", "pairs", "votes", "pair_labels", "gold_rows", "translations",
+    "sources", "splits",
+)  # fmt: skip
+"""Every table an import writes rows to: those whose foreign keys a bulk load checks."""
 
 _DEFERRED_INDEXES = ("premises_id", "pairs_id", "pairs_premise")
 """The indexes whose keys a corpus file brings in random order (premise and pair IDs, and premises
@@ -621,19 +692,23 @@ def run(
     """
     if not cfg.path.is_file():
         raise InputError(cfg.path, "no such file; check the path")
-    sha256 = file_sha256(cfg.path)
+    sha256 = file_sha256(cfg.path)  # cached: the run's signature takes it from there
     meta = store.meta()
+    size = cfg.path.stat().st_size
     if parallel is None:
-        parallel = cfg.path.stat().st_size >= PARALLEL_MIN_BYTES
-    with paused_gc(), store.recorded_run("import", cfg) as run:
+        parallel = size >= PARALLEL_MIN_BYTES
+    bulk = size >= BULK_BYTES_PER_STORED_PAIR * store.count("pairs")
+    checked_at_end = _WRITTEN_TABLES if bulk else ()
+    with (
+        paused_gc(),
+        store.recorded_run("import", cfg, foreign_keys_checked_at_end=checked_at_end) as run,
+    ):
         run_id = run.id
         lang = meta.get("lang", "en")
         if parallel:
-            size = cfg.path.stat().st_size
-            defer = size >= DEFER_INDEXES_BYTES_PER_STORED_PAIR * store.count("pairs")
             # The writer never looks rows up (the worker reads through its own
             # connection), so it can do without the indexes until the end.
-            with store.deferred_indexes(_DEFERRED_INDEXES if defer else ()):
+            with store.deferred_indexes(_DEFERRED_INDEXES if bulk else ()):
                 outcome = _run_in_worker(store, cfg, run_id, lang, progress)
         else:
             outcome = _resolve_and_write(
@@ -664,8 +739,8 @@ class _Outcome(NamedTuple):
 def _store_writer(store: Store, run_id: int) -> Sink:
     """A sink that writes rows straight into `store`, stamped with the run where due."""
 
-    def write(table: str, rows: Sequence[tuple[Any, ...]]) -> None:
-        store.insert(table, rows, run_id if table in RUN_STAMPED else None)
+    def write(table: str, values: list[Any], width: int) -> None:
+        store.insert_flat(table, values, width, run_id if table in RUN_STAMPED else None)
 
     return write
 
@@ -702,7 +777,9 @@ def _run_in_worker(
     context = multiprocessing.get_context("spawn")
     # A queue, not a bare pipe: its feeder thread sends while the worker resolves the next
     # chunk, and its bound keeps a fast reader from filling memory ahead of the writer.
-    messages: multiprocessing.Queue[tuple[Any, ...]] = context.Queue(maxsize=8)
+    # A message is one table's rows of a chunk (under 1 MB): 32 of them let the two
+    # processes run unevenly on a busy machine without one waiting for the other.
+    messages: multiprocessing.Queue[tuple[Any, ...]] = context.Queue(maxsize=32)
     worker = context.Process(
         target=_worker_main,
         args=(messages, str(store.path), cfg.model_dump_json(), run_id, store_lang),
@@ -782,11 +859,8 @@ def _worker_main(
         cfg = ImportConfig.model_validate_json(cfg_json)
         with Store.open(Path(store_path)) as store:
 
-            def sink(table: str, rows: Sequence[tuple[Any, ...]]) -> None:
-                # Flattened here, where there is time to spare, not in the writing process.
-                if rows:
-                    flat = list(chain.from_iterable(rows))
-                    put(("rows", table, flat, len(rows[0])))
+            def sink(table: str, values: list[Any], width: int) -> None:
+                put(("rows", table, values, width))
 
             def progress(done: int) -> None:
                 put(("progress", done))

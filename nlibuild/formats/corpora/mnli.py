@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -64,6 +64,10 @@ def read_release(
     takes a straight path, and anything unusual goes through the checks that explain it.
     """
     layouts: dict[tuple[str, ...], _Layout] = {}
+    # Any, not cast() after the checks: cast is a function call, three a line.
+    premise: Any
+    hypothesis: Any
+    pair_key: Any
     for line, record in iter_json_objects(path, fmt, progress):
         keys = tuple(record)
         layout = layouts.get(keys)
@@ -110,18 +114,21 @@ def read_release(
         genre = record.get("genre")
         if genre is not None and (type(genre) is not str or not genre):
             genre = optional_text(path, line, record, "genre")
+        premise_extra = layout.premise_extra
+        pair_extra = layout.pair_extra
         yield SourcePair(
             line,
-            cast(str, premise),
-            cast(str, hypothesis),
+            premise,
+            hypothesis,
             premise_key,
-            cast(str, pair_key),
+            pair_key,
             genre,
             labels=labels,
             annotators=annotators,
             gold=record.get("gold_label"),
-            premise_extra={k: record[k] for k in layout.premise_extra} or None,
-            extra={k: record[k] for k in layout.pair_extra} or None,
+            # Only layouts with extra fields pay for building the dicts.
+            premise_extra={k: record[k] for k in premise_extra} if premise_extra else None,
+            extra={k: record[k] for k in pair_extra} if pair_extra else None,
         )
 
 
