@@ -13,11 +13,16 @@ from __future__ import annotations
 
 import gc
 import re
+import unicodedata
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from itertools import compress, groupby, repeat
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
+import polars as pl
 
 from nlibuild.cleaning import Cleaner
 from nlibuild.errors import ConfigError, InputError
@@ -26,12 +31,16 @@ from nlibuild.formats.tabular import ProgressCallback, chunks, file_sha256
 from nlibuild.keyset import KeySet
 from nlibuild.lang import (
     SCRIPTIO_CONTINUA_LANGS,
+    SENTENCE_BREAK,
+    WHITE_SPACE,
     close_gaps,
     length_unit,
+    mark_sentence_ends,
     normalise_text,
     primary_language,
     split_sentences,
     text_key,
+    text_key_array,
     token_length,
 )
 from nlibuild.models import GENRE_PATTERN, IngestConfig, IngestResult, SourceFormat
@@ -62,6 +71,140 @@ def format_of(path: Path) -> SourceFormat:
     return found
 
 
+PARAGRAPH_BREAK = "\x01"
+"""Joins a batch's texts into one string, so that one regex call marks all their sentence
+ends; like SENTENCE_BREAK, no sentence-end rule matches or looks at it."""
+
+# Runs of Python's white space other than a lone space, in the syntax of polars' regex
+# engine: texts that need no change (most) then cost a scan and no copy.
+_WHITE_SPACE = "".join(f"\\x{{{ord(c):x}}}" for c in WHITE_SPACE)
+_OTHER_WHITE_SPACE = "".join(f"\\x{{{ord(c):x}}}" for c in WHITE_SPACE if c != " ")
+_WHITE_SPACE_TO_NORMALISE = f"(?:[{_OTHER_WHITE_SPACE}]| [{_WHITE_SPACE}])[{_WHITE_SPACE}]*"
+_ASCII_WORD = "[0-9A-Za-z]"
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceColumns:
+    """The sentences of a batch of texts, in order, column by column: normalised text, key,
+    length in characters and in tokens, and the index of the text each came from. `empty`
+    counts what cleaning left without a word (texts, or sentences of split texts)."""
+
+    texts: list[str]
+    keys: npt.NDArray[np.int64]
+    chars: list[int]
+    tokens: list[int]
+    items: npt.NDArray[np.int64]
+    empty: int
+
+
+@dataclass(frozen=True)
+class SentenceSplitter:
+    """Cleans texts, splits them into sentences, normalises, measures and hashes these.
+
+    A batch goes through Python's regexes in one call each (the cleaning and sentence-end
+    rules are written for that engine, with look-behinds polars' lacks), which mark
+    sentence ends in place; polars then cuts, normalises and measures all sentences at
+    once; keys are hashed in one pass. A batch that holds a break character itself, and
+    what polars cannot decide the way Python does (whether a non-ASCII sentence has a
+    word; closing the gaps of scripts without spaces), goes text by text as
+    `split_sentences`, `normalise_text` and `close_gaps` would.
+    """
+
+    lang: str
+    cleaner: Cleaner
+
+    @property
+    def continua(self) -> bool:
+        return primary_language(self.lang) in SCRIPTIO_CONTINUA_LANGS
+
+    def columns(self, texts: list[str], split: bool) -> SentenceColumns:
+        """The sentences of `texts`: each split at its sentence ends, or each one whole."""
+        if self.cleaner.rules:
+            texts = [self.cleaner.clean(text) for text in texts]
+        joined = PARAGRAPH_BREAK.join(texts)
+        holds_breaks = SENTENCE_BREAK in joined or joined.count(PARAGRAPH_BREAK) >= len(texts)
+        if not texts or holds_breaks:
+            return self.columns_text_by_text(texts, split)
+        empty = 0
+        if split:
+            # A text split to nothing: blank after cleaning.
+            empty = texts.count("") + sum(map(str.isspace, texts))
+            # Lines of a paragraph are one text: joined without a space where words have none.
+            joined = mark_sentence_ends(
+                joined.replace("\n", "" if self.continua else " "), self.lang
+            )
+        if not joined.isascii():
+            # The break characters never compose, so this is NFC of each sentence.
+            joined = unicodedata.normalize("NFC", joined)
+        frame = self._normalised(joined, split)
+        sentences = frame["text"].to_list()
+        keep = frame["ascii_word"].to_numpy()
+        unsure = np.flatnonzero(~keep).tolist()
+        if unsure:
+            for index in unsure:
+                keep[index] = _HAS_WORD.search(sentences[index]) is not None
+            empty += len(keep) - int(keep.sum())
+            frame = frame.filter(pl.Series(keep))
+            sentences = list(compress(sentences, keep))
+        chars = frame["chars"].to_list()
+        if self.continua:
+            sentences = [close_gaps(sentence) for sentence in sentences]
+            tokens = [sentence.count(" ") + 1 for sentence in sentences]
+        else:
+            tokens = frame["tokens"].to_list()
+        items = frame["item"].to_numpy().astype(np.int64)
+        return SentenceColumns(sentences, text_key_array(sentences), chars, tokens, items, empty)
+
+    @staticmethod
+    def _normalised(joined: str, split: bool) -> pl.DataFrame:
+        """The texts of `joined` (cut at the breaks; blank sentences of split texts left
+        out) with white space normalised, their lengths, and whether they hold an ASCII
+        letter or digit (and so surely a word)."""
+        text = pl.col("text")
+        frame = pl.DataFrame({"text": pl.Series([joined]).str.split(PARAGRAPH_BREAK)})
+        frame = frame.explode("text").with_row_index("item")
+        if split:
+            frame = frame.with_columns(text.str.split(SENTENCE_BREAK)).explode("text")
+        frame = frame.with_columns(
+            text.str.replace_all(_WHITE_SPACE_TO_NORMALISE, " ").str.strip_chars(" ")
+        )
+        if split:
+            frame = frame.filter(text != "")
+        spaces = text.str.count_matches(" ", literal=True)
+        return frame.with_columns(
+            chars=text.str.len_chars() - spaces,
+            tokens=spaces + 1,
+            ascii_word=text.str.contains(_ASCII_WORD),
+        )
+
+    def columns_text_by_text(self, texts: list[str], split: bool) -> SentenceColumns:
+        """`columns` for already cleaned texts, one text and one sentence at a time."""
+        sentences: list[str] = []
+        items: list[int] = []
+        empty = 0
+        joiner = "" if self.continua else " "
+        for item, text in enumerate(texts):
+            if split:
+                pieces = split_sentences(joiner.join(text.split("\n")), self.lang)
+                empty += not pieces
+            else:
+                pieces = [text]
+            for piece in pieces:
+                sentence = normalise_text(piece)
+                if self.continua:
+                    sentence = close_gaps(sentence)
+                if not _HAS_WORD.search(sentence):
+                    empty += 1
+                    continue
+                sentences.append(sentence)
+                items.append(item)
+        # char_length, for a normalised sentence (single spaces): cheaper this way.
+        chars = [len(sentence) - sentence.count(" ") for sentence in sentences]
+        tokens = [token_length(sentence) for sentence in sentences]
+        keys = np.fromiter(map(text_key, sentences), dtype=np.int64, count=len(sentences))
+        return SentenceColumns(sentences, keys, chars, tokens, np.array(items, np.int64), empty)
+
+
 class _Pipeline:
     """Turns source texts into pool rows, counting what it drops."""
 
@@ -71,11 +214,9 @@ class _Pipeline:
         self.seen = KeySet()
         # A genre's salt XOR a sentence's key: one set of keys serves all genres.
         self.genre_salts: dict[str, int] = {}
-        self.cleaner = Cleaner.build(cfg.clean, cfg.strip)
+        self.splitter = SentenceSplitter(cfg.lang, Cleaner.build(cfg.clean, cfg.strip))
         self.lang = cfg.lang
         self.char_unit = length_unit(cfg.lang) == "chars"
-        # Lines of a paragraph are one text: joined without a space where words have none.
-        self.line_joiner = "" if primary_language(cfg.lang) in SCRIPTIO_CONTINUA_LANGS else " "
         self.genre_regex = _compile_genre_regex(cfg.genre_from)
         self.genre_map = dict(cfg.genre_map)
         self.known_genres = set(cfg.known_genres)
@@ -85,56 +226,55 @@ class _Pipeline:
         self._checked_genres: set[str] = set()
 
     def rows(self, path: Path, source_id: int, batch: list[SourceText]) -> list[SentenceRow]:
+        genres = [self._genre(path, item) for item in batch]
+        # Readers yield texts to split (txt) or whole sentences, never both; runs of each
+        # go to the splitter apart all the same.
         rows: list[SentenceRow] = []
-        lang = self.lang
-        char_unit = self.char_unit
-        clean = self.cleaner.clean if self.cleaner.rules else None
-        joiner = self.line_joiner
-        continua = joiner == ""
-        empty = 0
-        for item in batch:
-            genre = self._genre(path, item)
-            text = clean(item.text) if clean is not None else item.text
-            if item.sentence:
-                pieces = [text]
-            else:
-                if "\n" in text:
-                    text = joiner.join(text.split("\n"))
-                pieces = split_sentences(text, lang)
-                if not pieces:
-                    empty += 1
-            for piece in pieces:
-                sentence = normalise_text(piece)
-                if continua:
-                    sentence = close_gaps(sentence)
-                if not _HAS_WORD.search(sentence):
-                    empty += 1
-                    continue
-                # char_length, for a normalised sentence (single spaces): cheaper this way.
-                chars = len(sentence) - sentence.count(" ")
-                tokens = token_length(sentence)
-                rows.append(
-                    (source_id, genre, lang, sentence, text_key(sentence), chars, tokens,
-                     chars if char_unit else tokens)
-                )  # fmt: skip
+        salted: list[npt.NDArray[np.int64]] = []
+        start = 0
+        for whole, run in groupby(batch, key=lambda item: item.sentence):
+            texts = [item.text for item in run]
+            columns = self.splitter.columns(texts, split=not whole)
+            run_genres = genres[start : start + len(texts)]
+            rows += self._column_rows(source_id, run_genres, columns)
+            salted.append(self._salted_keys(run_genres, columns))
+            self.counts["empty_after_cleaning"] += columns.empty
+            start += len(texts)
         self.counts["texts"] += len(batch)
-        self.counts["empty_after_cleaning"] += empty
         self.counts["sentences"] += len(rows)
-        self.by_genre.update(row[1] for row in rows)
-        return self._new_only(rows)
+        return self._new_only(rows, np.concatenate(salted))
 
-    def _new_only(self, rows: list[SentenceRow]) -> list[SentenceRow]:
+    def _column_rows(
+        self, source_id: int, genres: list[str], columns: SentenceColumns
+    ) -> list[SentenceRow]:
+        count = len(columns.texts)
+        if len(set(genres)) == 1:
+            genre_of: Iterable[str] = repeat(genres[0], count)
+            self.by_genre[genres[0]] += count
+        else:
+            genre_of = [genres[item] for item in columns.items.tolist()]
+            self.by_genre.update(genre_of)
+        lengths = columns.chars if self.char_unit else columns.tokens
+        return list(
+            zip(repeat(source_id, count), genre_of, repeat(self.lang, count), columns.texts,
+                columns.keys.tolist(), columns.chars, columns.tokens, lengths, strict=True)
+        )  # fmt: skip
+
+    def _salted_keys(self, genres: list[str], columns: SentenceColumns) -> npt.NDArray[np.int64]:
+        """Each sentence's key XOR its genre's salt: one set of keys serves all genres."""
+        salts = np.array([self.genre_salts[genre] for genre in genres], dtype=np.int64)
+        return columns.keys ^ salts[columns.items]
+
+    def _new_only(
+        self, rows: list[SentenceRow], salted: npt.NDArray[np.int64]
+    ) -> list[SentenceRow]:
         """The rows whose (genre, text) is neither in the pool nor earlier in this run."""
         if not rows:
             return rows
-        salts = self.genre_salts
-        salted = np.fromiter(
-            (row[4] ^ salts[row[1]] for row in rows), dtype=np.int64, count=len(rows)
-        )
         fresh = self.seen.add(salted)
         if fresh.all():
             return rows
-        return [row for row, keep in zip(rows, fresh.tolist(), strict=True) if keep]
+        return list(compress(rows, fresh.tolist()))
 
     def _genre(self, path: Path, item: SourceText) -> str:
         genre = item.genre
