@@ -42,7 +42,9 @@ RESOURCES: Traversable = files("nlibuild") / "resources"
 
 # Closing quotes and brackets that stay with the sentence they close.
 _CLOSERS = "\"'”’」』）)］]》〉»›"
-_CJK_END = re.compile(rf"([。！？；!?;…။]+[{re.escape(_CLOSERS)}]*)")
+_CJK_END_MARKS = "。！？；!?;…။"
+_CJK_END = re.compile(rf"([{_CJK_END_MARKS}]+[{re.escape(_CLOSERS)}]*)")
+_SPACED_END_MARKS = ".!?…"
 # Han, kana, CJK punctuation and full-width forms; Thai; Myanmar.
 _CONTINUA_CHAR = (
     "\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\u0e00-\u0e7f\u1000-\u109f"
@@ -183,6 +185,66 @@ def mark_sentence_ends(text: str, lang: str) -> str:
 
 def _sentence_end(lang: str) -> re.Pattern[str]:
     return _CJK_END if lang in SCRIPTIO_CONTINUA_LANGS else _spaced_sentence_end(lang)
+
+
+def rust_class(chars: str) -> str:
+    """The inside of a character class that holds exactly `chars`, in the syntax of polars'
+    regex engine (Rust's regex crate)."""
+    return "".join(f"\\x{{{ord(char):x}}}" for char in chars)
+
+
+@dataclass(frozen=True)
+class BulkSentenceEnds:
+    """A language's sentence-end rule as steps of polars' regex engine, which has no
+    look-around: applied in order to a column of paragraphs they mark the sentence ends that
+    `mark_sentence_ends` marks, except in paragraphs that match `defer`, which need Python.
+
+    1. `candidate` -> `"${1}" + SENTENCE_BREAK`: every run of end marks (and closers) that
+       could end a sentence; for spaced languages one followed by white space, which goes.
+    2. `defer`: a candidate after a single period whose word Python's \\w and \\b may judge
+       otherwise than ASCII does (a non-ASCII character in it or just before it).
+    3. `lower` -> `" ${1}"`: no sentence end before a word in lower case.
+    4. `abbreviation` -> `"${1}.${2} "`: no sentence end after a known abbreviation or an
+       initial. Its ASCII word boundary is Python's \\b wherever step 2 did not defer.
+    """
+
+    candidate: str
+    defer: str | None = None
+    lower: str | None = None
+    abbreviation: str | None = None
+
+
+@cache
+def bulk_sentence_ends(lang: str) -> BulkSentenceEnds | None:
+    """The bulk form of `lang`'s sentence-end rule; None where an abbreviation is not one
+    word, or could match ASCII letters that are not its own (Python's case-insensitive
+    match takes the long s for an s), so that words of ASCII alone cannot decide."""
+    closers = f"[{rust_class(_CLOSERS)}]*"
+    lang = primary_language(lang)
+    if lang in SCRIPTIO_CONTINUA_LANGS:
+        return BulkSentenceEnds(f"([{rust_class(_CJK_END_MARKS)}]+{closers})")
+    ascii_entries = []
+    for word in sorted(abbreviations(lang), key=lambda word: (-len(word), word)):
+        if not re.fullmatch(r"\w+", word):
+            return None
+        if word.isascii():
+            ascii_entries.append("".join(f"[{c.upper()}{c.lower()}]" for c in word))
+        elif any(_matches_ascii(char) for char in word if not char.isascii()):
+            return None
+    words = "|".join([*ascii_entries, "[A-Za-z]"])
+    marked = rust_class(SENTENCE_BREAK)
+    return BulkSentenceEnds(
+        candidate=f"([{rust_class(_SPACED_END_MARKS)}]+{closers})[{rust_class(WHITE_SPACE)}]+",
+        defer=f"[^\\x00-\\x7f][A-Za-z0-9_]*\\.{closers}{marked}",
+        lower=f"{marked}([{rust_class(_OPENERS)}]*[a-z\\x{{e0}}-\\x{{ff}}])",
+        abbreviation=f"(?-u:\\b)({words})\\.({closers}){marked}",
+    )
+
+
+def _matches_ascii(char: str) -> bool:
+    """Whether Python's case-insensitive regex match takes an ASCII letter for `char`."""
+    pattern = re.compile(re.escape(char), re.IGNORECASE)
+    return any(pattern.fullmatch(letter) for letter in "abcdefghijklmnopqrstuvwxyz")
 
 
 @cache

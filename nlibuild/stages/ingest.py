@@ -33,6 +33,7 @@ from nlibuild.lang import (
     SCRIPTIO_CONTINUA_LANGS,
     SENTENCE_BREAK,
     WHITE_SPACE,
+    bulk_sentence_ends,
     close_gaps,
     length_unit,
     mark_sentence_ends,
@@ -130,9 +131,7 @@ class SentenceSplitter:
             # A text split to nothing: blank after cleaning.
             empty = texts.count("") + sum(map(str.isspace, texts))
             # Lines of a paragraph are one text: joined without a space where words have none.
-            joined = mark_sentence_ends(
-                joined.replace("\n", "" if self.continua else " "), self.lang
-            )
+            joined = self._marked(joined.replace("\n", "" if self.continua else " "))
         if not joined.isascii():
             # The break characters never compose, so this is NFC of each sentence.
             joined = unicodedata.normalize("NFC", joined)
@@ -155,6 +154,31 @@ class SentenceSplitter:
         items = frame["item"].to_numpy().astype(np.int64)
         return SentenceColumns(sentences, text_key_array(sentences), chars, tokens, items, empty)
 
+    def _marked(self, joined: str) -> str:
+        """`mark_sentence_ends` of each text of `joined`: by polars where the language's rule
+        has a bulk form, by Python's regex in paragraphs that need it (and all others)."""
+        ends = bulk_sentence_ends(self.lang)
+        if ends is None:
+            return mark_sentence_ends(joined, self.lang)
+        text = pl.col("text")
+        frame = pl.DataFrame({"text": pl.Series([joined]).str.split(PARAGRAPH_BREAK)})
+        frame = frame.explode("text").with_columns(
+            text.str.replace_all(ends.candidate, "${1}" + SENTENCE_BREAK)
+        )
+        deferred: list[int] = []
+        if ends.defer is not None:
+            deferred = frame.select(text.str.contains(ends.defer).arg_true())["text"].to_list()
+        if ends.lower is not None:
+            frame = frame.with_columns(text.str.replace_all(ends.lower, " ${1}"))
+        if ends.abbreviation is not None:
+            frame = frame.with_columns(text.str.replace_all(ends.abbreviation, "${1}.${2} "))
+        marked = frame["text"]
+        if deferred:
+            paragraphs = joined.split(PARAGRAPH_BREAK)
+            redone = [mark_sentence_ends(paragraphs[index], self.lang) for index in deferred]
+            marked = marked.scatter(deferred, redone)
+        return str(marked.str.join(PARAGRAPH_BREAK).item())
+
     @staticmethod
     def _normalised(joined: str, split: bool) -> pl.DataFrame:
         """The texts of `joined` (cut at the breaks; blank sentences of split texts left
@@ -170,7 +194,8 @@ class SentenceSplitter:
         )
         if split:
             frame = frame.filter(text != "")
-        spaces = text.str.count_matches(" ", literal=True)
+        # Counted once: polars does not share the count between the two columns that use it.
+        spaces = frame["text"].str.count_matches(" ", literal=True)
         return frame.with_columns(
             chars=text.str.len_chars() - spaces,
             tokens=spaces + 1,
