@@ -12,20 +12,27 @@ loaded when the genre first appears.
 from __future__ import annotations
 
 import gc
+import multiprocessing
+import os
+import queue
 import re
+import signal
+import traceback
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from itertools import compress, groupby, repeat
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
 from nlibuild.cleaning import Cleaner
-from nlibuild.errors import ConfigError, InputError
+from nlibuild.errors import ConfigError, InputError, NlibuildError
 from nlibuild.formats.sources import SourceText, read_conllu, read_jsonl, read_tsv, read_txt
 from nlibuild.formats.tabular import ProgressCallback, chunks, file_sha256
 from nlibuild.keyset import KeySet
@@ -51,6 +58,9 @@ from nlibuild.store import SentenceRow, Store
 _HAS_WORD = re.compile(r"[^\W_]")
 _GENRE = re.compile(GENRE_PATTERN)
 _ROWS_PER_WRITE = 20_000
+PARALLEL_MIN_BYTES = 16 << 20
+"""Inputs at least this big (all files together) are read in a second process while this
+one writes: below it, starting that process costs more than it saves."""
 _TEXTS_PER_BATCH = 4096
 
 SUFFIX_FORMATS = {
@@ -230,8 +240,83 @@ class SentenceSplitter:
         return SentenceColumns(sentences, keys, chars, tokens, np.array(items, np.int64), empty)
 
 
+@dataclass(frozen=True, slots=True)
+class _FileStart:
+    """The texts of file `cfg.paths[index]` come next."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Batch:
+    """A batch of texts read, split and hashed: the genre of each text (up to the first
+    without one, which `missing` reports), and the sentences of each run of texts of one
+    kind (to split, or whole) with the run's length."""
+
+    texts: int
+    genres: list[str]
+    missing: InputError | None
+    runs: list[tuple[int, SentenceColumns]]
+
+
+Steps = Generator[_FileStart | _Batch, None, None]
+
+
+class _Reader:
+    """Reads the files of an ingest into batches of sentences: all the work that needs no
+    store, so that it can run in a worker process beside the writer."""
+
+    def __init__(self, cfg: IngestConfig) -> None:
+        self.cfg = cfg
+        self.splitter = SentenceSplitter(cfg.lang, Cleaner.build(cfg.clean, cfg.strip))
+        self.genre_regex = _compile_genre_regex(cfg.genre_from)
+        self.genre_map = dict(cfg.genre_map)
+
+    def steps(self, progress: ProgressCallback | None) -> Steps:
+        """Each file's start, then its batches; `progress` gets the bytes read of all files."""
+        done_before = 0
+        for index, path in enumerate(self.cfg.paths):
+            yield _FileStart(index)
+            file_progress = None
+            if progress is not None:
+
+                def file_progress(done: int, offset: int = done_before) -> None:
+                    progress(offset + done)
+
+            for batch in chunks(_texts(self.cfg, path, file_progress), _TEXTS_PER_BATCH):
+                yield self._batch(path, batch)
+            done_before += path.stat().st_size
+
+    def _batch(self, path: Path, batch: list[SourceText]) -> _Batch:
+        genres: list[str] = []
+        for item in batch:
+            genre = self._genre(item)
+            if genre is None:
+                where = f" (ids: {', '.join(i for i in item.ids if i)})" if item.ids else ""
+                missing = InputError(
+                    path,
+                    f"a text has no genre{where}; give --genre, or --genre-field / "
+                    "--genre-from that matches every record",
+                )
+                return _Batch(len(batch), genres, missing, [])
+            genres.append(genre)
+        # Readers yield texts to split (txt) or whole sentences, never both; runs of each
+        # go to the splitter apart all the same.
+        runs = []
+        for whole, run in groupby(batch, key=lambda item: item.sentence):
+            texts = [item.text for item in run]
+            runs.append((len(texts), self.splitter.columns(texts, split=not whole)))
+        return _Batch(len(batch), genres, None, runs)
+
+    def _genre(self, item: SourceText) -> str | None:
+        genre = item.genre
+        if genre is None and self.genre_regex is not None:
+            genre = _match_genre(self.genre_regex, item.ids)
+        return self.genre_map.get(genre, genre) if genre is not None else self.cfg.genre
+
+
 class _Pipeline:
-    """Turns source texts into pool rows, counting what it drops."""
+    """Turns batches of sentences into pool rows, counting what it drops."""
 
     def __init__(self, cfg: IngestConfig, store: Store) -> None:
         self.cfg = cfg
@@ -239,33 +324,31 @@ class _Pipeline:
         self.seen = KeySet()
         # A genre's salt XOR a sentence's key: one set of keys serves all genres.
         self.genre_salts: dict[str, int] = {}
-        self.splitter = SentenceSplitter(cfg.lang, Cleaner.build(cfg.clean, cfg.strip))
         self.lang = cfg.lang
         self.char_unit = length_unit(cfg.lang) == "chars"
-        self.genre_regex = _compile_genre_regex(cfg.genre_from)
-        self.genre_map = dict(cfg.genre_map)
         self.known_genres = set(cfg.known_genres)
         self.counts: Counter[str] = Counter()
         self.by_genre: Counter[str] = Counter()
         self.warnings: list[str] = []
         self._checked_genres: set[str] = set()
 
-    def rows(self, path: Path, source_id: int, batch: list[SourceText]) -> list[SentenceRow]:
-        genres = [self._genre(path, item) for item in batch]
-        # Readers yield texts to split (txt) or whole sentences, never both; runs of each
-        # go to the splitter apart all the same.
+    def rows(self, source_id: int, batch: _Batch) -> list[SentenceRow]:
+        # Genres are checked in the order their texts come, as text by text.
+        for genre in dict.fromkeys(batch.genres):
+            if genre not in self._checked_genres:
+                self.check_genre(genre)
+        if batch.missing is not None:
+            raise batch.missing
         rows: list[SentenceRow] = []
         salted: list[npt.NDArray[np.int64]] = []
         start = 0
-        for whole, run in groupby(batch, key=lambda item: item.sentence):
-            texts = [item.text for item in run]
-            columns = self.splitter.columns(texts, split=not whole)
-            run_genres = genres[start : start + len(texts)]
-            rows += self._column_rows(source_id, run_genres, columns)
-            salted.append(self._salted_keys(run_genres, columns))
+        for size, columns in batch.runs:
+            genres = batch.genres[start : start + size]
+            rows += self._column_rows(source_id, genres, columns)
+            salted.append(self._salted_keys(genres, columns))
             self.counts["empty_after_cleaning"] += columns.empty
-            start += len(texts)
-        self.counts["texts"] += len(batch)
+            start += size
+        self.counts["texts"] += batch.texts
         self.counts["sentences"] += len(rows)
         return self._new_only(rows, np.concatenate(salted))
 
@@ -300,22 +383,6 @@ class _Pipeline:
         if fresh.all():
             return rows
         return list(compress(rows, fresh.tolist()))
-
-    def _genre(self, path: Path, item: SourceText) -> str:
-        genre = item.genre
-        if genre is None and self.genre_regex is not None:
-            genre = _match_genre(self.genre_regex, item.ids)
-        genre = self.genre_map.get(genre, genre) if genre is not None else self.cfg.genre
-        if genre is None:
-            where = f" (ids: {', '.join(i for i in item.ids if i)})" if item.ids else ""
-            raise InputError(
-                path,
-                f"a text has no genre{where}; give --genre, or --genre-field / --genre-from "
-                "that matches every record",
-            )
-        if genre not in self._checked_genres:
-            self.check_genre(genre)
-        return genre
 
     def check_genre(self, genre: str) -> None:
         """Refuse a genre that cannot be part of an ID; warn of (or refuse) an unknown one;
@@ -376,10 +443,13 @@ def run(
     store: Store,
     cfg: IngestConfig,
     progress: ProgressCallback | None = None,
+    parallel: bool | None = None,
 ) -> IngestResult:
     """Ingest every file of `cfg.paths` in one transaction; nothing is written on error.
 
-    `progress` is called with the bytes read so far over all files.
+    `progress` is called with the bytes read so far over all files. With `parallel`
+    (default: for inputs of `PARALLEL_MIN_BYTES` or more) a worker process reads, splits
+    and hashes while this process deduplicates and writes; both ways give the same store.
     """
     for path in cfg.paths:
         if not path.is_file():
@@ -391,53 +461,32 @@ def run(
     if cfg.format is SourceFormat.TXT and cfg.genre is None:
         raise ConfigError("give the genre of these texts with --genre")
     digests = [file_sha256(path) for path in cfg.paths]
+    reader = _Reader(cfg)  # built here also when a worker reads: bad options fail early
+    if parallel is None:
+        parallel = sum(path.stat().st_size for path in cfg.paths) >= PARALLEL_MIN_BYTES
     pipeline = _Pipeline(cfg, store)
-    added = 0
-    done_before = 0
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # millions of short-lived tuples and no cycles (see import_corpus)
-    try:
-        with store.recorded_run("ingest", cfg) as run:
-            run_id = run.id
-            if cfg.genre is not None:
-                pipeline.check_genre(cfg.genre)
-            for path, digest in zip(cfg.paths, digests, strict=True):
-                source_id = store.source_id("text", str(path), digest, cfg.genre, cfg.lang, run_id)
-                file_progress = None
-                if progress is not None:
-                    offset = done_before
-
-                    def file_progress(done: int, offset: int = offset) -> None:
-                        progress(offset + done)
-
-                pending: list[SentenceRow] = []
-                for batch in chunks(_texts(cfg, path, file_progress), _TEXTS_PER_BATCH):
-                    pending += pipeline.rows(path, source_id, batch)
-                    if len(pending) >= _ROWS_PER_WRITE:
-                        store.add_sentences(pending, run_id)
-                        added += len(pending)
-                        pending = []
-                store.add_sentences(pending, run_id)
-                added += len(pending)
-                done_before += path.stat().st_size
-            counts = {
-                "files": len(cfg.paths),
-                "texts": pipeline.counts["texts"],
-                "sentences": pipeline.counts["sentences"],
-                "empty_after_cleaning": pipeline.counts["empty_after_cleaning"],
-                "duplicates": pipeline.counts["sentences"] - added,
-                "added": added,
-            }
-            if counts["sentences"] == 0:
-                raise InputError(
-                    ", ".join(str(p) for p in cfg.paths),
-                    "no sentence found (every text was empty after cleaning); check the "
-                    "files, --format and --field",
-                )
-            run.finish(counts)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
+    with paused_gc(), store.recorded_run("ingest", cfg) as run:
+        run_id = run.id
+        if cfg.genre is not None:
+            pipeline.check_genre(cfg.genre)
+        steps = _steps_in_worker(cfg, progress) if parallel else reader.steps(progress)
+        with closing(steps):
+            added = _write(store, cfg, pipeline, steps, digests, run_id)
+        counts = {
+            "files": len(cfg.paths),
+            "texts": pipeline.counts["texts"],
+            "sentences": pipeline.counts["sentences"],
+            "empty_after_cleaning": pipeline.counts["empty_after_cleaning"],
+            "duplicates": pipeline.counts["sentences"] - added,
+            "added": added,
+        }
+        if counts["sentences"] == 0:
+            raise InputError(
+                ", ".join(str(p) for p in cfg.paths),
+                "no sentence found (every text was empty after cleaning); check the "
+                "files, --format and --field",
+            )
+        run.finish(counts)
     return IngestResult(
         run_id=run_id,
         signature=run.signature,
@@ -445,3 +494,112 @@ def run(
         warnings=pipeline.warnings,
         **counts,
     )
+
+
+def _write(
+    store: Store,
+    cfg: IngestConfig,
+    pipeline: _Pipeline,
+    steps: Steps,
+    digests: list[str],
+    run_id: int,
+) -> int:
+    """Write the new sentences of `steps`, file by file; the number written."""
+    added = 0
+    pending: list[SentenceRow] = []
+    source_id = 0
+    for step in steps:
+        if isinstance(step, _FileStart):
+            store.add_sentences(pending, run_id)
+            added += len(pending)
+            pending = []
+            path = cfg.paths[step.index]
+            digest = digests[step.index]
+            source_id = store.source_id("text", str(path), digest, cfg.genre, cfg.lang, run_id)
+            continue
+        pending += pipeline.rows(source_id, step)
+        if len(pending) >= _ROWS_PER_WRITE:
+            store.add_sentences(pending, run_id)
+            added += len(pending)
+            pending = []
+    store.add_sentences(pending, run_id)
+    return added + len(pending)
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Millions of short-lived tuples and no cycles: the collector would only cost time."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _steps_in_worker(cfg: IngestConfig, progress: ProgressCallback | None) -> Steps:
+    """`_Reader.steps`, run in a worker process. The queue between the two is bounded, so
+    a fast reader waits for the writer instead of filling memory."""
+    context = multiprocessing.get_context("spawn")
+    messages: multiprocessing.Queue[tuple[str, Any]] = context.Queue(maxsize=8)
+    worker = context.Process(
+        target=_worker_main,
+        args=(messages, cfg.model_dump_json()),
+        name="nlibuild-ingest-reader",
+        daemon=True,
+    )
+    worker.start()
+    try:
+        while True:
+            try:
+                kind, value = messages.get(timeout=1.0)
+            except queue.Empty:
+                if not worker.is_alive():
+                    raise RuntimeError(
+                        f"the ingest worker stopped (exit code {worker.exitcode})"
+                    ) from None
+                continue
+            if kind == "step":
+                yield value
+            elif kind == "progress":
+                if progress is not None:
+                    progress(value)
+            elif kind == "error":
+                raise value
+            elif kind == "crash":
+                raise RuntimeError(f"the ingest worker failed:\n{value}")
+            else:
+                return
+    finally:
+        if worker.is_alive():
+            worker.kill()
+        worker.join()
+        messages.close()
+
+
+def _worker_main(messages: multiprocessing.Queue[tuple[str, Any]], cfg_json: str) -> None:
+    """Entry point of the worker process of a parallel ingest."""
+    # An interrupt is the parent's to handle: it rolls back and stops this process.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = os.getppid()
+    gc.disable()
+
+    def put(message: tuple[str, Any]) -> None:
+        while True:
+            try:
+                messages.put(message, timeout=1.0)
+                return
+            except queue.Full:
+                if os.getppid() != parent:  # the writer was killed: nobody will read this
+                    os._exit(1)
+
+    try:
+        reader = _Reader(IngestConfig.model_validate_json(cfg_json))
+        for step in reader.steps(lambda done: put(("progress", done))):
+            put(("step", step))
+        put(("done", None))
+    except NlibuildError as exc:
+        put(("error", exc))
+    except BaseException:
+        put(("crash", traceback.format_exc()))
