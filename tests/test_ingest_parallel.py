@@ -3,13 +3,14 @@ same pool, the same counts, the same errors as one process."""
 
 from __future__ import annotations
 
+import multiprocessing
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import FIXTURES, query, requires_fixtures, table_counts
 
-from nlibuild.errors import InputError
+from nlibuild.errors import ConfigError, InputError
 from nlibuild.models import IngestConfig, InitConfig, SourceFormat
 from nlibuild.stages import ingest
 from nlibuild.stages.init import run as init_store
@@ -64,3 +65,21 @@ def test_an_error_crosses_from_the_worker_and_writes_nothing(tmp_path: Path) -> 
     with Store.open(db) as store, pytest.raises(InputError, match="no field 'genre'"):
         ingest.run(store, cfg, parallel=True)
     assert table_counts(db) == before
+
+
+def test_a_refusal_before_reading_ends_the_worker(tmp_path: Path) -> None:
+    texts = tmp_path / "texts.txt"
+    texts.write_text("One sentence. Another one.\n", encoding="utf-8")
+    db = tmp_path / "pool.db"
+    init_store(db, InitConfig())
+    cfg = IngestConfig(
+        paths=(texts,),
+        format=SourceFormat.TXT,
+        genre="poetry",
+        lang="en",
+        known_genres=("news",),
+        strict=True,
+    )
+    with Store.open(db) as store, pytest.raises(ConfigError, match="not among"):
+        ingest.run(store, cfg, parallel=True)
+    assert multiprocessing.active_children() == []

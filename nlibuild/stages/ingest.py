@@ -21,7 +21,7 @@ import traceback
 import unicodedata
 from collections import Counter
 from collections.abc import Generator, Iterable, Iterator
-from contextlib import closing, contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from itertools import compress, groupby, repeat
 from pathlib import Path
@@ -33,7 +33,13 @@ import polars as pl
 
 from nlibuild.cleaning import Cleaner
 from nlibuild.errors import ConfigError, InputError, NlibuildError
-from nlibuild.formats.sources import SourceText, read_conllu, read_jsonl, read_tsv, read_txt
+from nlibuild.formats.sources import (
+    SourceText,
+    read_conllu,
+    read_jsonl,
+    read_tsv,
+    read_txt_paragraphs,
+)
 from nlibuild.formats.tabular import ProgressCallback, chunks, file_sha256
 from nlibuild.keyset import KeySet
 from nlibuild.lang import (
@@ -170,24 +176,30 @@ class SentenceSplitter:
         ends = bulk_sentence_ends(self.lang)
         if ends is None:
             return mark_sentence_ends(joined, self.lang)
-        text = pl.col("text")
-        frame = pl.DataFrame({"text": pl.Series([joined]).str.split(PARAGRAPH_BREAK)})
-        frame = frame.explode("text").with_columns(
-            text.str.replace_all(ends.candidate, "${1}" + SENTENCE_BREAK)
-        )
-        deferred: list[int] = []
-        if ends.defer is not None:
-            deferred = frame.select(text.str.contains(ends.defer).arg_true())["text"].to_list()
+        candidates = pl.col("text").str.replace_all(ends.candidate, "${1}" + SENTENCE_BREAK)
+        marked = candidates
         if ends.lower is not None:
-            frame = frame.with_columns(text.str.replace_all(ends.lower, " ${1}"))
+            marked = marked.str.replace_all(ends.lower, " ${1}")
         if ends.abbreviation is not None:
-            frame = frame.with_columns(text.str.replace_all(ends.abbreviation, "${1}.${2} "))
-        marked = frame["text"]
-        if deferred:
+            marked = marked.str.replace_all(ends.abbreviation, "${1}.${2} ")
+        deferred = pl.lit(False)
+        if ends.defer is not None:
+            deferred = candidates.str.contains(ends.defer)
+        # One query: polars computes the candidates once for both columns.
+        frame = (
+            pl.LazyFrame({"text": pl.Series([joined]).str.split(PARAGRAPH_BREAK)})
+            .explode("text")
+            .select(marked.alias("text"), deferred.alias("deferred"))
+            .collect()
+        )
+        texts = frame["text"]
+        redo = frame["deferred"].arg_true().to_list()
+        if redo:
             paragraphs = joined.split(PARAGRAPH_BREAK)
-            redone = [mark_sentence_ends(paragraphs[index], self.lang) for index in deferred]
-            marked = marked.scatter(deferred, redone)
-        return str(marked.str.join(PARAGRAPH_BREAK).item())
+            texts = texts.scatter(
+                redo, [mark_sentence_ends(paragraphs[i], self.lang) for i in redo]
+            )
+        return str(texts.str.join(PARAGRAPH_BREAK).item())
 
     @staticmethod
     def _normalised(joined: str, split: bool) -> pl.DataFrame:
@@ -195,7 +207,7 @@ class SentenceSplitter:
         out) with white space normalised, their lengths, and whether they hold an ASCII
         letter or digit (and so surely a word)."""
         text = pl.col("text")
-        frame = pl.DataFrame({"text": pl.Series([joined]).str.split(PARAGRAPH_BREAK)})
+        frame = pl.LazyFrame({"text": pl.Series([joined]).str.split(PARAGRAPH_BREAK)})
         frame = frame.explode("text").with_row_index("item")
         if split:
             frame = frame.with_columns(text.str.split(SENTENCE_BREAK)).explode("text")
@@ -204,12 +216,17 @@ class SentenceSplitter:
         )
         if split:
             frame = frame.filter(text != "")
-        # Counted once: polars does not share the count between the two columns that use it.
-        spaces = frame["text"].str.count_matches(" ", literal=True)
-        return frame.with_columns(
-            chars=text.str.len_chars() - spaces,
-            tokens=spaces + 1,
-            ascii_word=text.str.contains(_ASCII_WORD),
+        spaces = pl.col("spaces")
+        return (
+            frame.with_columns(spaces=text.str.count_matches(" ", literal=True))
+            .select(
+                "item",
+                "text",
+                chars=text.str.len_chars() - spaces,
+                tokens=spaces + 1,
+                ascii_word=text.str.contains(_ASCII_WORD),
+            )
+            .collect()
         )
 
     def columns_text_by_text(self, texts: list[str], split: bool) -> SentenceColumns:
@@ -283,9 +300,23 @@ class _Reader:
                 def file_progress(done: int, offset: int = done_before) -> None:
                     progress(offset + done)
 
-            for batch in chunks(_texts(self.cfg, path, file_progress), _TEXTS_PER_BATCH):
-                yield self._batch(path, batch)
+            if self.cfg.format is SourceFormat.TXT:
+                for paragraphs in read_txt_paragraphs(
+                    path, self.cfg.paragraph.value, file_progress
+                ):
+                    yield self._paragraph_batch(paragraphs)
+            else:
+                for batch in chunks(_texts(self.cfg, path, file_progress), _TEXTS_PER_BATCH):
+                    yield self._batch(path, batch)
             done_before += path.stat().st_size
+
+    def _paragraph_batch(self, paragraphs: list[str]) -> _Batch:
+        """A block of a txt file, all of the genre --genre names (run() requires it)."""
+        genre = str(self.cfg.genre)
+        columns = self.splitter.columns(paragraphs, split=True)
+        return _Batch(
+            len(paragraphs), [genre] * len(paragraphs), None, [(len(paragraphs), columns)]
+        )
 
     def _batch(self, path: Path, batch: list[SourceText]) -> _Batch:
         genres: list[str] = []
@@ -430,8 +461,7 @@ def _match_genre(regex: re.Pattern[str], ids: tuple[str, ...]) -> str | None:
 def _texts(
     cfg: IngestConfig, path: Path, progress: ProgressCallback | None
 ) -> Iterator[SourceText]:
-    if cfg.format is SourceFormat.TXT:
-        return read_txt(path, cfg.paragraph.value, progress)
+    """The records of a jsonl, tsv or conllu file (txt files are read a block at a time)."""
     if cfg.format is SourceFormat.JSONL:
         return read_jsonl(path, cfg.field, cfg.genre_field, progress)
     if cfg.format is SourceFormat.TSV:
@@ -460,33 +490,34 @@ def run(
         raise ConfigError("give --genre, or --genre-field naming each record's genre")
     if cfg.format is SourceFormat.TXT and cfg.genre is None:
         raise ConfigError("give the genre of these texts with --genre")
-    digests = [file_sha256(path) for path in cfg.paths]
     reader = _Reader(cfg)  # built here also when a worker reads: bad options fail early
     if parallel is None:
         parallel = sum(path.stat().st_size for path in cfg.paths) >= PARALLEL_MIN_BYTES
-    pipeline = _Pipeline(cfg, store)
-    with paused_gc(), store.recorded_run("ingest", cfg) as run:
-        run_id = run.id
-        if cfg.genre is not None:
-            pipeline.check_genre(cfg.genre)
-        steps = _steps_in_worker(cfg, progress) if parallel else reader.steps(progress)
-        with closing(steps):
+    # The worker starts first: its start-up overlaps the hashing of the files.
+    reading = _worker_reading(cfg, progress) if parallel else nullcontext(reader.steps(progress))
+    with paused_gc(), reading as steps:
+        digests = [file_sha256(path) for path in cfg.paths]
+        pipeline = _Pipeline(cfg, store)
+        with store.recorded_run("ingest", cfg) as run:
+            run_id = run.id
+            if cfg.genre is not None:
+                pipeline.check_genre(cfg.genre)
             added = _write(store, cfg, pipeline, steps, digests, run_id)
-        counts = {
-            "files": len(cfg.paths),
-            "texts": pipeline.counts["texts"],
-            "sentences": pipeline.counts["sentences"],
-            "empty_after_cleaning": pipeline.counts["empty_after_cleaning"],
-            "duplicates": pipeline.counts["sentences"] - added,
-            "added": added,
-        }
-        if counts["sentences"] == 0:
-            raise InputError(
-                ", ".join(str(p) for p in cfg.paths),
-                "no sentence found (every text was empty after cleaning); check the "
-                "files, --format and --field",
-            )
-        run.finish(counts)
+            counts = {
+                "files": len(cfg.paths),
+                "texts": pipeline.counts["texts"],
+                "sentences": pipeline.counts["sentences"],
+                "empty_after_cleaning": pipeline.counts["empty_after_cleaning"],
+                "duplicates": pipeline.counts["sentences"] - added,
+                "added": added,
+            }
+            if counts["sentences"] == 0:
+                raise InputError(
+                    ", ".join(str(p) for p in cfg.paths),
+                    "no sentence found (every text was empty after cleaning); check the "
+                    "files, --format and --field",
+                )
+            run.finish(counts)
     return IngestResult(
         run_id=run_id,
         signature=run.signature,
@@ -538,9 +569,11 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _steps_in_worker(cfg: IngestConfig, progress: ProgressCallback | None) -> Steps:
-    """`_Reader.steps`, run in a worker process. The queue between the two is bounded, so
-    a fast reader waits for the writer instead of filling memory."""
+@contextmanager
+def _worker_reading(cfg: IngestConfig, progress: ProgressCallback | None) -> Iterator[Steps]:
+    """`_Reader.steps` from a worker process, which starts at once (not at the first step)
+    and is ended on leaving. The queue between the two is bounded, so a fast reader waits
+    for the writer instead of filling memory."""
     context = multiprocessing.get_context("spawn")
     messages: multiprocessing.Queue[tuple[str, Any]] = context.Queue(maxsize=8)
     worker = context.Process(
@@ -551,31 +584,39 @@ def _steps_in_worker(cfg: IngestConfig, progress: ProgressCallback | None) -> St
     )
     worker.start()
     try:
-        while True:
-            try:
-                kind, value = messages.get(timeout=1.0)
-            except queue.Empty:
-                if not worker.is_alive():
-                    raise RuntimeError(
-                        f"the ingest worker stopped (exit code {worker.exitcode})"
-                    ) from None
-                continue
-            if kind == "step":
-                yield value
-            elif kind == "progress":
-                if progress is not None:
-                    progress(value)
-            elif kind == "error":
-                raise value
-            elif kind == "crash":
-                raise RuntimeError(f"the ingest worker failed:\n{value}")
-            else:
-                return
+        yield _worker_steps(worker, messages, progress)
     finally:
         if worker.is_alive():
             worker.kill()
         worker.join()
         messages.close()
+
+
+def _worker_steps(
+    worker: multiprocessing.process.BaseProcess,
+    messages: multiprocessing.Queue[tuple[str, Any]],
+    progress: ProgressCallback | None,
+) -> Steps:
+    while True:
+        try:
+            kind, value = messages.get(timeout=1.0)
+        except queue.Empty:
+            if not worker.is_alive():
+                raise RuntimeError(
+                    f"the ingest worker stopped (exit code {worker.exitcode})"
+                ) from None
+            continue
+        if kind == "step":
+            yield value
+        elif kind == "progress":
+            if progress is not None:
+                progress(value)
+        elif kind == "error":
+            raise value
+        elif kind == "crash":
+            raise RuntimeError(f"the ingest worker failed:\n{value}")
+        else:
+            return
 
 
 def _worker_main(messages: multiprocessing.Queue[tuple[str, Any]], cfg_json: str) -> None:
