@@ -7,6 +7,15 @@ A sentence already in the genre's pool (same normalised, case-folded text) is co
 a duplicate and not stored again, so re-running an ingest adds nothing. Duplicates are
 found in memory (nlibuild/keyset.py), 8 bytes a sentence, against the genre's pool keys
 loaded when the genre first appears.
+
+The work goes a batch at a time (a read block of a txt file, 4096 records otherwise), not
+a sentence at a time: `SentenceSplitter` marks the sentence ends of all its paragraphs
+with polars' regex engine (Python's rule where a non-ASCII word meets a period, or where
+a language's rule has no bulk form), then cuts, normalises and measures in polars and
+hashes the keys in one pass; the same rules text by text stay as the reference the bulk
+path is tested against. Big inputs are read, split and hashed in a worker process while
+this one deduplicates and writes (the store's writer must be the process that holds the
+transaction).
 """
 
 from __future__ import annotations
@@ -481,15 +490,7 @@ def run(
     (default: for inputs of `PARALLEL_MIN_BYTES` or more) a worker process reads, splits
     and hashes while this process deduplicates and writes; both ways give the same store.
     """
-    for path in cfg.paths:
-        if not path.is_file():
-            raise InputError(path, "no such file; check the path")
-    if cfg.format is SourceFormat.CONLLU and cfg.genre is None and cfg.genre_from is None:
-        raise ConfigError("give --genre, or --genre-from REGEX over the sent_id / newdoc id")
-    if cfg.format in (SourceFormat.JSONL, SourceFormat.TSV) and not (cfg.genre or cfg.genre_field):
-        raise ConfigError("give --genre, or --genre-field naming each record's genre")
-    if cfg.format is SourceFormat.TXT and cfg.genre is None:
-        raise ConfigError("give the genre of these texts with --genre")
+    _refuse_missing_inputs(cfg)
     reader = _Reader(cfg)  # built here also when a worker reads: bad options fail early
     if parallel is None:
         parallel = sum(path.stat().st_size for path in cfg.paths) >= PARALLEL_MIN_BYTES
@@ -525,6 +526,19 @@ def run(
         warnings=pipeline.warnings,
         **counts,
     )
+
+
+def _refuse_missing_inputs(cfg: IngestConfig) -> None:
+    """Refuse files that are not there, and a format whose texts would lack a genre."""
+    for path in cfg.paths:
+        if not path.is_file():
+            raise InputError(path, "no such file; check the path")
+    if cfg.format is SourceFormat.CONLLU and cfg.genre is None and cfg.genre_from is None:
+        raise ConfigError("give --genre, or --genre-from REGEX over the sent_id / newdoc id")
+    if cfg.format in (SourceFormat.JSONL, SourceFormat.TSV) and not (cfg.genre or cfg.genre_field):
+        raise ConfigError("give --genre, or --genre-field naming each record's genre")
+    if cfg.format is SourceFormat.TXT and cfg.genre is None:
+        raise ConfigError("give the genre of these texts with --genre")
 
 
 def _write(
