@@ -29,10 +29,10 @@ import signal
 import traceback
 import unicodedata
 from collections import Counter
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
-from itertools import compress, groupby, repeat
+from itertools import compress, groupby
 from pathlib import Path
 from typing import Any
 
@@ -68,11 +68,13 @@ from nlibuild.lang import (
 )
 from nlibuild.models import GENRE_PATTERN, IngestConfig, IngestResult, SourceFormat
 from nlibuild.queries.pool import pool_keys
-from nlibuild.store import SentenceRow, Store
+from nlibuild.store import Store
 
 _HAS_WORD = re.compile(r"[^\W_]")
 _GENRE = re.compile(GENRE_PATTERN)
 _ROWS_PER_WRITE = 20_000
+# A pool row: source_id, genre, lang, text, key, chars, tokens, length (store.SentenceRow).
+_SENTENCE_FIELDS = 8
 PARALLEL_MIN_BYTES = 16 << 20
 """Inputs at least this big (all files together) are read in a second process while this
 one writes: below it, starting that process costs more than it saves."""
@@ -372,57 +374,57 @@ class _Pipeline:
         self.warnings: list[str] = []
         self._checked_genres: set[str] = set()
 
-    def rows(self, source_id: int, batch: _Batch) -> list[SentenceRow]:
+    def new_rows(self, source_id: int, batch: _Batch) -> list[Any]:
+        """The rows of the batch's sentences that are neither in the pool nor earlier in
+        this run, one after another in one flat list (`Store.insert_flat`'s form)."""
         # Genres are checked in the order their texts come, as text by text.
         for genre in dict.fromkeys(batch.genres):
             if genre not in self._checked_genres:
                 self.check_genre(genre)
         if batch.missing is not None:
             raise batch.missing
-        rows: list[SentenceRow] = []
-        salted: list[npt.NDArray[np.int64]] = []
+        values: list[Any] = []
         start = 0
         for size, columns in batch.runs:
             genres = batch.genres[start : start + size]
-            rows += self._column_rows(source_id, genres, columns)
-            salted.append(self._salted_keys(genres, columns))
+            values += self._flat_rows(source_id, genres, columns)
             self.counts["empty_after_cleaning"] += columns.empty
+            self.counts["sentences"] += len(columns.texts)
             start += size
         self.counts["texts"] += batch.texts
-        self.counts["sentences"] += len(rows)
-        return self._new_only(rows, np.concatenate(salted))
+        return values
 
-    def _column_rows(
-        self, source_id: int, genres: list[str], columns: SentenceColumns
-    ) -> list[SentenceRow]:
+    def _flat_rows(self, source_id: int, genres: list[str], columns: SentenceColumns) -> list[Any]:
+        """The new sentences of one run as flat rows, built column by column: slice
+        assignment fills every row's field in one call instead of a tuple a row."""
+        genre_of = self._genre_column(genres, columns)
+        salts = np.array([self.genre_salts[genre] for genre in genres], dtype=np.int64)
+        fresh = self.seen.add(columns.keys ^ salts[columns.items])
+        texts, chars, tokens = columns.texts, columns.chars, columns.tokens
+        keys = columns.keys
+        if not fresh.all():
+            keep = fresh.tolist()
+            genre_of, texts = list(compress(genre_of, keep)), list(compress(texts, keep))
+            chars, tokens = list(compress(chars, keep)), list(compress(tokens, keep))
+            keys = keys[fresh]
+        count = len(texts)
+        values: list[Any] = [None] * (_SENTENCE_FIELDS * count)
+        for field, column in enumerate(
+            ([source_id] * count, genre_of, [self.lang] * count, texts, keys.tolist(),
+             chars, tokens, chars if self.char_unit else tokens)
+        ):  # fmt: skip
+            values[field::_SENTENCE_FIELDS] = column
+        return values
+
+    def _genre_column(self, genres: list[str], columns: SentenceColumns) -> list[str]:
+        """The genre of each sentence (from the text it came from), counted by genre."""
         count = len(columns.texts)
         if len(set(genres)) == 1:
-            genre_of: Iterable[str] = repeat(genres[0], count)
             self.by_genre[genres[0]] += count
-        else:
-            genre_of = [genres[item] for item in columns.items.tolist()]
-            self.by_genre.update(genre_of)
-        lengths = columns.chars if self.char_unit else columns.tokens
-        return list(
-            zip(repeat(source_id, count), genre_of, repeat(self.lang, count), columns.texts,
-                columns.keys.tolist(), columns.chars, columns.tokens, lengths, strict=True)
-        )  # fmt: skip
-
-    def _salted_keys(self, genres: list[str], columns: SentenceColumns) -> npt.NDArray[np.int64]:
-        """Each sentence's key XOR its genre's salt: one set of keys serves all genres."""
-        salts = np.array([self.genre_salts[genre] for genre in genres], dtype=np.int64)
-        return columns.keys ^ salts[columns.items]
-
-    def _new_only(
-        self, rows: list[SentenceRow], salted: npt.NDArray[np.int64]
-    ) -> list[SentenceRow]:
-        """The rows whose (genre, text) is neither in the pool nor earlier in this run."""
-        if not rows:
-            return rows
-        fresh = self.seen.add(salted)
-        if fresh.all():
-            return rows
-        return list(compress(rows, fresh.tolist()))
+            return [genres[0]] * count
+        genre_of = [genres[item] for item in columns.items.tolist()]
+        self.by_genre.update(genre_of)
+        return genre_of
 
     def check_genre(self, genre: str) -> None:
         """Refuse a genre that cannot be part of an ID; warn of (or refuse) an unknown one;
@@ -551,24 +553,24 @@ def _write(
 ) -> int:
     """Write the new sentences of `steps`, file by file; the number written."""
     added = 0
-    pending: list[SentenceRow] = []
+    pending: list[Any] = []  # rows one after another, as new_rows gives them
     source_id = 0
     for step in steps:
         if isinstance(step, _FileStart):
-            store.add_sentences(pending, run_id)
-            added += len(pending)
+            store.insert_flat("sentences", pending, _SENTENCE_FIELDS, run_id)
+            added += len(pending) // _SENTENCE_FIELDS
             pending = []
             path = cfg.paths[step.index]
             digest = digests[step.index]
             source_id = store.source_id("text", str(path), digest, cfg.genre, cfg.lang, run_id)
             continue
-        pending += pipeline.rows(source_id, step)
-        if len(pending) >= _ROWS_PER_WRITE:
-            store.add_sentences(pending, run_id)
-            added += len(pending)
+        pending += pipeline.new_rows(source_id, step)
+        if len(pending) >= _ROWS_PER_WRITE * _SENTENCE_FIELDS:
+            store.insert_flat("sentences", pending, _SENTENCE_FIELDS, run_id)
+            added += len(pending) // _SENTENCE_FIELDS
             pending = []
-    store.add_sentences(pending, run_id)
-    return added + len(pending)
+    store.insert_flat("sentences", pending, _SENTENCE_FIELDS, run_id)
+    return added + len(pending) // _SENTENCE_FIELDS
 
 
 @contextmanager
