@@ -1,9 +1,9 @@
-"""A big ingest is read, split and hashed by a worker process while this one writes: the
-same pool, the same counts, the same errors as one process."""
+"""A big ingest is read, split and hashed in a second thread while the first writes: the
+same pool, the same counts, the same errors as one thread."""
 
 from __future__ import annotations
 
-import multiprocessing
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +55,7 @@ def test_parallel_ingest_of_conllu_with_genres_from_ids_matches_serial(tmp_path:
     assert ingest_into(tmp_path / "parallel.db", configs, parallel=True) == serial
 
 
-def test_an_error_crosses_from_the_worker_and_writes_nothing(tmp_path: Path) -> None:
+def test_an_error_crosses_from_the_reader_and_writes_nothing(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"text": "Fine.", "genre": "news"}\n{"text": "No genre here."}\n')
     db = tmp_path / "pool.db"
@@ -67,7 +67,7 @@ def test_an_error_crosses_from_the_worker_and_writes_nothing(tmp_path: Path) -> 
     assert table_counts(db) == before
 
 
-def test_a_refusal_before_reading_ends_the_worker(tmp_path: Path) -> None:
+def test_a_refusal_before_reading_ends_the_reader(tmp_path: Path) -> None:
     texts = tmp_path / "texts.txt"
     texts.write_text("One sentence. Another one.\n", encoding="utf-8")
     db = tmp_path / "pool.db"
@@ -82,4 +82,4 @@ def test_a_refusal_before_reading_ends_the_worker(tmp_path: Path) -> None:
     )
     with Store.open(db) as store, pytest.raises(ConfigError, match="not among"):
         ingest.run(store, cfg, parallel=True)
-    assert multiprocessing.active_children() == []
+    assert all(thread.name != "nlibuild-ingest-reader" for thread in threading.enumerate())

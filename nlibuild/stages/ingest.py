@@ -13,20 +13,19 @@ a sentence at a time: `SentenceSplitter` marks the sentence ends of all its para
 with polars' regex engine (Python's rule where a non-ASCII word meets a period, or where
 a language's rule has no bulk form), then cuts, normalises and measures in polars and
 hashes the keys in one pass; the same rules text by text stay as the reference the bulk
-path is tested against. Big inputs are read, split and hashed in a worker process while
-this one deduplicates and writes (the store's writer must be the process that holds the
-transaction).
+path is tested against. Inputs of a megabyte or more are read, split and hashed in a
+second thread while this one deduplicates and writes: SQLite and polars let go of Python's
+lock while they work, so the two overlap on a second core. (A worker process did the same
+with more work: starting an interpreter and pickling every sentence across cost about a
+CPU second per 100 MB, which made it slower on a shared, loaded machine.)
 """
 
 from __future__ import annotations
 
 import gc
-import multiprocessing
-import os
 import queue
 import re
-import signal
-import traceback
+import threading
 import unicodedata
 from collections import Counter
 from collections.abc import Generator, Iterator
@@ -41,7 +40,7 @@ import numpy.typing as npt
 import polars as pl
 
 from nlibuild.cleaning import Cleaner
-from nlibuild.errors import ConfigError, InputError, NlibuildError
+from nlibuild.errors import ConfigError, InputError
 from nlibuild.formats.sources import (
     SourceText,
     read_conllu,
@@ -75,9 +74,9 @@ _GENRE = re.compile(GENRE_PATTERN)
 _ROWS_PER_WRITE = 20_000
 # A pool row: source_id, genre, lang, text, key, chars, tokens, length (store.SentenceRow).
 _SENTENCE_FIELDS = 8
-PARALLEL_MIN_BYTES = 16 << 20
-"""Inputs at least this big (all files together) are read in a second process while this
-one writes: below it, starting that process costs more than it saves."""
+PARALLEL_MIN_BYTES = 1 << 20
+"""Inputs at least this big (all files together) are read in a second thread while this
+one writes: below it there is too little to overlap."""
 _TEXTS_PER_BATCH = 4096
 
 SUFFIX_FORMATS = {
@@ -292,7 +291,7 @@ Steps = Generator[_FileStart | _Batch, None, None]
 
 class _Reader:
     """Reads the files of an ingest into batches of sentences: all the work that needs no
-    store, so that it can run in a worker process beside the writer."""
+    store, so that it can run in a thread beside the writer."""
 
     def __init__(self, cfg: IngestConfig) -> None:
         self.cfg = cfg
@@ -489,15 +488,17 @@ def run(
     """Ingest every file of `cfg.paths` in one transaction; nothing is written on error.
 
     `progress` is called with the bytes read so far over all files. With `parallel`
-    (default: for inputs of `PARALLEL_MIN_BYTES` or more) a worker process reads, splits
+    (default: for inputs of `PARALLEL_MIN_BYTES` or more) a second thread reads, splits
     and hashes while this process deduplicates and writes; both ways give the same store.
     """
     _refuse_missing_inputs(cfg)
-    reader = _Reader(cfg)  # built here also when a worker reads: bad options fail early
+    reader = _Reader(cfg)  # built before the store is touched: bad options fail early
     if parallel is None:
         parallel = sum(path.stat().st_size for path in cfg.paths) >= PARALLEL_MIN_BYTES
-    # The worker starts first: its start-up overlaps the hashing of the files.
-    reading = _worker_reading(cfg, progress) if parallel else nullcontext(reader.steps(progress))
+    # Reading starts first, so that it overlaps the hashing of the files.
+    reading = (
+        _reading_in_thread(reader, progress) if parallel else nullcontext(reader.steps(progress))
+    )
     with paused_gc(), reading as steps:
         digests = [file_sha256(path) for path in cfg.paths]
         pipeline = _Pipeline(cfg, store)
@@ -586,42 +587,45 @@ def paused_gc() -> Iterator[None]:
 
 
 @contextmanager
-def _worker_reading(cfg: IngestConfig, progress: ProgressCallback | None) -> Iterator[Steps]:
-    """`_Reader.steps` from a worker process, which starts at once (not at the first step)
-    and is ended on leaving. The queue between the two is bounded, so a fast reader waits
-    for the writer instead of filling memory."""
-    context = multiprocessing.get_context("spawn")
-    messages: multiprocessing.Queue[tuple[str, Any]] = context.Queue(maxsize=8)
-    worker = context.Process(
-        target=_worker_main,
-        args=(messages, cfg.model_dump_json()),
-        name="nlibuild-ingest-reader",
-        daemon=True,
-    )
-    worker.start()
+def _reading_in_thread(reader: _Reader, progress: ProgressCallback | None) -> Iterator[Steps]:
+    """`reader.steps` from a second thread, which starts at once and is stopped on leaving.
+    The queue between the two is bounded, so a fast reader waits for the writer instead
+    of filling memory; progress is reported from this thread, as the caller expects."""
+    messages: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=8)
+    stop = threading.Event()
+
+    def put(message: tuple[str, Any]) -> None:
+        while not stop.is_set():
+            try:
+                messages.put(message, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+    def read() -> None:
+        try:
+            for step in reader.steps(lambda done: put(("progress", done))):
+                put(("step", step))
+                if stop.is_set():
+                    return
+            put(("done", None))
+        except BaseException as exc:  # every failure, to be raised in the writing thread
+            put(("error", exc))
+
+    thread = threading.Thread(target=read, name="nlibuild-ingest-reader", daemon=True)
+    thread.start()
     try:
-        yield _worker_steps(worker, messages, progress)
+        yield _thread_steps(messages, progress)
     finally:
-        if worker.is_alive():
-            worker.kill()
-        worker.join()
-        messages.close()
+        stop.set()
+        thread.join()
 
 
-def _worker_steps(
-    worker: multiprocessing.process.BaseProcess,
-    messages: multiprocessing.Queue[tuple[str, Any]],
-    progress: ProgressCallback | None,
+def _thread_steps(
+    messages: queue.Queue[tuple[str, Any]], progress: ProgressCallback | None
 ) -> Steps:
     while True:
-        try:
-            kind, value = messages.get(timeout=1.0)
-        except queue.Empty:
-            if not worker.is_alive():
-                raise RuntimeError(
-                    f"the ingest worker stopped (exit code {worker.exitcode})"
-                ) from None
-            continue
+        kind, value = messages.get()
         if kind == "step":
             yield value
         elif kind == "progress":
@@ -629,34 +633,5 @@ def _worker_steps(
                 progress(value)
         elif kind == "error":
             raise value
-        elif kind == "crash":
-            raise RuntimeError(f"the ingest worker failed:\n{value}")
         else:
             return
-
-
-def _worker_main(messages: multiprocessing.Queue[tuple[str, Any]], cfg_json: str) -> None:
-    """Entry point of the worker process of a parallel ingest."""
-    # An interrupt is the parent's to handle: it rolls back and stops this process.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    parent = os.getppid()
-    gc.disable()
-
-    def put(message: tuple[str, Any]) -> None:
-        while True:
-            try:
-                messages.put(message, timeout=1.0)
-                return
-            except queue.Full:
-                if os.getppid() != parent:  # the writer was killed: nobody will read this
-                    os._exit(1)
-
-    try:
-        reader = _Reader(IngestConfig.model_validate_json(cfg_json))
-        for step in reader.steps(lambda done: put(("progress", done))):
-            put(("step", step))
-        put(("done", None))
-    except NlibuildError as exc:
-        put(("error", exc))
-    except BaseException:
-        put(("crash", traceback.format_exc()))
