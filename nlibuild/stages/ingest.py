@@ -591,7 +591,7 @@ def _reading_in_thread(reader: _Reader, progress: ProgressCallback | None) -> It
     """`reader.steps` from a second thread, which starts at once and is stopped on leaving.
     The queue between the two is bounded, so a fast reader waits for the writer instead
     of filling memory; progress is reported from this thread, as the caller expects."""
-    messages: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=8)
+    messages: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=4)
     stop = threading.Event()
 
     def put(message: tuple[str, Any]) -> None:
