@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -52,6 +53,7 @@ def _warm(files: list[Path]) -> None:
 def run_bench(folder: Path, megabytes: int) -> str:
     files = _ensure_corpus(folder, megabytes)
     _warm(files)
+    load_before = _load_average()
     size = sum(p.stat().st_size for p in files)
     wc = measure("wc -l", ["wc", "-l", *map(str, files)])
     nlibuild = [sys.executable, "-m", "nlibuild"]
@@ -71,6 +73,7 @@ def run_bench(folder: Path, megabytes: int) -> str:
         print("nlibuild stats ...", file=sys.stderr)
         stats = measure("nlibuild stats", [*with_db, "stats", "--table", "premises",
                                            "--format", "csv"])  # fmt: skip
+    load_after = _load_average()
     ingest_wall = sum(m.wall_s for m in ingests)
     ingest_peak = max(m.tree_peak_mib for m in ingests)
     mb = size / 1e6
@@ -92,6 +95,8 @@ def run_bench(folder: Path, megabytes: int) -> str:
         ("Date", now.strftime("%Y-%m-%d %H:%M %Z")),
         ("Corpus", f"{folder}: {len(files)} files, {mb:,.0f} MB, {sentences:,} sentences pooled"),
         *machine_facts(),
+        # The machine may be shared: other work running beside the bench slows it.
+        ("Load average at the start and at the end (1, 5, 15 min)", f"{load_before}; {load_after}"),
     ]
     notes = [
         "Wall times include interpreter start-up; peak MiB is the largest resident memory of "
@@ -99,6 +104,10 @@ def run_bench(folder: Path, megabytes: int) -> str:
         f"Sample: {sampled.stdout.strip()[:300]}",
     ]
     return "\n".join([*(f"- {k}: {v}" for k, v in facts), "", *table, "", *notes])
+
+
+def _load_average() -> str:
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def main(argv: list[str] | None = None) -> int:

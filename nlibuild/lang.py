@@ -19,11 +19,15 @@ import hashlib
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
 
 from nlibuild.errors import InputError
 
@@ -38,7 +42,9 @@ RESOURCES: Traversable = files("nlibuild") / "resources"
 
 # Closing quotes and brackets that stay with the sentence they close.
 _CLOSERS = "\"'”’」』）)］]》〉»›"
-_CJK_END = re.compile(rf"([。！？；!?;…။]+[{re.escape(_CLOSERS)}]*)")
+_CJK_END_MARKS = "。！？；!?;…။"
+_CJK_END = re.compile(rf"([{_CJK_END_MARKS}]+[{re.escape(_CLOSERS)}]*)")
+_SPACED_END_MARKS = ".!?…"
 # Han, kana, CJK punctuation and full-width forms; Thai; Myanmar.
 _CONTINUA_CHAR = (
     "\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\u0e00-\u0e7f\u1000-\u109f"
@@ -79,6 +85,14 @@ def text_length(text: str, lang: str) -> int:
     return token_length(text)
 
 
+WHITE_SPACE = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
+    "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+"""Every character `str.isspace` holds white space, and so every one `str.split()` cuts
+at: for regexes of other engines (polars' \\s lacks \\x1c-\\x1f)."""
+
+
 def normalise_text(text: str) -> str:
     """NFC, with every run of white space (newlines, tabs, ideographic spaces) one space."""
     if not text.isascii():
@@ -100,6 +114,22 @@ def text_key(text: str) -> int:
     """
     digest = hashlib.blake2b(text.casefold().encode("utf-8"), digest_size=8).digest()
     return int.from_bytes(digest, "big") >> 1
+
+
+def text_key_array(texts: Sequence[str]) -> npt.NDArray[np.int64]:
+    """`text_key` of each text, as an array: one casefold and one encode for the batch
+    instead of one a text (the hashing itself stays per text)."""
+    if not texts:
+        return np.zeros(0, dtype=np.int64)
+    # Case folding maps each character on its own, so folding the joined texts and cutting
+    # them apart again gives each text's folding; a text holding the NUL itself cannot be
+    # cut apart again, so that batch goes text by text.
+    folded = "\x00".join(texts).casefold().encode("utf-8").split(b"\x00")
+    if len(folded) != len(texts):
+        return np.fromiter(map(text_key, texts), dtype=np.int64, count=len(texts))
+    blake2b = hashlib.blake2b
+    digests = b"".join([blake2b(text, digest_size=8).digest() for text in folded])
+    return (np.frombuffer(digests, dtype=">u8") >> 1).astype(np.int64)
 
 
 def text_keys(text: str, lang: str) -> set[int]:
@@ -130,14 +160,91 @@ def split_sentences(text: str, lang: str) -> list[str]:
 
     Text without a sentence end is one sentence. White space inside is not normalised.
     """
-    if primary_language(lang) in SCRIPTIO_CONTINUA_LANGS:
-        parts = _CJK_END.split(text)
-    else:
-        parts = _spaced_sentence_end(primary_language(lang)).split(text)
+    parts = _sentence_end(primary_language(lang)).split(text)
     # split() alternates text and the captured sentence end: text, end, text, end, text.
     sentences = [(parts[i] + parts[i + 1]).strip() for i in range(0, len(parts) - 1, 2)]
     sentences.append(parts[-1].strip())
     return [sentence for sentence in sentences if sentence]
+
+
+SENTENCE_BREAK = "\x00"
+"""What `mark_sentence_ends` puts after each sentence end: a character that text does not
+hold (readers check) and that no sentence-end rule matches or looks at."""
+
+
+def mark_sentence_ends(text: str, lang: str) -> str:
+    """`text` with SENTENCE_BREAK after every sentence end, in place of the white space
+    that follows it: `split_sentences` without the cutting, so that many paragraphs can be
+    marked in one call and cut apart in bulk. Cut at SENTENCE_BREAK and stripped, the
+    pieces are those of `split_sentences` plus blank ones."""
+    parts = _sentence_end(primary_language(lang)).split(text)
+    # Cheaper than sub() with a template, which Python 3.11 expands in Python per match.
+    parts[1::2] = [end + SENTENCE_BREAK for end in parts[1::2]]
+    return "".join(parts)
+
+
+def _sentence_end(lang: str) -> re.Pattern[str]:
+    return _CJK_END if lang in SCRIPTIO_CONTINUA_LANGS else _spaced_sentence_end(lang)
+
+
+def rust_class(chars: str) -> str:
+    """The inside of a character class that holds exactly `chars`, in the syntax of polars'
+    regex engine (Rust's regex crate)."""
+    return "".join(f"\\x{{{ord(char):x}}}" for char in chars)
+
+
+@dataclass(frozen=True)
+class BulkSentenceEnds:
+    """A language's sentence-end rule as steps of polars' regex engine, which has no
+    look-around: applied in order to a column of paragraphs they mark the sentence ends that
+    `mark_sentence_ends` marks, except in paragraphs that match `defer`, which need Python.
+
+    1. `candidate` -> `"${1}" + SENTENCE_BREAK`: every run of end marks (and closers) that
+       could end a sentence; for spaced languages one followed by white space, which goes.
+    2. `defer`: a candidate after a single period whose word Python's \\w and \\b may judge
+       otherwise than ASCII does (a non-ASCII character in it or just before it).
+    3. `lower` -> `" ${1}"`: no sentence end before a word in lower case.
+    4. `abbreviation` -> `"${1}.${2} "`: no sentence end after a known abbreviation or an
+       initial. Its ASCII word boundary is Python's \\b wherever step 2 did not defer.
+    """
+
+    candidate: str
+    defer: str | None = None
+    lower: str | None = None
+    abbreviation: str | None = None
+
+
+@cache
+def bulk_sentence_ends(lang: str) -> BulkSentenceEnds | None:
+    """The bulk form of `lang`'s sentence-end rule; None where an abbreviation is not one
+    word, or could match ASCII letters that are not its own (Python's case-insensitive
+    match takes the long s for an s), so that words of ASCII alone cannot decide."""
+    closers = f"[{rust_class(_CLOSERS)}]*"
+    lang = primary_language(lang)
+    if lang in SCRIPTIO_CONTINUA_LANGS:
+        return BulkSentenceEnds(f"([{rust_class(_CJK_END_MARKS)}]+{closers})")
+    ascii_entries = []
+    for word in sorted(abbreviations(lang), key=lambda word: (-len(word), word)):
+        if not re.fullmatch(r"\w+", word):
+            return None
+        if word.isascii():
+            ascii_entries.append("".join(f"[{c.upper()}{c.lower()}]" for c in word))
+        elif any(_matches_ascii(char) for char in word if not char.isascii()):
+            return None
+    words = "|".join([*ascii_entries, "[A-Za-z]"])
+    marked = rust_class(SENTENCE_BREAK)
+    return BulkSentenceEnds(
+        candidate=f"([{rust_class(_SPACED_END_MARKS)}]+{closers})[{rust_class(WHITE_SPACE)}]+",
+        defer=f"[^\\x00-\\x7f][A-Za-z0-9_]*\\.{closers}{marked}",
+        lower=f"{marked}([{rust_class(_OPENERS)}]*[a-z\\x{{e0}}-\\x{{ff}}])",
+        abbreviation=f"(?-u:\\b)({words})\\.({closers}){marked}",
+    )
+
+
+def _matches_ascii(char: str) -> bool:
+    """Whether Python's case-insensitive regex match takes an ASCII letter for `char`."""
+    pattern = re.compile(re.escape(char), re.IGNORECASE)
+    return any(pattern.fullmatch(letter) for letter in "abcdefghijklmnopqrstuvwxyz")
 
 
 @cache

@@ -48,6 +48,14 @@ def read_txt(
     path: Path, paragraph: str, progress: ProgressCallback | None = None
 ) -> Iterator[SourceText]:
     """Paragraphs of a plain-text file: separated by blank lines, or one per line."""
+    for paragraphs in read_txt_paragraphs(path, paragraph, progress):
+        yield from map(SourceText, paragraphs)
+
+
+def read_txt_paragraphs(
+    path: Path, paragraph: str, progress: ProgressCallback | None = None
+) -> Iterator[list[str]]:
+    """`read_txt` a block at a time, as bare texts: what ingest needs of a txt file."""
     by_line = paragraph == "line"
     carry = ""
     for text, final in _decoded_blocks(path, progress):
@@ -55,7 +63,9 @@ def read_txt(
         pieces = text.split("\n") if by_line else _PARAGRAPH_BREAK.split(text)
         # The last piece may continue in the next block.
         carry = "" if final else pieces.pop()
-        yield from (SourceText(p) for p in pieces if p and not p.isspace())
+        paragraphs = [p for p in pieces if p and not p.isspace()]
+        if paragraphs:
+            yield paragraphs
 
 
 def read_jsonl(

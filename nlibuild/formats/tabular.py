@@ -9,7 +9,6 @@ memory stays bounded whatever the file size.
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -78,15 +77,6 @@ def bad_utf8(path: Path, line: int, column: int, byte: int) -> InputError:
         f"not valid UTF-8 (byte 0x{byte:02x} at column {column}); re-save the file as UTF-8",
         line,
     )
-
-
-def file_sha256(path: Path) -> str:
-    """The SHA-256 of a file's bytes, in hex: the identity of an input in run signatures."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while block := handle.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def iter_lines(path: Path, progress: ProgressCallback | None = None) -> Iterator[tuple[int, str]]:
