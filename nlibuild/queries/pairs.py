@@ -212,8 +212,15 @@ def pair_groups(
         f"SELECT group_concat(pk){', ' if own else ''}{selects} FROM pairs INDEXED BY pairs_facets",
         params,
     )
-    order = np.argsort(pks, kind="stable")
-    by_column = dict(zip(own, (codes[order] for codes in own_codes), strict=True))
+    # Keys are dense integers: scattering by key puts rows in key order without a sort.
+    size = int(pks.max(initial=0)) + 1
+    present = np.zeros(size, dtype=bool)
+    present[pks] = True
+    ordered = np.flatnonzero(present)
+    by_column = {
+        column: _by_key(pks, codes, size)[ordered]
+        for column, codes in zip(own, own_codes, strict=True)
+    }
     if "genre" in columns:
         expression, genre_params, _ = coded["genre"]
         premise_pks, genres = store.int_columns(
@@ -222,9 +229,17 @@ def pair_groups(
         pair_pks, premise_of_pair = store.int_columns(
             "SELECT group_concat(pk), group_concat(premise_pk) FROM pairs INDEXED BY pairs_premise"
         )
-        premise_of_pair = premise_of_pair[np.argsort(pair_pks, kind="stable")]
-        by_premise = np.argsort(premise_pks, kind="stable")
-        at = by_premise[np.searchsorted(premise_pks, premise_of_pair, sorter=by_premise)]
-        by_column["genre"] = genres[at]
+        premise_by_pair = _by_key(pair_pks, premise_of_pair, size)[ordered]
+        genre_by_premise = _by_key(premise_pks, genres, int(premise_pks.max(initial=0)) + 1)
+        by_column["genre"] = genre_by_premise[premise_by_pair]
     codes = [by_column[column] for column in columns]
-    return pks[order], codes, [coded[column][2] for column in columns]
+    return ordered, codes, [coded[column][2] for column in columns]
+
+
+def _by_key(keys: NDArray[np.int64], values: NDArray[np.int64], size: int) -> NDArray[np.int64]:
+    """`values` scattered to the positions `keys` of an array of `size` (-1 elsewhere)."""
+    import numpy as np
+
+    dense = np.full(size, -1, dtype=np.int64)
+    dense[keys] = values
+    return dense

@@ -116,7 +116,10 @@ def _groups_of_pairs(
     combined = np.zeros(len(facet_pks), dtype=np.int64)
     for codes, found in zip(codes_by_column, values, strict=True):
         combined = combined * len(found) + codes
-    group_of_pair = combined[np.searchsorted(facet_pks, pair_pks)]
+    # Pair keys are dense integers: a lookup table by key instead of a binary search.
+    by_key = np.zeros(int(facet_pks.max(initial=0)) + 1, dtype=np.int64)
+    by_key[facet_pks] = combined
+    group_of_pair = by_key[pair_pks]
     names = {}
     for number in np.unique(group_of_pair):
         parts_of_name, rest = [], int(number)
