@@ -231,9 +231,10 @@ class Store:
             try:
                 migrate(store.conn, path)
             except sqlite3.OperationalError as exc:
+                locked = lock_holder(store.conn, path) if "locked" in str(exc) else None
                 store.close()
-                if "locked" in str(exc):
-                    raise lock_holder(store.conn, path) from None
+                if locked is not None:
+                    raise locked from None
                 raise
         return store
 

@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import ok, run_cli
+from conftest import assert_user_error, ok, run_cli
 from legacy_stores import STORES, table_digest
 
 MANIFEST: dict[str, dict[str, dict[str, object]]] = json.loads(
@@ -45,3 +45,19 @@ def test_an_old_store_keeps_working_after_its_migration(legacy_store: tuple[str,
     out = db.parent / "out.jsonl"
     ok("--db", db, "export", "--format", "mnli-jsonl", "--out", out)
     assert out.read_text(encoding="utf-8").count("\n") > 0
+
+
+def test_an_old_store_locked_while_it_would_migrate_gives_one_error_line(
+    legacy_store: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, db = legacy_store
+    monkeypatch.setenv("NLIBUILD_BUSY_TIMEOUT", "0.2")
+    holder = sqlite3.connect(db, isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+        result = run_cli("--db", db, "info")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert_user_error(result, f"{db}: the store is locked by another process", "0.2 s")
+    assert run_cli("--db", db, "info").exit_code == 0  # and migrates once it is free

@@ -65,8 +65,23 @@ def connect(path: Path) -> sqlite3.Connection:
         conn = sqlite3.connect(
             path, isolation_level=None, check_same_thread=False, timeout=busy_timeout_s()
         )
-        conn.execute("PRAGMA journal_mode=WAL")
     except sqlite3.DatabaseError as exc:
+        raise StoreError(f"{path}: cannot open the store ({exc}); pass --db PATH") from exc
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+    except sqlite3.OperationalError as exc:
+        if "locked" not in str(exc) and "busy" not in str(exc):
+            conn.close()
+            raise StoreError(f"{path}: not an nlibuild store ({exc}); pass --db PATH") from exc
+        # A store of an older release, still in rollback-journal mode, held by a writer:
+        # switching to WAL needs the file to itself.
+        from nlibuild.core.runs import lock_holder
+
+        locked = lock_holder(conn, path)
+        conn.close()
+        raise locked from None
+    except sqlite3.DatabaseError as exc:
+        conn.close()
         raise StoreError(f"{path}: not an nlibuild store ({exc}); pass --db PATH") from exc
     conn.execute("PRAGMA foreign_keys=ON")
     conn.execute("PRAGMA synchronous=NORMAL")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import shlex
 import socket
+import sqlite3
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -33,7 +34,6 @@ from nlibuild.core.signature import settings_signature
 from nlibuild.errors import NlibuildError, StoreError
 
 if TYPE_CHECKING:
-    import sqlite3
     from pathlib import Path
 
     from nlibuild.core.database import Transactions
@@ -98,10 +98,13 @@ def lock_holder(conn: sqlite3.Connection, path: Path) -> StoreError:
     that holds it (readers are never blocked in WAL mode, so the runs table can be read)."""
     from nlibuild.core.database import busy_timeout_s
 
-    row = conn.execute(
-        "SELECT id, stage, command, pid, host, started_at FROM runs "
-        "WHERE status = 'running' ORDER BY id DESC LIMIT 1"
-    ).fetchone()
+    try:
+        row = conn.execute(
+            "SELECT id, stage, command, pid, host, started_at FROM runs "
+            "WHERE status = 'running' ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+    except sqlite3.OperationalError:  # a store still at schema 7, being migrated by another
+        row = None
     waited = f"after waiting {busy_timeout_s():g} s"
     retry = "wait for it to finish (or stop it), or set $NLIBUILD_BUSY_TIMEOUT to wait longer"
     if row is None:
