@@ -1,0 +1,146 @@
+"""Annotation artifacts: PMI cues, cue profiles, hypothesis-only baselines."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from nlibuild.models.base import DEFAULT_MAX_OVERLAP, _Config
+
+
+class ArtifactGroup(StrEnum):
+    """What artifact tables are broken down by."""
+
+    PROTOCOL = "protocol"
+    LEVEL = "level"
+    GENRE = "genre"
+    AUTHOR = "author"
+
+
+class WordUnits(StrEnum):
+    """The units PMI counts: words (jieba's for Chinese), or letters and digits one by one."""
+
+    WORDS = "words"
+    CHARS = "chars"
+
+
+class ArtifactScope(_Config):
+    """Which pairs an artifact table reads, and in which language."""
+
+    splits: tuple[str, ...] = Field(default=(), description="only pairs of these splits")
+    lang: str | None = Field(
+        default=None, description="read the human translations into this language"
+    )
+
+
+class PmiConfig(_Config):
+    """`nlibuild stats --table pmi`: OCNLI Table 8, (word, label) pairs ranked by PMI."""
+
+    by: ArtifactGroup | None = None
+    top: int = Field(default=3, ge=1)
+    smoothing: float = Field(default=100.0, ge=0, description="add-k (Gururangan et al. 2018)")
+    min_count: int = Field(default=20, ge=1)
+    units: WordUnits | None = Field(default=None, description="default: the language's")
+    per_label: bool = Field(default=False, description="the top words of each label")
+    scope: ArtifactScope = ArtifactScope()
+
+
+class PmiRow(BaseModel):
+    """One (word, label) pair of one group, with the counts behind its PMI."""
+
+    group_by: str
+    group: str
+    pairs: int = Field(description="pairs of the group with a gold label")
+    rank: int
+    word: str
+    label: str
+    pmi: float
+    count: int = Field(description="pairs of the group with the word and the label")
+    word_count: int = Field(description="pairs of the group with the word")
+
+
+class PmiResult(BaseModel):
+    run_id: int
+    signature: str
+    units: str = Field(description="what a word is here, e.g. 'words (jieba)'")
+    pairs: int
+    without_gold: int = Field(description="pairs left out: gold '-' or no label at all")
+    untranslated: int = Field(description="pairs left out: no translation into --lang")
+    rows: list[PmiRow]
+
+
+class CuesConfig(_Config):
+    """`nlibuild stats --table cues`: negators, overlap and length per label and group."""
+
+    by: ArtifactGroup = ArtifactGroup.PROTOCOL
+    max_overlap: float = Field(default=DEFAULT_MAX_OVERLAP, gt=0, le=1)
+    negator_files: tuple[Path, ...] = ()
+    scope: ArtifactScope = ArtifactScope()
+
+
+OVERLAP_BINS: tuple[float, ...] = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+"""Edges of the overlap histogram of `stats --table cues` (the last bin includes 1.0)."""
+
+
+class CueRow(BaseModel):
+    """One label of one group: how its hypotheses were written."""
+
+    group_by: str
+    group: str
+    label: str
+    pairs: int
+    negated: float | None = Field(description="share of hypotheses with a negator")
+    mean_overlap: float | None = Field(description="mean share of units found in the premise")
+    overlap_bins: list[float] = Field(description="shares of pairs per OVERLAP_BINS bin")
+    over_limit: float | None = Field(description="share overlapping the premise over the limit")
+    mean_length: float | None
+    unit: str
+
+
+class CuesResult(BaseModel):
+    run_id: int
+    signature: str
+    pairs: int
+    without_gold: int
+    untranslated: int
+    unchecked_langs: list[str] = Field(description="languages without a negator lexicon")
+    rows: list[CueRow]
+
+
+class HypothesisOnlyConfig(_Config):
+    """`nlibuild bias hypothesis-only`: a classifier that never sees the other sentence."""
+
+    train: str = "train"
+    eval: tuple[str, ...] = ("dev", "test")
+    by: tuple[ArtifactGroup, ...] = ()
+    premise_only: bool = False
+    cross_validate: int | None = Field(default=None, ge=2)
+    seed: int = 13
+    ci: float = Field(default=0.95, gt=0, lt=1)
+    resamples: int = Field(default=1000, ge=1)
+    lang: str | None = None
+
+
+class HypothesisOnlyRow(BaseModel):
+    """Accuracy on one evaluation split (or the cross-validation folds) and group."""
+
+    eval: str
+    group_by: str
+    group: str
+    pairs: int
+    accuracy: float
+    low: float = Field(description="bootstrap interval, lower end")
+    high: float
+    majority_label: str = Field(description="the training data's most frequent label")
+    majority_accuracy: float
+
+
+class HypothesisOnlyResult(BaseModel):
+    run_id: int
+    signature: str
+    side: str = Field(description="hypothesis or premise: the sentence the model saw")
+    train_pairs: int
+    features: int
+    rows: list[HypothesisOnlyRow]

@@ -1,0 +1,110 @@
+"""What the subject modules share: the labels and label orders, the enums and constants
+several subjects use, and `_Config`, the base of every stage's settings."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Self
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Label(StrEnum):
+    """The three NLI labels. Only these can ever be gold."""
+
+    ENTAILMENT = "entailment"
+    NEUTRAL = "neutral"
+    CONTRADICTION = "contradiction"
+
+    @property
+    def initial(self) -> str:
+        return self.value[0]
+
+
+NO_GOLD = "-"
+"""The gold label of a pair on which no label reached the required agreement."""
+
+
+NLI_LABELS: tuple[str, ...] = tuple(label.value for label in Label)
+
+
+class Level(StrEnum):
+    """OCNLI's hypothesis levels: the 1st, 2nd and 3rd hypothesis a writer wrote for a label."""
+
+    EASY = "easy"
+    MEDIUM = "medium"
+    HARD = "hard"
+
+
+class Protocol(StrEnum):
+    """OCNLI's four elicitation protocols (OCNLI 3.2)."""
+
+    SINGLE = "SINGLE"
+    MULTI = "MULTI"
+    MULTI_ENCOURAGE = "MULTI_ENCOURAGE"
+    MULTI_CONSTRAINT = "MULTI_CONSTRAINT"
+
+
+class TableFormat(StrEnum):
+    TABLE = "table"
+    CSV = "csv"
+    JSON = "json"
+    MD = "md"
+    LATEX = "latex"
+
+
+DEFAULT_LABEL_ORDER: tuple[Label, Label, Label] = (
+    Label.ENTAILMENT,
+    Label.NEUTRAL,
+    Label.CONTRADICTION,
+)
+"""GLUE, MNLI on the HF hub and XNLI number labels e=0, n=1, c=2; CLUE's OCNLI uses n,e,c."""
+
+
+def parse_label_order(text: str) -> tuple[Label, Label, Label]:
+    """Parse "e,n,c" (initials or full names, any case) into an ordered triple of labels."""
+    by_name = {label.value: label for label in Label} | {label.initial: label for label in Label}
+    parts = [part.strip().lower() for part in text.split(",") if part.strip()]
+    labels = [by_name.get(part) for part in parts]
+    if len(labels) != 3 or None in labels or len(set(labels)) != 3:
+        raise ValueError(
+            f"label order {text!r} must name entailment, neutral and contradiction once each, "
+            "e.g. 'e,n,c' (GLUE/XNLI) or 'n,e,c' (CLUE's OCNLI)"
+        )
+    return (labels[0], labels[1], labels[2])  # type: ignore[return-value]
+
+
+def format_label_order(order: tuple[Label, ...]) -> str:
+    return ",".join(label.initial for label in order)
+
+
+class _Config(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    @classmethod
+    def from_preset(
+        cls, preset: dict[str, Any], section: str, origin: str, /, **flags: Any
+    ) -> Self:
+        """The settings from the flags given (None: not given), else the preset's `[section]`
+        values (`origin` names the preset in errors), else this model's defaults. A preset
+        key no setting takes, or a value the model refuses, is a one-line `ConfigError`."""
+        # presets.py imports nlibuild.models: its section models check values as we take them.
+        from nlibuild.presets import settings_from_preset
+
+        return settings_from_preset(cls, preset, section, origin, flags)
+
+
+ANNOTATOR_ID_PATTERN = r"^[A-Za-z0-9][\w.@\-]*$"
+
+
+DEFAULT_MAX_OVERLAP = 0.70
+"""OCNLI 3.2: "no hypothesis should overlap more than 70% with the premise"."""
+
+
+class PlatformFormat(StrEnum):
+    """How a work package goes out to writers and their answers come back."""
+
+    JSONL = "jsonl"
+    CSV = "csv"
+    LABELSTUDIO = "labelstudio"
+    MTURK = "mturk"

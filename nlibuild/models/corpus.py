@@ -1,0 +1,277 @@
+"""The store and released corpora: init, import, export, `info`, the provenance log, and
+the interchange records of the corpus files nlibuild reads and writes."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from nlibuild.core.signature import OutputPath
+from nlibuild.models.base import (
+    DEFAULT_LABEL_ORDER,
+    NLI_LABELS,
+    NO_GOLD,
+    Label,
+    Level,
+    Protocol,
+    _Config,
+)
+
+
+class ImportFormat(StrEnum):
+    MNLI = "mnli"
+    SNLI = "snli"
+    OCNLI = "ocnli"
+    XNLI = "xnli"
+    JSONL = "jsonl"
+
+
+class ExportFormat(StrEnum):
+    MNLI_JSONL = "mnli-jsonl"
+    OCNLI_JSON = "ocnli-json"
+    XNLI_TSV = "xnli-tsv"
+    XNLI_JSONL = "xnli-jsonl"
+    HF_JSONL = "hf-jsonl"
+    JSONL = "jsonl"
+
+
+class NoGoldPolicy(StrEnum):
+    """What an integer-label export does with pairs whose gold label is `-`."""
+
+    MINUS_ONE = "minus-one"
+    DROP = "drop"
+
+
+class InitConfig(_Config):
+    """`nlibuild init`: the corpus language, the preset and the extra labels of the store."""
+
+    lang: str = "en"
+    preset: str | None = None
+    extra_labels: tuple[str, ...] = ()
+
+
+class SplitName(StrEnum):
+    """The splits a pair can be in (`nlibuild split`, or `import --split`)."""
+
+    TRAIN = "train"
+    DEV = "dev"
+    TEST = "test"
+
+
+class ImportConfig(_Config):
+    """`nlibuild import`: where a released corpus comes from and how to read it."""
+
+    path: Path
+    format: ImportFormat
+    genre: str | None = None
+    lang: str | None = None
+    corpus: str | None = Field(
+        default=None, description="name for anonymous annotator IDs; defaults to the file stem"
+    )
+    label_order: tuple[Label, Label, Label] | None = None
+    extra_labels: tuple[str, ...] = ()
+    split: SplitName | None = Field(
+        default=None, description="the split the file's new pairs belong to (a released split)"
+    )
+
+    @field_validator("extra_labels")
+    @classmethod
+    def _no_nli_labels_as_extra(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        clash = [v for v in value if v in NLI_LABELS or v == NO_GOLD]
+        if clash:
+            raise ValueError(f"{', '.join(clash)} cannot be declared as extra labels")
+        return value
+
+
+class ExportConfig(_Config):
+    """`nlibuild export`: which format, where, and how integer labels are written."""
+
+    format: ExportFormat
+    out: OutputPath
+    label_order: tuple[Label, Label, Label] = DEFAULT_LABEL_ORDER
+    no_gold: NoGoldPolicy = NoGoldPolicy.MINUS_ONE
+    langs: tuple[str, ...] = ()
+    split: SplitName | None = None
+
+
+class RunRecord(BaseModel):
+    """One row of the provenance log."""
+
+    id: int
+    stage: str
+    config: dict[str, Any]
+    signature: str
+    started_at: datetime
+    finished_at: datetime | None
+    status: str
+    """running, ok, failed or interrupted (a run whose process died while running)."""
+    counts: dict[str, int]
+    version: str
+    command: str | None = None
+    host: str | None = None
+    pid: int | None = None
+    error: str | None = None
+    steps: list[str] = []
+
+
+class ImportResult(BaseModel):
+    run_id: int
+    signature: str
+    lines: int
+    premises_added: int
+    pairs_added: int
+    pairs_unchanged: int
+    votes_added: int
+    translations_added: int
+    split_assigned: int = Field(default=0, description="new pairs put in --split")
+
+
+class ExportResult(BaseModel):
+    run_id: int
+    signature: str
+    out: Path
+    rows: int
+    no_gold_rows: int
+    no_gold_policy: NoGoldPolicy | None = None
+    label_order: str | None = None
+    sidecar: Path | None = None
+
+
+class CountRow(BaseModel):
+    key: str
+    count: int
+
+
+class StoreSummary(BaseModel):
+    """What `nlibuild info` shows."""
+
+    path: Path
+    schema_version: int
+    lang: str
+    preset: str | None
+    extra_labels: list[str]
+    premises: int
+    pairs: int
+    votes: int
+    validated_pairs: int
+    translations: int
+    batches: int = 0
+    open_assignments: int = 0
+    violations: int = 0
+    by_genre: list[CountRow]
+    by_lang: list[CountRow]
+    gold_method: str
+    by_gold_label: list[CountRow]
+    by_author_label: list[CountRow]
+    by_protocol: list[CountRow]
+    by_level: list[CountRow]
+    runs: int
+
+
+# --- interchange records: the corpus files nlibuild reads and writes (schemas/ is generated) ---
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class MnliRecord(_Record):
+    """One line of an MNLI/SNLI jsonl release. Unknown keys (parses, captionID) are kept.
+
+    `annotator_ids` is an nlibuild extension: platform-independent annotator IDs parallel to
+    `annotator_labels`; without it, annotators get stable anonymous per-corpus IDs.
+    """
+
+    annotator_labels: list[str] = Field(
+        default_factory=list, description="individual labels; element 0 is the author's"
+    )
+    annotator_ids: list[str] | None = None
+    genre: str | None = None
+    gold_label: str = Field(description="released gold label, '-' when no 3-of-5 majority")
+    pairID: str
+    promptID: str | int | None = None
+    captionID: str | None = None
+    sentence1: str = Field(min_length=1)
+    sentence2: str = Field(min_length=1)
+
+
+class OcnliRecord(_Record):
+    """One line of an OCNLI json file (JSON lines despite the extension)."""
+
+    level: str | None = None
+    sentence1: str = Field(min_length=1)
+    sentence2: str = Field(min_length=1)
+    label: str = Field(description="gold label, '-' when none")
+    label0: str | None = Field(default=None, description="the author's label")
+    label1: str | None = None
+    label2: str | None = None
+    label3: str | None = None
+    label4: str | None = None
+    genre: str | None = None
+    prem_id: str | None = None
+    id: int | str | None = None
+
+
+class XnliRow(_Record):
+    """One row of an XNLI-style tab-separated file (header required, no quoting).
+
+    Also read: XNLI-MT's `premise`/`hypo`, myXNLI's `sentence1_<lang>` columns, integer labels.
+    """
+
+    language: str | None = None
+    gold_label: str
+    sentence1: str
+    sentence2: str
+    promptID: str | None = None
+    pairID: str | None = None
+    genre: str | None = None
+    label1: str | None = None
+    label2: str | None = None
+    label3: str | None = None
+    label4: str | None = None
+    label5: str | None = None
+
+
+class HfRecord(BaseModel):
+    """One line of an hf-jsonl export; integer labels follow the order in the sidecar file."""
+
+    id: str
+    premise: str
+    hypothesis: str
+    label: int = Field(description="index into label_names, -1 for no gold label")
+    genre: str | None = None
+    lang: str
+
+
+class HfLabelInfo(BaseModel):
+    """The sidecar `<out>.labels.json` written beside an hf-jsonl export."""
+
+    label_names: list[str]
+    label_order: str
+    no_gold: NoGoldPolicy
+    rows: int
+    no_gold_rows: int
+
+
+class PairRecord(BaseModel):
+    """nlibuild's own jsonl: one pair with its premise, votes and provenance."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pair_id: str | None = None
+    premise_id: str | None = None
+    premise: str = Field(min_length=1)
+    hypothesis: str = Field(min_length=1)
+    genre: str | None = None
+    lang: str | None = None
+    level: Level | None = None
+    protocol: Protocol | None = None
+    labels: list[str] = Field(default_factory=list, description="votes; element 0 is the author's")
+    annotators: list[str] | None = Field(
+        default=None, description="annotator IDs parallel to labels"
+    )
+    gold_label: str | None = None

@@ -1,0 +1,187 @@
+"""Eliciting hypotheses: batches for writers, work packages, answers, subset statistics."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from nlibuild.core.signature import OutputPath
+from nlibuild.models.base import (
+    ANNOTATOR_ID_PATTERN,
+    DEFAULT_MAX_OVERLAP,
+    Label,
+    PlatformFormat,
+    Protocol,
+    _Config,
+)
+
+
+class OnViolation(StrEnum):
+    """What an answer import does with a pair that breaks a rule of its protocol."""
+
+    FLAG = "flag"  # keep it, with the violation stored beside it
+    REJECT = "reject"  # keep only the violation
+
+
+class ElicitCreateConfig(_Config):
+    """`nlibuild elicit create`: batches of unassigned premises, one writer each."""
+
+    protocol: Protocol
+    writers: tuple[str, ...] = Field(min_length=1)
+    batch_size: int = Field(default=50, ge=1)
+    max_per_writer: int | None = Field(default=None, ge=1, description="premises, over all runs")
+    genres: tuple[str, ...] = ()
+    lang: str | None = None
+    seed: int = 13
+
+    @field_validator("max_per_writer", mode="before")
+    @classmethod
+    def _zero_is_no_cap(cls, value: object) -> object:
+        # `--max-per-writer 0` and a preset's `max_per_writer = 0` both mean no cap.
+        return None if value == 0 else value
+
+    @field_validator("writers")
+    @classmethod
+    def _writer_ids(cls, writers: tuple[str, ...]) -> tuple[str, ...]:
+        import re
+
+        for writer in writers:
+            if not re.match(ANNOTATOR_ID_PATTERN, writer):
+                raise ValueError(
+                    f"writer ID {writer!r}: use letters, digits and . _ - @ (e.g. w01)"
+                )
+        if len(set(writers)) != len(writers):
+            raise ValueError("a writer is named twice")
+        return writers
+
+
+class CreatedBatch(BaseModel):
+    id: str
+    writer: str
+    premises: int
+    genres: dict[str, int]
+
+
+class ElicitCreateResult(BaseModel):
+    run_id: int
+    signature: str
+    batches: list[CreatedBatch]
+    unassigned: int = Field(description="premises left out: every writer reached the cap")
+
+
+class ElicitExportConfig(_Config):
+    """`nlibuild elicit export`: the work package of some batches for one platform."""
+
+    batches: tuple[str, ...] = ()
+    all: bool = False
+    format: PlatformFormat
+    out: OutputPath
+    instruction_langs: tuple[str, ...] = ("en", "zh")
+
+
+class ElicitExportResult(BaseModel):
+    run_id: int
+    signature: str
+    batches: int
+    tasks: int
+    files: list[Path]
+
+
+class ElicitImportConfig(_Config):
+    """`nlibuild elicit import`: writers' answers, checked and turned into pairs."""
+
+    path: Path
+    format: PlatformFormat
+    annotators: Path | None = Field(default=None, description="platform ID -> annotator map")
+    on_violation: OnViolation = OnViolation.FLAG
+    max_overlap: float = Field(default=DEFAULT_MAX_OVERLAP, gt=0, le=1)
+    negators: tuple[Path, ...] = ()
+    batch: str | None = Field(default=None, description="for files without a batch column")
+    writer: str | None = Field(default=None, description="for files without a writer column")
+    label_order: tuple[Label, Label, Label] | None = None
+
+
+class RuleCount(BaseModel):
+    rule: str
+    severity: str
+    found: int
+    pairs_kept: int
+    pairs_rejected: int
+
+
+class WriterReport(BaseModel):
+    writer: str
+    answers: int
+    unusable: int
+    pairs_added: int
+    pairs_rejected: int
+    errors: int
+    warnings: int
+    contradictions: int
+    negated_contradictions: int
+
+
+class ElicitImportResult(BaseModel):
+    run_id: int
+    signature: str
+    answers: int
+    dropped: dict[str, int] = Field(description="platform answers not read, by reason")
+    unchanged: int
+    unusable: int
+    pairs_added: int
+    pairs_rejected: int
+    violations_added: int
+    rules: list[RuleCount]
+    writers: list[WriterReport]
+    warnings: list[str]
+
+
+class ElicitTask(BaseModel):
+    """One task of a work package (jsonl export; the `data` of a Label Studio task; a
+    row of the MTurk input CSV): our IDs travel inside every task."""
+
+    batch: str
+    writer: str
+    protocol: Protocol
+    lang: str
+    premise_id: str
+    genre: str | None
+    premise: str
+    hypotheses_per_label: int
+
+
+class ElicitAnswer(BaseModel):
+    """One writer's answer for one premise (jsonl import): the hypotheses per label in the
+    order written (the 1st, 2nd, 3rd are easy, medium, hard), or `unusable` for `x`."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    batch: str | None = None
+    writer: str | None = None
+    premise_id: str | None = None
+    premise: str | None = Field(default=None, description="used when premise_id is absent")
+    unusable: bool = False
+    entailment: list[str] = Field(default_factory=list)
+    neutral: list[str] = Field(default_factory=list)
+    contradiction: list[str] = Field(default_factory=list)
+
+
+class SubsetRow(BaseModel):
+    """One protocol of `stats --table subsets` (OCNLI Table 3)."""
+
+    protocol: str
+    lang: str
+    unit: str
+    pairs: int
+    mean_length: float | None
+    easy: int
+    easy_mean_length: float | None
+    medium: int
+    medium_mean_length: float | None
+    hard: int
+    hard_mean_length: float | None
+    contradictions: int
+    negated_contradictions: float | None = Field(description="share of contradictions")
+    over_overlap_limit: float | None = Field(description="share of pairs")

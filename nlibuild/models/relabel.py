@@ -1,0 +1,140 @@
+"""Relabelling: validation batches, their work packages and the validators' votes."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from nlibuild.models.base import ANNOTATOR_ID_PATTERN, Label, PlatformFormat, Protocol, _Config
+from nlibuild.models.elicit import ElicitExportConfig, ElicitExportResult
+
+
+class StratumKey(StrEnum):
+    """What `relabel create --stratify` can draw evenly over; `label` is the author's."""
+
+    PROTOCOL = "protocol"
+    LEVEL = "level"
+    GENRE = "genre"
+    LANG = "lang"
+    LABEL = "label"
+
+
+def _annotator_ids(ids: tuple[str, ...]) -> tuple[str, ...]:
+    import re
+
+    for annotator in ids:
+        if not re.match(ANNOTATOR_ID_PATTERN, annotator):
+            raise ValueError(
+                f"annotator ID {annotator!r}: use letters, digits and . _ - @ (e.g. v01)"
+            )
+    if len(set(ids)) != len(ids):
+        raise ValueError("an annotator is named twice")
+    return ids
+
+
+class RelabelCreateConfig(_Config):
+    """`nlibuild relabel create`: a seeded share of each stratum's pairs, each pair to
+    `validators` annotators who did not write it, in batches of one annotator each."""
+
+    annotators: tuple[str, ...] = Field(min_length=1)
+    fraction: float = Field(default=0.15, gt=0, le=1, description="of each stratum's pairs")
+    validators: int = Field(default=4, ge=1, description="annotators per pair, the author not")
+    protocol: Protocol | None = None
+    stratify: tuple[StratumKey, ...] = (StratumKey.PROTOCOL, StratumKey.LEVEL, StratumKey.GENRE)
+    batch_size: int = Field(default=50, ge=1)
+    seed: int = 13
+
+    _check_annotators = field_validator("annotators")(_annotator_ids)
+
+
+class RelabelStratum(BaseModel):
+    """One stratum: its values, the pairs waiting in it and how many were picked."""
+
+    values: dict[str, str | None]
+    candidates: int
+    picked: int
+
+
+class CreatedRelabelBatch(BaseModel):
+    id: str
+    annotator: str
+    lang: str
+    pairs: int
+
+
+class RelabelCreateResult(BaseModel):
+    run_id: int
+    signature: str
+    candidates: int = Field(description="pairs not yet relabelled")
+    picked: int
+    assignments: int
+    strata: list[RelabelStratum]
+    batches: list[CreatedRelabelBatch]
+
+
+class RelabelExportConfig(ElicitExportConfig):
+    """`nlibuild relabel export`: the work package of relabelling batches for one platform."""
+
+
+class RelabelExportResult(ElicitExportResult):
+    """What `relabel export` wrote: batches, tasks (one per pair and batch) and files."""
+
+
+class RelabelImportConfig(_Config):
+    """`nlibuild relabel import`: validators' labels, checked and stored as votes."""
+
+    path: Path
+    format: PlatformFormat
+    annotators: Path | None = Field(default=None, description="platform ID -> annotator map")
+    label_order: tuple[Label, Label, Label] | None = None
+
+
+class VoterReport(BaseModel):
+    """One annotator's votes in a relabel import."""
+
+    annotator: str
+    votes: int
+    added: int
+    unchanged: int
+    author_votes: int = Field(description="refused: the annotator wrote the pair")
+    unassigned: int = Field(description="not written: the pair was not assigned to them")
+
+
+class RelabelImportResult(BaseModel):
+    run_id: int
+    signature: str
+    votes: int
+    dropped: dict[str, int] = Field(description="platform answers not read, by reason")
+    added: int
+    unchanged: int
+    author_votes: int
+    unassigned: int
+    violations_added: int
+    annotators: list[VoterReport]
+
+
+class RelabelTask(BaseModel):
+    """One pair to label (jsonl export; the `data` of a Label Studio task; a row of the
+    MTurk input CSV). Our IDs travel inside; the author and their label never do."""
+
+    batch: str
+    annotator: str
+    lang: str
+    pair_id: str
+    genre: str | None
+    premise: str
+    hypothesis: str
+
+
+class RelabelVote(BaseModel):
+    """One validator's label for one pair (jsonl import). `label` is a label name, its
+    initial, a declared extra label, or an integer read with `--label-order`."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    batch: str | None = None
+    annotator: str | None = None
+    pair_id: str = Field(min_length=1)
+    label: str | int | None = None

@@ -1,0 +1,44 @@
+"""`nlibuild split`: train, dev and test."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+from nlibuild.models.base import Protocol, _Config
+
+
+class SplitSource(StrEnum):
+    """The pairs dev and test are drawn from."""
+
+    VALIDATED = "validated"  # a validator's vote and a gold label (OCNLI 3.4)
+    LABELLED = "labelled"  # any gold label, e.g. a corpus imported without relabelling
+
+
+class SplitGrouping(StrEnum):
+    """What stays together in one split."""
+
+    PREMISE = "premise"  # all pairs of a premise: no premise leaks into dev/test
+    PAIR = "pair"  # each pair on its own (premises may then be shared; the check says so)
+
+
+class SplitConfig(_Config):
+    """`nlibuild split`: dev and test from validated pairs, the rest train (OCNLI 3.4)."""
+
+    dev: int = Field(ge=0)
+    test: int = Field(ge=0)
+    protocols: tuple[Protocol, ...] = ()
+    balance_level: bool = False
+    seed: int = 13
+    draw_from: SplitSource = SplitSource.VALIDATED
+    group_by: SplitGrouping = SplitGrouping.PREMISE
+
+
+class SplitResult(BaseModel):
+    run_id: int
+    signature: str
+    counts: dict[str, int] = Field(description="pairs per split")
+    levels: dict[str, dict[str, int]] = Field(description="dev and test pairs per level")
+    held_out: int = Field(description="pairs of dev/test premises that are not validated")
+    shared_premises: list[str] = Field(description="premises in several splits (a leak)")

@@ -1,0 +1,131 @@
+"""Translation: units out and back, checks, MT quality, translation and length statistics."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from nlibuild.core.signature import OutputPath
+from nlibuild.models.base import _Config
+
+
+class TranslationKind(StrEnum):
+    HUMAN = "human"
+    MT = "mt"
+
+
+class UnitFormat(StrEnum):
+    """Files of translation units: tab-separated (unquoted), csv, or JSON lines."""
+
+    TSV = "tsv"
+    CSV = "csv"
+    JSONL = "jsonl"
+
+
+class TranslationUnit(BaseModel):
+    """One unit of `translate export` (and what `translate import` reads back): a premise
+    `p:<premise id>` or a hypothesis `h:<pair id>`, its source text, and the translation."""
+
+    unit_id: str
+    source_lang: str
+    source: str
+    lang: str
+    text: str = ""
+
+
+class TranslateExportConfig(_Config):
+    """`nlibuild translate export`: the units to translate into one language."""
+
+    lang: str
+    kind: TranslationKind = TranslationKind.HUMAN
+    format: UnitFormat = UnitFormat.TSV
+    out: OutputPath
+    missing_only: bool = False
+
+
+class TranslateExportResult(BaseModel):
+    run_id: int
+    signature: str
+    premises: int
+    hypotheses: int
+    out: Path
+
+
+class TranslateImportConfig(_Config):
+    """`nlibuild translate import`: translations by unit ID, checked."""
+
+    path: Path
+    lang: str
+    kind: TranslationKind = TranslationKind.HUMAN
+    format: UnitFormat
+    translator: str | None = None
+    partial: bool = False
+    align: str = Field(default="id", pattern="^(id|rows)$")
+    reference: Path | None = Field(default=None, description="the source rows, with --align rows")
+
+
+class TranslateImportResult(BaseModel):
+    run_id: int
+    signature: str
+    rows: int
+    added: int
+    unchanged: int
+    empty: int
+    missing: int = Field(description="units of the store without a translation after it")
+    extra: int = Field(description="rows for units the store does not hold (skipped)")
+    checks: dict[str, int]
+    label_mismatches: int = Field(default=0, description="--align rows: label column vs source")
+
+
+class TranslationStatsRow(BaseModel):
+    """One language and kind of `stats --table translation`."""
+
+    lang: str
+    kind: str
+    translated: int
+    checks: dict[str, int]
+
+
+class LengthStatsRow(BaseModel):
+    """One language of `stats --table lengths` (XNLI Table 2): mean lengths in the
+    language's unit (tokens, or characters for zh/ja/ko/th/my)."""
+
+    lang: str
+    kind: str = Field(description="source (the pairs), or human / mt translations")
+    unit: str
+    premises: int
+    premise_mean: float | None
+    hypotheses: int
+    hypothesis_mean: float | None
+
+
+class TranslateQaConfig(_Config):
+    """`nlibuild translate qa`: machine translation scored against human translation."""
+
+    lang: str
+    hyp: TranslationKind = TranslationKind.MT
+    ref: TranslationKind = TranslationKind.HUMAN
+    worst: int = Field(default=10, ge=0)
+
+
+class WorstSegment(BaseModel):
+    unit_id: str
+    chrf: float
+    hypothesis: str
+    reference: str
+
+
+class TranslateQaResult(BaseModel):
+    run_id: int
+    signature: str
+    segments: int
+    tokenizer: str = Field(description="BLEU's tokenizer for this language, and why")
+    bleu: float
+    bleu_signature: str
+    chrf: float
+    chrf_signature: str
+    ter: float
+    ter_signature: str
+    worst: list[WorstSegment]
