@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from nlibuild.errors import ConfigError
-from nlibuild.models import Label, parse_label_order
+from nlibuild.models import Label, _Config, parse_label_order
 from nlibuild.presets import parse_preset
 from nlibuild.store import Store
 
@@ -26,6 +26,15 @@ def preset_of(store: Store) -> dict[str, Any]:
 def preset_origin(store: Store) -> str:
     """How errors name the store's preset: `the store's preset ocnli`."""
     return f"the store's preset {store.meta().get('preset')}"
+
+
+ConfigT = TypeVar("ConfigT", bound=_Config)
+
+
+def store_settings(store: Store, model: type[ConfigT], section: str, **flags: Any) -> ConfigT:
+    """A stage's settings from the flags given, the store's preset section, then the model's
+    defaults (`_Config.from_preset`), with preset errors naming the store's preset."""
+    return model.from_preset(preset_of(store), section, preset_origin(store), **flags)
 
 
 def label_order_option(text: str | None, option: str) -> Any:

@@ -32,9 +32,8 @@ from nlibuild.options import (
     choice,
     default_text,
     label_order_option,
-    preset_of,
-    preset_origin,
     split_list,
+    store_settings,
 )
 from nlibuild.presets import load_preset_text, parse_preset, preset_file_origin
 from nlibuild.render import counted, render_table
@@ -127,10 +126,10 @@ def import_(
     with user_errors():
         store = open_store(state_of(ctx))
         with store:
-            cfg = ImportConfig.from_preset(
-                preset_of(store),
+            cfg = store_settings(
+                store,
+                ImportConfig,
                 "import",
-                preset_origin(store),
                 path=file,
                 format=choice(ImportFormat, format, "--format") if format else None,
                 genre=genre,
@@ -200,10 +199,10 @@ def export(
     with user_errors():
         store = open_store(state_of(ctx))
         with store:
-            cfg = ExportConfig.from_preset(
-                preset_of(store),
+            cfg = store_settings(
+                store,
+                ExportConfig,
                 "export",
-                preset_origin(store),
                 format=choice(ExportFormat, format, "--format") if format else None,
                 out=out_path,
                 label_order=label_order_option(label_order, "--label-order"),

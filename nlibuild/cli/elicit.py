@@ -30,9 +30,8 @@ from nlibuild.options import (
     choice,
     default_text,
     label_order_option,
-    preset_of,
-    preset_origin,
     split_list,
+    store_settings,
 )
 from nlibuild.render import counted, render_table
 
@@ -84,10 +83,10 @@ def create(
         with store:
             if writers is None:
                 raise ConfigError("name the writers with --writers: a file, or IDs like w01,w02")
-            cfg = ElicitCreateConfig.from_preset(
-                preset_of(store),
+            cfg = store_settings(
+                store,
+                ElicitCreateConfig,
                 "elicit",
-                preset_origin(store),
                 protocol=choice(Protocol, protocol.upper(), "--protocol") if protocol else None,
                 writers=read_annotator_ids(writers),
                 batch_size=batch_size,
@@ -170,10 +169,10 @@ def import_(
     with user_errors():
         store = open_store(state_of(ctx))
         with store:
-            cfg = ElicitImportConfig.from_preset(
-                preset_of(store),
+            cfg = store_settings(
+                store,
+                ElicitImportConfig,
                 "elicit",
-                preset_origin(store),
                 path=file,
                 format=choice(PlatformFormat, format, "--format"),
                 annotators=annotators,

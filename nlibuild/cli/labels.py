@@ -8,7 +8,7 @@ import typer
 
 from nlibuild.cli.common import open_store, out, state_of, user_errors
 from nlibuild.models import AggregateConfig, AggregateMethod
-from nlibuild.options import choice, default_text, preset_of, preset_origin
+from nlibuild.options import choice, default_text, store_settings
 from nlibuild.render import counted
 
 
@@ -37,10 +37,10 @@ def aggregate_labels(
     with user_errors():
         store = open_store(state_of(ctx))
         with store:
-            cfg = AggregateConfig.from_preset(
-                preset_of(store),
+            cfg = store_settings(
+                store,
+                AggregateConfig,
                 "aggregate",
-                preset_origin(store),
                 min_agree=min_agree,
                 method=choice(AggregateMethod, method, "--method") if method else None,
             )

@@ -11,7 +11,14 @@ import typer
 from nlibuild.cli.common import err, files_progress, open_store, out, state_of, user_errors
 from nlibuild.errors import ConfigError
 from nlibuild.models import IngestConfig, LengthUnit, ParagraphMode, SampleConfig, SourceFormat
-from nlibuild.options import choice, default_text, preset_of, preset_origin, split_list
+from nlibuild.options import (
+    choice,
+    default_text,
+    preset_of,
+    preset_origin,
+    split_list,
+    store_settings,
+)
 from nlibuild.presets import stage_defaults
 from nlibuild.render import counted
 
@@ -192,10 +199,10 @@ def sample(
             if per_genre is not None and n is not None:
                 raise ConfigError("give --n with --genre, or --per-genre alone, not both")
             every_genre = per_genre is not None
-            cfg = SampleConfig.from_preset(
-                preset_of(store),
+            cfg = store_settings(
+                store,
+                SampleConfig,
                 "sample",
-                preset_origin(store),
                 # --per-genre samples every genre of the pool, whatever genres the preset names.
                 genres=() if every_genre else split_list(genre) or None,
                 all_genres=every_genre,

@@ -30,9 +30,8 @@ from nlibuild.options import (
     choice,
     default_text,
     label_order_option,
-    preset_of,
-    preset_origin,
     split_list,
+    store_settings,
 )
 from nlibuild.render import counted, render_table
 
@@ -106,10 +105,10 @@ def create(
                 raise ConfigError(
                     "name the validators with --annotators: a file, or IDs like v01,v02,v03,v04"
                 )
-            cfg = RelabelCreateConfig.from_preset(
-                preset_of(store),
+            cfg = store_settings(
+                store,
+                RelabelCreateConfig,
                 "relabel",
-                preset_origin(store),
                 annotators=read_annotator_ids(annotators),
                 fraction=fraction,
                 validators=validators,

@@ -12,7 +12,7 @@ from rich.console import Console
 
 from nlibuild.lang import length_unit
 from nlibuild.models import LengthUnit, PremiseStatsRow, SampleConfig, TableFormat
-from nlibuild.options import choice, preset_of, preset_origin
+from nlibuild.options import choice, store_settings
 from nlibuild.queries.premises import keys_of_premises
 from nlibuild.render import render_table
 from nlibuild.stats import StatsOptions, StatsTable, print_json_rows
@@ -31,10 +31,10 @@ class PremisesSettings:
 def premises_settings(options: StatsOptions, store: Store) -> PremisesSettings:
     """The length range and unit `sample` would use: the flags, else the preset's [sample],
     else `SampleConfig`'s defaults."""
-    sample = SampleConfig.from_preset(
-        preset_of(store),
+    sample = store_settings(
+        store,
+        SampleConfig,
         "sample",
-        preset_origin(store),
         min_len=options.min_len,
         max_len=options.max_len,
         unit=choice(LengthUnit, options.unit, "--unit") if options.unit else None,
