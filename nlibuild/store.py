@@ -30,6 +30,7 @@ from nlibuild.core.database import (
     connect,
     migrate,
     schema_version,
+    use_wal,
 )
 from nlibuild.core.runs import (
     RecordedRun,
@@ -204,6 +205,7 @@ class Store:
                 f"{path}: a store already exists here; use it, or pass --db NEW_PATH for a new one"
             )
         store = cls(path, connect(path))
+        use_wal(store.conn, path)
         migrate(store.conn, path)
         with store.atomic():
             store.conn.executemany(
@@ -217,16 +219,30 @@ class Store:
         if not path.exists():
             raise StoreError(f"{path}: no store here; create one with `nlibuild --db {path} init`")
         store = cls(path, connect(path))
-        version = store.schema_version
+        # Whether it is a store is settled before anything is written: WAL mode changes
+        # the file, and a --db that names some other database must be left as it was.
+        try:
+            version = store.schema_version
+            is_store = version > 0 or "meta" in _table_names(store.conn)
+        except sqlite3.OperationalError as exc:
+            locked = lock_holder(store.conn, path) if "locked" in str(exc) else None
+            store.close()
+            if locked is not None:
+                raise locked from None
+            raise StoreError(f"{path}: not an nlibuild store ({exc}); pass --db PATH") from exc
+        except sqlite3.DatabaseError as exc:
+            store.close()
+            raise StoreError(f"{path}: not an nlibuild store ({exc}); pass --db PATH") from exc
         if version > SCHEMA_VERSION:
             store.close()
             raise StoreError(
                 f"{path}: store has schema version {version}, but this nlibuild knows only up to "
                 f"{SCHEMA_VERSION}; upgrade nlibuild to open it"
             )
-        if version == 0 and "meta" not in _table_names(store.conn):
+        if not is_store:
             store.close()
             raise StoreError(f"{path}: not an nlibuild store; create one with `nlibuild init`")
+        use_wal(store.conn, path)
         if version < SCHEMA_VERSION:
             try:
                 migrate(store.conn, path)

@@ -60,13 +60,39 @@ SCHEMA_VERSION = len(migration_scripts())
 
 
 def connect(path: Path) -> sqlite3.Connection:
-    """A connection in autocommit mode (transactions are ours) with the store's pragmas."""
+    """A connection in autocommit mode (transactions are ours) with the store's pragmas.
+
+    It leaves the file's journal mode alone: `use_wal` switches it once the file is known
+    to be a store, so a `--db` that names some other file is refused without being changed.
+    """
     try:
         conn = sqlite3.connect(
             path, isolation_level=None, check_same_thread=False, timeout=busy_timeout_s()
         )
     except sqlite3.DatabaseError as exc:
         raise StoreError(f"{path}: cannot open the store ({exc}); pass --db PATH") from exc
+    try:
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        # A whole import is one transaction: a large page cache keeps it off the WAL until
+        # commit without letting memory grow unbounded (256 MiB).
+        conn.execute("PRAGMA cache_size=-262144")
+        conn.execute("PRAGMA temp_store=MEMORY")
+    except sqlite3.OperationalError:
+        conn.close()
+        raise
+    except sqlite3.DatabaseError as exc:  # some pragmas read the header: "not a database"
+        conn.close()
+        raise StoreError(f"{path}: not an nlibuild store ({exc}); pass --db PATH") from exc
+    return conn
+
+
+def use_wal(conn: sqlite3.Connection, path: Path) -> None:
+    """Switch the store to WAL mode (a no-op once it is), closing `conn` if that fails.
+
+    Only for a file known to be a store (or a new one): the switch rewrites the file's
+    header and leaves a `-wal` file beside it.
+    """
     try:
         conn.execute("PRAGMA journal_mode=WAL")
     except sqlite3.OperationalError as exc:
@@ -83,13 +109,6 @@ def connect(path: Path) -> sqlite3.Connection:
     except sqlite3.DatabaseError as exc:
         conn.close()
         raise StoreError(f"{path}: not an nlibuild store ({exc}); pass --db PATH") from exc
-    conn.execute("PRAGMA foreign_keys=ON")
-    conn.execute("PRAGMA synchronous=NORMAL")
-    # A whole import is one transaction: a large page cache keeps it off the WAL until
-    # commit without letting memory grow unbounded (256 MiB).
-    conn.execute("PRAGMA cache_size=-262144")
-    conn.execute("PRAGMA temp_store=MEMORY")
-    return conn
 
 
 def run_statements(conn: sqlite3.Connection, script: str) -> None:
