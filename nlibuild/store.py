@@ -32,6 +32,7 @@ from nlibuild.core.database import (
     schema_version,
     use_wal,
 )
+from nlibuild.core.outputs import refuse_outputs_onto_store
 from nlibuild.core.runs import (
     RecordedRun,
     died_reason,
@@ -280,7 +281,9 @@ class Store:
         signature: str | None = None,
         foreign_keys_checked_at_end: Sequence[str] = (),
     ) -> AbstractContextManager[RecordedRun]:
-        """A stage's work as one recorded run (nlibuild/core/runs.py)."""
+        """A stage's work as one recorded run (nlibuild/core/runs.py), refused before it
+        starts when one of its outputs is this store (nlibuild/core/outputs.py)."""
+        refuse_outputs_onto_store(self.path, settings)
         return recorded_run(
             self.tx,
             stage,

@@ -1,5 +1,5 @@
-"""The store is never harmed by what a command is asked to do: a `--db` that is some other
-file is refused before anything is written to it."""
+"""The store is never harmed by what a command is asked to do: an output path that is the
+store, a `--db` that is some other file."""
 
 from __future__ import annotations
 
@@ -7,7 +7,59 @@ import contextlib
 import sqlite3
 from pathlib import Path
 
-from conftest import assert_user_error, new_store, ok, run_cli
+import pytest
+from conftest import assert_user_error, fails, new_store, ok, run_cli
+
+
+def _store_files(db: Path) -> dict[str, bytes]:
+    """The store's bytes and those of its side files, to show that nothing replaced them."""
+    return {
+        path.name: path.read_bytes()
+        for path in sorted(db.parent.iterdir())
+        if path.name.startswith(db.name)
+    }
+
+
+@pytest.mark.parametrize("suffix", ["", "-wal", "-shm", "-journal"])
+def test_export_refuses_to_write_over_the_store_or_its_side_files(
+    sample_db: Path, suffix: str
+) -> None:
+    target = sample_db.parent / f"{sample_db.name}{suffix}"
+    before = _store_files(sample_db)
+    fails(sample_db, "export", "--format", "mnli-jsonl", "--out", target,
+          says=("--out", str(target)))  # fmt: skip
+    assert _store_files(sample_db) == before
+    assert ok("--db", sample_db, "info")
+
+
+def test_export_refuses_the_store_named_another_way_or_through_a_symlink(
+    sample_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    link = sample_db.parent / "link.jsonl"
+    link.symlink_to(sample_db)
+    before = _store_files(sample_db)
+    fails(sample_db, "export", "--format", "mnli-jsonl", "--out", link, says=("--out", "link"))
+    monkeypatch.chdir(sample_db.parent)
+    fails(Path(sample_db.name), "export", "--format", "jsonl",
+          "--out", Path("sub/..") / sample_db.name, says=("--out",))  # fmt: skip
+    assert _store_files(sample_db) == before
+
+
+def test_translate_export_refuses_to_write_over_the_store(sample_db: Path) -> None:
+    fails(sample_db, "translate", "export", "--lang", "de", "--format", "tsv",
+          "--out", sample_db, says=("--out", str(sample_db)))  # fmt: skip
+
+
+@pytest.mark.parametrize("stage", ["elicit", "relabel"])
+def test_a_work_package_folder_cannot_be_the_store(sample_db: Path, stage: str) -> None:
+    fails(sample_db, stage, "export", "--all", "--out", sample_db,
+          says=("--out", str(sample_db)))  # fmt: skip
+
+
+def test_an_export_beside_the_store_is_still_written(sample_db: Path) -> None:
+    out = sample_db.parent / f"{sample_db.name}.jsonl"
+    ok("--db", sample_db, "export", "--format", "mnli-jsonl", "--out", out)
+    assert out.stat().st_size > 0
 
 
 def _journal_mode(path: Path) -> str:

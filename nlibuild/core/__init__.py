@@ -6,4 +6,6 @@
   (`running` -> `ok` | `failed` | `interrupted`), names the holder of a lock, and resumes a
   stage that commits in steps.
 - `signature`: a run's signature, derived from every field of its settings model.
+- `outputs`: a stage's outputs (its `OutputPath` settings) are never the store or its
+  side files.
 """
