@@ -1,5 +1,5 @@
 """The store is never harmed by what a command is asked to do: an output path that is the
-store, a `--db` that is some other file."""
+store, a `--db` that is some other file, a seed too large to use."""
 
 from __future__ import annotations
 
@@ -9,6 +9,11 @@ from pathlib import Path
 
 import pytest
 from conftest import assert_user_error, fails, new_store, ok, run_cli
+
+from nlibuild.models import SEED_LIMIT
+
+HUGE_SEED = 99999999999999999999999
+"""Larger than any seed a random generator takes (2**64 and beyond)."""
 
 
 def _store_files(db: Path) -> dict[str, bytes]:
@@ -100,3 +105,39 @@ def test_a_store_left_in_rollback_journal_mode_is_opened_and_switched_to_wal(
     assert _journal_mode(db) == "delete"
     ok("--db", db, "info")
     assert _journal_mode(db) == "wal"
+
+
+def test_sample_refuses_a_seed_too_large_to_use(tmp_path: Path) -> None:
+    db = new_store(tmp_path / "corpus.db")
+    source = tmp_path / "news.txt"
+    source.write_text(
+        "The city council approved a new budget for public parks on Monday.\n\n"
+        "Heavy rain flooded several streets in the old town overnight.\n",
+        encoding="utf-8",
+    )
+    ok("--db", db, "ingest", source, "--genre", "news")
+    fails(db, "sample", "--genre", "news", "--n", 1, "--min-len", 3, "--max-len", 40,
+          "--seed", HUGE_SEED, says=("seed",))  # fmt: skip
+    fails(db, "sample", "--genre", "news", "--n", 1, "--min-len", 3, "--max-len", 40,
+          "--seed", -1, says=("seed",))  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("split", "--dev", "4", "--test", "4", "--from", "labelled"),
+        ("relabel", "create", "--annotators", "v01,v02,v03", "--fraction", "0.5"),
+        ("stats", "--table", "agreement", "--ci", "0.9", "--resamples", "10"),
+        ("elicit", "create", "--protocol", "SINGLE", "--writers", "w01"),
+        ("bias", "hypothesis-only", "--cross-validate", "2"),
+    ],
+)
+def test_a_seed_too_large_to_use_is_one_error_line(
+    sample_db: Path, command: tuple[str, ...]
+) -> None:
+    fails(sample_db, *command, "--seed", HUGE_SEED, says=("seed",))
+
+
+def test_the_largest_seed_is_still_used(sample_db: Path) -> None:
+    ok("--db", sample_db, "split", "--dev", "4", "--test", "4", "--from", "labelled",
+       "--seed", SEED_LIMIT - 1)  # fmt: skip

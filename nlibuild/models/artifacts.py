@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from nlibuild.models.base import DEFAULT_MAX_OVERLAP, _Config
+from nlibuild.models.base import DEFAULT_MAX_OVERLAP, Seed, _Config
 
 
 class ArtifactGroup(StrEnum):
@@ -117,7 +117,7 @@ class HypothesisOnlyConfig(_Config):
     by: tuple[ArtifactGroup, ...] = ()
     premise_only: bool = False
     cross_validate: int | None = Field(default=None, ge=2)
-    seed: int = 13
+    seed: Seed = 13
     ci: float = Field(default=0.95, gt=0, lt=1)
     resamples: int = Field(default=1000, ge=1)
     lang: str | None = None

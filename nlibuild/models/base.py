@@ -4,9 +4,9 @@ several subjects use, and `_Config`, the base of every stage's settings."""
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Self
+from typing import Annotated, Any, Self
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class Label(StrEnum):
@@ -92,6 +92,14 @@ class _Config(BaseModel):
         from nlibuild.presets import settings_from_preset
 
         return settings_from_preset(cls, preset, section, origin, flags)
+
+
+SEED_LIMIT = 2**32
+"""Seeds are below this: scikit-learn's `random_state` (the hypothesis-only baseline) takes
+no larger one, and a larger one was a traceback rather than an option error."""
+
+Seed = Annotated[int, Field(ge=0, lt=SEED_LIMIT)]
+"""A random seed, as every stage's settings take it."""
 
 
 ANNOTATOR_ID_PATTERN = r"^[A-Za-z0-9][\w.@\-]*$"

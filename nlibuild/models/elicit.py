@@ -14,6 +14,7 @@ from nlibuild.models.base import (
     Label,
     PlatformFormat,
     Protocol,
+    Seed,
     _Config,
 )
 
@@ -34,7 +35,7 @@ class ElicitCreateConfig(_Config):
     max_per_writer: int | None = Field(default=None, ge=1, description="premises, over all runs")
     genres: tuple[str, ...] = ()
     lang: str | None = None
-    seed: int = 13
+    seed: Seed = 13
 
     @field_validator("max_per_writer", mode="before")
     @classmethod

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from nlibuild.models.base import _Config
+from nlibuild.models.base import Seed, _Config
 
 
 class SourceFormat(StrEnum):
@@ -81,7 +81,7 @@ class SampleConfig(_Config):
     max_len: int = Field(default=50, ge=1)
     unit: LengthUnit = LengthUnit.AUTO
     lang: str | None = None
-    seed: int = 13
+    seed: Seed = 13
     exclude: tuple[Path, ...] = ()
     balance_bins: int | None = Field(default=None, ge=1)
 

@@ -7,7 +7,14 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from nlibuild.models.base import ANNOTATOR_ID_PATTERN, Label, PlatformFormat, Protocol, _Config
+from nlibuild.models.base import (
+    ANNOTATOR_ID_PATTERN,
+    Label,
+    PlatformFormat,
+    Protocol,
+    Seed,
+    _Config,
+)
 from nlibuild.models.elicit import ElicitExportConfig, ElicitExportResult
 
 
@@ -44,7 +51,7 @@ class RelabelCreateConfig(_Config):
     protocol: Protocol | None = None
     stratify: tuple[StratumKey, ...] = (StratumKey.PROTOCOL, StratumKey.LEVEL, StratumKey.GENRE)
     batch_size: int = Field(default=50, ge=1)
-    seed: int = 13
+    seed: Seed = 13
 
     _check_annotators = field_validator("annotators")(_annotator_ids)
 

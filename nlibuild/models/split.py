@@ -6,7 +6,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
-from nlibuild.models.base import Protocol, _Config
+from nlibuild.models.base import Protocol, Seed, _Config
 
 
 class SplitSource(StrEnum):
@@ -30,7 +30,7 @@ class SplitConfig(_Config):
     test: int = Field(ge=0)
     protocols: tuple[Protocol, ...] = ()
     balance_level: bool = False
-    seed: int = 13
+    seed: Seed = 13
     draw_from: SplitSource = SplitSource.VALIDATED
     group_by: SplitGrouping = SplitGrouping.PREMISE
 

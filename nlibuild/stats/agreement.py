@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from nlibuild.errors import ConfigError
-from nlibuild.models import AgreementStat, TableFormat
+from nlibuild.models import SEED_LIMIT, AgreementStat, TableFormat
 from nlibuild.render import render_table
 from nlibuild.stats import StatsOptions, StatsTable, print_json_rows
 from nlibuild.store import Store
@@ -33,6 +33,8 @@ class AgreementSettings:
 def agreement_settings(options: StatsOptions, store: Store) -> AgreementSettings:
     if options.ci is not None and not 0 < options.ci < 1:
         raise ConfigError(f"--ci {options.ci}: give a level between 0 and 1, e.g. 0.95")
+    if not 0 <= options.seed < SEED_LIMIT:  # the bootstrap's seed, as the stages bound theirs
+        raise ConfigError(f"--seed {options.seed}: give a whole number from 0 to {SEED_LIMIT - 1}")
     return AgreementSettings(
         options.by, options.include_extra, options.ci, options.resamples, options.seed
     )
