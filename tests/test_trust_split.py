@@ -42,7 +42,7 @@ def test_a_second_split_is_refused_and_keeps_the_first(labelled_db: Path) -> Non
     first, logged = splits(labelled_db), runs(labelled_db)
     run_id = last_run(labelled_db, "split")
     fails(labelled_db, "split", "--dev", "4", "--test", "4", "--seed", "2",
-          says=(f"{len(first)} pairs already have a split", f"{len(first)} by run {run_id} "
+          says=(f"{len(first)} pairs already have a split:", f"{len(first)} from run {run_id} "
                 "(split)", "--replace"))  # fmt: skip
     assert splits(labelled_db) == first
     assert runs(labelled_db) == logged
@@ -56,7 +56,7 @@ def test_the_splits_of_an_import_with_split_are_not_replaced_silently(
     assert len(released) == 48
     run_id = last_run(db, "import")
     fails(db, "split", "--dev", "4", "--test", "4",
-          says=("48 pairs already have a split", f"48 by run {run_id} (import)",
+          says=("48 pairs already have a split:", f"48 from run {run_id} (import)",
                 "--replace"))  # fmt: skip
     assert splits(db) == released
     assert runs(db) == logged
@@ -75,8 +75,8 @@ def test_every_run_whose_splits_would_go_is_named(db: Path, tmp_path: Path) -> N
     ok("--db", db, "import", tmp_path / "dev.jsonl", "--format", "mnli", "--split", "dev")
     dev_run = last_run(db, "import")
     fails(db, "split", "--dev", "4", "--test", "4",
-          says=("48 pairs already have a split", f"30 by run {train_run} (import)",
-                f"18 by run {dev_run} (import)"))  # fmt: skip
+          says=("48 pairs already have a split:", f"30 from run {train_run} (import)",
+                f"18 from run {dev_run} (import)"))  # fmt: skip
 
 
 def test_replace_replaces_the_splits(labelled_db: Path) -> None:

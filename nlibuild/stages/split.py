@@ -38,9 +38,9 @@ def refuse_existing_splits(store: Store, cfg: SplitConfig) -> None:
     if not existing:
         return
     total = sum(run.pairs for run in existing)
-    runs = ", ".join(f"{run.pairs} by run {run.run_id} ({run.stage})" for run in existing)
+    runs = ", ".join(f"{run.pairs} from run {run.run_id} ({run.stage})" for run in existing)
     raise ConfigError(
-        f"{total} pairs already have a split ({runs}); --replace replaces every split with this one"
+        f"{total} pairs already have a split: {runs}; --replace replaces every split with this one"
     )
 
 
