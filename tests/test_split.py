@@ -61,15 +61,17 @@ def test_dev_and_test_hold_validated_pairs_and_premises_never_cross(
     assert all(premise_split[p.split("-")[0]] <= {"dev", "test"} for p in every - set(found))
 
 
-def test_the_same_seed_gives_the_same_split_and_another_seed_another(
+def test_the_same_seed_gives_the_same_split_and_another_seed_another_with_replace(
     db: Path, tmp_path: Path
 ) -> None:
+    """Splitting again replaces the splits only with --replace (a spec change: a second
+    split without it is refused, see tests/test_trust_split.py)."""
     corpus_store(db, tmp_path)
     ok("--db", db, "split", "--dev", "6", "--test", "6", "--seed", "1")
     first = splits(db)
-    ok("--db", db, "split", "--dev", "6", "--test", "6", "--seed", "1")
+    ok("--db", db, "split", "--dev", "6", "--test", "6", "--seed", "1", "--replace")
     assert splits(db) == first
-    ok("--db", db, "split", "--dev", "6", "--test", "6", "--seed", "2")
+    ok("--db", db, "split", "--dev", "6", "--test", "6", "--seed", "2", "--replace")
     assert splits(db) != first
 
 

@@ -39,6 +39,14 @@ def split(
             "(premises may then leak across splits, and the closing line says so).",
         ),
     ] = "premise",
+    replace: Annotated[
+        bool,
+        typer.Option(
+            "--replace",
+            help="Replace the splits the store already has (an earlier split, or a corpus "
+            "imported with --split); without it such a store is refused.",
+        ),
+    ] = False,
 ) -> None:
     """Dev and test from relabelled pairs with a gold label (OCNLI 3.4), the rest train;
     all pairs of a premise stay in one split, and the closing line says whether any
@@ -61,6 +69,7 @@ def split(
                 seed=seed,
                 draw_from=choice(SplitSource, draw_from, "--from"),
                 group_by=choice(SplitGrouping, group_by, "--group-by"),
+                replace=replace,
             )
             result = run(store, cfg)
     levels = "; ".join(

@@ -33,6 +33,9 @@ class SplitConfig(_Config):
     seed: Seed = 13
     draw_from: SplitSource = SplitSource.VALIDATED
     group_by: SplitGrouping = SplitGrouping.PREMISE
+    # Splits are what a model is trained and evaluated on; replacing ones that already
+    # exist (an earlier split, a released corpus's) must be asked for, never a side effect.
+    replace: bool = False
 
 
 class SplitResult(BaseModel):

@@ -45,6 +45,25 @@ def pairs_per_split(store: Store) -> dict[str, int]:
     return dict(store.conn.execute("SELECT split, count(*) FROM splits GROUP BY split"))
 
 
+class SplitsOfRun(NamedTuple):
+    """The pairs one run put into splits (an earlier `split`, or an `import --split`)."""
+
+    run_id: int
+    stage: str
+    pairs: int
+
+
+def splits_by_run(store: Store) -> list[SplitsOfRun]:
+    """How many pairs each run put into a split, by run ID (empty before any split)."""
+    return [
+        SplitsOfRun(r[0], r[1], r[2])
+        for r in store.conn.execute(
+            "SELECT s.run_id, r.stage, count(*) FROM splits s JOIN runs r ON r.id = s.run_id "
+            "GROUP BY s.run_id ORDER BY s.run_id"
+        )
+    ]
+
+
 def pair_keys_in_split(store: Store, split: str) -> set[int]:
     """Keys of the pairs of one split (empty before `nlibuild split`)."""
     return {

@@ -6,6 +6,10 @@ rest is train. All pairs of one premise go to one split, so no premise leaks fro
 into an evaluation set (the pairs of a dev/test premise that are not validated are held
 out of every split rather than put in train). Premises are taken in a seeded order of
 their IDs, so the result depends on the store's content and the seed only.
+
+A store whose pairs already have splits (an earlier `split` run, or `import --split`) is
+refused unless `replace` is set: splits decide what is trained and evaluated on, so losing
+them must be asked for.
 """
 
 from __future__ import annotations
@@ -15,16 +19,35 @@ from collections import Counter, defaultdict
 
 from nlibuild.errors import ConfigError
 from nlibuild.models import SplitConfig, SplitGrouping, SplitResult, SplitSource
-from nlibuild.queries.splits import premises_in_several_splits, split_candidates
+from nlibuild.queries.splits import (
+    premises_in_several_splits,
+    split_candidates,
+    splits_by_run,
+)
 from nlibuild.ranking import seeded_rank
 from nlibuild.store import Store
 
 NO_LEVEL = "-"
 
 
+def refuse_existing_splits(store: Store, cfg: SplitConfig) -> None:
+    """A `ConfigError` saying which runs' splits would be lost, unless `cfg.replace`."""
+    if cfg.replace:
+        return
+    existing = splits_by_run(store)
+    if not existing:
+        return
+    total = sum(run.pairs for run in existing)
+    runs = ", ".join(f"{run.pairs} from run {run.run_id} ({run.stage})" for run in existing)
+    raise ConfigError(
+        f"{total} pairs already have a split: {runs}; --replace replaces every split with this one"
+    )
+
+
 def run(store: Store, cfg: SplitConfig) -> SplitResult:
     with store.recorded_run("split", cfg) as run:
         run_id = run.id
+        refuse_existing_splits(store, cfg)
         pairs = split_candidates(store)
         if not pairs:
             raise ConfigError("the store has no pairs to split")

@@ -74,9 +74,11 @@ VoteReader = Callable[[Path, Sequence[str]], VoteFile]
 @dataclass(frozen=True)
 class Platform:
     """One platform. The fields are the platform's own code (a form writer is None where
-    the platform has no form); the methods are what the stages call, adding what every
-    platform shares."""
+    the platform has no form) and what its answer files are; the methods are what the
+    stages call, adding what every platform shares (a file with no answers is refused)."""
 
+    answer_file_kind: str
+    """What an answer file of this platform is read as, for messages ("a csv file")."""
     names_workers: bool
     """Answers name the platform's workers, so `--writer` cannot name one."""
     elicit_batch_writer: ElicitBatchWriter
@@ -102,7 +104,10 @@ class Platform:
     def read_answers(self, path: Path, normaliser: LabelNormaliser) -> AnswerFile:
         """Every answer of a file this platform gave back."""
         _require_file(path)
-        return self.answer_reader(path, normaliser)
+        parsed = self.answer_reader(path, normaliser)
+        if not parsed.answers:
+            raise self._no_answers(path, parsed.dropped)
+        return parsed
 
     def write_relabel_batch(self, out: Path, batch: str, tasks: Sequence[RelabelTask]) -> Path:
         """The task file of one relabelling batch; returns its path."""
@@ -121,7 +126,26 @@ class Platform:
         """Every vote of a file this platform gave back; `labels` are the label values the
         form offered (an MTurk radio group names its buttons after them)."""
         _require_file(path)
-        return self.vote_reader(path, labels)
+        parsed = self.vote_reader(path, labels)
+        # A task with its label left empty is no answer: the task file sent back unfilled
+        # would otherwise import as a run that added nothing.
+        unlabelled = sum(1 for vote in parsed.votes if vote.label is None)
+        if unlabelled == len(parsed.votes):
+            dropped = parsed.dropped.copy()
+            if unlabelled:
+                dropped["left without a label"] += unlabelled
+            raise self._no_answers(path, dropped)
+        return parsed
+
+    def _no_answers(self, path: Path, dropped: Counter[str]) -> InputError:
+        """The error for a file with nothing to import: an import that adds nothing and
+        exits 0 would pass for one that worked, so an empty or wrong export is refused."""
+        skipped = "".join(f"; {n} {reason}" for reason, n in sorted(dropped.items()))
+        return InputError(
+            path,
+            f"holds no answers (read as {self.answer_file_kind}{skipped}); give the file "
+            "exported once the work was done",
+        )
 
 
 def _require_file(path: Path) -> None:

@@ -158,6 +158,7 @@ def read_votes(path: Path, labels: Sequence[str]) -> VoteFile:
 
 
 PLATFORM = Platform(
+    answer_file_kind="a csv file",
     names_workers=False,
     elicit_batch_writer=write_elicit_batch,
     answer_reader=read_answers,

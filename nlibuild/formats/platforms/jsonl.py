@@ -66,6 +66,7 @@ def _votes(path: Path) -> Iterator[RawVote]:
 
 
 PLATFORM = Platform(
+    answer_file_kind="a jsonl file",
     names_workers=False,
     elicit_batch_writer=write_tasks,
     answer_reader=read_answers,

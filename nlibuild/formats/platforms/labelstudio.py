@@ -229,6 +229,7 @@ def relabel_labelstudio_config(labels: Sequence[str]) -> str:
 
 
 PLATFORM = Platform(
+    answer_file_kind="Label Studio's full JSON export",
     names_workers=True,
     elicit_batch_writer=write_tasks,
     elicit_form_writer=write_elicit_form,

@@ -255,6 +255,7 @@ def relabel_mturk_template(labels: Sequence[str], instructions: str) -> str:
 
 
 PLATFORM = Platform(
+    answer_file_kind="MTurk's batch results CSV",
     names_workers=True,
     elicit_batch_writer=write_elicit_batch,
     elicit_form_writer=write_elicit_form,
