@@ -49,7 +49,8 @@ requires_fixtures = pytest.mark.skipif(
 
 DATA_TABLES = (
     "premises", "pairs", "votes", "gold", "translations", "annotators", "sources", "runs",
-    "batches", "assignments", "violations", "annotator_aliases",
+    "batches", "assignments", "violations", "annotator_aliases", "splits", "pair_labels",
+    "sentences", "translation_checks",
 )  # fmt: skip
 
 CliArg = str | Path | int | float
