@@ -182,7 +182,6 @@ class SentenceSplitter:
             joined = unicodedata.normalize("NFC", joined)
         frame = self._normalised(joined, split, as_given)
         sentences = frame["text"].to_list()
-        stored: list[str] | None = frame["stored"].to_list() if self.verbatim else None
         keep = frame["ascii_word"].to_numpy()
         unsure = np.flatnonzero(~keep).tolist()
         if unsure:
@@ -191,8 +190,7 @@ class SentenceSplitter:
             empty += len(keep) - int(keep.sum())
             frame = frame.filter(pl.Series(keep))
             sentences = list(compress(sentences, keep))
-            if stored is not None:
-                stored = list(compress(stored, keep))
+        stored = self._as_given(frame, sentences) if self.verbatim else None
         chars = frame["chars"].to_list()
         if self.continua:
             sentences = [close_gaps(sentence) for sentence in sentences]
@@ -203,6 +201,19 @@ class SentenceSplitter:
         keys = text_key_array(sentences)
         texts = sentences if stored is None else stored
         return SentenceColumns(texts, keys, chars, tokens, items, empty)
+
+    @staticmethod
+    def _as_given(frame: pl.DataFrame, normalised: list[str]) -> list[str]:
+        """The sentences to store verbatim: `normalised` where the source wrote them so
+        (most), the `stored` column's text elsewhere. Only the differing texts are turned
+        into Python strings, which costs as much as the rest of the columns together."""
+        as_given = list(normalised)
+        differs = frame["stored"].is_not_null()
+        changed = differs.arg_true().to_list()
+        if changed:
+            for index, text in zip(changed, frame["stored"].filter(differs).to_list(), strict=True):
+                as_given[index] = text
+        return as_given
 
     def _marked(self, joined: str) -> str:
         """`mark_sentence_ends` of each text of `joined`: by polars where the language's rule
@@ -242,7 +253,8 @@ class SentenceSplitter:
         """The texts of `joined` (cut at the breaks; blank sentences of split texts left
         out) with white space normalised, their lengths, and whether they hold an ASCII
         letter or digit (and so surely a word). With `as_given` (`joined` before NFC, with
-        the same breaks), also column `stored`: its pieces, stripped at their ends only."""
+        the same breaks), also column `stored`: its pieces, stripped at their ends only,
+        where they differ from the normalised text (null where they do not)."""
         text = pl.col("text")
         lists = {"text": pl.Series([joined]).str.split(PARAGRAPH_BREAK)}
         # ASCII text is its own NFC: then the pieces to store are cut from the same column.
@@ -260,6 +272,9 @@ class SentenceSplitter:
         frame = frame.with_columns(
             text.str.replace_all(_WHITE_SPACE_TO_NORMALISE, " ").str.strip_chars(" ")
         )
+        if as_given is not None:
+            stored = pl.col("stored")
+            frame = frame.with_columns(stored=pl.when(stored != text).then(stored))
         if split:
             frame = frame.filter(text != "")
         spaces = pl.col("spaces")
