@@ -206,7 +206,8 @@ class SentenceSplitter:
     def _as_given(frame: pl.DataFrame, normalised: list[str]) -> list[str]:
         """The sentences to store verbatim: `normalised` where the source wrote them so
         (most), the `stored` column's text elsewhere. Only the differing texts are turned
-        into Python strings, which costs as much as the rest of the columns together."""
+        into Python strings: a second full column of them was most of what storing
+        verbatim cost."""
         as_given = list(normalised)
         differs = frame["stored"].is_not_null()
         changed = differs.arg_true().to_list()
@@ -257,7 +258,8 @@ class SentenceSplitter:
         where they differ from the normalised text (null where they do not)."""
         text = pl.col("text")
         lists = {"text": pl.Series([joined]).str.split(PARAGRAPH_BREAK)}
-        # ASCII text is its own NFC: then the pieces to store are cut from the same column.
+        # Text already in NFC (ASCII is skipped; normalize returns NFC text itself) is one
+        # object with `as_given`: then the pieces to store are cut from the same column.
         cut_apart = as_given is not None and as_given is not joined
         if cut_apart:
             lists["stored"] = pl.Series([as_given]).str.split(PARAGRAPH_BREAK)
