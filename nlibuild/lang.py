@@ -106,6 +106,17 @@ def close_gaps(text: str) -> str:
     return _CONTINUA_GAP.sub("", text) if " " in text else text
 
 
+def canonical_text(text: str, lang: str) -> str:
+    """The form in which two texts are compared: `normalise_text`, and for scripts written
+    without spaces `close_gaps` too, so that "他 说了" and "他说了" are one sentence.
+    Ingest takes a sentence's key and lengths over it; the text it stores is another
+    matter (verbatim under `--clean none`)."""
+    text = normalise_text(text)
+    if primary_language(lang) in SCRIPTIO_CONTINUA_LANGS:
+        text = close_gaps(text)
+    return text
+
+
 def text_key(text: str) -> int:
     """A 63-bit hash of a normalised text, case-folded: equal keys mean the same sentence.
 
@@ -134,9 +145,11 @@ def text_key_array(texts: Sequence[str]) -> npt.NDArray[np.int64]:
 
 def text_keys(text: str, lang: str) -> set[int]:
     """The keys a text rules out of sampling: its own, and each of its sentences' (a
-    released premise can be several sentences, any of which a pool may hold alone)."""
-    keys = {text_key(normalise_text(text))}
-    keys.update(text_key(normalise_text(s)) for s in split_sentences(text, lang))
+    released premise can be several sentences, any of which a pool may hold alone). Keys
+    are taken over `canonical_text`, as ingest takes a pool sentence's, so that a premise
+    stored as its source wrote it still rules out its pool sentence."""
+    keys = {text_key(canonical_text(text, lang))}
+    keys.update(text_key(canonical_text(s, lang)) for s in split_sentences(text, lang))
     return keys
 
 
@@ -199,12 +212,16 @@ class BulkSentenceEnds:
     look-around: applied in order to a column of paragraphs they mark the sentence ends that
     `mark_sentence_ends` marks, except in paragraphs that match `defer`, which need Python.
 
-    1. `candidate` -> `"${1}" + SENTENCE_BREAK`: every run of end marks (and closers) that
-       could end a sentence; for spaced languages one followed by white space, which goes.
+    1. `candidate` -> `"${1}" + SENTENCE_BREAK + "${2}"`: every run of end marks (and
+       closers) that could end a sentence; for spaced languages one followed by white space
+       (group 2, empty for the others). The white space stays, after the break: where step
+       3 or 4 takes the break back, the text is as it was (`--clean none` stores it so),
+       and where it stays, the white space is at the start of the next sentence, which is
+       stripped.
     2. `defer`: a candidate after a single period whose word Python's \\w and \\b may judge
        otherwise than ASCII does (a non-ASCII character in it or just before it).
-    3. `lower` -> `" ${1}"`: no sentence end before a word in lower case.
-    4. `abbreviation` -> `"${1}.${2} "`: no sentence end after a known abbreviation or an
+    3. `lower` -> `"${1}"`: no sentence end before a word in lower case.
+    4. `abbreviation` -> `"${1}.${2}"`: no sentence end after a known abbreviation or an
        initial. Its ASCII word boundary is Python's \\b wherever step 2 did not defer.
     """
 
@@ -222,7 +239,7 @@ def bulk_sentence_ends(lang: str) -> BulkSentenceEnds | None:
     closers = f"[{rust_class(_CLOSERS)}]*"
     lang = primary_language(lang)
     if lang in SCRIPTIO_CONTINUA_LANGS:
-        return BulkSentenceEnds(f"([{rust_class(_CJK_END_MARKS)}]+{closers})")
+        return BulkSentenceEnds(f"([{rust_class(_CJK_END_MARKS)}]+{closers})()")
     ascii_entries = []
     for word in sorted(abbreviations(lang), key=lambda word: (-len(word), word)):
         if not re.fullmatch(r"\w+", word):
@@ -233,10 +250,11 @@ def bulk_sentence_ends(lang: str) -> BulkSentenceEnds | None:
             return None
     words = "|".join([*ascii_entries, "[A-Za-z]"])
     marked = rust_class(SENTENCE_BREAK)
+    white_space = rust_class(WHITE_SPACE)
     return BulkSentenceEnds(
-        candidate=f"([{rust_class(_SPACED_END_MARKS)}]+{closers})[{rust_class(WHITE_SPACE)}]+",
+        candidate=f"([{rust_class(_SPACED_END_MARKS)}]+{closers})([{white_space}]+)",
         defer=f"[^\\x00-\\x7f][A-Za-z0-9_]*\\.{closers}{marked}",
-        lower=f"{marked}([{rust_class(_OPENERS)}]*[a-z\\x{{e0}}-\\x{{ff}}])",
+        lower=f"{marked}([{white_space}]+[{rust_class(_OPENERS)}]*[a-z\\x{{e0}}-\\x{{ff}}])",
         abbreviation=f"(?-u:\\b)({words})\\.({closers}){marked}",
     )
 

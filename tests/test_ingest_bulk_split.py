@@ -82,3 +82,20 @@ def test_a_bulk_rule_only_where_ascii_words_decide_abbreviations(
         assert (bulk_sentence_ends("xx") is not None) is bulk
     finally:
         bulk_sentence_ends.cache_clear()
+
+
+@pytest.mark.parametrize(
+    ("text", "sentences"),
+    [
+        ("Dr.\t Smith came.\u3000 He left.", ["Dr.\t Smith came.", "He left."]),
+        ('"Why?"\xa0 she asked.  Then  nothing.', ['"Why?"\xa0 she asked.', "Then  nothing."]),
+        ("J.\u2009R. wrote it.", ["J.\u2009R. wrote it."]),
+    ],
+)
+def test_a_sentence_end_taken_back_keeps_its_white_space(text: str, sentences: list[str]) -> None:
+    # The bulk rule marks every candidate end and then takes some back; without cleaning
+    # the text is stored as given, so the white space it took back must be the source's.
+    splitter = SentenceSplitter("en", Cleaner.build("none"))
+    assert bulk_sentence_ends("en") is not None
+    assert splitter.columns([text], split=True).texts == sentences
+    assert splitter.columns_text_by_text([text], split=True).texts == sentences

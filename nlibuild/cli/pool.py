@@ -74,7 +74,8 @@ def ingest(
     clean: Annotated[
         str | None,
         typer.Option(
-            help="Markup cleaning preset: none or callhome "
+            help="Markup cleaning preset: none (sentences stored as the source writes "
+            "them) or callhome (markup stripped, the rest normalised) "
             f"(default {default_text(IngestConfig, 'clean')})."
         ),
     ] = None,

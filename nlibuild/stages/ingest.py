@@ -1,12 +1,15 @@
 """`nlibuild ingest`: read source texts into the sentence pool premises are sampled from.
 
 Per text: strip markup (a cleaning preset and `--strip` regexes), split into sentences
-(lang.py), normalise (NFC, one space for any run of white space), drop what is empty
-after cleaning, measure in characters and tokens, and store under the text's genre.
-A sentence already in the genre's pool (same normalised, case-folded text) is counted as
-a duplicate and not stored again, so re-running an ingest adds nothing. Duplicates are
-found in memory (nlibuild/keyset.py), 8 bytes a sentence, against the genre's pool keys
-loaded when the genre first appears.
+(lang.py), drop what is empty after cleaning, measure in characters and tokens, and store
+under the text's genre. Keys and lengths are taken over each sentence's normalised form
+(`lang.canonical_text`: NFC, one space for any run of white space, none between two
+characters of a script written without spaces). The text stored is that form where a
+cleaning rule ran, and the source's own sentence (stripped at its ends) where none did:
+`--clean none` keeps what the source wrote. A sentence already in the genre's pool (same
+key) is counted as a duplicate and not stored again, so re-running an ingest adds nothing.
+Duplicates are found in memory (nlibuild/keyset.py), 8 bytes a sentence, against the
+genre's pool keys loaded when the genre first appears.
 
 The work goes a batch at a time (a read block of a txt file, 4096 records otherwise), not
 a sentence at a time: `SentenceSplitter` marks the sentence ends of all its paragraphs
@@ -56,10 +59,10 @@ from nlibuild.lang import (
     SENTENCE_BREAK,
     WHITE_SPACE,
     bulk_sentence_ends,
+    canonical_text,
     close_gaps,
     length_unit,
     mark_sentence_ends,
-    normalise_text,
     primary_language,
     split_sentences,
     text_key,
@@ -113,8 +116,10 @@ _ASCII_WORD = "[0-9A-Za-z]"
 
 @dataclass(frozen=True, slots=True)
 class SentenceColumns:
-    """The sentences of a batch of texts, in order, column by column: normalised text, key,
-    length in characters and in tokens, and the index of the text each came from. `empty`
+    """The sentences of a batch of texts, in order, column by column: the text to store,
+    key, length in characters and in tokens, and the index of the text each came from.
+    Keys and lengths are those of the sentence's `canonical_text`; the text stored is that
+    too after cleaning, and the source's own (stripped) without any cleaning rule. `empty`
     counts what cleaning left without a word (texts, or sentences of split texts)."""
 
     texts: list[str]
@@ -129,13 +134,20 @@ class SentenceColumns:
 class SentenceSplitter:
     """Cleans texts, splits them into sentences, normalises, measures and hashes these.
 
+    Without a cleaning rule (`--clean none`, no `--strip`) each sentence is stored as the
+    source has it, stripped of the white space at its ends: nothing was cut out, so there
+    is no gap to close and no white space to tidy, and a corpus built from the pool must
+    quote its sources exactly. Only its key and lengths are taken over the normalised form.
+    With rules, the normalised form is stored: they replace markup with spaces, and the
+    gaps they leave are theirs to close.
+
     A batch goes through Python's regexes in one call each (the cleaning and sentence-end
     rules are written for that engine, with look-behinds polars' lacks), which mark
     sentence ends in place; polars then cuts, normalises and measures all sentences at
     once; keys are hashed in one pass. A batch that holds a break character itself, and
     what polars cannot decide the way Python does (whether a non-ASCII sentence has a
     word; closing the gaps of scripts without spaces), goes text by text as
-    `split_sentences`, `normalise_text` and `close_gaps` would.
+    `split_sentences` and `canonical_text` would.
     """
 
     lang: str
@@ -144,6 +156,11 @@ class SentenceSplitter:
     @property
     def continua(self) -> bool:
         return primary_language(self.lang) in SCRIPTIO_CONTINUA_LANGS
+
+    @property
+    def verbatim(self) -> bool:
+        """Whether sentences are stored as the source has them (no cleaning rule)."""
+        return not self.cleaner.rules
 
     def columns(self, texts: list[str], split: bool) -> SentenceColumns:
         """The sentences of `texts`: each split at its sentence ends, or each one whole."""
@@ -159,10 +176,11 @@ class SentenceSplitter:
             empty = texts.count("") + sum(map(str.isspace, texts))
             # Lines of a paragraph are one text: joined without a space where words have none.
             joined = self._marked(joined.replace("\n", "" if self.continua else " "))
+        as_given = joined if self.verbatim else None
         if not joined.isascii():
             # The break characters never compose, so this is NFC of each sentence.
             joined = unicodedata.normalize("NFC", joined)
-        frame = self._normalised(joined, split)
+        frame = self._normalised(joined, split, as_given)
         sentences = frame["text"].to_list()
         keep = frame["ascii_word"].to_numpy()
         unsure = np.flatnonzero(~keep).tolist()
@@ -172,6 +190,7 @@ class SentenceSplitter:
             empty += len(keep) - int(keep.sum())
             frame = frame.filter(pl.Series(keep))
             sentences = list(compress(sentences, keep))
+        stored = self._as_given(frame, sentences) if self.verbatim else None
         chars = frame["chars"].to_list()
         if self.continua:
             sentences = [close_gaps(sentence) for sentence in sentences]
@@ -179,7 +198,23 @@ class SentenceSplitter:
         else:
             tokens = frame["tokens"].to_list()
         items = frame["item"].to_numpy().astype(np.int64)
-        return SentenceColumns(sentences, text_key_array(sentences), chars, tokens, items, empty)
+        keys = text_key_array(sentences)
+        texts = sentences if stored is None else stored
+        return SentenceColumns(texts, keys, chars, tokens, items, empty)
+
+    @staticmethod
+    def _as_given(frame: pl.DataFrame, normalised: list[str]) -> list[str]:
+        """The sentences to store verbatim: `normalised` where the source wrote them so
+        (most), the `stored` column's text elsewhere. Only the differing texts are turned
+        into Python strings: a second full column of them was most of what storing
+        verbatim cost."""
+        as_given = list(normalised)
+        differs = frame["stored"].is_not_null()
+        changed = differs.arg_true().to_list()
+        if changed:
+            for index, text in zip(changed, frame["stored"].filter(differs).to_list(), strict=True):
+                as_given[index] = text
+        return as_given
 
     def _marked(self, joined: str) -> str:
         """`mark_sentence_ends` of each text of `joined`: by polars where the language's rule
@@ -187,12 +222,14 @@ class SentenceSplitter:
         ends = bulk_sentence_ends(self.lang)
         if ends is None:
             return mark_sentence_ends(joined, self.lang)
-        candidates = pl.col("text").str.replace_all(ends.candidate, "${1}" + SENTENCE_BREAK)
+        candidates = pl.col("text").str.replace_all(
+            ends.candidate, "${1}" + SENTENCE_BREAK + "${2}"
+        )
         marked = candidates
         if ends.lower is not None:
-            marked = marked.str.replace_all(ends.lower, " ${1}")
+            marked = marked.str.replace_all(ends.lower, "${1}")
         if ends.abbreviation is not None:
-            marked = marked.str.replace_all(ends.abbreviation, "${1}.${2} ")
+            marked = marked.str.replace_all(ends.abbreviation, "${1}.${2}")
         deferred = pl.lit(False)
         if ends.defer is not None:
             deferred = candidates.str.contains(ends.defer)
@@ -213,18 +250,33 @@ class SentenceSplitter:
         return str(texts.str.join(PARAGRAPH_BREAK).item())
 
     @staticmethod
-    def _normalised(joined: str, split: bool) -> pl.DataFrame:
+    def _normalised(joined: str, split: bool, as_given: str | None) -> pl.DataFrame:
         """The texts of `joined` (cut at the breaks; blank sentences of split texts left
         out) with white space normalised, their lengths, and whether they hold an ASCII
-        letter or digit (and so surely a word)."""
+        letter or digit (and so surely a word). With `as_given` (`joined` before NFC, with
+        the same breaks), also column `stored`: its pieces, stripped at their ends only,
+        where they differ from the normalised text (null where they do not)."""
         text = pl.col("text")
-        frame = pl.LazyFrame({"text": pl.Series([joined]).str.split(PARAGRAPH_BREAK)})
-        frame = frame.explode("text").with_row_index("item")
+        lists = {"text": pl.Series([joined]).str.split(PARAGRAPH_BREAK)}
+        # Text already in NFC (ASCII is skipped; normalize returns NFC text itself) is one
+        # object with `as_given`: then the pieces to store are cut from the same column.
+        cut_apart = as_given is not None and as_given is not joined
+        if cut_apart:
+            lists["stored"] = pl.Series([as_given]).str.split(PARAGRAPH_BREAK)
+        # NFC leaves the break characters where they are, so both columns cut alike.
+        frame = pl.LazyFrame(lists).explode(list(lists)).with_row_index("item")
         if split:
-            frame = frame.with_columns(text.str.split(SENTENCE_BREAK)).explode("text")
+            frame = frame.with_columns(pl.col(list(lists)).str.split(SENTENCE_BREAK))
+            frame = frame.explode(list(lists))
+        if as_given is not None:
+            stored = pl.col("stored" if cut_apart else "text")
+            frame = frame.with_columns(stored=stored.str.strip_chars(WHITE_SPACE))
         frame = frame.with_columns(
             text.str.replace_all(_WHITE_SPACE_TO_NORMALISE, " ").str.strip_chars(" ")
         )
+        if as_given is not None:
+            stored = pl.col("stored")
+            frame = frame.with_columns(stored=pl.when(stored != text).then(stored))
         if split:
             frame = frame.filter(text != "")
         spaces = pl.col("spaces")
@@ -233,6 +285,7 @@ class SentenceSplitter:
             .select(
                 "item",
                 "text",
+                *(["stored"] if as_given is not None else []),
                 chars=text.str.len_chars() - spaces,
                 tokens=spaces + 1,
                 ascii_word=text.str.contains(_ASCII_WORD),
@@ -242,7 +295,8 @@ class SentenceSplitter:
 
     def columns_text_by_text(self, texts: list[str], split: bool) -> SentenceColumns:
         """`columns` for already cleaned texts, one text and one sentence at a time."""
-        sentences: list[str] = []
+        sentences: list[str] = []  # canonical forms: what keys and lengths are taken over
+        stored: list[str] = []
         items: list[int] = []
         empty = 0
         joiner = "" if self.continua else " "
@@ -253,19 +307,18 @@ class SentenceSplitter:
             else:
                 pieces = [text]
             for piece in pieces:
-                sentence = normalise_text(piece)
-                if self.continua:
-                    sentence = close_gaps(sentence)
+                sentence = canonical_text(piece, self.lang)
                 if not _HAS_WORD.search(sentence):
                     empty += 1
                     continue
                 sentences.append(sentence)
+                stored.append(piece.strip() if self.verbatim else sentence)
                 items.append(item)
         # char_length, for a normalised sentence (single spaces): cheaper this way.
         chars = [len(sentence) - sentence.count(" ") for sentence in sentences]
         tokens = [token_length(sentence) for sentence in sentences]
         keys = np.fromiter(map(text_key, sentences), dtype=np.int64, count=len(sentences))
-        return SentenceColumns(sentences, keys, chars, tokens, np.array(items, np.int64), empty)
+        return SentenceColumns(stored, keys, chars, tokens, np.array(items, np.int64), empty)
 
 
 @dataclass(frozen=True, slots=True)
