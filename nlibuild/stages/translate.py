@@ -240,10 +240,10 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
             )  # fmt: skip
         translator_pk = store.ensure_annotators([cfg.translator])[cfg.translator] if (
             cfg.translator) else None  # fmt: skip
-        matched = (
-            rows.join(sources, on="unit", how="inner", maintain_order="left")
-            .with_columns(text=_plain_expr("text"))
-            .join(stored, on="unit", how="left", maintain_order="left")
+        # Texts are stored exactly as the file gives them (a release is compared with its
+        # files byte for byte); white space is normalised only where a check measures.
+        matched = rows.join(sources, on="unit", how="inner", maintain_order="left").join(
+            stored, on="unit", how="left", maintain_order="left"
         )
         conflicts = matched.filter(
             pl.col("stored").is_not_null() & (pl.col("stored") != pl.col("text"))
@@ -260,7 +260,8 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
         checks: list[Check] = list(aligned)
         checks += unit_checks_of(adding, lang)
         # In key order: appended to the language's range of the table, page after page.
-        new = adding.filter(pl.col("text") != "").select("unit", "text").sort("unit")
+        # A row of white space alone is an empty row (its `empty` check says so), not a text.
+        new = adding.filter(_plain_expr("text") != "").select("unit", "text").sort("unit")
         empty = adding.height - new.height
         store.insert(
             "translations",

@@ -1,0 +1,185 @@
+"""Translations as the file gives them, and one-language exports of translated pairs.
+
+A store that tidies a translation's white space can no longer be compared with the release
+it came from (1,254 of the Urdu texts of a real release differed from its file): texts are
+stored byte for byte, and white space is normalised only inside the checks. And
+`export --lang L` in a format that holds one language (hf-jsonl, mnli-jsonl, ocnli-json,
+jsonl) writes the pairs in L: those stored in L and those translated into L, with the
+source's IDs and labels, as XNLI copied them to every language.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import (
+    MYXNLI,
+    myxnli_store,
+    new_store,
+    ok,
+    query,
+    requires_fixtures,
+    write_jsonl,
+)
+
+UNIT_COLUMNS = ("unit_id", "source_lang", "source", "lang", "text")
+DEMO_TRANSLATIONS = Path(__file__).resolve().parent.parent / "data/translations/sample_mnli.de.tsv"
+HF_LABELS = {"entailment": 0, "neutral": 1, "contradiction": 2}
+"""hf-jsonl's default order e,n,c as integers, and myXNLI's Swahili label names."""
+
+CORPUS = [
+    ("P1", "The cat sat on the warm mat by the door.", "A cat is sitting.", "entailment"),
+    ("P1", "The cat sat on the warm mat by the door.", "No animal is present.", "contradiction"),
+    ("P2", "Two children are playing football in the park.", "The children are asleep at home.",
+     "contradiction"),
+    ("P3", "A woman is reading a newspaper on the train.", "A woman is reading.", "neutral"),
+    ("P3", "A woman is reading a newspaper on the train.", "A man is asleep.", "contradiction"),
+]  # fmt: skip
+
+UNTIDY_GERMAN = {
+    # double spaces, a space at either end of the cell, a no-break space
+    "The cat sat on the warm mat by the door.": " Die Katze  saß auf der warmen Matte an der Tür. ",
+    "A cat is sitting.": "Eine\u00a0Katze sitzt.",
+    # not NFC: u + combining diaeresis
+    "Two children are playing football in the park.": "Zwei Kinder spielen im Park Fu\u00dfball.",
+    "The children are asleep at home.": "Die Kinder schlafen zu Hause und tra\u0308umen.",
+    # untranslated, but for its white space
+    "No animal is present.": "No  animal is present. ",
+    # like its premise, but for its white space
+    "A woman is reading a newspaper on the train.": "Eine Frau liest im Zug  eine Zeitung.",
+    "A woman is reading.": " Eine Frau liest im Zug eine Zeitung.",
+    # white space alone: an empty row
+    "A man is asleep.": " \u00a0 ",
+}
+
+
+def tsv_cells(path: Path) -> list[list[str]]:
+    """The cells of a tsv file as its bytes give them: split at line feeds and tabs only,
+    nothing stripped (the format has no quoting; a line's newline is not part of a cell)."""
+    lines = path.read_bytes().decode("utf-8").split("\n")
+    return [line.split("\t") for line in lines if line]
+
+
+def tsv_records(path: Path) -> list[dict[str, str]]:
+    header, *rows = tsv_cells(path)
+    return [dict(zip(header, row, strict=True)) for row in rows]
+
+
+def stored_translations(db: Path, lang: str) -> dict[str, str]:
+    rows = query(db, "SELECT unit_id, text FROM translations WHERE lang = ?", lang)
+    return {unit: text for unit, text in rows}
+
+
+def stored_checks(db: Path) -> set[tuple[str, str, str]]:
+    return set(query(db, 'SELECT unit_id, "check", detail FROM translation_checks'))
+
+
+def small_store(db: Path, tmp_path: Path) -> Path:
+    new_store(db)
+    corpus = write_jsonl(
+        tmp_path / "corpus.jsonl",
+        [{"premise_id": p, "premise": premise, "hypothesis": h, "labels": [label]}
+         for p, premise, h, label in CORPUS],
+    )  # fmt: skip
+    ok("--db", db, "import", corpus, "--format", "jsonl")
+    return db
+
+
+def write_units(path: Path, fmt: str, rows: list[dict[str, str]]) -> Path:
+    if fmt == "jsonl":
+        return write_jsonl(path, rows)
+    lines = ["\t".join(UNIT_COLUMNS)] + ["\t".join(r[c] for c in UNIT_COLUMNS) for r in rows]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def filled_units(db: Path, tmp_path: Path, texts: dict[str, str]) -> list[dict[str, str]]:
+    out = tmp_path / "units.tsv"
+    ok("--db", db, "translate", "export", "--lang", "de", "--out", out)
+    return [{**unit, "text": texts[unit["source"]]} for unit in tsv_records(out)]
+
+
+# --- 1. texts stored as the file gives them -------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["tsv", "jsonl"])
+def test_a_translation_is_stored_byte_for_byte_and_checked_as_before(
+    tmp_path: Path, fmt: str
+) -> None:
+    untidy = small_store(tmp_path / "untidy.db", tmp_path)
+    tidy = small_store(tmp_path / "tidy.db", tmp_path)
+    rows = filled_units(untidy, tmp_path, UNTIDY_GERMAN)
+    path = write_units(tmp_path / f"untidy.{fmt}", fmt, rows)
+    ok("--db", untidy, "translate", "import", path, "--lang", "de")
+    if fmt == "tsv":  # what the file holds, read without the csv module
+        assert [row["text"] for row in tsv_records(path)] == [row["text"] for row in rows]
+    written = {row["unit_id"]: row["text"] for row in rows}
+    empty = [unit for unit, text in written.items() if not text.split()]
+    assert stored_translations(untidy, "de") == {
+        unit: text for unit, text in written.items() if unit not in empty
+    }
+    # The checks see what they saw when the store held the tidied texts.
+    tidied = [{**row, "text": " ".join(row["text"].split())} for row in rows]
+    path = write_units(tmp_path / f"tidy.{fmt}", fmt, tidied)
+    ok("--db", tidy, "translate", "import", path, "--lang", "de")
+    found = stored_checks(untidy)
+    assert found == stored_checks(tidy)
+    assert {check for _, check, _ in found} >= {"empty", "untranslated", "same_as_premise"}
+
+
+def test_importing_the_same_untidy_file_again_changes_nothing(tmp_path: Path) -> None:
+    db = small_store(tmp_path / "corpus.db", tmp_path)
+    rows = filled_units(db, tmp_path, UNTIDY_GERMAN)
+    path = write_units(tmp_path / "de.tsv", "tsv", rows)
+    ok("--db", db, "translate", "import", path, "--lang", "de")
+    before = stored_translations(db, "de"), stored_checks(db)
+    report = ok("--db", db, "translate", "import", path, "--lang", "de")
+    assert "0 added, 7 already there" in report
+    assert (stored_translations(db, "de"), stored_checks(db)) == before
+
+
+def test_an_xnli_file_with_translation_columns_stores_them_as_written(tmp_path: Path) -> None:
+    db = new_store(tmp_path / "corpus.db")
+    header = ["pairID", "promptID", "gold_label", "sentence1_en", "sentence2_en",
+              "sentence1_de", "sentence2_de"]  # fmt: skip
+    rows = [
+        ["1e", "1", "entailment", "The cat sat on the mat.", "A cat sits.",
+         " Die Katze  saß auf der Matte. ", "Eine\u00a0Katze sitzt."],
+        ["1c", "1", "contradiction", "The cat sat on the mat.", "No cat is there.",
+         " Die Katze  saß auf der Matte. ", "Da ist keine Katze, tra\u0308ume ich. "],
+    ]  # fmt: skip
+    path = tmp_path / "xnli.tsv"
+    path.write_text("\n".join("\t".join(r) for r in [header, *rows]) + "\n", encoding="utf-8")
+    ok("--db", db, "import", path, "--format", "xnli", "--lang", "en")
+    assert stored_translations(db, "de") == {
+        "p:1": rows[0][5], "h:1e": rows[0][6], "h:1c": rows[1][6],
+    }  # fmt: skip
+
+
+def premise_and_pair_ids(db: Path) -> list[tuple[str, str]]:
+    return [
+        (premise, pair)
+        for premise, pair in query(
+            db,
+            "SELECT pr.id, p.id FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk "
+            "ORDER BY p.pk",
+        )
+    ]
+
+
+@requires_fixtures
+def test_every_myxnli_translation_equals_its_cell_in_the_file(tmp_path: Path) -> None:
+    db = myxnli_store(new_store(tmp_path / "corpus.db"), "dev")
+    ids = premise_and_pair_ids(db)
+    for lang, file in (("sw", "sw.genre.dev.tsv"), ("my", "my.genre.dev.tsv")):
+        stored = stored_translations(db, lang)
+        records = tsv_records(MYXNLI / file)
+        assert len(records) == len(ids) == 2490
+        differ = [
+            unit
+            for (premise, pair), record in zip(ids, records, strict=True)
+            for unit, column in ((f"p:{premise}", "sentence1"), (f"h:{pair}", "sentence2"))
+            if stored[unit] != record[f"{column}_{lang}"]
+        ]
+        assert differ == [], f"{len(differ)} {lang} translations differ from the file"
