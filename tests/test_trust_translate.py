@@ -11,15 +11,20 @@ source's IDs and labels, as XNLI copied them to every language.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import (
     MYXNLI,
+    SAMPLE_MNLI,
+    assert_user_error,
     myxnli_store,
     new_store,
     ok,
     query,
+    read_jsonl,
     requires_fixtures,
+    run_cli,
     write_jsonl,
 )
 
@@ -183,3 +188,125 @@ def test_every_myxnli_translation_equals_its_cell_in_the_file(tmp_path: Path) ->
             if stored[unit] != record[f"{column}_{lang}"]
         ]
         assert differ == [], f"{len(differ)} {lang} translations differ from the file"
+
+
+# --- 2. one-language exports of translated pairs ----------------------------------------------
+
+
+@pytest.fixture
+def demo_db(tmp_path: Path) -> Path:
+    """`make demo`'s store: the MNLI sample (en) and its German translation."""
+    db = new_store(tmp_path / "demo.db", "--preset", "mnli")
+    ok("--db", db, "import", SAMPLE_MNLI, "--format", "mnli")
+    ok("--db", db, "translate", "import", DEMO_TRANSLATIONS, "--lang", "de",
+       "--translator", "de01")  # fmt: skip
+    return db
+
+
+def export(db: Path, out: Path, fmt: str, *options: str) -> tuple[str, list[dict[str, Any]]]:
+    """The report line and the records of an export (ocnli-json is JSON lines too)."""
+    report = ok("--db", db, "export", "--format", fmt, "--out", out, *options)
+    return report, read_jsonl(out)
+
+
+TEXT_FIELDS = {
+    "hf-jsonl": ("premise", "hypothesis"),
+    "mnli-jsonl": ("sentence1", "sentence2"),
+    "ocnli-json": ("sentence1", "sentence2"),
+    "jsonl": ("premise", "hypothesis"),
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(TEXT_FIELDS))
+def test_lang_writes_the_pairs_translated_into_it_with_the_source_ids_and_labels(
+    demo_db: Path, tmp_path: Path, fmt: str
+) -> None:
+    german = {r["unit_id"]: r["text"] for r in tsv_records(DEMO_TRANSLATIONS)}
+    _, source = export(demo_db, tmp_path / "en.jsonl", fmt)
+    out = tmp_path / "de.jsonl"
+    report, translated = export(demo_db, out, fmt, "--lang", "de")
+    assert report.startswith(
+        f"Exported 48 pairs to {out} as {fmt} (48 pairs from their human translation into "
+        "de; 0 pairs without one left out)"
+    )
+    premise, hypothesis = TEXT_FIELDS[fmt]
+    ids = premise_and_pair_ids(demo_db)
+    assert len(translated) == len(source) == len(ids) == 48
+    for (premise_id, pair_id), english, row in zip(ids, source, translated, strict=True):
+        assert (row[premise], row[hypothesis]) == (
+            german[f"p:{premise_id}"],
+            german[f"h:{pair_id}"],
+        )
+        # Everything else is the source's: IDs, genre, labels; only the language changes.
+        assert {k: v for k, v in row.items() if k not in (premise, hypothesis, "lang")} == {
+            k: v for k, v in english.items() if k not in (premise, hypothesis, "lang")
+        }
+        assert row.get("lang", "de") == "de"
+
+
+def test_lang_of_the_stored_language_writes_the_stored_pairs(demo_db: Path, tmp_path: Path) -> None:
+    _, everything = export(demo_db, tmp_path / "all.jsonl", "hf-jsonl")
+    report, english = export(demo_db, tmp_path / "en.jsonl", "hf-jsonl", "--lang", "en")
+    assert english == everything
+    assert "(0 pairs from their human translation into en; 0 pairs without one" in report
+
+
+def test_a_pair_without_a_translation_is_left_out_and_counted(
+    demo_db: Path, tmp_path: Path
+) -> None:
+    records = tsv_records(DEMO_TRANSLATIONS)
+    # French for every unit but one hypothesis and one premise (with its three pairs).
+    dropped = {"h:10412ge", "p:10587g"}
+    path = tmp_path / "fr.tsv"
+    path.write_text(
+        "\n".join(["\t".join(UNIT_COLUMNS)] + [
+            "\t".join({**r, "lang": "fr", "text": "fr " + r["text"]}[c] for c in UNIT_COLUMNS)
+            for r in records if r["unit_id"] not in dropped
+        ]) + "\n",
+        encoding="utf-8",
+    )  # fmt: skip
+    ok("--db", demo_db, "translate", "import", path, "--lang", "fr", "--partial")
+    out = tmp_path / "fr.jsonl"
+    report, french = export(demo_db, out, "hf-jsonl", "--lang", "fr")
+    left_out = {"10412ge"} | {f"10587g{x}" for x in "enc"}
+    written = {r["id"] for r in french}
+    assert len(french) == 48 - len(left_out) and not written & left_out
+    assert "(44 pairs from their human translation into fr; 4 pairs without one left out)" in (
+        report
+    )
+    assert all(r["premise"].startswith("fr ") for r in french)
+
+
+def test_lang_of_a_language_without_translations_writes_nothing_and_says_why(
+    demo_db: Path, tmp_path: Path
+) -> None:
+    report, urdu = export(demo_db, tmp_path / "ur.jsonl", "hf-jsonl", "--lang", "ur")
+    assert urdu == []
+    assert "(0 pairs from their human translation into ur; 48 pairs without one left out)" in (
+        report
+    )
+
+
+def test_a_one_language_format_refuses_two_languages(demo_db: Path, tmp_path: Path) -> None:
+    result = run_cli("--db", demo_db, "export", "--format", "hf-jsonl", "--lang", "en,de",
+                     "--out", tmp_path / "both.jsonl")  # fmt: skip
+    assert_user_error(result, "--lang en,de", "hf-jsonl holds one language", "xnli-jsonl")
+    assert not (tmp_path / "both.jsonl").exists()
+
+
+@requires_fixtures
+def test_myxnli_swahili_exports_as_hf_jsonl_with_the_file_texts_and_labels(
+    tmp_path: Path,
+) -> None:
+    db = myxnli_store(new_store(tmp_path / "corpus.db"), "dev")
+    _, english = export(db, tmp_path / "en.jsonl", "hf-jsonl", "--lang", "en")
+    report, swahili = export(db, tmp_path / "sw.jsonl", "hf-jsonl", "--lang", "sw")
+    assert "(2490 pairs from their human translation into sw; 0 pairs without" in report
+    records = tsv_records(MYXNLI / "sw.genre.dev.tsv")
+    assert len(swahili) == len(english) == len(records) == 2490
+    for source, row, record in zip(english, swahili, records, strict=True):
+        assert row["id"] == source["id"]
+        assert (row["premise"], row["hypothesis"]) == (
+            record["sentence1_sw"], record["sentence2_sw"],
+        )  # fmt: skip
+        assert row["label"] == source["label"] == HF_LABELS[record["label"]]

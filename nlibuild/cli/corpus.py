@@ -184,7 +184,10 @@ def export(
     lang: Annotated[
         list[str] | None,
         typer.Option(
-            "--lang", help="Only these languages (xnli-tsv/xnli-jsonl: also translations)."
+            "--lang",
+            help="xnli-tsv/xnli-jsonl: only these languages, translations included. Other "
+            "formats hold one language: the pairs in it, stored in it or translated into it "
+            "(human translations of premise and hypothesis, the source's IDs and labels).",
         ),
     ] = None,
     split: Annotated[
@@ -212,6 +215,11 @@ def export(
             )
             result = run(store, cfg)
     line = f"Exported {counted(result.rows, 'pair')} to {result.out} as {cfg.format.value}"
+    if result.lang is not None:
+        line += (
+            f" ({counted(result.translated_rows, 'pair')} from their human translation into "
+            f"{result.lang}; {counted(result.untranslated_pairs, 'pair')} without one left out)"
+        )
     if result.label_order is not None:
         fate = "dropped" if result.no_gold_policy is NoGoldPolicy.DROP else "written with label -1"
         line += (

@@ -138,6 +138,15 @@ class ExportResult(BaseModel):
     no_gold_rows: int
     no_gold_policy: NoGoldPolicy | None = None
     label_order: str | None = None
+    lang: str | None = Field(
+        default=None, description="the one language of a one-language format's --lang"
+    )
+    translated_rows: int = Field(
+        default=0, description="pairs written from their human translation into --lang"
+    )
+    untranslated_pairs: int = Field(
+        default=0, description="pairs of other languages left out: no translation into --lang"
+    )
     sidecar: Path | None = None
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import partial
 
+import orjson
+
 from nlibuild.errors import ConfigError
 from nlibuild.formats.corpora import corpus_format_for
 from nlibuild.formats.corpora.base import WriteSettings
@@ -24,7 +26,54 @@ from nlibuild.models import (
 from nlibuild.queries.annotators import anonymous_annotators
 from nlibuild.queries.pairs import export_rows
 from nlibuild.queries.splits import pair_keys_in_split
+from nlibuild.queries.translations import translations_in
 from nlibuild.store import ExportRow, Store
+
+
+class _LanguageTally:
+    """How the pairs of a one-language export came to be in its language."""
+
+    def __init__(self) -> None:
+        self.translated = 0
+        self.untranslated = 0
+
+
+def _pairs_in_language(
+    rows: Iterator[ExportRow], lang: str, translations: dict[str, str], tally: _LanguageTally
+) -> Iterator[ExportRow]:
+    """The pairs in `lang`: those stored in it, and those of other languages whose premise
+    and hypothesis both have a human translation into it (`translations`: unit ID -> text).
+
+    A translated pair keeps its IDs, genre and labels (XNLI copied the source's labels to
+    every language) and takes the translated texts; what the source's own sentences carried
+    (`sentence1_parse`, `sentence2_binary_parse`, ...) is left out, as it describes English
+    text the row no longer holds. A pair without both translations is left out, counted."""
+    for row in rows:
+        if row.lang == lang:
+            yield row
+            continue
+        premise = translations.get(f"p:{row.premise_id}")
+        hypothesis = translations.get(f"h:{row.id}")
+        if premise is None or hypothesis is None:
+            tally.untranslated += 1
+            continue
+        tally.translated += 1
+        yield row._replace(
+            premise=premise,
+            hypothesis=hypothesis,
+            lang=lang,
+            premise_extra_json=_without_sentence_fields(row.premise_extra_json),
+            extra_json=_without_sentence_fields(row.extra_json),
+        )
+
+
+def _without_sentence_fields(extra_json: str | None) -> str | None:
+    """Extra fields less those about the source's sentences (their names start with
+    `sentence`: parses, tokenisations)."""
+    if not extra_json:
+        return extra_json
+    kept = {k: v for k, v in orjson.loads(extra_json).items() if not k.startswith("sentence")}
+    return orjson.dumps(kept).decode() if kept else None
 
 
 def _human_translations(store: Store) -> dict[tuple[str, str], str]:
@@ -47,8 +96,13 @@ def run(store: Store, cfg: ExportConfig) -> ExportResult:
     with store.recorded_run("export", cfg) as run:
         run_id = run.id
         rows: Iterator[ExportRow] = export_rows(store, GOLD)
-        if cfg.langs and not corpus_format.multilingual:
-            rows = (row for row in rows if row.lang in cfg.langs)
+        one_language = cfg.langs and not corpus_format.multilingual
+        if one_language and len(cfg.langs) > 1:
+            # A pair translated into two of them would be written twice under one ID.
+            raise ConfigError(
+                f"--lang {','.join(cfg.langs)}: {cfg.format.value} holds one language; give "
+                "one --lang per file, or export xnli-tsv or xnli-jsonl, which hold several"
+            )
         if cfg.split is not None:
             members = pair_keys_in_split(store, cfg.split)
             if not members:
@@ -57,6 +111,10 @@ def run(store: Store, cfg: ExportConfig) -> ExportResult:
                     "`nlibuild split --dev N --test N`"
                 )
             rows = (row for row in rows if row.pk in members)
+        tally = _LanguageTally()
+        if one_language:
+            (lang,) = cfg.langs
+            rows = _pairs_in_language(rows, lang, translations_in(store, lang, "human"), tally)
         no_gold_rows = 0
 
         def counted(source: Iterator[ExportRow]) -> Iterator[ExportRow]:
@@ -69,6 +127,9 @@ def run(store: Store, cfg: ExportConfig) -> ExportResult:
         written = corpus_format.write(counted(rows), cfg.out, _write_settings(store, cfg))
         count, sidecar = written.rows, written.sidecar
         counts = {"rows": count, "no_gold_rows": no_gold_rows}
+        if one_language:
+            counts["translated_rows"] = tally.translated
+            counts["untranslated_pairs"] = tally.untranslated
         run.finish(counts)
     integer_labels = corpus_format.integer_labels
     return ExportResult(
@@ -80,4 +141,7 @@ def run(store: Store, cfg: ExportConfig) -> ExportResult:
         no_gold_policy=cfg.no_gold if integer_labels else None,
         label_order=format_label_order(cfg.label_order) if integer_labels else None,
         sidecar=sidecar,
+        lang=cfg.langs[0] if one_language else None,
+        translated_rows=tally.translated,
+        untranslated_pairs=tally.untranslated,
     )
