@@ -4,6 +4,11 @@ The gold label written is the published gold (`labels.GOLD`): nlibuild's own maj
 when `aggregate-labels` has run, else the label released with an imported corpus, else `-`;
 never the author's label alone. Files are written through a
 temporary file, so a failed export leaves no half-written output.
+
+`--lang L` in a format that holds one language writes the pairs in L: those stored in L
+and those whose premise and hypothesis have human translations into L (XNLI's way: the
+source's IDs and labels, the translated texts); the multilingual formats (xnli-tsv,
+xnli-jsonl) take `--lang` as the languages to write.
 """
 
 from __future__ import annotations
