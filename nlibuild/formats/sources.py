@@ -23,7 +23,8 @@ from typing import Any
 import orjson
 
 from nlibuild.errors import InputError
-from nlibuild.formats.tabular import ProgressCallback, bad_utf8, iter_json_objects
+from nlibuild.formats.input_files import bad_utf8
+from nlibuild.formats.tabular import ProgressCallback, iter_json_objects
 
 BLOCK_BYTES = 1 << 22
 """How much of a txt file is decoded at once (4 MiB): big enough to amortise Python's

@@ -133,6 +133,16 @@ def _reader(
     return corpus_format_for(cfg.format).read(cfg.path, ReadSettings(lang, progress))
 
 
+def _holds_nul(path: Path, record: SourcePair) -> InputError:
+    text = "premise" if "\x00" in record.premise else "hypothesis"
+    return InputError(
+        path,
+        f"the {text} holds a NUL character (U+0000), which no text may hold; remove it (NULs "
+        "throughout mean a binary or UTF-16 file: re-save it as UTF-8)",
+        record.line,
+    )
+
+
 class _Importer:
     """Resolves IDs and conflicts for one import, chunk by chunk, inside its transaction."""
 
@@ -220,6 +230,21 @@ class _Importer:
         result = _labels(tuple(votes), gold, top, author or not votes)
         self._label_cache[key] = result
         return result
+
+    def _label_of_wrong_type(self, pairs: list[SourcePair]) -> InputError | None:
+        """The error for the first label of `pairs` that is neither a string nor an integer
+        (nor absent), or None when there is none."""
+        for record in pairs:
+            places = [("a vote", raw) for raw in record.labels] + [("the gold label", record.gold)]
+            for place, raw in places:
+                if raw is not None and not isinstance(raw, (str, int)):
+                    return InputError(
+                        self.path,
+                        f"a label must be a string or an integer, found {raw!r} as {place}; "
+                        "write each label as a name (entailment), an initial (e) or a number",
+                        record.line,
+                    )
+        return None
 
     def _write_rows(self, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
         """Send rows given as tuples (the tables with few rows) to the sink, flattened."""
@@ -400,13 +425,26 @@ class _Importer:
             if isinstance(record, SourceTranslation):
                 self.pending_translations.append(record)
             else:
+                # Every format's texts meet here. SQLite's text functions stop at a NUL, so
+                # a text starting with one fails the store's non-empty CHECK as an internal
+                # error, and one holding it elsewhere would be stored cut short to them.
+                if "\x00" in record.premise or "\x00" in record.hypothesis:
+                    raise _holds_nul(self.path, record)
                 pairs.append(record)
         self.lines += len(records)
         cache = self._label_cache  # looked up here: a method call a pair costs more
-        normalised = [
-            cache.get((tuple(record.labels), record.gold)) or self._normalise(record)
-            for record in pairs
-        ]
+        try:
+            normalised = [
+                cache.get((tuple(record.labels), record.gold)) or self._normalise(record)
+                for record in pairs
+            ]
+        except TypeError:
+            # A label that is a list or an object cannot be a cache key. Looking for it
+            # only once the lookup fails keeps the check off the path of a good file.
+            bad = self._label_of_wrong_type(pairs)
+            if bad is None:
+                raise
+            raise bad from None
         if self.unknown_labels or not pairs:
             return  # after an unknown label, keep scanning for others; nothing is written
         labels_of = cast(list[_Labels], normalised)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nlibuild.errors import InputError
+from nlibuild.formats.input_files import require_regular_file
 from nlibuild.formats.tabular import write_text
 from nlibuild.labels import LabelNormaliser
 from nlibuild.models import ElicitTask, Label, RelabelTask
@@ -149,8 +150,7 @@ class Platform:
 
 
 def _require_file(path: Path) -> None:
-    if not path.is_file():
-        raise InputError(path, "no such file; check the path")
+    require_regular_file(path, "answer file")
 
 
 def _write_instructions(out: Path, form: str, instructions: dict[str, str]) -> list[Path]:

@@ -90,6 +90,7 @@ def mturk_results(
             f"downloads (Manage > Results) for a `{command} --format mturk` batch, unedited",
             1,
         )
+    _refuse_field_given_twice(path, header)
 
     def standing() -> Iterator[tuple[int, dict[str, str]]]:
         for line, row in rows:
@@ -100,6 +101,23 @@ def mturk_results(
             yield line, row
 
     return header, standing()
+
+
+def _refuse_field_given_twice(path: Path, header: list[str]) -> None:
+    """A form field is one column `Answer.<field>` or, flattened from an object, columns
+    `Answer.<field>.<part>`; a header with both gives two answers to one question (mostly
+    results of two forms pasted together), and neither can be chosen."""
+    answers = [name.removeprefix("Answer.") for name in header if name.startswith("Answer.")]
+    flat = {name for name in answers if "." not in name}
+    for name in answers:
+        field_name, _, part = name.partition(".")
+        if part and field_name in flat:
+            raise InputError(
+                path,
+                f"the header has both Answer.{field_name} and Answer.{name}: one form field "
+                "given twice; keep the columns of the form this batch used",
+                1,
+            )
 
 
 def read_answers(path: Path, normaliser: LabelNormaliser) -> AnswerFile:
