@@ -68,15 +68,17 @@ def test_an_nlibuild_jsonl_label_that_is_a_list_is_one_error(
           says=("corpus.jsonl, line 1", "a label must be a string or an integer"))  # fmt: skip
 
 
-@pytest.mark.parametrize("label", [1.5, [["e"]], {"e": 1}])
+@pytest.mark.parametrize("label", [1.5, [["e"]], {"e": 1}, True])
 def test_a_relabel_jsonl_label_that_is_not_a_string_or_integer_is_one_error(
     sample_db: Path, tmp_path: Path, label: object
 ) -> None:
-    # Already one Error line before this file.
+    # One Error line before this file too (but true passed as the label 1, and a list was
+    # named "label.str"); now the line says what the label must be.
     votes = write_jsonl(tmp_path / "votes.jsonl",
                         [{"pair_id": "p1", "annotator": "v01", "label": label}])  # fmt: skip
     fails(sample_db, "relabel", "import", votes, "--format", "jsonl",
-          says=("votes.jsonl, line 1", "field label"))  # fmt: skip
+          says=("votes.jsonl, line 1", "field label must be a label name",
+                f"found {label!r}"))  # fmt: skip
 
 
 @pytest.mark.parametrize("hypothesis", [1, ["e"]])
@@ -87,7 +89,7 @@ def test_an_elicit_jsonl_hypothesis_that_is_not_text_is_one_error(
     answer = {"premise_id": "p1", "writer": "w01", "entailment": [hypothesis]}
     answers = write_jsonl(tmp_path / "answers.jsonl", [answer])
     fails(db, "elicit", "import", answers, "--format", "jsonl",
-          says=("answers.jsonl, line 1", "field entailment.0"))  # fmt: skip
+          says=("answers.jsonl, line 1", "field entailment.0", "fix the line"))  # fmt: skip
 
 
 # --- texts holding NUL ------------------------------------------------------------------------
