@@ -123,6 +123,20 @@ def test_an_xnli_text_starting_with_nul_is_one_error(db: Path, tmp_path: Path) -
           says=("corpus.tsv, line 2", "the premise holds a NUL"))  # fmt: skip
 
 
+def test_an_ingested_txt_line_holding_nul_is_one_error(db: Path, tmp_path: Path) -> None:
+    source = tmp_path / "source.txt"
+    source.write_text("A first sentence here.\n\u0000A second sentence here.\n", "utf-8")
+    fails(db, "ingest", source, "--genre", "news",
+          says=("source.txt, line 2", "holds a NUL"))  # fmt: skip
+
+
+def test_an_ingested_jsonl_text_holding_nul_is_one_error(db: Path, tmp_path: Path) -> None:
+    source = write_jsonl(tmp_path / "source.jsonl",
+                         [{"text": "A first sentence."}, {"text": "\u0000\u0000"}])  # fmt: skip
+    fails(db, "ingest", source, "--genre", "news", "--format", "jsonl", "--field", "text",
+          says=("source.jsonl, line 2", "field 'text' holds a NUL"))  # fmt: skip
+
+
 # --- csv fields over the csv module's limit ----------------------------------------------------
 
 

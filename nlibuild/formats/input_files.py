@@ -24,6 +24,14 @@ _KINDS = (
 )
 
 
+NUL_IN_TEXT = (
+    "holds a NUL character (U+0000), which no text may hold; remove it (NULs throughout "
+    "mean a binary or UTF-16 file: re-save it as UTF-8)"
+)
+"""The end of the error for a text holding NUL: SQLite's text functions stop at one, so
+such a text fails the store's non-empty CHECKs, or is measured and compared cut short."""
+
+
 def bad_utf8(path: Path | str, line: int, column: int, byte: int) -> InputError:
     """The error for a byte that is not UTF-8, at a 1-based line and column."""
     return InputError(

@@ -37,6 +37,7 @@ from nlibuild.core.signature import file_sha256
 from nlibuild.errors import ConflictError, InputError, NlibuildError
 from nlibuild.formats.corpora import corpus_format_for
 from nlibuild.formats.corpora.base import ReadSettings
+from nlibuild.formats.input_files import NUL_IN_TEXT
 from nlibuild.formats.tabular import (
     ProgressCallback,
     SourcePair,
@@ -135,12 +136,7 @@ def _reader(
 
 def _holds_nul(path: Path, record: SourcePair) -> InputError:
     text = "premise" if "\x00" in record.premise else "hypothesis"
-    return InputError(
-        path,
-        f"the {text} holds a NUL character (U+0000), which no text may hold; remove it (NULs "
-        "throughout mean a binary or UTF-16 file: re-save it as UTF-8)",
-        record.line,
-    )
+    return InputError(path, f"the {text} {NUL_IN_TEXT}", record.line)
 
 
 class _Importer:
