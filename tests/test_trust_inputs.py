@@ -137,6 +137,19 @@ def test_an_ingested_jsonl_text_holding_nul_is_one_error(db: Path, tmp_path: Pat
           says=("source.jsonl, line 2", "field 'text' holds a NUL"))  # fmt: skip
 
 
+@pytest.mark.parametrize("line_end", ["\n", "\r\n"])  # the quick reader, the careful one
+def test_a_translation_holding_nul_is_one_error(
+    sample_db: Path, tmp_path: Path, line_end: str
+) -> None:
+    units = tmp_path / "units.tsv"
+    ok("--db", sample_db, "translate", "export", "--lang", "fr", "--out", units)
+    header, first, *_ = units.read_text("utf-8").splitlines()
+    row = [*first.split("\t")[:-1], "\u0000Bonjour."]
+    units.write_text(header + line_end + "\t".join(row) + line_end, "utf-8")
+    fails(sample_db, "translate", "import", units, "--lang", "fr", "--partial",
+          says=("units.tsv, line 2", f"the translation of {row[0]} holds a NUL"))  # fmt: skip
+
+
 # --- csv fields over the csv module's limit ----------------------------------------------------
 
 
