@@ -150,6 +150,20 @@ def test_a_translation_holding_nul_is_one_error(
           says=("units.tsv, line 2", f"the translation of {row[0]} holds a NUL"))  # fmt: skip
 
 
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+def test_an_elicited_hypothesis_holding_nul_is_one_error(
+    db: Path, tmp_path: Path, fmt: str
+) -> None:
+    if fmt == "jsonl":
+        answer = {"premise_id": "p1", "writer": "w01", "neutral": ["\u0000"]}
+        answers = write_jsonl(tmp_path / "answers.jsonl", [answer])
+    else:
+        answers = write_csv(tmp_path / "answers.csv", ["premise_id", "writer", "neutral_1"],
+                            [["p1", "w01", "\u0000A man."]])  # fmt: skip
+    fails(db, "elicit", "import", answers, "--format", fmt,
+          says=(f"{answers.name}, line", "this answer holds a NUL"))  # fmt: skip
+
+
 # --- csv fields over the csv module's limit ----------------------------------------------------
 
 
