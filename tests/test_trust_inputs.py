@@ -315,3 +315,19 @@ def test_export_from_a_read_only_store_is_one_error(sample_db: Path, tmp_path: P
     out = tmp_path / "out.jsonl"
     fails(sample_db, "export", "--format", "jsonl", "--out", out,
           says=(str(sample_db), "read-only"))  # fmt: skip
+
+
+@pytest.mark.usefixtures("no_hang")
+@pytest.mark.parametrize(
+    "command",
+    [("import", "{fifo}", "--format", "mnli"), ("ingest", "{fifo}", "--genre", "news",
+      "--format", "txt"), ("translate", "import", "{fifo}", "--lang", "fr", "--format", "tsv")],
+)  # fmt: skip
+def test_every_input_that_is_a_fifo_is_refused_unopened(
+    sample_db: Path, tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    # Before, these said "no such file" of a FIFO that was there.
+    fifo = tmp_path / "input.tsv"
+    os.mkfifo(fifo)
+    args = [arg.format(fifo=fifo) for arg in command]
+    fails(sample_db, *args, says=(str(fifo), "is a FIFO (named pipe), not a regular file"))

@@ -37,7 +37,7 @@ from nlibuild.core.signature import file_sha256
 from nlibuild.errors import ConflictError, InputError, NlibuildError
 from nlibuild.formats.corpora import corpus_format_for
 from nlibuild.formats.corpora.base import ReadSettings
-from nlibuild.formats.input_files import NUL_IN_TEXT
+from nlibuild.formats.input_files import NUL_IN_TEXT, require_regular_file
 from nlibuild.formats.tabular import (
     ProgressCallback,
     SourcePair,
@@ -724,8 +724,7 @@ def run(
     reads and resolves the file while this process writes the rows it sends, so parsing and
     SQLite use both cores of a small machine. Both ways produce the same store.
     """
-    if not cfg.path.is_file():
-        raise InputError(cfg.path, "no such file; check the path")
+    require_regular_file(cfg.path)
     sha256 = file_sha256(cfg.path)  # cached: the run's signature takes it from there
     meta = store.meta()
     size = cfg.path.stat().st_size

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from nlibuild.errors import ConfigError, ConflictError, InputError
-from nlibuild.formats.input_files import NUL_IN_TEXT
+from nlibuild.formats.input_files import NUL_IN_TEXT, require_regular_file
 from nlibuild.formats.units import read_reference, read_row_aligned, read_unit_table, write_units
 from nlibuild.gc_pause import paused_gc
 from nlibuild.labels import LabelNormaliser, UnknownLabel
@@ -198,8 +198,8 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
     if cfg.align == "rows" and cfg.reference is None:
         raise ConfigError("--align rows needs --reference: the source file the rows follow")
     for path in (cfg.path, cfg.reference):
-        if path is not None and not path.is_file():
-            raise InputError(path, "no such file; check the path")
+        if path is not None:
+            require_regular_file(path)
     rows = _rows_by_id(cfg) if cfg.align == "id" else None
     lang, kind = cfg.lang, cfg.kind.value
     with paused_gc(), store.recorded_run("translate-import", cfg) as run:
