@@ -92,6 +92,34 @@ def test_an_elicit_jsonl_hypothesis_that_is_not_text_is_one_error(
           says=("answers.jsonl, line 1", "field entailment.0", "fix the line"))  # fmt: skip
 
 
+@pytest.mark.parametrize("choices", [1, [["entailment"]], [1]])
+def test_a_labelstudio_choice_that_is_not_a_label_name_is_one_error(
+    sample_db: Path, tmp_path: Path, choices: object
+) -> None:
+    result = {"from_name": "label", "type": "choices", "value": {"choices": choices}}
+    task = {"id": 1, "data": {"batch": "r0001", "pair_id": "p1"},
+            "annotations": [{"id": 1, "result": [result]}]}  # fmt: skip
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps([task]), "utf-8")
+    fails(sample_db, "relabel", "import", export, "--format", "labelstudio",
+          says=("export.json", "task 1, annotation 1", "choices must be a list of label names",
+                f"found {choices!r}"))  # fmt: skip
+
+
+@pytest.mark.parametrize("label", [1, [["e"]]])
+def test_an_mturk_task_answer_label_that_is_not_a_name_is_one_error(
+    sample_db: Path, tmp_path: Path, label: object
+) -> None:
+    results = write_csv(
+        tmp_path / "results.csv",
+        ["AssignmentId", "WorkerId", "AssignmentStatus", "Input.batch", "Input.pair_id",
+         "Answer.taskAnswers"],
+        [["a1", "W1", "Submitted", "r0001", "p1", json.dumps([{"label": label}])]],
+    )  # fmt: skip
+    fails(sample_db, "relabel", "import", results, "--format", "mturk",
+          says=("results.csv, line 2", f"the answer's label is {label!r}"))  # fmt: skip
+
+
 # --- texts holding NUL ------------------------------------------------------------------------
 
 

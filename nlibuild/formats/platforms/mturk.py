@@ -192,7 +192,18 @@ def read_votes(path: Path, labels: Sequence[str]) -> VoteFile:
             path, "no Answer.label or Answer.taskAnswers column; is this a results CSV?", 1
         )
     for line, row in rows:
-        chosen = _chosen_label(_mturk_answers(path, line, row), labels)
+        values = _mturk_answers(path, line, row)
+        answer = values.get(LABEL_FIELD)
+        # A list or a number in Answer.taskAnswers is no shape a form of ours gives; read
+        # on, it would pass for a task left without a label.
+        if answer is not None and not isinstance(answer, (str, dict)):
+            raise InputError(
+                path,
+                f"the answer's label is {answer!r}, not a label name; give the results of "
+                "the form `nlibuild relabel export --format mturk` wrote",
+                line,
+            )
+        chosen = _chosen_label(values, labels)
         if len(chosen) > 1:
             raise InputError(path, f"{len(chosen)} labels chosen ({', '.join(chosen)})", line)
         result.votes.append(
