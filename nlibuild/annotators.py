@@ -13,6 +13,8 @@ import csv
 from pathlib import Path
 
 from nlibuild.errors import ConflictError, InputError
+from nlibuild.formats.input_files import read_utf8_text
+from nlibuild.formats.tabular import csv_records
 from nlibuild.queries.annotators import platform_aliases
 from nlibuild.store import Store
 
@@ -20,12 +22,9 @@ from nlibuild.store import Store
 def read_annotator_map(path: Path, platform: str) -> dict[str, str]:
     """platform ID -> annotator ID from a csv/tsv with a header: `platform,platform_id,
     annotator` (rows of other platforms are skipped) or just `platform_id,annotator`."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(path, f"cannot read this annotator map ({exc})") from None
+    text = read_utf8_text(path, "annotator map")
     delimiter = "\t" if "\t" in text.split("\n", 1)[0] else ","
-    rows = list(csv.reader(text.splitlines(), delimiter=delimiter))
+    rows = list(csv_records(path, csv.reader(text.splitlines(), delimiter=delimiter)))
     header = [h.strip() for h in rows[0]] if rows else []
     if not {"platform_id", "annotator"} <= set(header):
         raise InputError(

@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from nlibuild.errors import InputError
+from nlibuild.formats.input_files import read_utf8_text
 
 CHARACTER_UNIT_LANGS: frozenset[str] = frozenset({"zh", "ja", "ko", "th", "my"})
 """Languages whose length unit is the character (configurable per call with a unit)."""
@@ -389,10 +390,10 @@ def _negator_lexicon(lang: str, extra_files: tuple[Path, ...]) -> NegatorLexicon
     suffixes: set[str] = set()
     exceptions: dict[str, tuple[Path | Traversable, int]] = {}
     for path in paths:
-        try:
+        if isinstance(path, Path):
+            lines = read_utf8_text(path, "negator file").splitlines()
+        else:  # a built-in lexicon inside an installed archive: shipped, not user input
             lines = path.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(str(path), f"cannot read this negator file ({exc})") from None
         for number, line in enumerate(lines, 1):
             entry = " ".join(line.split("#", 1)[0].split()).casefold().replace("’", "'")
             if not entry:

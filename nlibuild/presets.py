@@ -35,6 +35,7 @@ from pydantic_core import ErrorDetails
 
 from nlibuild.cleaning import CLEANING_PRESETS
 from nlibuild.errors import ConfigError
+from nlibuild.formats.input_files import read_utf8_text
 from nlibuild.models import (
     GENRE_PATTERN,
     AggregateConfig,
@@ -84,7 +85,7 @@ def load_preset_text(name_or_path: str) -> str:
     origin = preset_file_origin(name_or_path)
     if Path(name_or_path).suffix == ".toml":
         path = Path(name_or_path)
-        text = path.read_text(encoding="utf-8") if path.is_file() else None
+        text = read_utf8_text(path, "preset file") if path.exists() else None
     else:
         resource = PRESETS / f"{name_or_path}.toml"
         text = resource.read_text(encoding="utf-8") if resource.is_file() else None

@@ -13,6 +13,7 @@ and fast to write.
 from __future__ import annotations
 
 import functools
+import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -282,8 +283,17 @@ class Store:
         foreign_keys_checked_at_end: Sequence[str] = (),
     ) -> AbstractContextManager[RecordedRun]:
         """A stage's work as one recorded run (nlibuild/core/runs.py), refused before it
-        starts when one of its outputs is this store (nlibuild/core/outputs.py)."""
+        starts when one of its outputs is this store (nlibuild/core/outputs.py) or when the
+        store cannot be written."""
         refuse_outputs_onto_store(self.path, settings)
+        # Every stage writes at least its run's row, even one that only reads the corpus
+        # (export); a read-only file would fail there as an internal error. Reading
+        # commands (info, stats, runs) record nothing and still work on it.
+        if not os.access(self.path, os.W_OK):
+            raise StoreError(
+                f"{self.path}: the store is read-only, and `{stage}` records its run in it; "
+                "make it writable (chmod u+w) or work on a copy"
+            )
         return recorded_run(
             self.tx,
             stage,

@@ -23,7 +23,8 @@ from typing import Any
 import orjson
 
 from nlibuild.errors import InputError
-from nlibuild.formats.tabular import ProgressCallback, bad_utf8, iter_json_objects
+from nlibuild.formats.input_files import NUL_IN_TEXT, bad_utf8, require_regular_file
+from nlibuild.formats.tabular import ProgressCallback, iter_json_objects
 
 BLOCK_BYTES = 1 << 22
 """How much of a txt file is decoded at once (4 MiB): big enough to amortise Python's
@@ -155,6 +156,8 @@ def _field_text(path: Path, line: int, record: dict[str, Any], key: str) -> str:
     if not isinstance(value, str) or not value.strip():
         shown = orjson.dumps(value).decode()[:40]
         raise InputError(path, f"field {key!r} must be non-empty text, found {shown}", line)
+    if "\x00" in value:
+        raise InputError(path, f"field {key!r} {NUL_IN_TEXT}", line)
     return value
 
 
@@ -163,7 +166,7 @@ def _decoded_blocks(path: Path, progress: ProgressCallback | None) -> Iterator[t
     done = 0
     lines_before = 0
     rest = b""
-    with open(path, "rb") as handle:
+    with open(require_regular_file(path), "rb") as handle:
         while True:
             chunk = handle.read(BLOCK_BYTES)
             final = not chunk
@@ -178,6 +181,10 @@ def _decoded_blocks(path: Path, progress: ProgressCallback | None) -> Iterator[t
                 line = lines_before + block.count(b"\n", 0, exc.start) + 1
                 column = exc.start - (block.rfind(b"\n", 0, exc.start) + 1) + 1
                 raise bad_utf8(path, line, column, block[exc.start]) from None
+            nul = block.find(b"\x00")  # one memchr a block: the store cannot hold it
+            if nul >= 0:
+                line = lines_before + block.count(b"\n", 0, nul) + 1
+                raise InputError(path, f"this line {NUL_IN_TEXT}", line)
             if lines_before == 0:
                 text = text.removeprefix("\ufeff")
             lines_before += block.count(b"\n")

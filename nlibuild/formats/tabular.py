@@ -20,6 +20,7 @@ from typing import IO, Any, TypeVar
 import orjson
 
 from nlibuild.errors import InputError, OutputError
+from nlibuild.formats.input_files import bad_utf8, read_utf8_text, require_regular_file
 
 T = TypeVar("T")
 
@@ -70,15 +71,6 @@ def chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
         yield chunk
 
 
-def bad_utf8(path: Path, line: int, column: int, byte: int) -> InputError:
-    """The error for a byte that is not UTF-8, at a 1-based line and column."""
-    return InputError(
-        path,
-        f"not valid UTF-8 (byte 0x{byte:02x} at column {column}); re-save the file as UTF-8",
-        line,
-    )
-
-
 def iter_lines(path: Path, progress: ProgressCallback | None = None) -> Iterator[tuple[int, str]]:
     """(1-based line number, decoded line without its newline) for every non-blank line."""
     for number, raw in _raw_lines(path, progress):
@@ -90,7 +82,7 @@ def iter_lines(path: Path, progress: ProgressCallback | None = None) -> Iterator
 def _raw_lines(path: Path, progress: ProgressCallback | None) -> Iterator[tuple[int, bytes]]:
     """(1-based line number, undecoded line) for every line, reporting bytes read."""
     done = 0
-    with open(path, "rb") as handle:
+    with open(require_regular_file(path), "rb") as handle:
         for number, raw in enumerate(handle, start=1):
             done += len(raw)
             if progress is not None and number % 8192 == 0:
@@ -206,16 +198,7 @@ def csv_rows(
 ) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
     """The header and (line number, row) of a UTF-8 csv/tsv file; the delimiter is the
     one given, else guessed from the suffix and the header."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(path, f"cannot read it ({exc.strerror})") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line_start = raw.rfind(b"\n", 0, exc.start) + 1
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise bad_utf8(path, line, exc.start - line_start + 1, raw[exc.start]) from None
+    text = read_utf8_text(path)
     delimiter = delimiter or _delimiter(path, text.split("\n", 1)[0])
     # Tab-separated NLI files (XNLI, XNLIvar) do not quote fields: a `"` is text there.
     source = io.StringIO(text, newline="")
@@ -224,12 +207,12 @@ def csv_rows(
     else:
         reader = csv.reader(source)
     try:
-        header = [name.strip() for name in next(reader)]
+        header = [name.strip() for name in next(csv_records(path, reader))]
     except StopIteration:
         raise InputError(path, "the file is empty; export the answers again") from None
 
     def rows() -> Iterator[tuple[int, dict[str, str]]]:
-        for values in reader:
+        for values in csv_records(path, reader):
             if not "".join(values).strip():  # a blank row
                 continue
             line = reader.line_num
@@ -243,6 +226,26 @@ def csv_rows(
             yield line, dict(zip(header, values, strict=True))
 
     return header, rows()
+
+
+def csv_records(path: Path, reader: Any) -> Iterator[list[str]]:
+    """The records of a csv reader, its errors (a field over `csv.field_size_limit()`,
+    mostly an opening quote never closed, which swallows the rest of the file; a NUL)
+    turned into an `InputError` at the line where the reader stopped."""
+    while True:
+        try:
+            values: list[str] = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise InputError(
+                path,
+                f"cannot be read as {'tab' if reader.dialect.delimiter == chr(9) else 'comma'}"
+                f"-separated values ({exc}); check for a quote that is never closed, or "
+                "shorten the field",
+                reader.line_num,
+            ) from None
+        yield values
 
 
 def write_json_lines(path: Path, records: Iterator[dict[str, Any]]) -> int:

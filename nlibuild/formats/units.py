@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from nlibuild.errors import InputError
+from nlibuild.formats.input_files import require_regular_file
 from nlibuild.formats.tabular import csv_rows, iter_json_objects, write_atomically, write_json_lines
 from nlibuild.models import TranslationUnit, UnitFormat
 
@@ -59,8 +60,7 @@ def write_units(path: Path, fmt: UnitFormat, units: Sequence[TranslationUnit]) -
 
 def read_units(path: Path, fmt: UnitFormat) -> Iterator[tuple[int, str, str, str | None]]:
     """(line, unit ID, translated text, the row's `lang` if it has one) of every row."""
-    if not path.is_file():
-        raise InputError(path, "no such file; check the path")
+    require_regular_file(path)
     if fmt is UnitFormat.JSONL:
         for line, record in iter_json_objects(path, "jsonl"):
             unit_id, text = record.get("unit_id"), record.get("text")
@@ -156,8 +156,8 @@ def _sentence_pairs(
     sentence pairs: the premise from the first of `premise_columns(header)` present, the
     hypothesis from its `sentence2` twin (or `hypothesis`), the label from `gold_label` or
     `label` when there is one."""
-    if not path.is_file():
-        raise InputError(path, missing)
+    if not path.exists():
+        raise InputError(path, missing)  # anything else there is refused by csv_rows
     header, rows = csv_rows(path, "," if path.suffix.lower() == ".csv" else "\t")
     premise = _column(header, premise_columns(header), path, "premise")
     twin = premise.replace("sentence1", "sentence2") if premise.startswith("sentence1") else ""

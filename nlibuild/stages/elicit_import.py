@@ -27,6 +27,7 @@ from nlibuild.elicitation import (
     check_answer,
 )
 from nlibuild.errors import ConfigError, ConflictError, InputError
+from nlibuild.formats.input_files import require_regular_file
 from nlibuild.formats.platforms import platform_for
 from nlibuild.formats.platforms.base import RawAnswer
 from nlibuild.labels import LabelNormaliser
@@ -322,6 +323,12 @@ class _Importer:
 def run(store: Store, cfg: ElicitImportConfig) -> ElicitImportResult:
     normaliser = LabelNormaliser(label_order=cfg.label_order)
     platform = platform_for(cfg.format)
+    # The negator files are read only once the first pair of their language is checked, and
+    # the map once the answers are read: a wrong path is refused before any of that work.
+    for negators in cfg.negators:
+        require_regular_file(negators, "negator file")
+    if cfg.annotators is not None:
+        require_regular_file(cfg.annotators, "annotator map")
     parsed = platform.read_answers(cfg.path, normaliser)
     if platform.names_workers and cfg.writer:
         raise ConfigError("--writer is for jsonl and csv files; platforms name their workers")

@@ -37,6 +37,7 @@ from nlibuild.core.signature import file_sha256
 from nlibuild.errors import ConflictError, InputError, NlibuildError
 from nlibuild.formats.corpora import corpus_format_for
 from nlibuild.formats.corpora.base import ReadSettings
+from nlibuild.formats.input_files import NUL_IN_TEXT, require_regular_file
 from nlibuild.formats.tabular import (
     ProgressCallback,
     SourcePair,
@@ -133,6 +134,11 @@ def _reader(
     return corpus_format_for(cfg.format).read(cfg.path, ReadSettings(lang, progress))
 
 
+def _holds_nul(path: Path, record: SourcePair) -> InputError:
+    text = "premise" if "\x00" in record.premise else "hypothesis"
+    return InputError(path, f"the {text} {NUL_IN_TEXT}", record.line)
+
+
 class _Importer:
     """Resolves IDs and conflicts for one import, chunk by chunk, inside its transaction."""
 
@@ -220,6 +226,21 @@ class _Importer:
         result = _labels(tuple(votes), gold, top, author or not votes)
         self._label_cache[key] = result
         return result
+
+    def _label_of_wrong_type(self, pairs: list[SourcePair]) -> InputError | None:
+        """The error for the first label of `pairs` that is neither a string nor an integer
+        (nor absent), or None when there is none."""
+        for record in pairs:
+            places = [("a vote", raw) for raw in record.labels] + [("the gold label", record.gold)]
+            for place, raw in places:
+                if raw is not None and not isinstance(raw, (str, int)):
+                    return InputError(
+                        self.path,
+                        f"a label must be a string or an integer, found {raw!r} as {place}; "
+                        "write each label as a name (entailment), an initial (e) or a number",
+                        record.line,
+                    )
+        return None
 
     def _write_rows(self, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
         """Send rows given as tuples (the tables with few rows) to the sink, flattened."""
@@ -400,13 +421,26 @@ class _Importer:
             if isinstance(record, SourceTranslation):
                 self.pending_translations.append(record)
             else:
+                # Every format's texts meet here. SQLite's text functions stop at a NUL, so
+                # a text starting with one fails the store's non-empty CHECK as an internal
+                # error, and one holding it elsewhere would be stored cut short to them.
+                if "\x00" in record.premise or "\x00" in record.hypothesis:
+                    raise _holds_nul(self.path, record)
                 pairs.append(record)
         self.lines += len(records)
         cache = self._label_cache  # looked up here: a method call a pair costs more
-        normalised = [
-            cache.get((tuple(record.labels), record.gold)) or self._normalise(record)
-            for record in pairs
-        ]
+        try:
+            normalised = [
+                cache.get((tuple(record.labels), record.gold)) or self._normalise(record)
+                for record in pairs
+            ]
+        except TypeError:
+            # A label that is a list or an object cannot be a cache key. Looking for it
+            # only once the lookup fails keeps the check off the path of a good file.
+            bad = self._label_of_wrong_type(pairs)
+            if bad is None:
+                raise
+            raise bad from None
         if self.unknown_labels or not pairs:
             return  # after an unknown label, keep scanning for others; nothing is written
         labels_of = cast(list[_Labels], normalised)
@@ -690,8 +724,7 @@ def run(
     reads and resolves the file while this process writes the rows it sends, so parsing and
     SQLite use both cores of a small machine. Both ways produce the same store.
     """
-    if not cfg.path.is_file():
-        raise InputError(cfg.path, "no such file; check the path")
+    require_regular_file(cfg.path)
     sha256 = file_sha256(cfg.path)  # cached: the run's signature takes it from there
     meta = store.meta()
     size = cfg.path.stat().st_size

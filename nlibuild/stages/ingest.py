@@ -45,6 +45,7 @@ import polars as pl
 from nlibuild.cleaning import Cleaner
 from nlibuild.core.signature import file_sha256
 from nlibuild.errors import ConfigError, InputError
+from nlibuild.formats.input_files import require_regular_file
 from nlibuild.formats.sources import (
     SourceText,
     read_conllu,
@@ -588,8 +589,7 @@ def run(
 def _refuse_missing_inputs(cfg: IngestConfig) -> None:
     """Refuse files that are not there, and a format whose texts would lack a genre."""
     for path in cfg.paths:
-        if not path.is_file():
-            raise InputError(path, "no such file; check the path")
+        require_regular_file(path)
     if cfg.format is SourceFormat.CONLLU and cfg.genre is None and cfg.genre_from is None:
         raise ConfigError("give --genre, or --genre-from REGEX over the sent_id / newdoc id")
     if cfg.format in (SourceFormat.JSONL, SourceFormat.TSV) and not (cfg.genre or cfg.genre_field):

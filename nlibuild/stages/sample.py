@@ -15,6 +15,7 @@ import re
 from typing import NamedTuple, NoReturn
 
 from nlibuild.errors import ConfigError
+from nlibuild.formats.input_files import require_regular_file
 from nlibuild.formats.sources import read_texts_to_exclude
 from nlibuild.lang import text_keys
 from nlibuild.models import SampleConfig, SampledGenre, SampleResult
@@ -97,8 +98,7 @@ def run(store: Store, cfg: SampleConfig) -> SampleResult:
             f"(genres: {', '.join(pool_genres)}); ingest them or fix --genre"
         )
     for path in cfg.exclude:
-        if not path.is_file():
-            raise ConfigError(f"--exclude {path}: no such file; check the path")
+        require_regular_file(path, "--exclude file")
     bins = length_bins(cfg.min_len, cfg.max_len, cfg.balance_bins) if cfg.balance_bins else None
     text_lang = cfg.lang or store.meta().get("lang", "en")
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from nlibuild.errors import ConfigError, ConflictError, InputError
+from nlibuild.formats.input_files import NUL_IN_TEXT, require_regular_file
 from nlibuild.formats.units import read_reference, read_row_aligned, read_unit_table, write_units
 from nlibuild.gc_pause import paused_gc
 from nlibuild.labels import LabelNormaliser, UnknownLabel
@@ -79,6 +80,10 @@ def _rows_by_id(cfg: TranslateImportConfig) -> pl.DataFrame:
         raise InputError(
             cfg.path, f"{unit} is marked lang {lang}, not {cfg.lang}; check --lang", line
         )
+    with_nul = frame.filter(pl.col("text").str.contains("\x00", literal=True))
+    if with_nul.height:
+        line, unit = with_nul.select("line", "unit").row(0)
+        raise InputError(cfg.path, f"the translation of {unit} {NUL_IN_TEXT}", line)
     again = frame.filter(pl.col("unit").is_duplicated())
     if again.height:
         firsts = again.group_by("unit", maintain_order=True).agg(pl.col("line").sort())
@@ -106,6 +111,9 @@ def _rows_by_position(
     reference's is reported (labels are never taken from a translation)."""
     assert cfg.reference is not None
     translated = read_row_aligned(cfg.path, cfg.lang)
+    for line, premise, hypothesis, _ in translated:
+        if "\x00" in premise or "\x00" in hypothesis:
+            raise InputError(cfg.path, f"this row {NUL_IN_TEXT}", line)
     reference = read_reference(cfg.reference, cfg.lang)
     labels = LabelNormaliser(label_order=DEFAULT_LABEL_ORDER)
 
@@ -190,8 +198,8 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
     if cfg.align == "rows" and cfg.reference is None:
         raise ConfigError("--align rows needs --reference: the source file the rows follow")
     for path in (cfg.path, cfg.reference):
-        if path is not None and not path.is_file():
-            raise InputError(path, "no such file; check the path")
+        if path is not None:
+            require_regular_file(path)
     rows = _rows_by_id(cfg) if cfg.align == "id" else None
     lang, kind = cfg.lang, cfg.kind.value
     with paused_gc(), store.recorded_run("translate-import", cfg) as run:

@@ -75,7 +75,26 @@ def _header(path: Path, text: str) -> list[str]:
     duplicated = sorted({c for c in columns if columns.count(c) > 1})
     if duplicated:
         raise InputError(path, f"header repeats column(s) {', '.join(duplicated)}", 1)
+    _require_twins(path, columns)
     return columns
+
+
+def _require_twins(path: Path, columns: list[str]) -> None:
+    """Every premise column has its hypothesis column and the other way round
+    (sentence1/sentence2, sentence1_<lang>/sentence2_<lang>): rows are read by both."""
+    by_lang = any(_LANG_COLUMN.match(c) for c in columns)
+    texts = [c for c in columns if _LANG_COLUMN.match(c)] if by_lang else ["sentence1"]
+    for column in texts:
+        twin = column.replace("sentence1", "sentence2", 1)
+        if column.startswith("sentence2"):
+            twin = column.replace("sentence2", "sentence1", 1)
+        if twin not in columns:
+            raise InputError(
+                path,
+                f"the header has {column} but no {twin} column; add it (premise and "
+                "hypothesis come in pairs of columns)",
+                1,
+            )
 
 
 def read(path: Path, settings: ReadSettings) -> Iterator[SourcePair | SourceTranslation]:

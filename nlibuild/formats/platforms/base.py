@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nlibuild.errors import InputError
+from nlibuild.formats.input_files import NUL_IN_TEXT, require_regular_file
 from nlibuild.formats.tabular import write_text
 from nlibuild.labels import LabelNormaliser
 from nlibuild.models import ElicitTask, Label, RelabelTask
@@ -107,6 +108,11 @@ class Platform:
         parsed = self.answer_reader(path, normaliser)
         if not parsed.answers:
             raise self._no_answers(path, parsed.dropped)
+        # Every platform's hypotheses meet here, before any becomes a pair of the store.
+        for answer in parsed.answers:
+            texts = [answer.premise or "", *(t for ts in answer.hypotheses.values() for t in ts)]
+            if any("\x00" in text for text in texts):
+                raise InputError(path, f"{answer.where}: this answer {NUL_IN_TEXT}")
         return parsed
 
     def write_relabel_batch(self, out: Path, batch: str, tasks: Sequence[RelabelTask]) -> Path:
@@ -149,8 +155,7 @@ class Platform:
 
 
 def _require_file(path: Path) -> None:
-    if not path.is_file():
-        raise InputError(path, "no such file; check the path")
+    require_regular_file(path, "answer file")
 
 
 def _write_instructions(out: Path, form: str, instructions: dict[str, str]) -> list[Path]:

@@ -35,9 +35,7 @@ def _answers(path: Path) -> Iterator[RawAnswer]:
         try:
             answer = ElicitAnswer.model_validate(record)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(part) for part in first["loc"])
-            raise InputError(path, f"field {where}: {first['msg']}", line) from None
+            raise _invalid_field(path, line, exc) from None
         if answer.premise_id is None and answer.premise is None:
             raise InputError(path, "an answer needs premise_id (or the premise text)", line)
         yield RawAnswer(
@@ -53,16 +51,33 @@ def _answers(path: Path) -> Iterator[RawAnswer]:
 
 def _votes(path: Path) -> Iterator[RawVote]:
     for line, record in iter_json_objects(path, "jsonl"):
+        raw_label = record.get("label")
+        # Checked before the model, which would read true as the integer 1 (a label under
+        # --label-order) and name a list's fault by union member ("label.str").
+        if raw_label is not None and (
+            isinstance(raw_label, bool) or not isinstance(raw_label, (str, int))
+        ):
+            raise InputError(
+                path,
+                f"field label must be a label name, its initial or an integer, found "
+                f"{raw_label!r}; fix the line",
+                line,
+            )
         try:
             vote = RelabelVote.model_validate(record)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(part) for part in first["loc"])
-            raise InputError(path, f"field {where}: {first['msg']}", line) from None
+            raise _invalid_field(path, line, exc) from None
         label = None if vote.label is None else str(vote.label).strip() or None
         yield RawVote(
             f"{path.name}, line {line}", line, vote.annotator, vote.batch, vote.pair_id, label
         )
+
+
+def _invalid_field(path: Path, line: int, exc: ValidationError) -> InputError:
+    """The error for the first field of a line the answer's model refused."""
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    return InputError(path, f"field {where}: {first['msg']}; fix the line", line)
 
 
 PLATFORM = Platform(

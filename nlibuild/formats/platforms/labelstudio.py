@@ -156,7 +156,14 @@ def read_votes(path: Path, labels: Sequence[str]) -> VoteFile:
                     f"{where}: result field {item.get('from_name')!r} is not in nlibuild's "
                     "relabelling config; is this the export of another project?",
                 )
-            choices += (item.get("value") or {}).get("choices") or []
+            chosen = (item.get("value") or {}).get("choices") or []
+            if not isinstance(chosen, list) or not all(isinstance(c, str) for c in chosen):
+                raise InputError(
+                    path,
+                    f"{where}: choices must be a list of label names, found {chosen!r}; give "
+                    "Label Studio's full JSON export, unedited",
+                )
+            choices += chosen
         if len(choices) > 1:
             raise InputError(
                 path,

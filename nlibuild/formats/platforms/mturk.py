@@ -90,6 +90,7 @@ def mturk_results(
             f"downloads (Manage > Results) for a `{command} --format mturk` batch, unedited",
             1,
         )
+    _refuse_field_given_twice(path, header)
 
     def standing() -> Iterator[tuple[int, dict[str, str]]]:
         for line, row in rows:
@@ -100,6 +101,23 @@ def mturk_results(
             yield line, row
 
     return header, standing()
+
+
+def _refuse_field_given_twice(path: Path, header: list[str]) -> None:
+    """A form field is one column `Answer.<field>` or, flattened from an object, columns
+    `Answer.<field>.<part>`; a header with both gives two answers to one question (mostly
+    results of two forms pasted together), and neither can be chosen."""
+    answers = [name.removeprefix("Answer.") for name in header if name.startswith("Answer.")]
+    flat = {name for name in answers if "." not in name}
+    for name in answers:
+        field_name, _, part = name.partition(".")
+        if part and field_name in flat:
+            raise InputError(
+                path,
+                f"the header has both Answer.{field_name} and Answer.{name}: one form field "
+                "given twice; keep the columns of the form this batch used",
+                1,
+            )
 
 
 def read_answers(path: Path, normaliser: LabelNormaliser) -> AnswerFile:
@@ -174,7 +192,18 @@ def read_votes(path: Path, labels: Sequence[str]) -> VoteFile:
             path, "no Answer.label or Answer.taskAnswers column; is this a results CSV?", 1
         )
     for line, row in rows:
-        chosen = _chosen_label(_mturk_answers(path, line, row), labels)
+        values = _mturk_answers(path, line, row)
+        answer = values.get(LABEL_FIELD)
+        # A list or a number in Answer.taskAnswers is no shape a form of ours gives; read
+        # on, it would pass for a task left without a label.
+        if answer is not None and not isinstance(answer, (str, dict)):
+            raise InputError(
+                path,
+                f"the answer's label is {answer!r}, not a label name; give the results of "
+                "the form `nlibuild relabel export --format mturk` wrote",
+                line,
+            )
+        chosen = _chosen_label(values, labels)
         if len(chosen) > 1:
             raise InputError(path, f"{len(chosen)} labels chosen ({', '.join(chosen)})", line)
         result.votes.append(
