@@ -1,0 +1,201 @@
+"""Files made for a spreadsheet run no formulas; data files stay byte-exact.
+
+A cell that begins with `=`, `+`, `-`, `@`, a tab or a carriage return is read by Excel,
+LibreOffice and Sheets as a formula (OWASP: CSV injection). The work packages people open
+(`elicit export` / `relabel export` as csv, the MTurk input CSV) and the report tables of
+`--format csv` put a `'` before such a text cell; numbers stay numbers. A package sent
+back, with or without the quote, reads back the same IDs and texts. Corpus exports are
+data files the tool re-imports: they keep every cell as stored.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from conftest import new_store, ok, query, read_tsv
+from elicitation_data import annotator_map, premise_store, write_mturk_results
+from rich.console import Console
+
+from nlibuild.models import TableFormat
+from nlibuild.render import render_table
+
+PAIRS = {
+    "-p1": ('=HYPERLINK("http://x","y") was typed into the form.', "-2+3 is what it shows."),
+    "@p2": ("@SUM(A1:A9) adds up a column of numbers.", "+1 more row gets added to it."),
+    "+p3": ("The ferry left the harbour an hour late.", "=the ferry was late"),
+    "p4": ("\tA tab opens this premise about the weather.", "A tab opened its premise."),
+}
+"""pair ID: (premise, hypothesis), IDs and texts opening with formula characters."""
+GENRE = "=news"
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def read_sheet(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def write_sheet(path: Path, rows: list[dict[str, str]]) -> Path:
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, list(rows[0]))  # \r\n line ends, as spreadsheets write
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def unguarded(cell: str) -> str:
+    """What a spreadsheet saves of a guarded cell that it showed as text: the quote gone."""
+    return cell.removeprefix("'")
+
+
+def assert_no_formula(rows: list[dict[str, str]]) -> None:
+    cells = [cell for row in rows for cell in [*row, *row.values()]]
+    assert not [cell for cell in cells if cell.startswith(FORMULA_STARTS)], cells
+
+
+@pytest.fixture
+def relabelled(tmp_path: Path) -> Path:
+    """A store of the four PAIRS (author's label only), all in relabelling batches
+    r0001 (v01) and r0002 (v02)."""
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(
+        "".join(
+            json.dumps({"premise": premise, "hypothesis": hypothesis, "pair_id": pair_id,
+                        "labels": ["entailment"], "genre": GENRE}) + "\n"
+            for pair_id, (premise, hypothesis) in PAIRS.items()
+        ),
+        encoding="utf-8",
+    )  # fmt: skip
+    db = new_store(tmp_path / "corpus.db", "--lang", "en")
+    ok("--db", db, "import", corpus, "--format", "jsonl")
+    ok("--db", db, "relabel", "create", "--annotators", "v01,v02", "--fraction", 1,
+       "--validators", 2)  # fmt: skip
+    return db
+
+
+def test_a_relabel_sheet_guards_formula_cells(relabelled: Path, tmp_path: Path) -> None:
+    out = tmp_path / "package"
+    ok("--db", relabelled, "relabel", "export", "--all", "--format", "csv", "--out", out)
+
+    rows = read_sheet(out / "r0001.csv")
+
+    assert_no_formula(rows)
+    assert {row["pair_id"]: (row["premise"], row["hypothesis"]) for row in rows} == {
+        ("'" + pair_id if pair_id != "p4" else pair_id): (
+            premise if premise.startswith("The") else f"'{premise}",
+            hypothesis if hypothesis.startswith("A") else f"'{hypothesis}",
+        )
+        for pair_id, (premise, hypothesis) in PAIRS.items()
+    }  # fmt: skip
+    assert {row["genre"] for row in rows} == {f"'{GENRE}"}
+
+
+@pytest.mark.parametrize("saved", ["as written", "quote dropped"])
+def test_a_filled_in_relabel_sheet_reads_back_its_pair_ids(
+    relabelled: Path, tmp_path: Path, saved: str
+) -> None:
+    out = tmp_path / "package"
+    ok("--db", relabelled, "relabel", "export", "--all", "--format", "csv", "--out", out)
+    rows = read_sheet(out / "r0001.csv")
+    for row in rows:
+        row["label"] = "neutral"
+        if saved == "quote dropped":
+            row.update({name: unguarded(cell) for name, cell in row.items()})
+
+    report = ok("--db", relabelled, "relabel", "import", write_sheet(tmp_path / "done.csv", rows),
+                "--format", "csv")  # fmt: skip
+
+    assert "Imported 4 votes" in report
+    voted = query(
+        relabelled,
+        "SELECT p.id FROM votes v JOIN pairs p ON p.pk = v.pair_pk "
+        "JOIN annotators a ON a.pk = v.annotator_pk WHERE a.id = 'v01' AND v.label = 'neutral'",
+    )
+    assert sorted(pair_id for (pair_id,) in voted) == sorted(PAIRS)
+
+
+def test_mturk_input_is_guarded_and_its_results_read_back(relabelled: Path, tmp_path: Path) -> None:
+    out = tmp_path / "package"
+    ok("--db", relabelled, "relabel", "export", "--all", "--format", "mturk", "--out", out)
+    hits = read_sheet(out / "r0001.mturk-input.csv")
+    assert_no_formula(hits)
+    header = ["HITId", "AssignmentId", "WorkerId", "AssignmentStatus",
+              *(f"Input.{name}" for name in hits[0]), "Answer.label"]  # fmt: skip
+    results = write_mturk_results(
+        tmp_path / "Batch_1_batch_results.csv",
+        header,
+        [[f"H{i}", f"A{i}", "WORKER1", "Submitted", *hit.values(), "contradiction"]
+         for i, hit in enumerate(hits)],
+    )  # fmt: skip
+    workers = annotator_map(tmp_path / "workers.csv", ("mturk", "WORKER1", "v01"))
+
+    report = ok("--db", relabelled, "relabel", "import", results, "--format", "mturk",
+                "--annotators", workers)  # fmt: skip
+
+    assert "Imported 4 votes" in report
+
+
+def test_an_elicitation_sheet_reads_back_guarded_premises_and_hypotheses(
+    tmp_path: Path,
+) -> None:
+    """A premise named by its text (no premise_id) is found whether the spreadsheet kept
+    the guard quote or not; hypotheses a writer typed with a leading `-` or `=` (entered
+    as text, so the quote is either kept or dropped) come back without it."""
+    premises = ["-Dashes open this sentence about the harbour.",
+                "@Someone wrote this sentence about the weather today."]  # fmt: skip
+    db = premise_store(tmp_path / "corpus.db", {"news": premises}, "--lang", "en")
+    ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--writers", "w01")
+    out = tmp_path / "package"
+    ok("--db", db, "elicit", "export", "--all", "--format", "csv", "--out", out)
+    rows = read_sheet(out / "e0001.csv")
+    assert_no_formula(rows)
+    assert sorted(row["premise"] for row in rows) == sorted(f"'{p}" for p in premises)
+    hypotheses = {
+        "entailment_1": "'-yes, it is about the harbour",
+        "neutral_1": "-maybe it rained",
+        "contradiction_1": "'=not at all",
+    }
+    for row in rows:
+        row.update(hypotheses, premise_id="")
+    rows[1]["premise"] = unguarded(rows[1]["premise"])
+
+    report = ok("--db", db, "elicit", "import", write_sheet(tmp_path / "done.csv", rows),
+                "--format", "csv")  # fmt: skip
+
+    assert "6 pairs added" in report
+    stored = query(db, "SELECT r.text, p.hypothesis FROM pairs p "
+                       "JOIN premises r ON r.pk = p.premise_pk")  # fmt: skip
+    assert sorted(stored) == sorted(
+        (premise, hypothesis)
+        for premise in premises
+        for hypothesis in ("-yes, it is about the harbour", "-maybe it rained", "=not at all")
+    )
+
+
+def test_report_csv_guards_text_cells_and_keeps_numbers(relabelled: Path) -> None:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=200)
+    render_table(console, "PMI", ["=group", "word", "pmi", "count"],
+                 [("=news", "-ish", -0.5, -3), ("@x", "+1", 0.25, 2)], TableFormat.CSV)  # fmt: skip
+
+    assert buffer.getvalue() == "'=group,word,pmi,count\n'=news,'-ish,-0.5000,-3\n'@x,+1,0.2500,2\n"
+    cues = ok("--db", relabelled, "stats", "--table", "cues", "--by", "genre", "--format", "csv")
+    groups = {row["group"] for row in csv.DictReader(io.StringIO(cues))}
+    assert groups == {"all", f"'{GENRE}"}
+
+
+def test_corpus_exports_stay_byte_exact(relabelled: Path, tmp_path: Path) -> None:
+    """xnli-tsv (and every corpus format) is data the tool re-imports: no guard quote."""
+    path = tmp_path / "out.tsv"
+    ok("--db", relabelled, "export", "--format", "xnli-tsv", "--out", path)
+
+    rows = read_tsv(path)
+
+    # A tab cannot stand inside a TSV cell: the export writes it as a space, as it did.
+    expected = {key: (p.replace("\t", " "), h) for key, (p, h) in PAIRS.items()}
+    assert {row["pairID"]: (row["sentence1"], row["sentence2"]) for row in rows} == expected
+    assert {row["genre"] for row in rows} == {GENRE}
