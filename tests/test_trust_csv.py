@@ -1,4 +1,5 @@
-"""Files made for a spreadsheet run no formulas; data files stay byte-exact.
+"""Files made for a spreadsheet run no formulas; data files stay byte-exact. An import
+killed early leaves no process behind.
 
 A cell that begins with `=`, `+`, `-`, `@`, a tab or a carriage return is read by Excel,
 LibreOffice and Sheets as a formula (OWASP: CSV injection). The work packages people open
@@ -13,6 +14,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import subprocess
+import sys
+import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -22,6 +28,7 @@ from rich.console import Console
 
 from nlibuild.models import TableFormat
 from nlibuild.render import render_table
+from nlibuild.stages.import_corpus import PARALLEL_MIN_BYTES
 
 PAIRS = {
     "-p1": ('=HYPERLINK("http://x","y") was typed into the form.', "-2+3 is what it shows."),
@@ -199,3 +206,87 @@ def test_corpus_exports_stay_byte_exact(relabelled: Path, tmp_path: Path) -> Non
     expected = {key: (p.replace("\t", " "), h) for key, (p, h) in PAIRS.items()}
     assert {row["pairID"]: (row["sentence1"], row["sentence2"]) for row in rows} == expected
     assert {row["genre"] for row in rows} == {GENRE}
+
+
+# --- an import killed early leaves no process behind -----------------------------------
+
+PROCESS_MARK = "NLIBUILD_TEST_PROCESS_MARK"
+"""An environment variable given to the import: every process it starts inherits it, so
+its processes can be found after the kill, when they no longer have it as their parent."""
+
+
+@pytest.fixture(scope="module")
+def parallel_sized(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An MNLI jsonl just big enough (about 20 MB) to be read by a worker process."""
+    path = tmp_path_factory.mktemp("parallel") / "mnli.jsonl"
+    labels = ("entailment", "neutral", "contradiction")
+    with open(path, "w", encoding="utf-8") as handle:
+        for i in range(64_000):
+            prompt, label = i // 3, labels[i % 3]
+            handle.write(json.dumps({
+                "annotator_labels": [label, label, "neutral", label, label],
+                "genre": "fiction", "gold_label": label, "pairID": f"b{prompt}{label[0]}",
+                "promptID": f"b{prompt}",
+                "sentence1": f"On day {prompt} the ferry left the harbour an hour late.",
+                "sentence2": f"Hypothesis {i} about the ferry on day {prompt}.",
+            }) + "\n")  # fmt: skip
+    assert path.stat().st_size >= PARALLEL_MIN_BYTES
+    return path
+
+
+def marked_pids(mark: str) -> set[int]:
+    """The live processes (zombies aside) whose environment holds PROCESS_MARK=mark."""
+    needle = f"{PROCESS_MARK}={mark}".encode()
+    found = set()
+    for proc_dir in Path("/proc").glob("[0-9]*"):
+        try:
+            if needle not in (proc_dir / "environ").read_bytes().split(b"\0"):
+                continue
+            state = (proc_dir / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            found.add(int(proc_dir.name))
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and PR_SET_PDEATHSIG")
+@pytest.mark.parametrize(
+    ("since", "delay"),
+    [("start", 0.05), ("start", 0.2), ("start", 0.5),
+     ("worker", 0.0), ("worker", 0.02), ("worker", 0.1), ("worker", 0.3)],
+)  # fmt: skip
+def test_an_import_killed_early_leaves_no_process(
+    db: Path, parallel_sized: Path, since: str, delay: float
+) -> None:
+    """kill -9 at a moment after the import starts, or after its worker process appears
+    (while the worker is still starting up): within a few seconds none of the processes
+    the import started (its worker, any helper of multiprocessing's) is left."""
+    mark = uuid.uuid4().hex
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nlibuild", "--db", str(db), "import", str(parallel_sized),
+         "--format", "mnli"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env={**os.environ, "OMP_NUM_THREADS": "1", PROCESS_MARK: mark},
+    )  # fmt: skip
+    try:
+        started = time.monotonic()
+        if since == "worker":
+            while not marked_pids(mark) - {proc.pid} and time.monotonic() - started < 30:
+                assert proc.poll() is None, "the import ended before its worker started"
+                time.sleep(0.002)
+            started = time.monotonic()
+        time.sleep(max(0.0, delay - (time.monotonic() - started)))
+        proc.kill()
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+    deadline = time.monotonic() + 5.0
+    while (left := marked_pids(mark)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pid in left:  # do not leave them to the next test
+        os.kill(pid, 9)
+    assert not left, f"processes {sorted(left)} outlived the killed import"
