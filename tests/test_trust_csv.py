@@ -26,6 +26,7 @@ from conftest import new_store, ok, query, read_tsv
 from elicitation_data import annotator_map, premise_store, write_mturk_results
 from rich.console import Console
 
+from nlibuild.formats.tabular import write_spreadsheet_csv
 from nlibuild.models import TableFormat
 from nlibuild.render import render_table
 from nlibuild.stages.import_corpus import PARALLEL_MIN_BYTES
@@ -181,6 +182,17 @@ def test_an_elicitation_sheet_reads_back_guarded_premises_and_hypotheses(
         for premise in premises
         for hypothesis in ("-yes, it is about the harbour", "-maybe it rained", "=not at all")
     )
+
+
+def test_a_carriage_return_inside_a_cell_cannot_start_an_unguarded_row(tmp_path: Path) -> None:
+    """An unquoted CR ends the row in a spreadsheet: `fine\r=1+1` would put `=1+1` first
+    in a row of its own, past the guard. The cell is quoted, so it stays one cell."""
+    path = tmp_path / "sheet.csv"
+    write_spreadsheet_csv(path, ["pair_id", "hypothesis"], [["p1", "fine\r=1+1"], ["p2", "-x"]])
+
+    assert path.read_bytes() == b'pair_id,hypothesis\r\np1,"fine\r=1+1"\r\np2,\'-x\r\n'
+    assert read_sheet(path) == [{"pair_id": "p1", "hypothesis": "fine\r=1+1"},
+                                {"pair_id": "p2", "hypothesis": "'-x"}]  # fmt: skip
 
 
 def test_report_csv_guards_text_cells_and_keeps_numbers(relabelled: Path) -> None:

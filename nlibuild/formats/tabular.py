@@ -214,6 +214,13 @@ rest as text, and saves it back either as it was shown or with the quote kept.""
 _PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 
+SPREADSHEET_LINE_END = "\r\n"
+"""Rows of a csv for a spreadsheet end as RFC 4180 and spreadsheets have them. It matters:
+Python's csv writer quotes a cell holding a carriage return only when the line end holds
+one, and an unquoted one starts a new row in a spreadsheet, whose first cell (`x\r=1+1`)
+would be a formula no guard quote was put before."""
+
+
 def guard_formula(cell: str) -> str:
     """`cell` as a spreadsheet must see it: with `FORMULA_GUARD` in front when it would
     start a formula. A plain number (`-0.5`, `+3`) is left alone: a spreadsheet reads it
@@ -318,7 +325,7 @@ def write_spreadsheet_csv(path: Path, header: Sequence[str], rows: Sequence[Sequ
 
     def write(handle: IO[bytes]) -> int:
         text = io.StringIO(newline="")
-        writer = csv.writer(text, lineterminator="\n")
+        writer = csv.writer(text, lineterminator=SPREADSHEET_LINE_END)
         writer.writerow([guard_formula(name) for name in header])
         writer.writerows(
             [guard_formula(cell) if isinstance(cell, str) else cell for cell in row] for row in rows
