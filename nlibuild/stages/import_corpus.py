@@ -696,7 +696,8 @@ def run(
     meta = store.meta()
     size = cfg.path.stat().st_size
     if parallel is None:
-        parallel = size >= PARALLEL_MIN_BYTES
+        # The worker is handed its pipe by file descriptor (`_run_in_worker`): POSIX only.
+        parallel = size >= PARALLEL_MIN_BYTES and os.name == "posix"
     bulk = size >= BULK_BYTES_PER_STORED_PAIR * store.count("pairs")
     checked_at_end = _WRITTEN_TABLES if bulk else ()
     with (
