@@ -10,6 +10,7 @@ import orjson
 from rich.console import Console
 from rich.table import Table
 
+from nlibuild.formats.tabular import guard_formula
 from nlibuild.models import TableFormat
 
 Cell = str | int | float | None
@@ -76,8 +77,16 @@ def render_table(
     if fmt is TableFormat.CSV:
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(columns)
-        writer.writerows([_text(cell, decimals) for cell in row] for row in rows)
+        # Read by people in a spreadsheet: a text cell that would run as a formula gets
+        # the guard quote; numbers (a negative PMI among them) stay numbers.
+        writer.writerow([guard_formula(column) for column in columns])
+        writer.writerows(
+            [
+                guard_formula(cell) if isinstance(cell, str) else _text(cell, decimals)
+                for cell in row
+            ]
+            for row in rows
+        )
         text = buffer.getvalue()
     elif fmt is TableFormat.MD:
         lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]

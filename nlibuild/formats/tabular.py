@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
@@ -193,11 +194,50 @@ def _delimiter(path: Path, header: str) -> str:
     return ","
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""First characters that make a spreadsheet (Excel, LibreOffice, Sheets) read a cell as a
+formula, or, for tab and carriage return, let one hide behind them (OWASP's CSV injection
+list)."""
+
+FORMULA_GUARD = "'"
+"""Prefixed to such a cell in a file meant for a spreadsheet: the spreadsheet shows the
+rest as text, and saves it back either as it was shown or with the quote kept."""
+
+_PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+
+
+SPREADSHEET_LINE_END = "\r\n"
+"""Rows of a csv for a spreadsheet end as RFC 4180 and spreadsheets have them. It matters:
+Python's csv writer quotes a cell holding a carriage return only when the line end holds
+one, and an unquoted one starts a new row in a spreadsheet, whose first cell (`x\r=1+1`)
+would be a formula no guard quote was put before."""
+
+
+def guard_formula(cell: str) -> str:
+    """`cell` as a spreadsheet must see it: with `FORMULA_GUARD` in front when it would
+    start a formula. A plain number (`-0.5`, `+3`) is left alone: a spreadsheet reads it
+    as the number it is, and runs nothing; so is a lone `-`, the tables' mark for "none"
+    (a spreadsheet shows it as text)."""
+    if cell.startswith(FORMULA_STARTS) and cell != "-" and not _PLAIN_NUMBER.fullmatch(cell):
+        return FORMULA_GUARD + cell
+    return cell
+
+
+def unguard_formula(cell: str) -> str:
+    """The cell `guard_formula` was given: the guard quote dropped where it stands before a
+    formula's first character (a spreadsheet may have kept it on saving)."""
+    if cell.startswith(FORMULA_GUARD) and cell[1:].startswith(FORMULA_STARTS):
+        return cell[1:]
+    return cell
+
+
 def csv_rows(
-    path: Path, delimiter: str | None = None
+    path: Path, delimiter: str | None = None, *, from_spreadsheet: bool = False
 ) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
     """The header and (line number, row) of a UTF-8 csv/tsv file; the delimiter is the
-    one given, else guessed from the suffix and the header."""
+    one given, else guessed from the suffix and the header. With `from_spreadsheet` (a
+    sheet nlibuild wrote with `write_spreadsheet_csv`, filled in and sent back) the guard
+    quotes are taken off again, so IDs and texts read back as they were sent."""
     text = read_utf8_text(path)
     delimiter = delimiter or _delimiter(path, text.split("\n", 1)[0])
     # Tab-separated NLI files (XNLI, XNLIvar) do not quote fields: a `"` is text there.
@@ -223,6 +263,8 @@ def csv_rows(
                     "check the quoting of this row",
                     line,
                 )
+            if from_spreadsheet:
+                values = [unguard_formula(value) for value in values]
             yield line, dict(zip(header, values, strict=True))
 
     return header, rows()
@@ -279,14 +321,18 @@ def write_atomically(path: Path, write: Callable[[IO[bytes]], int]) -> int:
     return result
 
 
-def write_csv(path: Path, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> int:
-    """A UTF-8 csv of `header` and `rows`, written atomically; returns the row count."""
+def write_spreadsheet_csv(path: Path, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> int:
+    """A UTF-8 csv of `header` and `rows` for people to open in a spreadsheet, written
+    atomically; returns the row count. Text cells that would run as formulas get the guard
+    quote (`guard_formula`): not for data files the tool reads back byte for byte."""
 
     def write(handle: IO[bytes]) -> int:
         text = io.StringIO(newline="")
-        writer = csv.writer(text, lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows(rows)
+        writer = csv.writer(text, lineterminator=SPREADSHEET_LINE_END)
+        writer.writerow([guard_formula(name) for name in header])
+        writer.writerows(
+            [guard_formula(cell) if isinstance(cell, str) else cell for cell in row] for row in rows
+        )
         handle.write(text.getvalue().encode("utf-8"))
         return len(rows)
 

@@ -16,18 +16,18 @@ before it commits rather than row by row.
 
 from __future__ import annotations
 
-import ctypes
 import gc
-import multiprocessing
 import os
 import queue
 import re
-import signal
+import subprocess
 import sys
+import threading
 import traceback
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from itertools import chain
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
@@ -729,7 +729,8 @@ def run(
     meta = store.meta()
     size = cfg.path.stat().st_size
     if parallel is None:
-        parallel = size >= PARALLEL_MIN_BYTES
+        # The worker is handed its pipe by file descriptor (`_run_in_worker`): POSIX only.
+        parallel = size >= PARALLEL_MIN_BYTES and os.name == "posix"
     bulk = size >= BULK_BYTES_PER_STORED_PAIR * store.count("pairs")
     checked_at_end = _WRITTEN_TABLES if bulk else ()
     with (
@@ -806,30 +807,40 @@ def _run_in_worker(
     The worker reads the store through its own connection, so it sees the store as it was
     before this import; what the import itself adds it keeps in memory. The pipe between
     the two is bounded, so a fast reader waits for the writer instead of filling memory.
+
+    The worker is a plain `python -c` child rather than a multiprocessing one: its first
+    lines, before any import, tie its life to this process (`_WORKER_BOOT`), where
+    multiprocessing's spawn would first unpickle and import the whole package with nothing
+    to stop it outliving a parent killed meanwhile; and a bare pipe needs no semaphore, so
+    no resource tracker process is started that could outlive the import either.
     """
-    context = multiprocessing.get_context("spawn")
-    # A queue, not a bare pipe: its feeder thread sends while the worker resolves the next
-    # chunk, and its bound keeps a fast reader from filling memory ahead of the writer.
-    # A message is one table's rows of a chunk (under 1 MB): 32 of them let the two
-    # processes run unevenly on a busy machine without one waiting for the other.
-    messages: multiprocessing.Queue[tuple[Any, ...]] = context.Queue(maxsize=32)
-    worker = context.Process(
-        target=_worker_main,
-        args=(messages, str(store.path), cfg.model_dump_json(), run_id, store_lang),
-        name="nlibuild-import-reader",
-        daemon=True,
-    )
-    worker.start()
+    read_end, write_end = os.pipe()
+    try:
+        worker = subprocess.Popen(
+            [sys.executable, "-c", _WORKER_BOOT, str(os.getpid()), str(write_end),
+             orjson.dumps(sys.path).decode(), str(store.path), cfg.model_dump_json(),
+             str(run_id), store_lang],
+            pass_fds=(write_end,),
+            stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+    except BaseException:
+        os.close(read_end)
+        raise
+    finally:
+        os.close(write_end)  # the worker's copy is the only writer: its death is our EOF
+    messages = Connection(read_end, writable=False)
     try:
         while True:
-            try:
-                message = messages.get(timeout=1.0)
-            except queue.Empty:
-                if not worker.is_alive():
-                    raise RuntimeError(
-                        f"the import worker stopped (exit code {worker.exitcode})"
-                    ) from None
+            if not messages.poll(1.0):
+                if worker.poll() is not None:
+                    raise RuntimeError(f"the import worker stopped (exit code {worker.returncode})")
                 continue
+            try:
+                message = messages.recv()
+            except EOFError:
+                raise RuntimeError(
+                    f"the import worker stopped (exit code {worker.wait()})"
+                ) from None
             kind = message[0]
             if kind == "rows":
                 table = message[1]
@@ -845,44 +856,68 @@ def _run_in_worker(
             else:
                 return _Outcome(*message[1:])
     finally:
-        if worker.is_alive():
+        if worker.poll() is None:
             worker.kill()
-        worker.join()
+        worker.wait()
         messages.close()
 
 
-def _die_with_parent() -> None:
-    """On Linux, have the kernel end this worker when its parent dies (even by SIGKILL)."""
-    if not sys.platform.startswith("linux"):
-        return
+_WORKER_BOOT = """
+import os, signal, sys
+# An interrupt is the parent's to handle: it rolls back and stops this process.
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+parent = int(sys.argv[1])
+if sys.platform.startswith("linux"):
+    import ctypes
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
-        pass  # the getppid() check in the worker's sends still stops it
+        pass  # a broken pipe or the getppid() check in the worker's sends still stops it
+# A parent that died before the line above left this process to init: nothing will kill it.
+if os.getppid() != parent:
+    os._exit(1)
+import json
+sys.path[:] = json.loads(sys.argv[3])
+from nlibuild.stages.import_corpus import worker_main
+worker_main(parent, int(sys.argv[2]), sys.argv[4], sys.argv[5], int(sys.argv[6]), sys.argv[7])
+"""
+"""The worker's `python -c` program: before anything slow (importing nlibuild takes a
+good part of a second) it asks the kernel to kill it with its parent, then checks that the
+parent is still the one that started it, which closes the window between its start and
+that request. argv: parent pid, pipe fd, the parent's sys.path (JSON), then
+`worker_main`'s arguments."""
+
+_MESSAGES_AHEAD = 32
+"""Messages the worker may have resolved ahead of the writer. A message is one table's
+rows of a chunk (under 1 MB): 32 of them let the two processes run unevenly on a busy
+machine without one waiting for the other, and keep a fast reader from filling memory."""
 
 
-_PR_SET_PDEATHSIG = 1
-
-
-def _worker_main(
-    messages: multiprocessing.Queue[tuple[Any, ...]],
-    store_path: str,
-    cfg_json: str,
-    run_id: int,
-    store_lang: str,
+def worker_main(
+    parent: int, pipe_fd: int, store_path: str, cfg_json: str, run_id: int, store_lang: str
 ) -> None:
-    """Entry point of the worker process of a parallel import."""
-    # An interrupt is the parent's to handle: it rolls back and stops this process.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _die_with_parent()
-    parent = os.getppid()
+    """Entry point of the worker process of a parallel import (see `_WORKER_BOOT`)."""
     gc.disable()
+    pipe = Connection(pipe_fd, readable=False)
+    # A sender thread, so that rows go down the pipe while the next chunk is resolved.
+    outbox: queue.Queue[tuple[Any, ...] | None] = queue.Queue(maxsize=_MESSAGES_AHEAD)
+
+    def send_all() -> None:
+        while (message := outbox.get()) is not None:
+            try:
+                pipe.send(message)
+            except OSError:  # the writer is gone (a broken pipe): nobody will read this
+                os._exit(1)
+            except Exception:  # a message that cannot be pickled: say so rather than hang
+                pipe.send(("crash", traceback.format_exc()))
+
+    sender = threading.Thread(target=send_all, name="nlibuild-import-sender", daemon=True)
+    sender.start()
 
     def put(message: tuple[Any, ...]) -> None:
         while True:
             try:
-                messages.put(message, timeout=1.0)
+                outbox.put(message, timeout=1.0)
                 return
             except queue.Full:
                 if os.getppid() != parent:  # the writer was killed: nobody will read this
@@ -905,5 +940,6 @@ def _worker_main(
     except BaseException:
         put(("crash", traceback.format_exc()))
     finally:
-        messages.close()
-        messages.join_thread()
+        outbox.put(None)
+        sender.join()
+        pipe.close()

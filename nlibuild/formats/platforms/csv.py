@@ -22,7 +22,7 @@ from nlibuild.formats.platforms.fields import (
     slot_hypotheses,
     slot_names,
 )
-from nlibuild.formats.tabular import csv_rows, write_csv
+from nlibuild.formats.tabular import csv_rows, write_spreadsheet_csv
 from nlibuild.labels import LabelNormaliser, UnknownLabel, unknown_label_hint
 from nlibuild.lang import normalise_text
 from nlibuild.models import ElicitTask, Label, RelabelTask
@@ -38,7 +38,7 @@ def write_elicit_batch(out: Path, batch: str, tasks: Sequence[ElicitTask]) -> Pa
     per_label = tasks[0].hypotheses_per_label if tasks else 1
     columns = ["batch", "writer", "protocol", "premise_id", "genre", "premise"]
     blanks = [""] * (1 + 3 * per_label)
-    write_csv(
+    write_spreadsheet_csv(
         path,
         [*columns, UNUSABLE_FIELD, *slot_names(per_label)],
         [[r[c] or "" for c in columns] + blanks for r in records],
@@ -52,12 +52,12 @@ def write_relabel_batch(out: Path, batch: str, tasks: Sequence[RelabelTask]) -> 
     columns = list(RelabelTask.model_fields)
     rows = [[r[c] if r[c] is not None else "" for c in columns] for r in records]
     path = out / f"{batch}.csv"
-    write_csv(path, [*columns, LABEL_FIELD], [[*row, ""] for row in rows])
+    write_spreadsheet_csv(path, [*columns, LABEL_FIELD], [[*row, ""] for row in rows])
     return path
 
 
 def read_answers(path: Path, normaliser: LabelNormaliser) -> AnswerFile:
-    header, rows = csv_rows(path)
+    header, rows = csv_rows(path, from_spreadsheet=True)
     columns = set(header)
     if "premise_id" not in columns and "premise" not in columns:
         raise InputError(path, "no premise_id (or premise) column; add it to the header", 1)
@@ -131,7 +131,7 @@ def _long_answers(path: Path, rows: CsvRows, normaliser: LabelNormaliser) -> lis
 
 
 def read_votes(path: Path, labels: Sequence[str]) -> VoteFile:
-    header, rows = csv_rows(path)
+    header, rows = csv_rows(path, from_spreadsheet=True)
     missing = [name for name in ("pair_id", LABEL_FIELD) if name not in header]
     if missing:
         raise InputError(

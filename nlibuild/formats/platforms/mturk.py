@@ -32,7 +32,7 @@ from nlibuild.formats.platforms.fields import (
     is_marked,
     slot_hypotheses,
 )
-from nlibuild.formats.tabular import csv_rows, write_csv, write_text
+from nlibuild.formats.tabular import csv_rows, write_spreadsheet_csv, write_text
 from nlibuild.labels import LabelNormaliser
 from nlibuild.models import ElicitTask, RelabelTask
 
@@ -41,7 +41,9 @@ def _write_input(path: Path, task_type: type[BaseModel], tasks: Sequence[BaseMod
     """The input CSV: one column per field of `task_type`, one row per task (HIT)."""
     records = [task.model_dump(mode="json") for task in tasks]
     columns = list(task_type.model_fields)
-    write_csv(path, columns, [[r[c] if r[c] is not None else "" for c in columns] for r in records])
+    write_spreadsheet_csv(
+        path, columns, [[r[c] if r[c] is not None else "" for c in columns] for r in records]
+    )
 
 
 def write_elicit_batch(out: Path, batch: str, tasks: Sequence[ElicitTask]) -> Path:
@@ -79,7 +81,7 @@ def mturk_results(
     """The header and the (line, row) of every assignment still standing in MTurk's batch
     results CSV of a `command` package, whose input names its items in `item_column`.
     Rejected or cancelled assignments are counted in `dropped`, not given."""
-    header, rows = csv_rows(path)
+    header, rows = csv_rows(path, from_spreadsheet=True)
     required = ("AssignmentId", "WorkerId", "AssignmentStatus", "Input.batch",
                 f"Input.{item_column}")  # fmt: skip
     missing = [name for name in required if name not in header]

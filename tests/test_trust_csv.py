@@ -1,0 +1,304 @@
+"""Files made for a spreadsheet run no formulas; data files stay byte-exact. An import
+killed early leaves no process behind.
+
+A cell that begins with `=`, `+`, `-`, `@`, a tab or a carriage return is read by Excel,
+LibreOffice and Sheets as a formula (OWASP: CSV injection). The work packages people open
+(`elicit export` / `relabel export` as csv, the MTurk input CSV) and the report tables of
+`--format csv` put a `'` before such a text cell; numbers stay numbers. A package sent
+back, with or without the quote, reads back the same IDs and texts. Corpus exports are
+data files the tool re-imports: they keep every cell as stored.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from conftest import new_store, ok, query, read_tsv
+from elicitation_data import annotator_map, premise_store, write_mturk_results
+from rich.console import Console
+
+from nlibuild.formats.tabular import write_spreadsheet_csv
+from nlibuild.models import TableFormat
+from nlibuild.render import render_table
+from nlibuild.stages.import_corpus import PARALLEL_MIN_BYTES
+
+PAIRS = {
+    "-p1": ('=HYPERLINK("http://x","y") was typed into the form.', "-2+3 is what it shows."),
+    "@p2": ("@SUM(A1:A9) adds up a column of numbers.", "+1 more row gets added to it."),
+    "+p3": ("The ferry left the harbour an hour late.", "=the ferry was late"),
+    "p4": ("\tA tab opens this premise about the weather.", "A tab opened its premise."),
+}
+"""pair ID: (premise, hypothesis), IDs and texts opening with formula characters."""
+GENRE = "=news"
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def read_sheet(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def write_sheet(path: Path, rows: list[dict[str, str]]) -> Path:
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, list(rows[0]))  # \r\n line ends, as spreadsheets write
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def unguarded(cell: str) -> str:
+    """What a spreadsheet saves of a guarded cell that it showed as text: the quote gone."""
+    return cell.removeprefix("'")
+
+
+def assert_no_formula(rows: list[dict[str, str]]) -> None:
+    cells = [cell for row in rows for cell in [*row, *row.values()]]
+    assert not [cell for cell in cells if cell.startswith(FORMULA_STARTS)], cells
+
+
+@pytest.fixture
+def relabelled(tmp_path: Path) -> Path:
+    """A store of the four PAIRS (author's label only), all in relabelling batches
+    r0001 (v01) and r0002 (v02)."""
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(
+        "".join(
+            json.dumps({"premise": premise, "hypothesis": hypothesis, "pair_id": pair_id,
+                        "labels": ["entailment"], "genre": GENRE}) + "\n"
+            for pair_id, (premise, hypothesis) in PAIRS.items()
+        ),
+        encoding="utf-8",
+    )  # fmt: skip
+    db = new_store(tmp_path / "corpus.db", "--lang", "en")
+    ok("--db", db, "import", corpus, "--format", "jsonl")
+    ok("--db", db, "relabel", "create", "--annotators", "v01,v02", "--fraction", 1,
+       "--validators", 2)  # fmt: skip
+    return db
+
+
+def test_a_relabel_sheet_guards_formula_cells(relabelled: Path, tmp_path: Path) -> None:
+    out = tmp_path / "package"
+    ok("--db", relabelled, "relabel", "export", "--all", "--format", "csv", "--out", out)
+
+    rows = read_sheet(out / "r0001.csv")
+
+    assert_no_formula(rows)
+    assert {row["pair_id"]: (row["premise"], row["hypothesis"]) for row in rows} == {
+        ("'" + pair_id if pair_id != "p4" else pair_id): (
+            premise if premise.startswith("The") else f"'{premise}",
+            hypothesis if hypothesis.startswith("A") else f"'{hypothesis}",
+        )
+        for pair_id, (premise, hypothesis) in PAIRS.items()
+    }  # fmt: skip
+    assert {row["genre"] for row in rows} == {f"'{GENRE}"}
+
+
+@pytest.mark.parametrize("saved", ["as written", "quote dropped"])
+def test_a_filled_in_relabel_sheet_reads_back_its_pair_ids(
+    relabelled: Path, tmp_path: Path, saved: str
+) -> None:
+    out = tmp_path / "package"
+    ok("--db", relabelled, "relabel", "export", "--all", "--format", "csv", "--out", out)
+    rows = read_sheet(out / "r0001.csv")
+    for row in rows:
+        row["label"] = "neutral"
+        if saved == "quote dropped":
+            row.update({name: unguarded(cell) for name, cell in row.items()})
+
+    report = ok("--db", relabelled, "relabel", "import", write_sheet(tmp_path / "done.csv", rows),
+                "--format", "csv")  # fmt: skip
+
+    assert "Imported 4 votes" in report
+    voted = query(
+        relabelled,
+        "SELECT p.id FROM votes v JOIN pairs p ON p.pk = v.pair_pk "
+        "JOIN annotators a ON a.pk = v.annotator_pk WHERE a.id = 'v01' AND v.label = 'neutral'",
+    )
+    assert sorted(pair_id for (pair_id,) in voted) == sorted(PAIRS)
+
+
+def test_mturk_input_is_guarded_and_its_results_read_back(relabelled: Path, tmp_path: Path) -> None:
+    out = tmp_path / "package"
+    ok("--db", relabelled, "relabel", "export", "--all", "--format", "mturk", "--out", out)
+    hits = read_sheet(out / "r0001.mturk-input.csv")
+    assert_no_formula(hits)
+    header = ["HITId", "AssignmentId", "WorkerId", "AssignmentStatus",
+              *(f"Input.{name}" for name in hits[0]), "Answer.label"]  # fmt: skip
+    results = write_mturk_results(
+        tmp_path / "Batch_1_batch_results.csv",
+        header,
+        [[f"H{i}", f"A{i}", "WORKER1", "Submitted", *hit.values(), "contradiction"]
+         for i, hit in enumerate(hits)],
+    )  # fmt: skip
+    workers = annotator_map(tmp_path / "workers.csv", ("mturk", "WORKER1", "v01"))
+
+    report = ok("--db", relabelled, "relabel", "import", results, "--format", "mturk",
+                "--annotators", workers)  # fmt: skip
+
+    assert "Imported 4 votes" in report
+
+
+def test_an_elicitation_sheet_reads_back_guarded_premises_and_hypotheses(
+    tmp_path: Path,
+) -> None:
+    """A premise named by its text (no premise_id) is found whether the spreadsheet kept
+    the guard quote or not; hypotheses a writer typed with a leading `-` or `=` (entered
+    as text, so the quote is either kept or dropped) come back without it."""
+    premises = ["-Dashes open this sentence about the harbour.",
+                "@Someone wrote this sentence about the weather today."]  # fmt: skip
+    db = premise_store(tmp_path / "corpus.db", {"news": premises}, "--lang", "en")
+    ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--writers", "w01")
+    out = tmp_path / "package"
+    ok("--db", db, "elicit", "export", "--all", "--format", "csv", "--out", out)
+    rows = read_sheet(out / "e0001.csv")
+    assert_no_formula(rows)
+    assert sorted(row["premise"] for row in rows) == sorted(f"'{p}" for p in premises)
+    hypotheses = {
+        "entailment_1": "'-yes, it is about the harbour",
+        "neutral_1": "-maybe it rained",
+        "contradiction_1": "'=not at all",
+    }
+    for row in rows:
+        row.update(hypotheses, premise_id="")
+    rows[1]["premise"] = unguarded(rows[1]["premise"])
+
+    report = ok("--db", db, "elicit", "import", write_sheet(tmp_path / "done.csv", rows),
+                "--format", "csv")  # fmt: skip
+
+    assert "6 pairs added" in report
+    stored = query(db, "SELECT r.text, p.hypothesis FROM pairs p "
+                       "JOIN premises r ON r.pk = p.premise_pk")  # fmt: skip
+    assert sorted(stored) == sorted(
+        (premise, hypothesis)
+        for premise in premises
+        for hypothesis in ("-yes, it is about the harbour", "-maybe it rained", "=not at all")
+    )
+
+
+def test_a_carriage_return_inside_a_cell_cannot_start_an_unguarded_row(tmp_path: Path) -> None:
+    """An unquoted CR ends the row in a spreadsheet: `fine\r=1+1` would put `=1+1` first
+    in a row of its own, past the guard. The cell is quoted, so it stays one cell."""
+    path = tmp_path / "sheet.csv"
+    write_spreadsheet_csv(path, ["pair_id", "hypothesis"], [["p1", "fine\r=1+1"], ["p2", "-x"]])
+
+    assert path.read_bytes() == b'pair_id,hypothesis\r\np1,"fine\r=1+1"\r\np2,\'-x\r\n'
+    assert read_sheet(path) == [{"pair_id": "p1", "hypothesis": "fine\r=1+1"},
+                                {"pair_id": "p2", "hypothesis": "'-x"}]  # fmt: skip
+
+
+def test_report_csv_guards_text_cells_and_keeps_numbers(relabelled: Path) -> None:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=200)
+    render_table(console, "PMI", ["=group", "word", "pmi", "count"],
+                 [("=news", "-ish", -0.5, -3), ("@x", "+1", 0.25, 2)], TableFormat.CSV)  # fmt: skip
+
+    assert buffer.getvalue() == "'=group,word,pmi,count\n'=news,'-ish,-0.5000,-3\n'@x,+1,0.2500,2\n"
+    cues = ok("--db", relabelled, "stats", "--table", "cues", "--by", "genre", "--format", "csv")
+    groups = {row["group"] for row in csv.DictReader(io.StringIO(cues))}
+    assert groups == {"all", f"'{GENRE}"}
+
+
+def test_corpus_exports_stay_byte_exact(relabelled: Path, tmp_path: Path) -> None:
+    """xnli-tsv (and every corpus format) is data the tool re-imports: no guard quote."""
+    path = tmp_path / "out.tsv"
+    ok("--db", relabelled, "export", "--format", "xnli-tsv", "--out", path)
+
+    rows = read_tsv(path)
+
+    # A tab cannot stand inside a TSV cell: the export writes it as a space, as it did.
+    expected = {key: (p.replace("\t", " "), h) for key, (p, h) in PAIRS.items()}
+    assert {row["pairID"]: (row["sentence1"], row["sentence2"]) for row in rows} == expected
+    assert {row["genre"] for row in rows} == {GENRE}
+
+
+# --- an import killed early leaves no process behind -----------------------------------
+
+PROCESS_MARK = "NLIBUILD_TEST_PROCESS_MARK"
+"""An environment variable given to the import: every process it starts inherits it, so
+its processes can be found after the kill, when they no longer have it as their parent."""
+
+
+@pytest.fixture(scope="module")
+def parallel_sized(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An MNLI jsonl just big enough (about 20 MB) to be read by a worker process."""
+    path = tmp_path_factory.mktemp("parallel") / "mnli.jsonl"
+    labels = ("entailment", "neutral", "contradiction")
+    with open(path, "w", encoding="utf-8") as handle:
+        for i in range(64_000):
+            prompt, label = i // 3, labels[i % 3]
+            handle.write(json.dumps({
+                "annotator_labels": [label, label, "neutral", label, label],
+                "genre": "fiction", "gold_label": label, "pairID": f"b{prompt}{label[0]}",
+                "promptID": f"b{prompt}",
+                "sentence1": f"On day {prompt} the ferry left the harbour an hour late.",
+                "sentence2": f"Hypothesis {i} about the ferry on day {prompt}.",
+            }) + "\n")  # fmt: skip
+    assert path.stat().st_size >= PARALLEL_MIN_BYTES
+    return path
+
+
+def marked_pids(mark: str) -> set[int]:
+    """The live processes (zombies aside) whose environment holds PROCESS_MARK=mark."""
+    needle = f"{PROCESS_MARK}={mark}".encode()
+    found = set()
+    for proc_dir in Path("/proc").glob("[0-9]*"):
+        try:
+            if needle not in (proc_dir / "environ").read_bytes().split(b"\0"):
+                continue
+            state = (proc_dir / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            found.add(int(proc_dir.name))
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and PR_SET_PDEATHSIG")
+@pytest.mark.parametrize(
+    ("since", "delay"),
+    [("start", 0.05), ("start", 0.2), ("start", 0.5),
+     ("worker", 0.0), ("worker", 0.02), ("worker", 0.1), ("worker", 0.3)],
+)  # fmt: skip
+def test_an_import_killed_early_leaves_no_process(
+    db: Path, parallel_sized: Path, since: str, delay: float
+) -> None:
+    """kill -9 at a moment after the import starts, or after its worker process appears
+    (while the worker is still starting up): within a few seconds none of the processes
+    the import started (its worker, any helper of multiprocessing's) is left."""
+    mark = uuid.uuid4().hex
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nlibuild", "--db", str(db), "import", str(parallel_sized),
+         "--format", "mnli"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env={**os.environ, "OMP_NUM_THREADS": "1", PROCESS_MARK: mark},
+    )  # fmt: skip
+    try:
+        started = time.monotonic()
+        if since == "worker":
+            while not marked_pids(mark) - {proc.pid} and time.monotonic() - started < 30:
+                assert proc.poll() is None, "the import ended before its worker started"
+                time.sleep(0.002)
+            started = time.monotonic()
+        time.sleep(max(0.0, delay - (time.monotonic() - started)))
+        proc.kill()
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+    deadline = time.monotonic() + 5.0
+    while (left := marked_pids(mark)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pid in left:  # do not leave them to the next test
+        os.kill(pid, 9)
+    assert not left, f"processes {sorted(left)} outlived the killed import"
