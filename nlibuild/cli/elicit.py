@@ -16,6 +16,7 @@ from nlibuild.cli.work_packages import (
     export_package,
 )
 from nlibuild.errors import ConfigError
+from nlibuild.formats.platforms.base import left_open
 from nlibuild.models import (
     ElicitCreateConfig,
     ElicitExportConfig,
@@ -215,6 +216,8 @@ def render_import_report(result: ElicitImportResult) -> None:
             TableFormat.TABLE,
         )  # fmt: skip
     dropped = "".join(f", {n} {why}" for why, n in sorted(result.dropped.items()))
+    if result.left_open:
+        dropped += f", {left_open(result.left_open)}"
     out.print(
         f"Imported {counted(result.answers, 'answer')}{dropped}: "
         f"{counted(result.pairs_added, 'pair')} added, {result.pairs_rejected} rejected, "

@@ -129,6 +129,10 @@ class ElicitImportResult(BaseModel):
     signature: str
     answers: int
     dropped: dict[str, int] = Field(description="platform answers not read, by reason")
+    left_open: int = Field(
+        description="empty submissions (nothing written, not marked x): no answer, so their "
+        "premises stay open"
+    )
     unchanged: int
     unusable: int
     pairs_added: int

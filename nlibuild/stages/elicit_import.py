@@ -343,6 +343,7 @@ def run(store: Store, cfg: ElicitImportConfig) -> ElicitImportResult:
             signature=run.signature,
             answers=len(parsed.answers),
             dropped=dict(parsed.dropped),
+            left_open=parsed.empty,
             unchanged=importer.unchanged,
             unusable=importer.unusable,
             pairs_added=len(importer.pairs),
@@ -369,7 +370,8 @@ def run(store: Store, cfg: ElicitImportConfig) -> ElicitImportResult:
             ],
             warnings=importer.warnings,
         )
-        run.finish({"answers": result.answers, "unchanged": result.unchanged,
+        run.finish({"answers": result.answers, "left_open": result.left_open,
+             "unchanged": result.unchanged,
              "pairs_added": result.pairs_added, "pairs_rejected": result.pairs_rejected,
              "unusable": result.unusable, "violations_added": added},
         )  # fmt: skip

@@ -18,6 +18,7 @@ from nlibuild.formats.input_files import NUL_IN_TEXT, require_regular_file
 from nlibuild.formats.tabular import write_text
 from nlibuild.labels import LabelNormaliser
 from nlibuild.models import ElicitTask, Label, RelabelTask
+from nlibuild.render import counted
 
 RELABEL_FORM = "relabel"
 """The name part of the relabelling package's shared files (`labelstudio-config.relabel.xml`)."""
@@ -36,10 +37,29 @@ class RawAnswer:
     hypotheses: dict[Label, list[str]]
 
 
+def left_open(empty: int) -> str:
+    """How reports name the empty submissions of a file: `2 empty submissions left open`."""
+    return f"{counted(empty, 'empty submission')} left open"
+
+
 @dataclass
 class AnswerFile:
     answers: list[RawAnswer]
     dropped: Counter[str] = field(default_factory=Counter)
+    empty: int = 0
+    """Submissions with nothing written and the unusable box not ticked (set by
+    `Platform.read_answers`, not by the readers): not among `answers`."""
+
+
+def is_empty_submission(answer: RawAnswer) -> bool:
+    """Whether an answer says nothing: no hypothesis holds text and the premise is not
+    marked unusable. Platforms let a writer submit a form untouched (MTurk keeps the row
+    with empty Answer columns, Label Studio an annotation with no or blank text areas, a
+    sheet its blank row); that is no answer, so its premise must stay open to be asked
+    again rather than be closed on nothing."""
+    return not answer.unusable and not any(
+        text.strip() for texts in answer.hypotheses.values() for text in texts
+    )
 
 
 @dataclass
@@ -105,9 +125,13 @@ class Platform:
     def read_answers(self, path: Path, normaliser: LabelNormaliser) -> AnswerFile:
         """Every answer of a file this platform gave back."""
         _require_file(path)
-        parsed = self.answer_reader(path, normaliser)
+        read = self.answer_reader(path, normaliser)
+        # One rule for every platform, decided here rather than in each reader: an empty
+        # submission is set aside and counted, so the stage never sees it as an answer.
+        answers = [a for a in read.answers if not is_empty_submission(a)]
+        parsed = AnswerFile(answers, read.dropped, len(read.answers) - len(answers))
         if not parsed.answers:
-            raise self._no_answers(path, parsed.dropped)
+            raise self._no_answers(path, parsed.dropped, parsed.empty)
         # Every platform's hypotheses meet here, before any becomes a pair of the store.
         for answer in parsed.answers:
             texts = [answer.premise or "", *(t for ts in answer.hypotheses.values() for t in ts)]
@@ -143,10 +167,12 @@ class Platform:
             raise self._no_answers(path, dropped)
         return parsed
 
-    def _no_answers(self, path: Path, dropped: Counter[str]) -> InputError:
+    def _no_answers(self, path: Path, dropped: Counter[str], empty: int = 0) -> InputError:
         """The error for a file with nothing to import: an import that adds nothing and
         exits 0 would pass for one that worked, so an empty or wrong export is refused."""
         skipped = "".join(f"; {n} {reason}" for reason, n in sorted(dropped.items()))
+        if empty:
+            skipped += f"; {left_open(empty)}"
         return InputError(
             path,
             f"holds no answers (read as {self.answer_file_kind}{skipped}); give the file "

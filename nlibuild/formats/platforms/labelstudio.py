@@ -81,9 +81,8 @@ def read_answers(path: Path, normaliser: LabelNormaliser) -> AnswerFile:
                     f"{where}: result field {name!r} is not in nlibuild's labeling config; "
                     "is this the export of another project?",
                 )
-        if not values:
-            result.dropped["submitted empty"] += 1
-            continue
+        # An annotation with no result (text areas left untouched) is an empty submission,
+        # which `Platform.read_answers` sets aside like every platform's.
         result.answers.append(
             RawAnswer(
                 where=f"{path.name}, {where}",
