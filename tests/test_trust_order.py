@@ -99,3 +99,20 @@ def test_point_values_are_those_without_intervals(stores: tuple[Path, Path]) -> 
     assert [{k: v for k, v in r.items() if k not in ("low", "high")} for r in with_ci] == [
         {k: v for k, v in r.items() if k not in ("low", "high")} for r in plain
     ]
+
+
+def test_cross_validated_hypothesis_only_does_not_depend_on_the_order_either(
+    tmp_path: Path,
+) -> None:
+    """Its interval is drawn from the accuracy, but the folds followed the rows (in key
+    order) and the premises' keys: a shuffled copy scored other folds."""
+    records = corpus(150)
+    mixed = list(records)
+    random.Random(5).shuffle(mixed)
+    ordered = imported(tmp_path / "ordered.db", records)
+    shuffled = imported(tmp_path / "shuffled.db", mixed)
+    for side in ((), ("--premise-only",)):
+        args = ("bias", "hypothesis-only", "--cross-validate", 3, *CI, *side)
+        first = json_rows("--db", ordered, *args)
+        assert all(r["low"] is not None for r in first)
+        assert json_rows("--db", shuffled, *args) == first
