@@ -11,7 +11,9 @@ from nlibuild.store import Store
 
 ARTIFACT_FIELDS: dict[str, str] = {
     "pk": "p.pk",
+    "id": "p.id",
     "premise_pk": "p.premise_pk",
+    "premise_id": "pr.id",
     "hypothesis": "p.hypothesis",
     "premise": "pr.text",
     "lang": "p.lang",

@@ -243,3 +243,15 @@ def _by_key(keys: NDArray[np.int64], values: NDArray[np.int64], size: int) -> ND
     dense = np.full(size, -1, dtype=np.int64)
     dense[keys] = values
     return dense
+
+
+def pair_keys_by_id(store: Store) -> NDArray[np.int64]:
+    """Every pair key, in the order of the pairs' public IDs.
+
+    The key is the storage order, which is the order the lines were imported in; the ID
+    belongs to the pair itself, so whatever follows this order (the agreement bootstrap's
+    draws) gives the same result for the same pairs however their lines were ordered. Read
+    from the unique index on `id`, which holds the keys in that order: no sort. (The ORDER
+    BY in the subquery is kept: SQLite does not flatten it into an aggregate.)"""
+    (pks,) = store.int_columns("SELECT group_concat(pk) FROM (SELECT pk FROM pairs ORDER BY id)")
+    return pks

@@ -239,15 +239,19 @@ def hypothesis_only(store: Store, cfg: HypothesisOnlyConfig) -> HypothesisOnlyRe
         if not cfg.cross_validate:
             instead = "score folds with --cross-validate K"
             _check_splits(store, [("--train", (cfg.train,)), ("--eval", cfg.eval)], instead)
-        fields = [side, "premise_pk", "split", *(b.value for b in cfg.by)]
+        fields = [side, "id", "premise_id", "split", *(b.value for b in cfg.by)]
         frame, _, _ = _labelled(store, scope, fields)
+        # Rows come in key order, which is the order the lines were imported in, and the
+        # folds follow the rows (and the premises' keys would too): in the order of the
+        # public IDs, the same pairs train and score the same models however they came.
+        frame = frame.sort("id")
         run_id = run.id
         lang = frame["lang"][0]
         texts = model_texts(frame[side].fill_null("").to_list(), lang)
         labels = frame["label"].to_numpy().astype(str)
         if cfg.cross_validate:
             predicted, baseline, features, trained = _cross_validated(
-                frame["premise_pk"].to_numpy(), texts, labels, lang, cfg
+                frame["premise_id"].to_numpy(), texts, labels, lang, cfg
             )
             evaluated = {"cv": np.arange(frame.height)}
             # Each fold's baseline is its own training majority; they usually agree.
@@ -314,7 +318,8 @@ def _cross_validated(
     lang: str,
     cfg: HypothesisOnlyConfig,
 ) -> tuple[np.ndarray, np.ndarray, int, int]:
-    """Out-of-fold predictions and majority baselines (each fold's training majority)."""
+    """Out-of-fold predictions and majority baselines (each fold's training majority);
+    `premises` holds each pair's premise ID, all pairs of a premise going to one fold."""
     from sklearn.model_selection import StratifiedGroupKFold
 
     k = cfg.cross_validate or 2

@@ -61,7 +61,7 @@ def agreement_stats(
     # numpy loads here, not at import: `nlibuild --help` imports every table.
     import numpy as np
 
-    from nlibuild.agreement import collapsed, estimates, pair_parts
+    from nlibuild.agreement import VoteTable, collapsed, estimates, pair_parts
     from nlibuild.queries.pair_labels import pair_label_table
     from nlibuild.queries.votes import read_votes
 
@@ -79,15 +79,22 @@ def agreement_stats(
     # Every statistic is a sum over pairs: the distinct rows, weighted, give the values.
     table, group_of_row, multiplicity = collapsed(votes.table, group_of_pair)
     parts = pair_parts(table, include_extra)
-    # The bootstrap resamples pairs, so its intervals need every pair's own row.
-    pair_rows = pair_parts(votes.table, include_extra) if ci is not None else None
+    # The bootstrap resamples pairs, so its intervals need every pair's own row; and as it
+    # draws pairs by position, the rows go in the order of the pairs' IDs, not of their keys
+    # (the import order), so that the same pairs give the same intervals.
+    pair_rows, group_of_drawn = None, group_of_pair
+    if ci is not None:
+        order = _id_order(store, votes.pair_pks)
+        table = votes.table
+        by_id = VoteTable(table.counts[order], table.author[order], table.gold[order], table.nli)
+        pair_rows, group_of_drawn = pair_parts(by_id, include_extra), group_of_pair[order]
     rows = []
     for code, name in [(None, "all"), *sorted(names.items(), key=lambda item: item[1])]:
         mask = None if code is None else group_of_row == code
         values = estimates(parts, mask, multiplicity=multiplicity)
         intervals = values
         if pair_rows is not None:
-            pairs_mask = None if code is None else group_of_pair == code
+            pairs_mask = None if code is None else group_of_drawn == code
             intervals = estimates(pair_rows, pairs_mask, ci, resamples, seed)
         for estimate, interval in zip(values, intervals, strict=True):
             rows.append(
@@ -102,6 +109,19 @@ def agreement_stats(
                 )
             )
     return rows
+
+
+def _id_order(store: Store, pair_pks: NDArray[int64]) -> NDArray[int64]:
+    """The positions of `pair_pks` sorted by the pairs' public IDs."""
+    import numpy as np
+
+    from nlibuild.queries.pairs import pair_keys_by_id
+
+    by_id = pair_keys_by_id(store)
+    # Pair keys are dense integers: each key's rank among the IDs, by a lookup table.
+    rank = np.zeros(max(int(by_id.max(initial=0)), int(pair_pks.max(initial=0))) + 1, np.int64)
+    rank[by_id] = np.arange(len(by_id))
+    return np.argsort(rank[pair_pks], kind="stable")
 
 
 def _groups_of_pairs(
