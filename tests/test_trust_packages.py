@@ -165,6 +165,24 @@ def test_a_package_reports_its_files_where_they_end_up(
     assert sorted(results[0].files) == sorted(out / name for name in snapshot(out))
 
 
+def test_a_file_of_a_package_that_cannot_be_written_is_named_under_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = elicit_store(tmp_path / "s.db")
+    platform = PLATFORMS[PlatformFormat.CSV]
+
+    def writer(folder: Path, batch: str, tasks: Sequence[Any]) -> Path:
+        raise OutputError(f"{folder / batch}.csv: cannot write it (No space left on device)")
+
+    changes: dict[str, Any] = {"elicit_batch_writer": writer}
+    monkeypatch.setitem(PLATFORMS, PlatformFormat.CSV, dataclasses.replace(platform, **changes))
+    out = tmp_path / "package"
+    line = fails(db, "elicit", "export", "--all", "--format", "csv", "--out", out,
+                 says=(f"{out / 'e0001.csv'}: cannot write it",))  # fmt: skip
+    assert ".partial" not in line
+    assert not out.exists()
+
+
 def test_a_package_over_a_file_is_refused(tmp_path: Path) -> None:
     db = elicit_store(tmp_path / "s.db")
     out = tmp_path / "package"

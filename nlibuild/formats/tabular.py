@@ -352,7 +352,12 @@ def write_package(out: Path, write: Callable[[Path], list[Path]]) -> list[Path]:
     except OSError as exc:
         raise _cannot_write(out, exc) from None
     try:
-        written = [path.relative_to(staging) for path in write(staging)]
+        try:
+            written = [path.relative_to(staging) for path in write(staging)]
+        except OutputError as exc:
+            # A file that could not be written is named where the user asked for it: the
+            # hidden staging folder means nothing to them and is gone once this returns.
+            raise OutputError(str(exc).replace(str(staging), str(out))) from None
         try:
             if out.is_dir():
                 for path in sorted(p for p in staging.rglob("*") if not p.is_dir()):
