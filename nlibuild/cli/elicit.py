@@ -10,6 +10,7 @@ import typer
 from nlibuild.annotator_ids import read_annotator_ids
 from nlibuild.cli.common import open_store, out, state_of, user_errors
 from nlibuild.cli.work_packages import (
+    PACKAGE_OUT_HELP,
     AnnotatorMapOption,
     InstructionsOption,
     PlatformOption,
@@ -118,9 +119,7 @@ def export(
     ] = None,
     all_batches: Annotated[bool, typer.Option("--all", help="Every elicitation batch.")] = False,
     format: PlatformOption = "jsonl",
-    out_dir: Annotated[Path, typer.Option("--out", help="The folder to write the package to.")] = (
-        Path("elicit-out")
-    ),
+    out_dir: Annotated[Path, typer.Option("--out", help=PACKAGE_OUT_HELP)] = (Path("elicit-out")),
     instructions: InstructionsOption = "en,zh",
 ) -> None:
     """Write the work package: task files with our IDs, instructions, the platform's form."""

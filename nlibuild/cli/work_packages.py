@@ -19,6 +19,11 @@ ExportConfigT = TypeVar("ExportConfigT", ElicitExportConfig, RelabelExportConfig
 
 _FORMATS = "jsonl, csv, labelstudio or mturk"
 
+PACKAGE_OUT_HELP = (
+    "The folder to write the package to. Nothing reaches it unless the whole package was "
+    "written; in an existing folder the package's own files are replaced and others kept."
+)
+
 PlatformOption = Annotated[str, typer.Option("--format", help=f"Platform: {_FORMATS}.")]
 InstructionsOption = Annotated[
     str, typer.Option(help="Languages of the instructions to include (default en,zh).")

@@ -8,10 +8,13 @@ memory stays bounded whatever the file size.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import os
 import re
+import secrets
+import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
@@ -313,12 +316,62 @@ def write_atomically(path: Path, write: Callable[[IO[bytes]], int]) -> int:
             result = write(handle)
         os.replace(temporary, path)
     except OSError as exc:
-        raise OutputError(
-            f"{path}: cannot write it ({exc.strerror or exc}); choose another --out"
-        ) from None
+        raise _cannot_write(path, exc) from None
     finally:
-        temporary.unlink(missing_ok=True)
+        # Any failure, an exception of the writer included, removes the half file. When the
+        # folder itself could not be made there is nothing to remove, and the unlink's own
+        # error (ENOTDIR) must not replace the one that says why.
+        with contextlib.suppress(OSError):
+            temporary.unlink(missing_ok=True)
     return result
+
+
+def _cannot_write(path: Path, exc: OSError) -> OutputError:
+    return OutputError(f"{path}: cannot write it ({exc.strerror or exc}); choose another --out")
+
+
+def write_package(out: Path, write: Callable[[Path], list[Path]]) -> list[Path]:
+    """Write a folder of files (a work package) all or nothing; returns the files at `out`.
+
+    `write` is called with a hidden staging folder beside `out` (the same file system, so
+    the moves below are renames) and returns the files it wrote there. Only once it has
+    returned does anything reach `out`: a missing `out` becomes the staging folder in one
+    rename; into an existing folder each file the package writes replaces its namesake
+    whole and every other file is left alone (a user's notes, another package's batches).
+    On any error, an exception of `write` included, the staging folder is removed and
+    `out` is as it was."""
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if out.exists() and not out.is_dir():
+            raise OutputError(f"{out}: is a file, not a folder; choose another --out")
+        # Named here and made with mkdir rather than by tempfile.mkdtemp: mkdtemp's mode
+        # is 0700, and a missing `out` *becomes* this folder, which should get the
+        # umask's mode as a folder made by hand would.
+        staging = out.parent / f".{out.name}.{secrets.token_hex(6)}.partial"
+        staging.mkdir()
+    except OSError as exc:
+        raise _cannot_write(out, exc) from None
+    try:
+        try:
+            written = [path.relative_to(staging) for path in write(staging)]
+        except OutputError as exc:
+            # A file that could not be written is named where the user asked for it: the
+            # hidden staging folder means nothing to them and is gone once this returns.
+            raise OutputError(str(exc).replace(str(staging), str(out))) from None
+        try:
+            if out.is_dir():
+                for path in sorted(p for p in staging.rglob("*") if not p.is_dir()):
+                    target = out / path.relative_to(staging)
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    os.replace(path, target)
+            else:
+                os.rename(staging, out)
+        except OSError as exc:
+            raise _cannot_write(out, exc) from None
+    finally:
+        # After a whole-folder rename there is nothing left here to remove.
+        shutil.rmtree(staging, ignore_errors=True)
+    return [out / name for name in written]
 
 
 def write_spreadsheet_csv(path: Path, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> int:

@@ -3,7 +3,7 @@
 For each batch a task file with our IDs inside every task (batch, writer, premise_id), and
 for each protocol among them the writers' instructions (English and Chinese, from
 nlibuild/resources/instructions/elicit/) and, for Label Studio and MTurk, the form the
-writers fill in.
+writers fill in. The package is written whole or not at all (`tabular.write_package`).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 from nlibuild.batches import ELICIT_BATCH, chosen_batches
 from nlibuild.elicitation import hypotheses_per_label
 from nlibuild.formats.platforms import platform_for
+from nlibuild.formats.tabular import write_package
 from nlibuild.models import ElicitExportConfig, ElicitExportResult, ElicitTask, Protocol
 from nlibuild.presets import elicit_instructions
 from nlibuild.queries.batches import batch_premises
@@ -25,33 +26,42 @@ def run(store: Store, cfg: ElicitExportConfig) -> ElicitExportResult:
         batches = chosen_batches(store, ELICIT_BATCH, cfg.batches, cfg.all, "elicit create")
         platform = platform_for(cfg.format)
         lang = store.meta().get("lang", "en")
-        files: list[Path] = []
         tasks = 0
-        protocols: dict[str, int] = {}
-        for batch in batches:
-            protocol = Protocol(batch.protocol or Protocol.SINGLE)
-            per_label = hypotheses_per_label(protocol)
-            protocols[protocol.value] = per_label
-            batch_tasks = [
-                ElicitTask(
-                    batch=batch.id,
-                    writer=batch.annotator,
-                    protocol=protocol,
-                    lang=premise.lang,
-                    premise_id=premise.id,
-                    genre=premise.genre,
-                    premise=premise.text,
-                    hypotheses_per_label=per_label,
+
+        def write(folder: Path) -> list[Path]:
+            # Into a staging folder: a batch that fails half-way leaves no half package.
+            nonlocal tasks
+            files: list[Path] = []
+            protocols: dict[str, int] = {}
+            for batch in batches:
+                protocol = Protocol(batch.protocol or Protocol.SINGLE)
+                per_label = hypotheses_per_label(protocol)
+                protocols[protocol.value] = per_label
+                batch_tasks = [
+                    ElicitTask(
+                        batch=batch.id,
+                        writer=batch.annotator,
+                        protocol=protocol,
+                        lang=premise.lang,
+                        premise_id=premise.id,
+                        genre=premise.genre,
+                        premise=premise.text,
+                        hypotheses_per_label=per_label,
+                    )
+                    for premise in batch_premises(store, batch.pk)
+                ]
+                files.append(platform.write_elicit_batch(folder, batch.id, batch_tasks))
+                tasks += len(batch_tasks)
+            # The corpus language's instructions first: the MTurk form embeds the first.
+            langs = sorted(cfg.instruction_langs, key=lambda code: (code != lang, code))
+            for protocol_name, per_label in sorted(protocols.items()):
+                texts = {code: elicit_instructions(protocol_name, code) for code in langs}
+                files += platform.write_elicit_support_files(
+                    folder, protocol_name, per_label, texts
                 )
-                for premise in batch_premises(store, batch.pk)
-            ]
-            files.append(platform.write_elicit_batch(cfg.out, batch.id, batch_tasks))
-            tasks += len(batch_tasks)
-        # The corpus language's instructions first: the MTurk form embeds the first.
-        langs = sorted(cfg.instruction_langs, key=lambda code: (code != lang, code))
-        for protocol_name, per_label in sorted(protocols.items()):
-            texts = {code: elicit_instructions(protocol_name, code) for code in langs}
-            files += platform.write_elicit_support_files(cfg.out, protocol_name, per_label, texts)
+            return files
+
+        files = write_package(cfg.out, write)
         run.finish({"batches": len(batches), "tasks": tasks, "files": len(files)})
     return ElicitExportResult(
         run_id=run_id, signature=run.signature, batches=len(batches), tasks=tasks, files=files

@@ -6,7 +6,8 @@ and MNLI's did). Each batch belongs to one annotator, so a platform that cannot 
 to chosen people (Label Studio's free edition) gets one task file per batch and annotator.
 The instructions (resources/instructions/relabel/, English and Chinese) end with the store's
 label set; Label Studio gets a labeling config and MTurk a HIT template with a one-choice
-`label` over the same labels.
+`label` over the same labels. The package is written whole or not at all
+(`tabular.write_package`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from nlibuild.batches import RELABEL_BATCH, chosen_batches
 from nlibuild.formats.platforms import platform_for
+from nlibuild.formats.tabular import write_package
 from nlibuild.models import NLI_LABELS, RelabelExportConfig, RelabelExportResult, RelabelTask
 from nlibuild.presets import relabel_instructions_text
 from nlibuild.queries.batches import relabel_items
@@ -38,27 +40,35 @@ def run(store: Store, cfg: RelabelExportConfig) -> RelabelExportResult:
         platform = platform_for(cfg.format)
         labels = store_labels(store)
         lang = store.meta().get("lang", "en")
-        files: list[Path] = []
         tasks = 0
-        for batch in batches:
-            batch_tasks = [
-                RelabelTask(
-                    batch=batch.id,
-                    annotator=batch.annotator,
-                    lang=pair_lang,
-                    pair_id=pair_id,
-                    genre=genre,
-                    premise=premise,
-                    hypothesis=hypothesis,
-                )
-                for pair_id, pair_lang, genre, premise, hypothesis in relabel_items(store, batch.pk)
-            ]
-            files.append(platform.write_relabel_batch(cfg.out, batch.id, batch_tasks))
-            tasks += len(batch_tasks)
-        # The corpus language's instructions first: the MTurk form embeds the first.
-        langs = sorted(cfg.instruction_langs, key=lambda code: (code != lang, code))
-        texts = {code: relabel_instructions(code, labels) for code in langs}
-        files += platform.write_relabel_support_files(cfg.out, labels, texts)
+
+        def write(folder: Path) -> list[Path]:
+            # Into a staging folder: a batch that fails half-way leaves no half package.
+            nonlocal tasks
+            files: list[Path] = []
+            for batch in batches:
+                batch_tasks = [
+                    RelabelTask(
+                        batch=batch.id,
+                        annotator=batch.annotator,
+                        lang=pair_lang,
+                        pair_id=pair_id,
+                        genre=genre,
+                        premise=premise,
+                        hypothesis=hypothesis,
+                    )
+                    for pair_id, pair_lang, genre, premise, hypothesis in relabel_items(
+                        store, batch.pk
+                    )
+                ]
+                files.append(platform.write_relabel_batch(folder, batch.id, batch_tasks))
+                tasks += len(batch_tasks)
+            # The corpus language's instructions first: the MTurk form embeds the first.
+            langs = sorted(cfg.instruction_langs, key=lambda code: (code != lang, code))
+            texts = {code: relabel_instructions(code, labels) for code in langs}
+            return files + platform.write_relabel_support_files(folder, labels, texts)
+
+        files = write_package(cfg.out, write)
         run.finish({"batches": len(batches), "tasks": tasks, "files": len(files)})
     return RelabelExportResult(
         run_id=run_id, signature=run.signature, batches=len(batches), tasks=tasks, files=files
