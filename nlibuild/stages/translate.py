@@ -220,6 +220,10 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
             x for x in sources["source_lang"].unique().to_list() if primary_language(x) != target
         ]
         sources = sources.filter(pl.col("source_lang").is_in(other))
+        # The checks across units compare every stored translation of the language (an
+        # earlier partial file's too) with its source: they need the sources of all units,
+        # not only of the rows this file covers.
+        all_sources = sources.select("unit", "source")
         if cfg.align == "rows":
             sources = sources.join(
                 rows.select("unit"), on="unit", how="semi", maintain_order="left"
@@ -279,7 +283,7 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
         everything = pl.concat([stored.rename({"stored": "text"}), new])
         checks += corpus_checks_of(
             everything,
-            sources.select("unit", "source"),
+            all_sources,
             _column_frame(hypothesis_premises(store), ("unit", "premise")),
         )
         # A unit translated now sheds what was found on it before (an empty row); the
