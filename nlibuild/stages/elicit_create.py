@@ -1,5 +1,10 @@
 """`nlibuild elicit create`: put unassigned premises into batches, one writer per batch.
 
+A premise may be in one elicitation batch per protocol: OCNLI (3.2) gave the same premises
+to SINGLE, MULTI, MULTI_ENCOURAGE and MULTI_CONSTRAINT to compare the protocols, so
+`--protocol P` draws premises with no batch of P and no pairs of P (nor pairs of unknown
+protocol, as a corpus's may be).
+
 Genres are spread across batches: each genre's premises are put in a seeded random order,
 then the genres are interleaved, so consecutive premises (and hence every batch) mix the
 genres in proportion. Batches go to the writer with the fewest premises so far (over all
@@ -54,12 +59,15 @@ def _next_batch_number(existing: list[str]) -> int:
 def run(store: Store, cfg: ElicitCreateConfig) -> ElicitCreateResult:
     with store.recorded_run("elicit-create", cfg) as run:
         run_id = run.id
-        premises = unassigned_premises(store, ELICIT_BATCH, cfg.genres, cfg.lang)
+        premises = unassigned_premises(
+            store, ELICIT_BATCH, cfg.protocol.value, cfg.genres, cfg.lang
+        )
         if not premises:
             where = f" of genre {', '.join(cfg.genres)}" if cfg.genres else ""
             raise ConfigError(
-                f"no premises{where} are waiting for writers (every premise has pairs or a "
-                "batch); draw more with `nlibuild sample`"
+                f"no premises{where} are waiting for writers of {cfg.protocol.value} (every "
+                f"premise has pairs or a batch of {cfg.protocol.value}); draw more with "
+                "`nlibuild sample`, or give these premises another --protocol"
             )
         writer_pks = store.ensure_annotators(cfg.writers)
         loads = items_per_annotator(store, ELICIT_BATCH)
