@@ -122,3 +122,39 @@ def test_an_answer_without_a_batch_for_a_writer_with_two_is_refused(tmp_path: Pa
     assert "27 pairs added" in ok(
         "--db", db, "elicit", "import", multi, "--format", "jsonl", "--batch", "e0002"
     )
+
+
+# --- `elicit create --premises FILE`: chosen premises instead of every waiting one ----------
+
+
+def test_chosen_premises_are_batched_and_only_they(tmp_path: Path) -> None:
+    db = _store(tmp_path)
+    ids = [row[0] for row in query(db, "SELECT id FROM premises ORDER BY id")]
+    chosen = tmp_path / "chosen.txt"
+    chosen.write_text(f"# two of three\n{ids[2]}\n\n{ids[0]}\n{ids[0]}\n", encoding="utf-8")
+
+    ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--writers", "w01",
+       "--premises", chosen)  # fmt: skip
+
+    assert sorted(_batch_premises(db)["e0001"][1]) == [ids[0], ids[2]]
+    # Chosen again for SINGLE they are taken; for MULTI they are still waiting.
+    fails(db, "elicit", "create", "--protocol", "SINGLE", "--writers", "w01",
+          "--premises", chosen, says=(ids[2], "not waiting", "SINGLE"))  # fmt: skip
+    ok("--db", db, "elicit", "create", "--protocol", "MULTI", "--writers", "w01",
+       "--premises", chosen)  # fmt: skip
+    assert sorted(_batch_premises(db)["e0002"][1]) == [ids[0], ids[2]]
+
+
+def test_an_unknown_chosen_premise_is_one_error_line(tmp_path: Path) -> None:
+    db = _store(tmp_path)
+    ids = [row[0] for row in query(db, "SELECT id FROM premises ORDER BY id")]
+    chosen = tmp_path / "chosen.txt"
+    chosen.write_text(f"{ids[0]}\nnope-1\nnope-2\n", encoding="utf-8")
+
+    fails(db, "elicit", "create", "--protocol", "SINGLE", "--writers", "w01",
+          "--premises", chosen,
+          says=("chosen.txt", "'nope-1'", "1 more", "not in the store"))  # fmt: skip
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# none\n", encoding="utf-8")
+    fails(db, "elicit", "create", "--protocol", "SINGLE", "--writers", "w01",
+          "--premises", empty, says=("empty.txt", "no premise IDs"))  # fmt: skip
