@@ -34,9 +34,23 @@ def hypotheses_per_label(protocol: Protocol) -> int:
     return 1 if protocol is Protocol.SINGLE else 3
 
 
-def pair_id(premise_id: str, label: Label, k: int) -> str:
-    """`gov_0001-c2`: the premise, the author's label initial, the k-th hypothesis for it."""
-    return f"{premise_id}-{label.initial}{k}"
+PROTOCOL_TAGS = {
+    Protocol.SINGLE: "s",
+    Protocol.MULTI: "m",
+    Protocol.MULTI_ENCOURAGE: "me",
+    Protocol.MULTI_CONSTRAINT: "mc",
+}
+"""The short tag of a protocol in the IDs of pairs from a premise's second (third, ...)
+elicitation batch: OCNLI (3.2) gave the same premises to several protocols, and a premise
+may be in one batch per protocol, so its pairs need IDs that differ per batch."""
+
+
+def pair_id(premise_id: str, label: Label, k: int, protocol_tag: str | None = None) -> str:
+    """`gov_0001-c2`: the premise, the author's label initial, the k-th hypothesis for it;
+    with a protocol tag (`gov_0001-m-c2`) for the pairs of a premise's later batches."""
+    if protocol_tag is None:
+        return f"{premise_id}-{label.initial}{k}"
+    return f"{premise_id}-{protocol_tag}-{label.initial}{k}"
 
 
 def slot_name(label: Label, k: int) -> str:
@@ -141,8 +155,11 @@ def check_answer(
     hypotheses: dict[Label, list[str]],
     lexicon: NegatorLexicon,
     max_overlap: float = DEFAULT_MAX_OVERLAP,
+    protocol_tag: str | None = None,
 ) -> CheckedAnswer:
     """The pairs one answer makes, each with what the protocol's rules found.
+
+    `protocol_tag` goes into the pair IDs (`pair_id`): None for a premise's first batch.
 
     `hypotheses` holds, per label, the form's fields in order (empty strings for fields
     left empty). Levels follow the order of the filled fields.
@@ -181,7 +198,8 @@ def check_answer(
             )
         for k, text in enumerate(filled[label], 1):
             level = LEVELS[k - 1] if protocol is not Protocol.SINGLE and k <= len(LEVELS) else None
-            pair = CheckedPair(pair_id(premise_id, label, k), label, k, level, text, [])
+            pair_key = pair_id(premise_id, label, k, protocol_tag)
+            pair = CheckedPair(pair_key, label, k, level, text, [])
             if label is Label.CONTRADICTION:
                 pair.negators = lexicon.find(text)
             if k > wanted:

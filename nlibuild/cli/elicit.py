@@ -76,6 +76,10 @@ def create(
         int | None,
         typer.Option(help=f"Random seed (default {default_text(ElicitCreateConfig, 'seed')})."),
     ] = None,
+    premises: Annotated[
+        Path | None,
+        typer.Option(help="A file of chosen premise IDs, one per line, batched instead of all."),
+    ] = None,
 ) -> None:
     """Group unassigned premises into batches, one writer each, genres spread, load balanced."""
     from nlibuild.stages.elicit_create import run
@@ -96,6 +100,7 @@ def create(
                 genres=split_list(genre),
                 lang=lang,
                 seed=seed,
+                premises=premises,
             )
             result = run(store, cfg)
     for batch in result.batches:

@@ -36,6 +36,9 @@ class ElicitCreateConfig(_Config):
     genres: tuple[str, ...] = ()
     lang: str | None = None
     seed: Seed = 13
+    premises: Path | None = Field(
+        default=None, description="a file of chosen premise IDs, one per line, drawn instead"
+    )
 
     @field_validator("max_per_writer", mode="before")
     @classmethod

@@ -87,17 +87,22 @@ def items_per_annotator(store: Store, kind: str) -> dict[str, int]:
 
 
 def unassigned_premises(
-    store: Store, kind: str, genres: Sequence[str], lang: str | None
+    store: Store, kind: str, protocol: str, genres: Sequence[str], lang: str | None
 ) -> list[tuple[str, str | None, str]]:
-    """(id, genre, lang) of premises without pairs that no batch of `kind` holds, by ID."""
+    """(id, genre, lang) of premises waiting for `protocol`, by ID: in no batch of `kind`
+    and `protocol`, and without pairs of `protocol` or of no recorded protocol (a corpus's
+    pairs whose protocol is unknown count as any). OCNLI (3.2) gave one premise to each of
+    its protocols, so a premise in a batch of another protocol is still waiting."""
     rows = store.conn.execute(
         "SELECT p.id, p.genre, p.lang FROM premises p "
-        "WHERE NOT EXISTS (SELECT 1 FROM pairs WHERE premise_pk = p.pk) "
+        "WHERE NOT EXISTS (SELECT 1 FROM pairs WHERE premise_pk = p.pk "
+        "                  AND (protocol IS NULL OR protocol = ?2)) "
         "AND NOT EXISTS (SELECT 1 FROM assignments s JOIN batches b ON b.pk = s.batch_pk "
-        "                WHERE s.item_id = p.id AND b.kind = ?1) "
-        "AND (?2 = '[]' OR p.genre IN (SELECT value FROM json_each(?2))) "
-        "AND (?3 IS NULL OR p.lang = ?3) ORDER BY p.id",
-        (kind, json_array(genres), lang),
+        "                WHERE s.item_id = p.id AND b.kind = ?1 "
+        "                AND coalesce(b.protocol, 'SINGLE') = ?2) "
+        "AND (?3 = '[]' OR p.genre IN (SELECT value FROM json_each(?3))) "
+        "AND (?4 IS NULL OR p.lang = ?4) ORDER BY p.id",
+        (kind, protocol, json_array(genres), lang),
     ).fetchall()
     return [(row[0], row[1], row[2]) for row in rows]
 

@@ -1,5 +1,10 @@
 """`nlibuild elicit create`: put unassigned premises into batches, one writer per batch.
 
+A premise may be in one elicitation batch per protocol: OCNLI (3.2) gave the same premises
+to SINGLE, MULTI, MULTI_ENCOURAGE and MULTI_CONSTRAINT to compare the protocols, so
+`--protocol P` draws premises with no batch of P and no pairs of P (nor pairs of unknown
+protocol, as a corpus's may be).
+
 Genres are spread across batches: each genre's premises are put in a seeded random order,
 then the genres are interleaved, so consecutive premises (and hence every batch) mix the
 genres in proportion. Batches go to the writer with the fewest premises so far (over all
@@ -13,11 +18,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from pathlib import Path
 
 from nlibuild.batches import ELICIT_BATCH
-from nlibuild.errors import ConfigError
+from nlibuild.errors import ConfigError, InputError
+from nlibuild.formats.input_files import read_utf8_text
 from nlibuild.models import CreatedBatch, ElicitCreateConfig, ElicitCreateResult
 from nlibuild.queries.batches import batch_ids, items_per_annotator, unassigned_premises
+from nlibuild.queries.premises import premises_by_id
 from nlibuild.ranking import seeded_rank
 from nlibuild.store import Store
 
@@ -51,15 +59,56 @@ def _next_batch_number(existing: list[str]) -> int:
     return max(numbers, default=0) + 1
 
 
+def read_premise_ids(path: Path) -> list[str]:
+    """The premise IDs of a `--premises` file: one a line; blank lines and `#` comments
+    skipped; each ID once."""
+    ids: dict[str, None] = {}
+    for line in read_utf8_text(path, "premises file").splitlines():
+        premise_id = line.split("#", 1)[0].strip()
+        if premise_id:
+            ids[premise_id] = None
+    if not ids:
+        raise InputError(path, "no premise IDs in this file; write one per line")
+    return list(ids)
+
+
+def _chosen(
+    store: Store, cfg: ElicitCreateConfig, path: Path, waiting: list[tuple[str, str | None, str]]
+) -> list[tuple[str, str | None, str]]:
+    """The waiting premises a `--premises` file names; an ID the store lacks, or one not
+    waiting for this protocol, is an error naming it (and counting the rest like it)."""
+    chosen = read_premise_ids(path)
+    known = premises_by_id(store, chosen)
+    unknown = [i for i in chosen if i not in known]
+    if unknown:
+        more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+        raise InputError(path, f"premise {unknown[0]!r}{more} is not in the store")
+    by_id = {p[0]: p for p in waiting}
+    taken = [i for i in chosen if i not in by_id]
+    if taken:
+        more = f" (and {len(taken) - 1} more)" if len(taken) > 1 else ""
+        raise ConfigError(
+            f"premise {taken[0]}{more} is not waiting for writers of {cfg.protocol.value}: it "
+            f"has pairs or a batch of {cfg.protocol.value}, or is outside --genre/--lang"
+        )
+    # The order stays the batches' usual one (genres interleaved, seeded), not the file's.
+    return [by_id[i] for i in sorted(chosen)]
+
+
 def run(store: Store, cfg: ElicitCreateConfig) -> ElicitCreateResult:
     with store.recorded_run("elicit-create", cfg) as run:
         run_id = run.id
-        premises = unassigned_premises(store, ELICIT_BATCH, cfg.genres, cfg.lang)
+        premises = unassigned_premises(
+            store, ELICIT_BATCH, cfg.protocol.value, cfg.genres, cfg.lang
+        )
+        if cfg.premises is not None:
+            premises = _chosen(store, cfg, cfg.premises, premises)
         if not premises:
             where = f" of genre {', '.join(cfg.genres)}" if cfg.genres else ""
             raise ConfigError(
-                f"no premises{where} are waiting for writers (every premise has pairs or a "
-                "batch); draw more with `nlibuild sample`"
+                f"no premises{where} are waiting for writers of {cfg.protocol.value} (every "
+                f"premise has pairs or a batch of {cfg.protocol.value}); draw more with "
+                "`nlibuild sample`, or give these premises another --protocol"
             )
         writer_pks = store.ensure_annotators(cfg.writers)
         loads = items_per_annotator(store, ELICIT_BATCH)

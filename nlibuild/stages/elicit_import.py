@@ -4,8 +4,16 @@ Each answer is one writer's work on one premise of a batch. It is mapped to our 
 platform's worker ID through `--annotators MAP` or the aliases stored by an earlier import),
 checked against its batch (the right writer, a premise the batch holds) and against the
 protocol's rules (`elicitation.check_answer`), and becomes pairs `<premise>-<e|n|c><k>` with
-the author's label, level, protocol and batch, and the author's vote. What the checks find
-is stored in `violations`; `--on-violation reject` keeps a pair with an error out of `pairs`.
+the author's label, level, protocol and batch, and the author's vote.
+
+A premise may be in one batch per protocol (OCNLI 3.2 gave the same premises to its four
+protocols), so pair IDs must tell a premise's batches apart: the pairs of its first
+elicitation batch keep `<premise>-<e|n|c><k>` (every store written before keeps its IDs),
+those of a later batch carry the protocol's tag, `<premise>-<tag>-<e|n|c><k>` (`m`, `me`,
+`mc`, `s`). An answer that names no batch goes to the premise's batch of its writer.
+
+What the checks find is stored in `violations`; `--on-violation reject` keeps a pair with an
+error out of `pairs`.
 
 Importing the same answers again changes nothing (each assignment keeps a hash of its
 answer); a different answer for an item already answered is an error naming both.
@@ -19,6 +27,7 @@ from dataclasses import dataclass, field
 from nlibuild.annotators import platform_annotators
 from nlibuild.batches import ELICIT_BATCH
 from nlibuild.elicitation import (
+    PROTOCOL_TAGS,
     CheckedAnswer,
     Finding,
     Rule,
@@ -177,6 +186,7 @@ class _Importer:
         batch: BatchRow,
         premise: BatchPremise,
         assignment: Assignment,
+        first_batch: bool,
     ) -> None:
         key = answer_key(answer.unusable, answer.hypotheses)
         seen = self._seen.get((batch.id, premise.id))
@@ -203,6 +213,7 @@ class _Importer:
         checked = check_answer(
             premise.id, premise.text, premise.lang, protocol, answer.unusable,
             answer.hypotheses, self.lexicon(premise.lang), self.cfg.max_overlap,
+            None if first_batch else PROTOCOL_TAGS[protocol],
         )  # fmt: skip
         self.answered.append(
             (_UNUSABLE if answer.unusable else _ANSWERED, key, self.run_id, batch.pk, premise.id)
@@ -252,6 +263,20 @@ class _Importer:
 
     # --- the whole file ---------------------------------------------------------------
 
+    def _writers_batch(self, answer: RawAnswer, writer: str, found: list[Assignment]) -> str:
+        """The batch of an answer that names none: the premise's batch given to its writer
+        (a premise may be in one batch per protocol, each perhaps another writer's)."""
+        own = [a.batch_id for a in found if a.annotator == writer]
+        if len(own) > 1:
+            raise InputError(
+                self.cfg.path,
+                f"{answer.where}: {answer.premise_id} is in {writer}'s batches "
+                f"{', '.join(own)} (one per protocol) and the answer names no batch; add a "
+                "batch column or pass --batch B",
+            )
+        # No batch of this writer: the first batch, whose writer check then reports it.
+        return own[0] if own else found[0].batch_id
+
     def run(self, answers: list[RawAnswer]) -> None:
         writers = self.writers(answers)
         writer_pks = self.store.ensure_annotators(writers.values())
@@ -275,7 +300,7 @@ class _Importer:
             writer_pk = writer_pks[writer]
             batch_id = answer.batch or self.cfg.batch
             if batch_id is None and answer.premise_id in batches_of:
-                batch_id = batches_of[answer.premise_id][0].batch_id
+                batch_id = self._writers_batch(answer, writer, batches_of[answer.premise_id])
             batch = batches.get(batch_id) if batch_id else None
             premise_id = answer.premise_id
             premise = None
@@ -303,17 +328,29 @@ class _Importer:
                     ),
                 )  # fmt: skip
                 continue
-            assignment = assignments.get((batch.id, premise.id)) or next(
-                a
-                for a in assignments_of_items(self.store, ELICIT_BATCH, [premise.id])
-                if a.batch_pk == batch.pk
+            if premise.id not in batches_of:  # found by its text
+                batches_of[premise.id] = assignments_of_items(
+                    self.store, ELICIT_BATCH, [premise.id]
+                )
+            of_premise = batches_of[premise.id]
+            assignment = next(a for a in of_premise if a.batch_pk == batch.pk)
+            # Batches come in creation order: the first keeps the plain pair IDs.
+            first_batch = of_premise[0].batch_pk == batch.pk
+            self.add(answer, writer, writer_pk, batch, premise, assignment, first_batch)
+        new_ids = Counter(p[1] for p in self.pairs)
+        twice = sorted(i for i, n in new_ids.items() if n > 1)
+        if twice:
+            # Only a premise ID that ends like a protocol tag (`p1-m` beside `p1`) can do this.
+            raise ConflictError(
+                f"two answers of this file would both make pair {twice[0]} (a premise ID "
+                "that ends in a protocol tag, like p1-m beside p1?); import them in two files"
             )
-            self.add(answer, writer, writer_pk, batch, premise, assignment)
-        clashes = existing_pair_ids(self.store, (p[1] for p in self.pairs))
+        clashes = existing_pair_ids(self.store, list(new_ids))
         if clashes:
             raise ConflictError(
-                f"pair {sorted(clashes)[0]} is already in the store (imported with a corpus?); "
-                "its premise cannot be elicited again"
+                f"pair {sorted(clashes)[0]} is already in the store (imported with a corpus, or "
+                "made for another premise whose ID ends in a protocol tag?); its premise "
+                "cannot be elicited again under this ID"
             )
         self.store.add_elicited_pairs(self.pairs, self.run_id)
         self.store.add_votes(self.votes, self.run_id)
