@@ -41,6 +41,7 @@ from nlibuild.core.runs import (
     recorded_run,
     shown_status,
 )
+from nlibuild.core.sql_params import json_array
 from nlibuild.errors import StoreError
 from nlibuild.labels import MAJORITY, RELEASED, majority_gold_case
 from nlibuild.models import RunRecord
@@ -185,10 +186,6 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def _ids_param(ids: Iterable[str]) -> str:
-    return orjson.dumps(list(ids)).decode()
-
-
 class Store:
     """A corpus store on disk. Open it with `Store.create` or `Store.open`."""
 
@@ -196,6 +193,7 @@ class Store:
         self.path = path
         self.conn = conn
         self.tx = Transactions(conn, lambda: lock_holder(conn, path))
+        self._meta_vote_run: int | None = None  # the run LAST_VOTE_RUN was last set to
 
     # --- opening, schema, migrations -------------------------------------------------
 
@@ -285,6 +283,7 @@ class Store:
         """A stage's work as one recorded run (nlibuild/core/runs.py), refused before it
         starts when one of its outputs is this store (nlibuild/core/outputs.py) or when the
         store cannot be written."""
+        self._meta_vote_run = None  # a refused run's meta write was rolled back with it
         refuse_outputs_onto_store(self.path, settings)
         # Every stage writes at least its run's row, even one that only reads the corpus
         # (export); a read-only file would fail there as an internal error. Reading
@@ -319,7 +318,7 @@ class Store:
         indexes = self.conn.execute(
             "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' "
             "AND sql IS NOT NULL AND name IN (SELECT value FROM json_each(?)) ORDER BY name",
-            (_ids_param(names),),
+            (json_array(names),),
         ).fetchall()
         if len(indexes) != len(set(names)):
             raise ValueError(f"no such index among {sorted(names)}")
@@ -431,8 +430,10 @@ class Store:
         if full < len(values):
             rest = (len(values) - full) // width
             self.conn.execute(self._insert_statement(table, width, rest), head + values[full:])
-        if table == "votes" and values:
+        if table == "votes" and values and run_id != self._meta_vote_run:
+            # Once a run, not once a chunk: an import writes its votes in thousands of chunks.
             self.set_meta(LAST_VOTE_RUN, str(run_id))
+            self._meta_vote_run = run_id
 
     @staticmethod
     @functools.cache
@@ -459,7 +460,7 @@ class Store:
         return dict(
             self.conn.execute(
                 "SELECT id, pk FROM annotators WHERE id IN (SELECT value FROM json_each(?))",
-                (_ids_param(ids),),
+                (json_array(ids),),
             ).fetchall()
         )
 
@@ -522,7 +523,7 @@ class Store:
         self.conn.execute(
             'DELETE FROM translation_checks WHERE lang = ?1 AND kind = ?2 AND ("check" IN '
             "(SELECT value FROM json_each(?3)) OR unit_id IN (SELECT value FROM json_each(?4)))",
-            (lang, kind, _ids_param(checks), _ids_param(unit_ids)),
+            (lang, kind, json_array(checks), json_array(unit_ids)),
         )
 
     def translation_check_counts(self) -> list[tuple[str, str, str, int]]:
@@ -724,7 +725,7 @@ class Store:
             "ON CONFLICT(pair_pk) DO UPDATE SET n_votes = excluded.n_votes, "
             "n_entailment = excluded.n_entailment, n_neutral = excluded.n_neutral, "
             "n_contradiction = excluded.n_contradiction, author_label = excluded.author_label",
-            (orjson.dumps(sorted(set(pair_pks))).decode(),),
+            (json_array(sorted(set(pair_pks))),),
         )
 
     def remove_pair_labels(self, pair_pks: Iterable[int]) -> None:
@@ -732,7 +733,7 @@ class Store:
         which no stage writes a row for)."""
         self.conn.execute(
             "DELETE FROM pair_labels WHERE pair_pk IN (SELECT value FROM json_each(?))",
-            (orjson.dumps(sorted(set(pair_pks))).decode(),),
+            (json_array(sorted(set(pair_pks))),),
         )
 
     def int_columns(self, sql: str, params: Sequence[Any] = ()) -> list[NDArray[np.int64]]:

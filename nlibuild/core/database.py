@@ -18,6 +18,7 @@ import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from nlibuild.errors import StoreError
@@ -41,22 +42,28 @@ def busy_timeout_s() -> float:
     return seconds
 
 
-def migration_scripts() -> list[tuple[int, str, str]]:
-    """(number, file name, SQL) of every migration shipped in the package, in order."""
+def _migration_files() -> list[tuple[int, Traversable]]:
+    """(number, file) of every migration shipped in the package, in order."""
     folder = resources.files("nlibuild.core").joinpath("migrations")
-    scripts = []
-    for entry in folder.iterdir():
-        if entry.name.endswith(".sql"):
-            number = int(entry.name.split("_", 1)[0])
-            scripts.append((number, entry.name, entry.read_text(encoding="utf-8")))
-    scripts.sort()
-    numbers = [number for number, _, _ in scripts]
-    if numbers != list(range(1, len(scripts) + 1)):
+    files = sorted(
+        ((int(entry.name.split("_", 1)[0]), entry) for entry in folder.iterdir()
+         if entry.name.endswith(".sql")),
+        key=lambda file: file[0],
+    )  # fmt: skip
+    numbers = [number for number, _ in files]
+    if numbers != list(range(1, len(files) + 1)):
         raise RuntimeError(f"migrations must be numbered 1..n without gaps, found {numbers}")
-    return scripts
+    return files
 
 
-SCHEMA_VERSION = len(migration_scripts())
+def migration_scripts() -> list[tuple[int, str, str]]:
+    """(number, file name, SQL) of every migration, in order (read only to migrate)."""
+    return [(n, f.name, f.read_text(encoding="utf-8")) for n, f in _migration_files()]
+
+
+# Counted from the file names: every command knows the schema it expects without reading
+# the scripts, which only a store that needs migrating reads.
+SCHEMA_VERSION = len(_migration_files())
 
 
 def connect(path: Path) -> sqlite3.Connection:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from nlibuild.queries.sql_params import json_array
+from nlibuild.core.sql_params import json_array
 from nlibuild.store import Store
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from nlibuild.core.sql_params import json_array
 from nlibuild.lang import text_keys
-from nlibuild.queries.sql_params import json_array
 from nlibuild.store import PremiseRow, Store
 
 

@@ -1,4 +1,4 @@
-"""How read paths pass lists of values to SQL."""
+"""How the store and its read paths pass lists of values to SQL."""
 
 from __future__ import annotations
 
