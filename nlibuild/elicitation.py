@@ -6,7 +6,8 @@ writer wrote for a premise and label are its easy, medium and hard level), MULTI
 (MULTI, with a bonus promised for contradictions without negators) and MULTI_CONSTRAINT
 (MULTI, where at most one of the three contradictions may contain a negator). In all four,
 no hypothesis may overlap more than 70% with its premise, and a writer may mark a premise
-unusable (`x`) instead.
+unusable (`x`) instead. How that overlap is measured (`OverlapMeasure`), its limit and its
+severity are settings of `elicit import` (the preset's [elicit]).
 
 `check_answer` is pure: it turns one writer's answer for one premise into pairs with their
 findings. Whether a pair with an error is kept is the import's decision (--on-violation).
@@ -20,8 +21,18 @@ from enum import StrEnum
 
 import orjson
 
-from nlibuild.lang import NegatorLexicon, normalise_text, overlap_ratio
-from nlibuild.models import DEFAULT_LABEL_ORDER, DEFAULT_MAX_OVERLAP, Label, Level, Protocol
+from nlibuild.lang import NegatorLexicon, normalise_text, overlap_share
+from nlibuild.models import (
+    DEFAULT_LABEL_ORDER,
+    DEFAULT_MAX_OVERLAP,
+    DEFAULT_OVERLAP_MEASURE,
+    DEFAULT_OVERLAP_SEVERITY,
+    Label,
+    Level,
+    OverlapMeasure,
+    Protocol,
+)
+from nlibuild.models import Severity as Severity  # re-exported: its home was here
 
 LABEL_ORDER: tuple[Label, ...] = DEFAULT_LABEL_ORDER
 """The order labels are asked for and reported in (MNLI's and OCNLI's forms)."""
@@ -58,11 +69,6 @@ def slot_name(label: Label, k: int) -> str:
     return f"{label.value}_{k}"
 
 
-class Severity(StrEnum):
-    ERROR = "error"  # breaks a rule of the protocol: rejected under --on-violation reject
-    WARNING = "warning"  # worth a look, never a reason to drop a pair
-
-
 class Rule(StrEnum):
     """What the checks look for. Each finding names one of these."""
 
@@ -80,7 +86,7 @@ class Rule(StrEnum):
 
 
 RULE_SEVERITY: dict[Rule, Severity] = {
-    Rule.OVERLAP: Severity.ERROR,
+    Rule.OVERLAP: DEFAULT_OVERLAP_SEVERITY,  # a setting: Finding.configured_severity
     Rule.NEGATOR: Severity.ERROR,
     Rule.COPY: Severity.ERROR,
     Rule.DUPLICATE: Severity.ERROR,
@@ -99,10 +105,11 @@ class Finding:
     rule: Rule
     detail: str
     pair_id: str | None = None
+    configured_severity: Severity | None = None  # a rule whose severity is a setting (overlap)
 
     @property
     def severity(self) -> Severity:
-        return RULE_SEVERITY[self.rule]
+        return self.configured_severity or RULE_SEVERITY[self.rule]
 
 
 @dataclass
@@ -156,10 +163,15 @@ def check_answer(
     lexicon: NegatorLexicon,
     max_overlap: float = DEFAULT_MAX_OVERLAP,
     protocol_tag: str | None = None,
+    *,
+    overlap_measure: OverlapMeasure = DEFAULT_OVERLAP_MEASURE,
+    overlap_severity: Severity = DEFAULT_OVERLAP_SEVERITY,
 ) -> CheckedAnswer:
     """The pairs one answer makes, each with what the protocol's rules found.
 
     `protocol_tag` goes into the pair IDs (`pair_id`): None for a premise's first batch.
+    A hypothesis whose `overlap_measure` share is over `max_overlap` is an OVERLAP finding
+    of `overlap_severity`.
 
     `hypotheses` holds, per label, the form's fields in order (empty strings for fields
     left empty). Levels follow the order of the filled fields.
@@ -225,13 +237,15 @@ def check_answer(
                 Finding(Rule.DUPLICATE, f"the same text as {seen[folded]}", pair.id)
             )
         else:
-            ratio = overlap_ratio(pair.hypothesis, premise, lang)
-            if ratio > max_overlap:
+            share = overlap_share(pair.hypothesis, premise, lang, overlap_measure)
+            if share > max_overlap:
                 pair.findings.append(
                     Finding(
                         Rule.OVERLAP,
-                        f"overlaps {ratio:.0%} with the premise (limit {max_overlap:.0%})",
+                        f"overlaps {share:.0%} with the premise ({overlap_measure.value}-"
+                        f"relative; limit {max_overlap:.0%})",
                         pair.id,
+                        overlap_severity,
                     )
                 )
         seen.setdefault(folded, pair.id)

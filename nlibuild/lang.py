@@ -31,6 +31,7 @@ import numpy.typing as npt
 
 from nlibuild.errors import InputError
 from nlibuild.formats.input_files import read_utf8_text
+from nlibuild.models import OverlapMeasure
 
 CHARACTER_UNIT_LANGS: frozenset[str] = frozenset({"zh", "ja", "ko", "th", "my"})
 """Languages whose length unit is the character (configurable per call with a unit)."""
@@ -308,13 +309,30 @@ def overlap_ratio(hypothesis: str, premise: str, lang: str) -> float:
     """The share of the hypothesis's units that also occur in the premise, as multisets:
     a word twice in the hypothesis and once in the premise counts once. 0 for a hypothesis
     without units. OCNLI 3.2 told writers no hypothesis may overlap more than 70%."""
-    units = Counter(overlap_units(hypothesis, lang))
-    total = units.total()
-    if not total:
-        return 0.0
-    available = Counter(overlap_units(premise, lang))
-    shared = sum(min(count, available[unit]) for unit, count in units.items())
-    return shared / total
+    return overlap_shares(hypothesis, premise, lang)[0]
+
+
+def overlap_shares(hypothesis: str, premise: str, lang: str) -> tuple[float, float]:
+    """The units the two texts share (as multisets), as a share of the hypothesis's units
+    and as a share of the premise's; 0 for a text without units."""
+    hypothesis_units = Counter(overlap_units(hypothesis, lang))
+    premise_units = Counter(overlap_units(premise, lang))
+    shared = sum((hypothesis_units & premise_units).values())
+    return (
+        shared / hypothesis_units.total() if hypothesis_units else 0.0,
+        shared / premise_units.total() if premise_units else 0.0,
+    )
+
+
+def overlap_share(hypothesis: str, premise: str, lang: str, measure: OverlapMeasure) -> float:
+    """The share the overlap rule compares with its limit, under `measure`; for BOTH the
+    smaller share, so that it is over the limit only when both shares are."""
+    of_hypothesis, of_premise = overlap_shares(hypothesis, premise, lang)
+    if measure is OverlapMeasure.HYPOTHESIS:
+        return of_hypothesis
+    if measure is OverlapMeasure.PREMISE:
+        return of_premise
+    return min(of_hypothesis, of_premise)
 
 
 _NEGATOR_ENTRY = re.compile(r"^(!|\*)?([^\W\d_]|['’-])+( ([^\W\d_]|['’-])+)*$")

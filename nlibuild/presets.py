@@ -50,10 +50,12 @@ from nlibuild.models import (
     Label,
     LengthUnit,
     OnViolation,
+    OverlapMeasure,
     ParagraphMode,
     Protocol,
     RelabelCreateConfig,
     SampleConfig,
+    Severity,
     StratumKey,
     parse_label_order,
 )
@@ -229,8 +231,8 @@ class ExportPreset(_Section):
 
 
 class ElicitPreset(_Section):
-    """[elicit]: `elicit create` and `elicit import` defaults; `max_overlap` is also the
-    limit `stats --table subsets/cues` report against."""
+    """[elicit]: `elicit create` and `elicit import` defaults; `max_overlap` and
+    `overlap_measure` are also the rule `stats --table subsets/cues` report against."""
 
     protocol: _ProtocolName | None = None
     batch_size: _Count | None = None
@@ -238,6 +240,8 @@ class ElicitPreset(_Section):
     seed: StrictInt | None = None
     on_violation: OnViolation | None = None
     max_overlap: _Share | None = None
+    overlap_measure: OverlapMeasure | None = None
+    overlap_severity: Severity | None = None
 
 
 class RelabelPreset(_Section):

@@ -24,8 +24,10 @@ from nlibuild.models import (
     ElicitImportConfig,
     ElicitImportResult,
     OnViolation,
+    OverlapMeasure,
     PlatformFormat,
     Protocol,
+    Severity,
     TableFormat,
 )
 from nlibuild.options import (
@@ -150,8 +152,23 @@ def import_(
     max_overlap: Annotated[
         float | None,
         typer.Option(
-            help="Largest share of a hypothesis's units found in its premise "
+            help="Largest overlap share of a hypothesis with its premise "
             f"(default {default_text(ElicitImportConfig, 'max_overlap')}).",
+        ),
+    ] = None,
+    overlap_measure: Annotated[
+        str | None,
+        typer.Option(
+            help="The overlap share: of the hypothesis's units found in the premise "
+            "(hypothesis), of the premise's found in the hypothesis (premise), or the smaller "
+            f"(both) (default {default_text(ElicitImportConfig, 'overlap_measure')}).",
+        ),
+    ] = None,
+    overlap_severity: Annotated[
+        str | None,
+        typer.Option(
+            help="An overlap over the limit is an error or a warning "
+            f"(default {default_text(ElicitImportConfig, 'overlap_severity')}).",
         ),
     ] = None,
     negators: Annotated[
@@ -185,6 +202,16 @@ def import_(
                     choice(OnViolation, on_violation, "--on-violation") if on_violation else None
                 ),
                 max_overlap=max_overlap,
+                overlap_measure=(
+                    choice(OverlapMeasure, overlap_measure, "--overlap-measure")
+                    if overlap_measure
+                    else None
+                ),
+                overlap_severity=(
+                    choice(Severity, overlap_severity, "--overlap-severity")
+                    if overlap_severity
+                    else None
+                ),
                 negators=tuple(negators or ()),
                 batch=batch,
                 writer=writer,

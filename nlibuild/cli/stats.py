@@ -65,8 +65,15 @@ def stats(
     max_overlap: Annotated[
         float | None,
         typer.Option(
-            help="subsets: the overlap limit "
+            help="subsets, cues: the overlap limit "
             f"(default {default_text(ElicitImportConfig, 'max_overlap')}; OCNLI 3.2)."
+        ),
+    ] = None,
+    overlap_measure: Annotated[
+        str | None,
+        typer.Option(
+            help="subsets, cues: the overlap share, of the hypothesis, the premise or both "
+            f"(default {default_text(ElicitImportConfig, 'overlap_measure')}; OCNLI 3.2)."
         ),
     ] = None,
     negators: Annotated[
@@ -127,7 +134,8 @@ def stats(
         _refuse_other_options(ctx, chosen)
         options = StatsOptions(
             min_len=min_len, max_len=max_len, unit=unit, max_overlap=max_overlap,
-            negators=tuple(negators or ()), by=split_list(by), include_extra=include_extra,
+            overlap_measure=overlap_measure, negators=tuple(negators or ()), by=split_list(by),
+            include_extra=include_extra,
             ci=ci, resamples=resamples, seed=seed, threshold=threshold, sort=sort, top=top,
             smoothing=smoothing, min_count=min_count, units=units, per_label=per_label,
             split=split_list(split), lang=lang,

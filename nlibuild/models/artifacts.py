@@ -7,7 +7,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from nlibuild.models.base import DEFAULT_MAX_OVERLAP, Seed, _Config
+from nlibuild.models.base import (
+    DEFAULT_MAX_OVERLAP,
+    DEFAULT_OVERLAP_MEASURE,
+    OverlapMeasure,
+    Seed,
+    _Config,
+)
 
 
 class ArtifactGroup(StrEnum):
@@ -76,6 +82,7 @@ class CuesConfig(_Config):
 
     by: ArtifactGroup = ArtifactGroup.PROTOCOL
     max_overlap: float = Field(default=DEFAULT_MAX_OVERLAP, gt=0, le=1)
+    overlap_measure: OverlapMeasure = DEFAULT_OVERLAP_MEASURE
     negator_files: tuple[Path, ...] = ()
     scope: ArtifactScope = ArtifactScope()
 
@@ -92,7 +99,7 @@ class CueRow(BaseModel):
     label: str
     pairs: int
     negated: float | None = Field(description="share of hypotheses with a negator")
-    mean_overlap: float | None = Field(description="mean share of units found in the premise")
+    mean_overlap: float | None = Field(description="mean overlap share under the measure")
     overlap_bins: list[float] = Field(description="shares of pairs per OVERLAP_BINS bin")
     over_limit: float | None = Field(description="share overlapping the premise over the limit")
     mean_length: float | None

@@ -109,6 +109,21 @@ DEFAULT_MAX_OVERLAP = 0.70
 """OCNLI 3.2: "no hypothesis should overlap more than 70% with the premise"."""
 
 
+class OverlapMeasure(StrEnum):
+    """Which share of a pair's units the overlap rule compares with its limit. Units and
+    shared units are those of `lang.overlap_units`, counted as multisets."""
+
+    HYPOTHESIS = "hypothesis"  # shared units / the hypothesis's units
+    PREMISE = "premise"  # shared units / the premise's units
+    BOTH = "both"  # the smaller of the two: over the limit only when both shares are
+
+
+DEFAULT_OVERLAP_MEASURE = OverlapMeasure.HYPOTHESIS
+"""OCNLI 3.2 makes the hypothesis the subject: "no hypothesis should overlap more than 70%
+with the premise", i.e. at most 70% of what the hypothesis says may come from the premise.
+(A premise-relative share would let a short hypothesis copy a long premise's words.)"""
+
+
 class PlatformFormat(StrEnum):
     """How a work package goes out to writers and their answers come back."""
 

@@ -11,7 +11,9 @@ from nlibuild.core.signature import OutputPath
 from nlibuild.models.base import (
     ANNOTATOR_ID_PATTERN,
     DEFAULT_MAX_OVERLAP,
+    DEFAULT_OVERLAP_MEASURE,
     Label,
+    OverlapMeasure,
     PlatformFormat,
     Protocol,
     Seed,
@@ -24,6 +26,18 @@ class OnViolation(StrEnum):
 
     FLAG = "flag"  # keep it, with the violation stored beside it
     REJECT = "reject"  # keep only the violation
+
+
+class Severity(StrEnum):
+    """How much a finding of the answer checks weighs."""
+
+    ERROR = "error"  # breaks a rule of the protocol: rejected under --on-violation reject
+    WARNING = "warning"  # worth a look, never a reason to drop a pair
+
+
+DEFAULT_OVERLAP_SEVERITY = Severity.ERROR
+"""OCNLI 3.2 states the overlap limit as a rule of every protocol ("in all our instructions,
+we made explicit to the annotators that no hypothesis should overlap more than 70%")."""
 
 
 class ElicitCreateConfig(_Config):
@@ -101,6 +115,8 @@ class ElicitImportConfig(_Config):
     annotators: Path | None = Field(default=None, description="platform ID -> annotator map")
     on_violation: OnViolation = OnViolation.FLAG
     max_overlap: float = Field(default=DEFAULT_MAX_OVERLAP, gt=0, le=1)
+    overlap_measure: OverlapMeasure = DEFAULT_OVERLAP_MEASURE
+    overlap_severity: Severity = DEFAULT_OVERLAP_SEVERITY
     negators: tuple[Path, ...] = ()
     batch: str | None = Field(default=None, description="for files without a batch column")
     writer: str | None = Field(default=None, description="for files without a writer column")
@@ -192,4 +208,9 @@ class SubsetRow(BaseModel):
     hard_mean_length: float | None
     contradictions: int
     negated_contradictions: float | None = Field(description="share of contradictions")
+    overlap_measure: OverlapMeasure = Field(description="the share the overlap columns are of")
+    overlap_quartiles: tuple[float, float, float] | None = Field(
+        description="the pairs' overlap share at the 25th, 50th and 75th percentile"
+    )
+    overlap_bins: list[float] = Field(description="shares of pairs per OVERLAP_BINS bin")
     over_overlap_limit: float | None = Field(description="share of pairs")

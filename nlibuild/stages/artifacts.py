@@ -23,7 +23,7 @@ from nlibuild.artifacts import (
     word_lists,
 )
 from nlibuild.errors import ConfigError
-from nlibuild.lang import length_unit, negator_lexicon, overlap_ratio, text_length
+from nlibuild.lang import length_unit, negator_lexicon, overlap_share, text_length
 from nlibuild.models import (
     NLI_LABELS,
     OVERLAP_BINS,
@@ -164,8 +164,8 @@ def pmi_table(store: Store, cfg: PmiConfig) -> PmiResult:
 
 def cue_table(store: Store, cfg: CuesConfig) -> CuesResult:
     """Per group and gold label: the share of hypotheses with a negator (the elicitation
-    lexicons), their overlap with the premise (mean, histogram, share over the limit) and
-    their mean length in the language's unit."""
+    lexicons), their overlap share under the configured measure (mean, histogram, share
+    over the limit) and their mean length in the language's unit."""
     with store.recorded_run("stats-cues", cfg) as run:
         _check_splits(store, [("--split", cfg.scope.splits)], _EVERY_PAIR)
         frame, without_gold, untranslated = _labelled(
@@ -184,7 +184,7 @@ def cue_table(store: Store, cfg: CuesConfig) -> CuesResult:
             frame["hypothesis"].to_list(), frame["premise"].to_list(), langs,
             frame["label"].to_list(), _groups(frame, cfg.by), strict=True,
         ):  # fmt: skip
-            overlap = overlap_ratio(hypothesis, premise or "", lang)
+            overlap = overlap_share(hypothesis, premise or "", lang, cfg.overlap_measure)
             negated = float(lexicons[lang].negated(hypothesis))
             length = float(text_length(hypothesis, lang))
             for key in ((False, ALL, label, lang), (True, group, label, lang)):

@@ -41,6 +41,7 @@ class StatsOptions:
     max_len: int | None = None
     unit: str | None = None
     max_overlap: float | None = None
+    overlap_measure: str | None = None
     negators: tuple[Path, ...] = ()
     by: tuple[str, ...] = ()
     include_extra: bool = False

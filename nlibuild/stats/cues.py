@@ -20,14 +20,16 @@ from nlibuild.models import (
 from nlibuild.render import counted, render_table
 from nlibuild.stats import StatsOptions, StatsTable, print_json_rows
 from nlibuild.stats.artifact_parts import artifact_group, group_starts, left_out
-from nlibuild.stats.subsets import overlap_limit
+from nlibuild.stats.subsets import overlap_rule
 from nlibuild.store import Store
 
 
 def cues_settings(options: StatsOptions, store: Store) -> CuesConfig:
+    overlap = overlap_rule(options, store)
     return CuesConfig(
         by=artifact_group(options.by) or ArtifactGroup.PROTOCOL,
-        max_overlap=overlap_limit(options, store),
+        max_overlap=overlap.max_overlap,
+        overlap_measure=overlap.measure,
         negator_files=options.negators,
         scope=ArtifactScope(splits=options.split, lang=options.lang),
     )
@@ -48,7 +50,8 @@ def render_cues(result: CuesResult, settings: CuesConfig, fmt: TableFormat, out:
         print_json_rows(result.rows, out)
         return
     limit = settings.max_overlap
-    title = f"Cues per label: negators, overlap with the premise (limit {limit:.0%}), length"
+    measure = settings.overlap_measure.value
+    title = f"Cues per label: negators, {measure} overlap (limit {limit:.0%}), length"
     if fmt is TableFormat.CSV:
         render_table(
             out, title,
@@ -99,7 +102,7 @@ TABLE = StatsTable(
     "histogram, the share over the overlap limit, and the mean length. The gold label is "
     "the majority (aggregate-labels), else the corpus's released label, else the author's; "
     "pairs with '-' are left out.",
-    options=frozenset({"by", "max_overlap", "negators", "split", "lang"}),
+    options=frozenset({"by", "max_overlap", "overlap_measure", "negators", "split", "lang"}),
     settings=cues_settings,
     compute=compute_cues,
     render=render_cues,

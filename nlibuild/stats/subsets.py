@@ -1,18 +1,30 @@
 """`stats --table subsets`: OCNLI's Table 3 from the store: per protocol (and language),
 pairs and mean hypothesis length in total and per level, the share of contradictions with
-a negator and of pairs whose hypothesis overlaps its premise over the limit."""
+a negator, and the distribution of the overlap share under the configured measure
+(quartiles, a histogram, the share of pairs over the limit)."""
 
 from __future__ import annotations
 
+import bisect
+import itertools
+import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
 
-from nlibuild.lang import length_unit, negator_lexicon, overlap_ratio, text_length
-from nlibuild.models import ElicitImportConfig, Label, Level, SubsetRow, TableFormat
-from nlibuild.options import preset_of, preset_origin
+from nlibuild.lang import length_unit, negator_lexicon, overlap_share, text_length
+from nlibuild.models import (
+    OVERLAP_BINS,
+    ElicitImportConfig,
+    Label,
+    Level,
+    OverlapMeasure,
+    SubsetRow,
+    TableFormat,
+)
+from nlibuild.options import choice, preset_of, preset_origin
 from nlibuild.presets import preset_settings
 from nlibuild.render import render_table
 from nlibuild.stats import StatsOptions, StatsTable, print_json_rows
@@ -20,27 +32,42 @@ from nlibuild.store import Store
 
 
 @dataclass(frozen=True)
-class SubsetsSettings:
+class OverlapRule:
+    """The overlap rule `elicit import` checks (and subsets and cues report against)."""
+
     max_overlap: float
+    measure: OverlapMeasure
+
+
+@dataclass(frozen=True)
+class SubsetsSettings:
+    overlap: OverlapRule
     negator_files: tuple[Path, ...]
 
 
-def overlap_limit(options: StatsOptions, store: Store) -> float:
-    """The limit `elicit import` checks against (subsets, cues): --max-overlap, else the
-    preset's [elicit] max_overlap, else the model's (OCNLI's 0.70)."""
-    if options.max_overlap is not None:
-        return options.max_overlap
+def overlap_rule(options: StatsOptions, store: Store) -> OverlapRule:
+    """The limit and measure `elicit import` checks against (subsets, cues): the options
+    (--max-overlap, --overlap-measure), else the preset's [elicit] max_overlap and
+    overlap_measure, else the model's (OCNLI 3.2's 70% of the hypothesis's units)."""
     preset = preset_of(store)
     elicit = preset_settings(ElicitImportConfig, preset, "elicit", preset_origin(store))
-    return float(elicit.get("max_overlap", ElicitImportConfig.model_fields["max_overlap"].default))
+    defaults = ElicitImportConfig.model_fields
+    limit = options.max_overlap
+    if limit is None:
+        limit = float(elicit.get("max_overlap", defaults["max_overlap"].default))
+    if options.overlap_measure is not None:
+        measure = choice(OverlapMeasure, options.overlap_measure, "--overlap-measure")
+    else:
+        measure = OverlapMeasure(elicit.get("overlap_measure", defaults["overlap_measure"].default))
+    return OverlapRule(limit, measure)
 
 
 def subsets_settings(options: StatsOptions, store: Store) -> SubsetsSettings:
-    return SubsetsSettings(overlap_limit(options, store), options.negators)
+    return SubsetsSettings(overlap_rule(options, store), options.negators)
 
 
 def compute_subsets(store: Store, settings: SubsetsSettings) -> list[SubsetRow]:
-    return subset_stats(store, settings.max_overlap, settings.negator_files)
+    return subset_stats(store, settings.overlap, settings.negator_files)
 
 
 NO_PROTOCOL = "(none)"
@@ -54,18 +81,18 @@ class _Subset:
     by_level: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
     contradictions: int = 0
     negated: int = 0
-    over_limit: int = 0
+    overlaps: list[float] = field(default_factory=list)
 
 
 def subset_stats(
-    store: Store, max_overlap: float, negator_files: tuple[Path, ...] = ()
+    store: Store, overlap: OverlapRule, negator_files: tuple[Path, ...] = ()
 ) -> list[SubsetRow]:
     """OCNLI Table 3 from the store: per protocol (and language), the pairs and the mean
     hypothesis length in the language's unit, in total and per level (easy/medium/hard:
     the 1st/2nd/3rd hypothesis a writer wrote for a premise and label); plus the share of
-    contradictions with a negator and of pairs whose hypothesis overlaps its premise more
-    than `max_overlap` (OCNLI 3.2's 70%). A pair's label here is its author's (else the
-    released gold label)."""
+    contradictions with a negator, and the distribution of the pairs' overlap share under
+    `overlap.measure` with the share over `overlap.max_overlap` (OCNLI 3.2's 70%). A pair's
+    label here is its author's (else the released gold label)."""
     subsets: dict[tuple[str, str], _Subset] = defaultdict(_Subset)
     lexicons = {}
     for pair in store.subset_pairs():
@@ -82,13 +109,16 @@ def subset_stats(
             if pair.lang not in lexicons:
                 lexicons[pair.lang] = negator_lexicon(pair.lang, negator_files)
             subset.negated += lexicons[pair.lang].negated(pair.hypothesis)
-        subset.over_limit += overlap_ratio(pair.hypothesis, pair.premise, pair.lang) > max_overlap
+        subset.overlaps.append(
+            overlap_share(pair.hypothesis, pair.premise, pair.lang, overlap.measure)
+        )
 
     def mean(total: int, n: int) -> float | None:
         return total / n if n else None
 
     rows = []
     for (protocol, lang), subset in sorted(subsets.items()):
+        spread = overlap_distribution(subset.overlaps, overlap.max_overlap)
         levels = {level.value: subset.by_level.get(level.value, [0, 0]) for level in Level}
         rows.append(
             SubsetRow(
@@ -105,10 +135,48 @@ def subset_stats(
                 hard_mean_length=mean(levels["hard"][1], levels["hard"][0]),
                 contradictions=subset.contradictions,
                 negated_contradictions=mean(subset.negated, subset.contradictions),
-                over_overlap_limit=mean(subset.over_limit, subset.pairs),
+                overlap_measure=overlap.measure,
+                overlap_quartiles=spread.quartiles,
+                overlap_bins=spread.bins,
+                over_overlap_limit=spread.over_limit,
             )
         )
     return rows
+
+
+@dataclass(frozen=True)
+class OverlapDistribution:
+    quartiles: tuple[float, float, float] | None
+    bins: list[float]
+    """Shares of pairs per OVERLAP_BINS bin (the last bin holds 1.0)."""
+    over_limit: float | None
+
+
+def overlap_distribution(shares: list[float], max_overlap: float) -> OverlapDistribution:
+    """How one subset's overlap shares spread: quartiles, histogram, share over the limit."""
+    inner_edges = OVERLAP_BINS[1:-1]
+    counts = [0] * (len(OVERLAP_BINS) - 1)
+    for share in shares:
+        counts[bisect.bisect_right(inner_edges, share)] += 1
+    if not shares:
+        return OverlapDistribution(None, [0.0] * len(counts), None)
+    # "inclusive": the quartiles of these shares as data, not as a sample of a population;
+    # Python 3.11's quantiles() refuses a single share.
+    if len(shares) == 1:
+        q1 = median = q3 = shares[0]
+    else:
+        q1, median, q3 = statistics.quantiles(shares, n=4, method="inclusive")
+    over = sum(share > max_overlap for share in shares)
+    return OverlapDistribution(
+        (q1, median, q3), [count / len(shares) for count in counts], over / len(shares)
+    )
+
+
+_BIN_NAMES = [f"overlap_{low:.1f}-{high:.1f}" for low, high in itertools.pairwise(OVERLAP_BINS)]
+_CSV_FIELDS = [
+    f for f in SubsetRow.model_fields
+    if f not in {"protocol", "lang", "unit", "overlap_quartiles", "overlap_bins"}
+]  # fmt: skip
 
 
 def render_subsets(
@@ -119,12 +187,13 @@ def render_subsets(
     if fmt is TableFormat.JSON:
         print_json_rows(rows, out)
         return
-    shares = ["c with negator", f"over {settings.max_overlap:.0%} overlap"]
     if fmt is TableFormat.CSV:
-        fields = [f for f in SubsetRow.model_fields if f not in {"protocol", "lang", "unit"}]
         render_table(
-            out, "", ["protocol", "lang", "unit", *fields],
-            [(r.protocol, r.lang, r.unit, *(getattr(r, f) for f in fields)) for r in rows],
+            out, "",
+            ["protocol", "lang", "unit", *_CSV_FIELDS, "overlap_q1", "overlap_median",
+             "overlap_q3", *_BIN_NAMES],
+            [(r.protocol, r.lang, r.unit, *(getattr(r, f) for f in _CSV_FIELDS),
+              *(r.overlap_quartiles or (None, None, None)), *r.overlap_bins) for r in rows],
             fmt,
         )  # fmt: skip
         return
@@ -135,19 +204,35 @@ def render_subsets(
     def percent(share: float | None) -> str:
         return "" if share is None else f"{share:.1%}"
 
+    def quartiles(values: tuple[float, float, float] | None) -> str:
+        return "" if values is None else " ".join(f"{v:.2f}" for v in values)
+
+    rule = settings.overlap
+    edges = ", ".join(f"{low:.1f}" for low in OVERLAP_BINS[:-1])
     render_table(
         out,
-        "Subsets (OCNLI Table 3): pairs / mean hypothesis length",
-        ["protocol", "lang", "unit", "total", "easy", "medium", "hard", *shares],
+        "Subsets (OCNLI Table 3): pairs / mean hypothesis length; overlap: "
+        f"{_SHARE_OF[rule.measure]}: its quartiles, its histogram (% of pairs in bins from "
+        f"{edges}) and the share of pairs over the limit, {rule.max_overlap:.0%}",
+        ["protocol", "lang", "unit", "total", "easy", "medium", "hard", "c with negator",
+         "overlap q1 med q3", "histogram", f"over {rule.max_overlap:.0%} overlap"],
         [
             (r.protocol, r.lang, r.unit, cell(r.pairs, r.mean_length),
              cell(r.easy, r.easy_mean_length), cell(r.medium, r.medium_mean_length),
              cell(r.hard, r.hard_mean_length), percent(r.negated_contradictions),
+             quartiles(r.overlap_quartiles), " ".join(f"{100 * b:.0f}" for b in r.overlap_bins),
              percent(r.over_overlap_limit))
             for r in rows
         ],
         fmt,
     )  # fmt: skip
+
+
+_SHARE_OF = {
+    OverlapMeasure.HYPOTHESIS: "the share of the hypothesis's units found in the premise",
+    OverlapMeasure.PREMISE: "the share of the premise's units found in the hypothesis",
+    OverlapMeasure.BOTH: "the smaller of the hypothesis's and the premise's shares",
+}
 
 
 TABLE = StatsTable(
@@ -156,8 +241,10 @@ TABLE = StatsTable(
     help="OCNLI's Table 3: per protocol, pairs and mean hypothesis length (characters "
     "for zh/ja/ko/th/my, else tokens) in total and per level (easy/medium/hard = the 1st/2nd/"
     "3rd hypothesis per premise and label); the share of contradictions (author's label) "
-    "with a negator, and of pairs whose hypothesis overlaps its premise over the limit.",
-    options=frozenset({"max_overlap", "negators"}),
+    "with a negator; the overlap share of the pairs under the overlap measure (quartiles, "
+    "histogram) and the share over the limit (--max-overlap, --overlap-measure, else the "
+    "preset's [elicit]).",
+    options=frozenset({"max_overlap", "overlap_measure", "negators"}),
     settings=subsets_settings,
     compute=compute_subsets,
     render=render_subsets,
