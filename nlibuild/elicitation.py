@@ -20,8 +20,9 @@ from enum import StrEnum
 
 import orjson
 
-from nlibuild.lang import NegatorLexicon, normalise_text, overlap_ratio
+from nlibuild.lang import normalise_text, overlap_ratio
 from nlibuild.models import DEFAULT_LABEL_ORDER, DEFAULT_MAX_OVERLAP, Label, Level, Protocol
+from nlibuild.negators import NegatorLexicon
 
 LABEL_ORDER: tuple[Label, ...] = DEFAULT_LABEL_ORDER
 """The order labels are asked for and reported in (MNLI's and OCNLI's forms)."""

@@ -48,8 +48,9 @@ from nlibuild.elicitation import (
     check_answer,
 )
 from nlibuild.errors import InputError
-from nlibuild.lang import NegatorLexicon, negator_lexicon, overlap_ratio, overlap_units
+from nlibuild.lang import overlap_ratio, overlap_units
 from nlibuild.models import DEFAULT_MAX_OVERLAP, Label, Level, Protocol
+from nlibuild.negators import NegatorLexicon, negator_lexicon
 
 E, N, C = Label.ENTAILMENT, Label.NEUTRAL, Label.CONTRADICTION
 MULTI_PROTOCOLS = (Protocol.MULTI, Protocol.MULTI_ENCOURAGE, Protocol.MULTI_CONSTRAINT)

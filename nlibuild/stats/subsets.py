@@ -10,8 +10,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from nlibuild.lang import length_unit, negator_lexicon, overlap_ratio, text_length
+from nlibuild.lang import length_unit, overlap_ratio, text_length
 from nlibuild.models import ElicitImportConfig, Label, Level, SubsetRow, TableFormat
+from nlibuild.negators import negator_lexicon
 from nlibuild.options import preset_of, preset_origin
 from nlibuild.presets import preset_settings
 from nlibuild.render import render_table
