@@ -26,8 +26,9 @@ other languages. A writer may mark a premise unusable (`x`) instead of answering
   the levels shift up), UNUSABLE_WITH_ANSWERS (`x` and hypotheses: no pairs).
 
 Negators come from a per-language lexicon (resources/negators/<lang>.txt, extendable with
-files): English entries match whole words (`*n't` a word ending), Chinese entries wherever
-they occur, and `!` exceptions (not only, 不过) hold a negator without negating.
+files): entries match whole words of a segmentation (`*n't` a word ending; Chinese entries
+where a jieba word starts), and `!` exceptions (not only, 不过) hold a negator without
+negating (tests/test_trust_negators.py has the segmentation's cases).
 """
 
 from __future__ import annotations
