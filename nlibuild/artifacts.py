@@ -10,12 +10,10 @@ labels, and the hypothesis-only classifier. `stages/artifacts.py` reads the stor
 
 from __future__ import annotations
 
-import logging
 import math
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -23,6 +21,7 @@ import polars as pl
 
 from nlibuild.lang import primary_language
 from nlibuild.models import NLI_LABELS, WordUnits
+from nlibuild.words import jieba_module
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -55,14 +54,6 @@ def _fold(text: str) -> str:
     return text.casefold().replace("’", "'")
 
 
-@cache
-def _jieba() -> Any:
-    import jieba  # imported here: loading its dictionary takes about a second
-
-    jieba.setLogLevel(logging.WARNING)  # it announces the dictionary it builds otherwise
-    return jieba
-
-
 def _is_word(token: str) -> bool:
     return any(unicodedata.category(c)[0] in "LMN" for c in token)
 
@@ -74,7 +65,7 @@ def word_lists(texts: Sequence[str], lang: str, units: WordUnits) -> pl.Series:
     if units is WordUnits.CHARS:
         return folded.str.extract_all(CHAR_PATTERN).alias("words")
     if primary_language(lang) == "zh":
-        cut = _jieba().lcut
+        cut = jieba_module().lcut
         return pl.Series(
             "words",
             [[w for w in cut(t) if _is_word(w)] for t in folded.to_list()],

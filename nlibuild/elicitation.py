@@ -21,7 +21,7 @@ from enum import StrEnum
 
 import orjson
 
-from nlibuild.lang import NegatorLexicon, normalise_text, overlap_share
+from nlibuild.lang import normalise_text, overlap_share
 from nlibuild.models import (
     DEFAULT_LABEL_ORDER,
     DEFAULT_MAX_OVERLAP,
@@ -33,6 +33,7 @@ from nlibuild.models import (
     Protocol,
 )
 from nlibuild.models import Severity as Severity  # re-exported: its home was here
+from nlibuild.negators import NegatorLexicon
 
 LABEL_ORDER: tuple[Label, ...] = DEFAULT_LABEL_ORDER
 """The order labels are asked for and reported in (MNLI's and OCNLI's forms)."""

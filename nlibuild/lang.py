@@ -24,13 +24,10 @@ from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
-from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
-from nlibuild.errors import InputError
-from nlibuild.formats.input_files import read_utf8_text
 from nlibuild.models import OverlapMeasure
 
 CHARACTER_UNIT_LANGS: frozenset[str] = frozenset({"zh", "ja", "ko", "th", "my"})
@@ -288,7 +285,7 @@ def _spaced_sentence_end(lang: str) -> re.Pattern[str]:
     )
 
 
-# --- hypothesis rules: overlap with the premise, negators ------------------------------
+# --- hypothesis rules: overlap with the premise (negators.py has the negators) ----------
 
 WORD_PATTERN = r"[^\W_]+(?:['’][^\W_]+)*"
 """A word: letters, digits and marks with inner apostrophes; the underscore is punctuation."""
@@ -333,116 +330,3 @@ def overlap_share(hypothesis: str, premise: str, lang: str, measure: OverlapMeas
     if measure is OverlapMeasure.PREMISE:
         return of_premise
     return min(of_hypothesis, of_premise)
-
-
-_NEGATOR_ENTRY = re.compile(r"^(!|\*)?([^\W\d_]|['’-])+( ([^\W\d_]|['’-])+)*$")
-
-
-@dataclass(frozen=True)
-class NegatorLexicon:
-    """Negators of one language, with exceptions: words that hold a negator but do not
-    negate (Chinese 不过 'however'). Read from resources/negators/<lang>.txt and any extra
-    files given; see that file for the format.
-
-    Space-delimited languages match entries as whole words; languages written without
-    spaces match them wherever they occur. One regex tries every entry longest first, so at
-    each position an exception (不过) wins over the negator inside it (不).
-    """
-
-    lang: str
-    negators: frozenset[str]
-    suffixes: frozenset[str]
-    exceptions: frozenset[str]
-    sources: tuple[str, ...]
-
-    @property
-    def empty(self) -> bool:
-        return not (self.negators or self.suffixes)
-
-    @functools.cached_property
-    def _pattern(self) -> re.Pattern[str] | None:
-        if self.empty:
-            return None
-        entries = sorted(self.negators | self.exceptions, key=lambda e: (-len(e), e))
-        alternatives = [r"\s+".join(map(re.escape, entry.split(" "))) for entry in entries]
-        alternatives += [rf"\w+{re.escape(s)}" for s in sorted(self.suffixes, key=len)]
-        body = "|".join(alternatives)
-        if primary_language(self.lang) in SCRIPTIO_CONTINUA_LANGS:
-            return re.compile(f"(?:{body})")
-        # Whole words: no letter or digit may touch the entry. An apostrophe may (nobody's,
-        # 'no'), but the word ending n't stands inside its word (don't) only as `*n't`.
-        return re.compile(rf"(?<!\w)(?:{body})(?!\w)")
-
-    def find(self, text: str) -> list[str]:
-        """The negators in `text`, in order (as written, case-folded)."""
-        pattern = self._pattern
-        if pattern is None:
-            return []
-        folded = text.casefold().replace("’", "'")
-        found = []
-        for match in pattern.finditer(folded):
-            word = " ".join(match.group().split())
-            if word not in self.exceptions:
-                found.append(word)
-        return found
-
-    def negated(self, text: str) -> bool:
-        return bool(self.find(text))
-
-
-def negator_lexicon(lang: str, extra_files: tuple[Path, ...] = ()) -> NegatorLexicon:
-    """The built-in lexicon of `lang` (empty when there is none) plus `extra_files`.
-
-    A line that is not an entry, or an exception that contains no negator, is an
-    `InputError` naming the file and line.
-    """
-    return _negator_lexicon(primary_language(lang), tuple(p.resolve() for p in extra_files))
-
-
-@cache
-def _negator_lexicon(lang: str, extra_files: tuple[Path, ...]) -> NegatorLexicon:
-    built_in = RESOURCES / "negators" / f"{lang}.txt"
-    paths: list[Path | Traversable] = [built_in] if built_in.is_file() else []
-    paths += extra_files
-    negators: set[str] = set()
-    suffixes: set[str] = set()
-    exceptions: dict[str, tuple[Path | Traversable, int]] = {}
-    for path in paths:
-        if isinstance(path, Path):
-            lines = read_utf8_text(path, "negator file").splitlines()
-        else:  # a built-in lexicon inside an installed archive: shipped, not user input
-            lines = path.read_text(encoding="utf-8").splitlines()
-        for number, line in enumerate(lines, 1):
-            entry = " ".join(line.split("#", 1)[0].split()).casefold().replace("’", "'")
-            if not entry:
-                continue
-            if not _NEGATOR_ENTRY.match(entry) or not any(c.isalpha() for c in entry):
-                raise InputError(
-                    str(path),
-                    f"{line.strip()!r} is not a negator entry: write one word or phrase of "
-                    "letters per line, `*` first for a word ending, `!` first for an exception",
-                    number,
-                )
-            if entry.startswith("!"):
-                exceptions[entry[1:]] = (path, number)
-            elif entry.startswith("*"):
-                suffixes.add(entry[1:])
-            else:
-                negators.add(entry)
-    lexicon = NegatorLexicon(
-        lang,
-        frozenset(negators),
-        frozenset(suffixes),
-        frozenset(exceptions),
-        tuple(str(p) for p in paths),
-    )
-    probe = NegatorLexicon(lang, lexicon.negators, lexicon.suffixes, frozenset(), ())
-    for exception, (path, number) in exceptions.items():
-        if not probe.find(exception):
-            raise InputError(
-                str(path),
-                f"exception {exception!r} contains none of the negators, so it excepts nothing; "
-                "remove it or add the negator it contains",
-                number,
-            )
-    return lexicon

@@ -16,7 +16,8 @@ from pathlib import Path
 
 from conftest import FIXTURES, json_rows, new_store, ok, read_jsonl, requires_fixtures
 
-from nlibuild.lang import negator_lexicon, overlap_ratio
+from nlibuild.lang import overlap_ratio
+from nlibuild.negators import negator_lexicon
 
 pytestmark = requires_fixtures
 

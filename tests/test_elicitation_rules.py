@@ -26,8 +26,9 @@ other languages. A writer may mark a premise unusable (`x`) instead of answering
   the levels shift up), UNUSABLE_WITH_ANSWERS (`x` and hypotheses: no pairs).
 
 Negators come from a per-language lexicon (resources/negators/<lang>.txt, extendable with
-files): English entries match whole words (`*n't` a word ending), Chinese entries wherever
-they occur, and `!` exceptions (not only, 不过) hold a negator without negating.
+files): entries match whole words of a segmentation (`*n't` a word ending; Chinese entries
+where a jieba word starts), and `!` exceptions (not only, 不过) hold a negator without
+negating (tests/test_trust_negators.py has the segmentation's cases).
 """
 
 from __future__ import annotations
@@ -48,8 +49,9 @@ from nlibuild.elicitation import (
     check_answer,
 )
 from nlibuild.errors import InputError
-from nlibuild.lang import NegatorLexicon, negator_lexicon, overlap_ratio, overlap_units
+from nlibuild.lang import overlap_ratio, overlap_units
 from nlibuild.models import DEFAULT_MAX_OVERLAP, Label, Level, Protocol
+from nlibuild.negators import NegatorLexicon, negator_lexicon
 
 E, N, C = Label.ENTAILMENT, Label.NEUTRAL, Label.CONTRADICTION
 MULTI_PROTOCOLS = (Protocol.MULTI, Protocol.MULTI_ENCOURAGE, Protocol.MULTI_CONSTRAINT)

@@ -31,7 +31,7 @@ from conftest import (
 from elicitation_data import NEWS, SINGLE, premise_store
 
 from nlibuild.elicitation import Rule, Severity, check_answer
-from nlibuild.lang import negator_lexicon, overlap_share, overlap_shares
+from nlibuild.lang import overlap_share, overlap_shares
 from nlibuild.models import (
     DEFAULT_OVERLAP_MEASURE,
     ElicitImportConfig,
@@ -39,6 +39,7 @@ from nlibuild.models import (
     OverlapMeasure,
     Protocol,
 )
+from nlibuild.negators import negator_lexicon
 from nlibuild.presets import parse_preset
 from nlibuild.stats.subsets import overlap_distribution
 

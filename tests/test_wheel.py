@@ -91,10 +91,10 @@ def test_the_wheel_carries_every_resource_of_the_package(wheel: Path) -> None:
 
 def test_nlibuild_is_imported_from_the_wheel_not_the_checkout(venv: Path, tmp_path: Path) -> None:
     code = (
-        "import nlibuild, nlibuild.lang as lang, nlibuild.presets as p; "
+        "import nlibuild, nlibuild.lang as lang, nlibuild.negators as n, nlibuild.presets as p; "
         "print(nlibuild.__file__); "
         "print(p.preset_names(), p.instruction_languages(), p.relabel_instruction_languages()); "
-        "print(bool(lang.negator_lexicon('zh').negators), 'dr' in lang.abbreviations('en'))"
+        "print(n.negator_lexicon('zh').negated('南非没有雪'), 'dr' in lang.abbreviations('en'))"
     )
     lines = _check(venv / "bin" / "python", "-c", code, cwd=tmp_path).stdout.splitlines()
     assert Path(lines[0]).is_relative_to(venv), lines[0]

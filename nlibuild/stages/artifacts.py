@@ -23,7 +23,7 @@ from nlibuild.artifacts import (
     word_lists,
 )
 from nlibuild.errors import ConfigError
-from nlibuild.lang import length_unit, negator_lexicon, overlap_share, text_length
+from nlibuild.lang import length_unit, overlap_share, text_length
 from nlibuild.models import (
     NLI_LABELS,
     OVERLAP_BINS,
@@ -39,6 +39,7 @@ from nlibuild.models import (
     PmiResult,
     PmiRow,
 )
+from nlibuild.negators import negator_lexicon
 from nlibuild.queries.artifacts import artifact_columns
 from nlibuild.queries.splits import pairs_per_split
 from nlibuild.render import counted

@@ -40,7 +40,7 @@ from nlibuild.formats.input_files import require_regular_file
 from nlibuild.formats.platforms import platform_for
 from nlibuild.formats.platforms.base import RawAnswer
 from nlibuild.labels import LabelNormaliser
-from nlibuild.lang import NegatorLexicon, negator_lexicon, normalise_text
+from nlibuild.lang import normalise_text
 from nlibuild.models import (
     ElicitImportConfig,
     ElicitImportResult,
@@ -50,6 +50,7 @@ from nlibuild.models import (
     RuleCount,
     WriterReport,
 )
+from nlibuild.negators import NegatorLexicon, negator_lexicon
 from nlibuild.queries.batches import (
     Assignment,
     BatchPremise,
