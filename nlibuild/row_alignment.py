@@ -53,10 +53,14 @@ def plain(text: str) -> str:
     return " ".join(unicodedata.normalize("NFC", text).split())
 
 
+def _plain_pair(texts: tuple[str, str]) -> tuple[str, str]:
+    return plain(texts[0]), plain(texts[1])
+
+
 def _copy_is_evidence(translated: Sequence[SentencePairRow], reference: Sequence[SentencePairRow]
                       ) -> bool:  # fmt: skip
     """Whether the translation's copy column holds the reference's texts (in any order)."""
-    copies = [(plain(r.copy[0]), plain(r.copy[1])) for r in translated if r.copy is not None]
+    copies = [_plain_pair(r.copy) for r in translated if r.copy is not None]
     if not copies:
         return False
     texts = {(plain(r.premise), plain(r.hypothesis)) for r in reference}
@@ -80,17 +84,20 @@ def _row_findings(
 ) -> list[tuple[str, str]]:
     """(kind, words) of what one row says against its reference row, but repetition."""
     found: list[tuple[str, str]] = []
-    if row.label is not None and source.label is not None:
-        if label_of(row.label) != label_of(source.label):
-            found.append((LABEL, f"label {row.label!r} where the source has {source.label!r}"))
+    labels = (row.label, source.label)
+    if (
+        labels[0] is not None
+        and labels[1] is not None
+        and label_of(labels[0]) != label_of(labels[1])
+    ):
+        found.append((LABEL, f"label {labels[0]!r} where the source has {labels[1]!r}"))
     for column, value in row.ids.items():
         expected = source.ids.get(column)
         if expected is not None and value != expected:
             found.append((column, f"{column} {value!r} where the source has {expected!r}"))
-    if copy_counts and row.copy is not None:
-        if (plain(row.copy[0]), plain(row.copy[1])) != (plain(source.premise),
-                                                        plain(source.hypothesis)):  # fmt: skip
-            found.append((SOURCE_TEXT, f"its {row.copy_columns} is not the source's text"))
+    source_texts = (plain(source.premise), plain(source.hypothesis))
+    if copy_counts and row.copy is not None and _plain_pair(row.copy) != source_texts:
+        found.append((SOURCE_TEXT, f"its {row.copy_columns} is not the source's text"))
     return found
 
 

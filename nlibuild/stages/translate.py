@@ -207,16 +207,39 @@ def _rows_by_position(
     if found and not cfg.force:
         _refuse_misaligned(cfg, found, len(translated))
     rows: dict[str, tuple[int, str]] = {}
+    premise_rows: dict[str, list[tuple[int, str]]] = {}
     for row, (pair_id, premise_id) in zip(translated, pairs, strict=True):
-        rows.setdefault(f"p:{premise_id}", (row.line, row.premise))
+        premise_rows.setdefault(f"p:{premise_id}", []).append((row.line, row.premise))
         rows[f"h:{pair_id}"] = (row.line, row.hypothesis)
-    checks = [
-        Check(f"h:{row.pair_id}", "label_mismatch",
-              f"line {row.line} has " + next(w for w in row.found if w.startswith("label "))
-              + "; the source's is kept")
-        for row in found if LABEL in row.kinds
-    ]  # fmt: skip
-    return rows, checks, disagreement_counts(found)
+    for unit_id, texts in premise_rows.items():
+        rows[unit_id] = _premise_translation(texts)
+    return rows, _misaligned_checks(found), disagreement_counts(found)
+
+
+def _premise_translation(rows: list[tuple[int, str]]) -> tuple[int, str]:
+    """The (line, text) a premise's rows give it: the text most of them agree on, the first
+    row's on a tie; so one misplaced row imported with --force does not take the premise of
+    the rows around it along."""
+    most = Counter(text for _, text in rows).most_common(1)[0][0]
+    return next(row for row in rows if row[1] == most)
+
+
+def _misaligned_checks(found: list[RowDisagreement]) -> list[Check]:
+    """What --force imported against the evidence, kept with the hypothesis of each row:
+    `label_mismatch` for a label column that disagrees (the source's label is kept), and
+    `misaligned` for any other evidence that does."""
+    checks: list[Check] = []
+    for row in found:
+        unit_id = f"h:{row.pair_id}"
+        others = [w for k, w in zip(row.kinds, row.found, strict=True) if k != LABEL]
+        labels = [w for k, w in zip(row.kinds, row.found, strict=True) if k == LABEL]
+        if labels:
+            detail = f"line {row.line} has {labels[0]}; the source's is kept"
+            checks.append(Check(unit_id, "label_mismatch", detail))
+        if others:
+            detail = f"line {row.line} (reference line {row.reference_line}): " + ", ".join(others)
+            checks.append(Check(unit_id, "misaligned", detail))
+    return checks
 
 
 def _column_frame(rows: Sequence[tuple[str, ...]], names: tuple[str, ...]) -> pl.DataFrame:
@@ -344,7 +367,8 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
             run_id=run_id, signature=run.signature, rows=rows.height, added=new.height,
             unchanged=unchanged, empty=empty, missing=left, extra=len(extra),
             checks=dict(sorted(counts.items())),
-            label_mismatches=len(aligned), disagreements=disagreeing,
+            label_mismatches=sum(c.check == "label_mismatch" for c in aligned),
+            disagreements=disagreeing,
         )  # fmt: skip
         run.finish({"rows": rows.height, "added": new.height,
                                   "unchanged": unchanged, "missing": left,
