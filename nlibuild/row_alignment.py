@@ -2,9 +2,9 @@
 
 A translation without IDs (myXNLI, KorNLI) is matched to its source by position alone, so
 a file in another order would put every translation under another pair, and its export
-under another pair's label. XNLI (section 3.2) copied each pair's label to its
-translations, and its tsv files carry the pair and prompt IDs and the genre; myXNLI also
-keeps the English beside the Burmese. Every piece of that a row carries is evidence of
+under another pair's label. XNLI's translations "simply copy the labels from the English
+source text" (section 3.2), its tsv files carry the pair and prompt IDs and the genre, and
+myXNLI keeps the English beside the Burmese. Each of these a row carries is evidence of
 which source row it is, and none of it is a translator's judgement, so it must agree:
 
 - `label`: the row's label, against its reference row's (labels are copied, not re-made);
@@ -14,9 +14,9 @@ which source row it is, and none of it is a translator's judgement, so it must a
   normalisation. Such a column is evidence only when most of its rows hold texts of the
   reference, in whatever order: myXNLI's `*.trans` files put a back-translation into
   English there, which is no copy;
-- `premise repetition`: XNLI gave each premise three hypotheses on consecutive rows, and a
-  premise was translated once, so a translated premise repeats exactly where the source
-  premise repeats.
+- `premise repetition`: XNLI gave each premise three hypotheses on consecutive rows and
+  translated premises apart from hypotheses (section 3.2), so a premise's translation is
+  one text, repeated exactly where the source premise repeats.
 
 On the myXNLI files (Swahili and Burmese, dev and test: 15,000 rows) no row disagrees on
 any of them; a shuffled file, one shifted by a row and one with two rows swapped all do.

@@ -5,7 +5,9 @@ leaks into a hypothesis, and copied the labels from the source. Units are theref
 premise `p:<premise id>` (each once) or a hypothesis `h:<pair id>`; labels never travel.
 Translated corpora have lost IDs and rows on the way (KorNLI, AmericasNLI), so an import
 checks coverage: units of the store left without a translation and rows for units the
-store does not hold are listed, and are an error unless `--partial`.
+store does not hold are listed, and are an error unless `--partial`. A file aligned by row
+is refused unless `--force` when its rows' evidence says they do not line up with the
+reference's (row_alignment.py).
 """
 
 from __future__ import annotations
