@@ -36,7 +36,7 @@ from nlibuild.translation_checks import corpus_checks, unit_checks
 
 COLUMNS = ["unit_id", "source_lang", "source", "lang", "text"]
 CHECKS = ("empty", "untranslated", "roman_letters", "latin_script", "length_ratio",
-          "same_as_premise", "duplicate", "label_mismatch")  # fmt: skip
+          "same_as_premise", "duplicate", "label_mismatch", "misaligned")  # fmt: skip
 
 CORPUS = [
     ("P1", "The cat sat on the warm mat by the door.", "A cat is sitting.", "entailment"),

@@ -1,8 +1,9 @@
 """`translate import --align rows --reference SOURCE`: translations without IDs that follow
 their source row by row (myXNLI's `sentence1_<lang>` tsv, KorNLI), one row per pair. Each
 reference row names a store pair by its texts, in the store's pair order; labels are never
-taken from the translation, and a label column that disagrees with the source is reported.
-A dropped row, a shuffled file and an untranslated row are caught."""
+taken from the translation; rows whose label disagrees with the source are refused unless
+--force, which imports them and reports them. A dropped row, a shuffled file and an
+untranslated row are caught (tests/test_trust_align.py: every piece of alignment evidence)."""
 
 from __future__ import annotations
 
@@ -90,12 +91,17 @@ def test_a_dropped_row_cannot_be_aligned_and_says_where_labels_part(
           says=("3 rows where the reference", "has 4", "line 3"))  # fmt: skip
 
 
-def test_a_shuffled_file_shows_as_labels_that_disagree(db: Path, tmp_path: Path) -> None:
+def test_a_shuffled_file_is_refused_and_forced_shows_as_labels_that_disagree(
+    db: Path, tmp_path: Path
+) -> None:
     reference = store_with_source(db, tmp_path)
     rows = aligned_rows()
     shuffled = german(tmp_path, [rows[1], rows[0], rows[3], rows[2]])
+    fails(db, "translate", "import", shuffled, "--lang", "de", "--align", "rows",
+          "--reference", reference,
+          says=("de.tsv, line 2", "do not line up", "4 of 4 rows", "--force"))  # fmt: skip
     out = ok("--db", db, "translate", "import", shuffled, "--lang", "de", "--align", "rows",
-             "--reference", reference)  # fmt: skip
+             "--reference", reference, "--force")  # fmt: skip
     assert "4 label columns disagree with the source" in out
 
 
@@ -104,7 +110,7 @@ def test_labels_are_never_taken_from_the_translation(db: Path, tmp_path: Path) -
     rows = aligned_rows()
     rows[2] = ("contradiction", *rows[2][1:])
     out = ok("--db", db, "translate", "import", german(tmp_path, rows), "--lang", "de",
-             "--align", "rows", "--reference", reference)  # fmt: skip
+             "--align", "rows", "--reference", reference, "--force")  # fmt: skip
     assert "label_mismatch 1" in out and "1 label columns disagree" in out
     export = tmp_path / "pairs.jsonl"
     ok("--db", db, "export", "--format", "jsonl", "--out", export)

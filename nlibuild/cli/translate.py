@@ -93,11 +93,21 @@ def import_(
         Path | None,
         typer.Option(help="--align rows: the source file the rows follow (its texts, labels)."),
     ] = None,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="--align rows: import the rows as they stand although their labels, IDs, "
+            "source texts or premise repetition disagree with the reference's rows.",
+        ),
+    ] = False,
 ) -> None:
     """Read translations by unit ID, check coverage (missing and extra units are an error
     unless --partial) and each translation (empty, untranslated, Latin letters in a
     non-Latin script, length ratio, a hypothesis translated like its premise, one
-    translation for different sources); store them with what the checks found."""
+    translation for different sources); store them with what the checks found. With
+    --align rows, rows whose evidence says they do not line up with the reference are an
+    error unless --force."""
     from nlibuild.formats.units import unit_format_of
     from nlibuild.stages.translate import import_ as run
 
@@ -113,6 +123,7 @@ def import_(
                 partial=partial,
                 align=align,
                 reference=reference,
+                force=force,
             )
             result = run(store, cfg)
     checks = ", ".join(f"{name} {n}" for name, n in result.checks.items()) or "none"
@@ -125,6 +136,12 @@ def import_(
             f"; {result.label_mismatches} label columns disagree with the source (kept the "
             "source's)"
             if result.label_mismatches
+            else ""
+        )
+        + (
+            "; rows that disagree with their source row, imported with --force: "
+            + ", ".join(f"{kind} {n}" for kind, n in result.disagreements.items())
+            if result.disagreements
             else ""
         )
         + f" (run {result.run_id}, {result.signature})",

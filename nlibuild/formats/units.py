@@ -12,7 +12,7 @@ import csv
 import io
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, NamedTuple
 
 from nlibuild.errors import InputError
 from nlibuild.formats.input_files import require_regular_file
@@ -149,37 +149,91 @@ def _column(header: list[str], candidates: list[str], path: Path, what: str) -> 
     raise InputError(path, f"no {what} column (looked for {', '.join(candidates)})", 1)
 
 
+ALIGNMENT_COLUMNS = ("pairID", "promptID", "genre")
+"""Columns that say which source row a row is (XNLI's tsv carries all three); compared
+where the translation and its reference both have them."""
+
+
+class SentencePairRow(NamedTuple):
+    """One row of a tsv of sentence pairs, with what it says about its source row."""
+
+    line: int
+    premise: str
+    hypothesis: str
+    label: str | None
+    ids: dict[str, str]
+    """The row's `ALIGNMENT_COLUMNS` that are present and not blank."""
+    copy: tuple[str, str] | None
+    """A translation's texts in another language (myXNLI's `sentence1_en`, `sentence2_en`)."""
+    copy_columns: str | None
+    """The columns `copy` comes from, e.g. sentence1_en/sentence2_en."""
+
+
 def _sentence_pairs(
-    path: Path, premise_columns: Callable[[list[str]], list[str]], missing: str
-) -> list[tuple[int, str, str, str | None]]:
-    """(line, premise, hypothesis, label or None) of every row of a tsv (csv by suffix) of
-    sentence pairs: the premise from the first of `premise_columns(header)` present, the
-    hypothesis from its `sentence2` twin (or `hypothesis`), the label from `gold_label` or
-    `label` when there is one."""
+    path: Path,
+    premise_columns: Callable[[list[str]], list[str]],
+    missing: str,
+    copy_of: Callable[[list[str], str], str | None] = lambda header, premise: None,
+) -> list[SentencePairRow]:
+    """Every row of a tsv (csv by suffix) of sentence pairs: the premise from the first of
+    `premise_columns(header)` present, the hypothesis from its `sentence2` twin (or
+    `hypothesis`), the label from `gold_label` or `label` when there is one, and the
+    `copy_of(header, premise column)` premise column and its twin when there is one."""
     if not path.exists():
         raise InputError(path, missing)  # anything else there is refused by csv_rows
     header, rows = csv_rows(path, "," if path.suffix.lower() == ".csv" else "\t")
     premise = _column(header, premise_columns(header), path, "premise")
-    twin = premise.replace("sentence1", "sentence2") if premise.startswith("sentence1") else ""
-    hypothesis = _column(
-        header, [c for c in (twin, "sentence2", "hypothesis") if c], path, "hypothesis"
-    )
+    twins = list(dict.fromkeys((_twin(premise), "sentence2", "hypothesis")))
+    hypothesis = _column(header, twins, path, "hypothesis")
     label = next((c for c in ("gold_label", "label") if c in header), None)
-    return [(line, row[premise], row[hypothesis], row[label] if label else None)
-            for line, row in rows]  # fmt: skip
+    copy = copy_of(header, premise)
+    copy_twin = _twin(copy) if copy else None
+    ids = [c for c in ALIGNMENT_COLUMNS if c in header]
+    return [
+        SentencePairRow(
+            line, row[premise], row[hypothesis], row[label] if label else None,
+            {c: row[c].strip() for c in ids if row[c].strip()},
+            (row[copy], row[copy_twin]) if copy and copy_twin else None,
+            f"{copy}/{copy_twin}" if copy and copy_twin else None,
+        )
+        for line, row in rows
+    ]  # fmt: skip
 
 
-def read_row_aligned(path: Path, lang: str) -> list[tuple[int, str, str, str | None]]:
+def _twin(premise_column: str) -> str:
+    """The hypothesis column beside a premise column: sentence1_xx -> sentence2_xx."""
+    if premise_column.startswith("sentence1"):
+        return premise_column.replace("sentence1", "sentence2", 1)
+    return "sentence2"
+
+
+def _other_language_copy(lang: str) -> Callable[[list[str], str], str | None]:
+    """The first `sentence1_<xx>` column of another language than `lang` that has its
+    `sentence2_<xx>` twin: a translation's copy of its source texts."""
+
+    def copy(header: list[str], premise: str) -> str | None:
+        return next(
+            (c for c in header
+             if c.startswith("sentence1_") and c not in (premise, f"sentence1_{lang}")
+             and _twin(c) in header),
+            None,
+        )  # fmt: skip
+
+    return copy
+
+
+def read_row_aligned(path: Path, lang: str) -> list[SentencePairRow]:
     """The rows of a tsv translation that follows its source row by row (myXNLI:
     `sentence1_<lang>`, KorNLI: `sentence1`); see `_sentence_pairs`."""
     return _sentence_pairs(
         path,
         lambda _: [f"sentence1_{lang}", "sentence1", "premise"],
         "no such file; check the path",
+        _other_language_copy(lang),
     )
 
 
-def read_reference(path: Path, lang: str) -> list[tuple[int, str, str, str | None]]:
+def read_reference(path: Path, lang: str) -> list[SentencePairRow]:
     """The source rows a row-aligned translation follows: columns `sentence1_en`, another
     `sentence1_<source>` (not the target's), `sentence1` or `premise`."""
 

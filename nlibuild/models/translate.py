@@ -64,6 +64,10 @@ class TranslateImportConfig(_Config):
     partial: bool = False
     align: str = Field(default="id", pattern="^(id|rows)$")
     reference: Path | None = Field(default=None, description="the source rows, with --align rows")
+    force: bool = Field(
+        default=False,
+        description="--align rows: import rows whose evidence says they do not line up",
+    )
 
 
 class TranslateImportResult(BaseModel):
@@ -77,6 +81,10 @@ class TranslateImportResult(BaseModel):
     extra: int = Field(description="rows for units the store does not hold (skipped)")
     checks: dict[str, int]
     label_mismatches: int = Field(default=0, description="--align rows: label column vs source")
+    disagreements: dict[str, int] = Field(
+        default_factory=dict,
+        description="--align rows --force: rows disagreeing with their source row, by evidence",
+    )
 
 
 class TranslationStatsRow(BaseModel):

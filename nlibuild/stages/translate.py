@@ -5,19 +5,29 @@ leaks into a hypothesis, and copied the labels from the source. Units are theref
 premise `p:<premise id>` (each once) or a hypothesis `h:<pair id>`; labels never travel.
 Translated corpora have lost IDs and rows on the way (KorNLI, AmericasNLI), so an import
 checks coverage: units of the store left without a translation and rows for units the
-store does not hold are listed, and are an error unless `--partial`.
+store does not hold are listed, and are an error unless `--partial`. A file aligned by row
+is refused unless `--force` when its rows' evidence says they do not line up with the
+reference's (row_alignment.py).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
 
 import polars as pl
 
 from nlibuild.errors import ConfigError, ConflictError, InputError
 from nlibuild.formats.input_files import NUL_IN_TEXT, require_regular_file
-from nlibuild.formats.units import read_reference, read_row_aligned, read_unit_table, write_units
+from nlibuild.formats.units import (
+    SentencePairRow,
+    read_reference,
+    read_row_aligned,
+    read_unit_table,
+    write_units,
+)
 from nlibuild.gc_pause import paused_gc
 from nlibuild.labels import LabelNormaliser, UnknownLabel
 from nlibuild.lang import primary_language
@@ -32,11 +42,14 @@ from nlibuild.models import (
 from nlibuild.queries.pairs import pairs_by_text
 from nlibuild.queries.translations import hypothesis_premises, translations_in
 from nlibuild.render import counted
+from nlibuild.row_alignment import LABEL, RowDisagreement, disagreement_counts, disagreements
 from nlibuild.store import Store
 from nlibuild.translation_checks import CORPUS_CHECKS, Check, corpus_checks_of, unit_checks_of
 
 _LISTED = 5
 """How many missing or extra units an error names."""
+_FIRST_MISALIGNED = 3
+"""How many disagreeing rows the refusal of a row-aligned file names."""
 
 
 def export(store: Store, cfg: TranslateExportConfig) -> TranslateExportResult:
@@ -102,31 +115,87 @@ def _plain(text: str) -> str:
     return " ".join(text.split())
 
 
+@cache
+def _source_label(raw: str) -> str:
+    """A label as the gold rule names it, or as written when it is no label nlibuild knows."""
+    try:
+        return LabelNormaliser(label_order=DEFAULT_LABEL_ORDER).vote(raw) or raw
+    except UnknownLabel:
+        return raw
+
+
+def _reference_pairs(store: Store, reference: Path, rows: Sequence[SentencePairRow]
+                     ) -> list[tuple[str, str]]:  # fmt: skip
+    """(pair ID, premise ID) of the store pair each reference row names by its texts, in
+    the store's pair order."""
+    by_text: dict[tuple[str, str], list[tuple[int, str, str]]] = {}
+    for (premise, hypothesis), found in pairs_by_text(store).items():
+        by_text.setdefault((_plain(premise), _plain(hypothesis)), []).extend(found)
+    pairs: list[tuple[str, str]] = []
+    last_pk = 0
+    for row in rows:
+        candidates = by_text.get((_plain(row.premise), _plain(row.hypothesis)))
+        if not candidates:
+            raise InputError(
+                reference,
+                "no pair of the store has this premise and hypothesis; import the source "
+                "corpus first, or give the reference the rows follow",
+                row.line,
+            )
+        after = [c for c in candidates if c[0] > last_pk]
+        if not after:
+            raise InputError(
+                reference,
+                "this row comes before the previous one in the store's pair order: the "
+                "reference is not in the order the pairs were imported in",
+                row.line,
+            )
+        last_pk, pair_id, premise_id = after[0]
+        pairs.append((pair_id, premise_id))
+    return pairs
+
+
+def _refuse_misaligned(cfg: TranslateImportConfig, found: list[RowDisagreement],
+                       rows: int) -> None:  # fmt: skip
+    """The rows do not line up with the reference: one error naming the first rows that
+    disagree and what they say (see row_alignment.py for the rule)."""
+    assert cfg.reference is not None
+    counts = ", ".join(f"{kind} {n}" for kind, n in disagreement_counts(found).items())
+    first = "; ".join(
+        f"line {row.line} (pair {row.pair_id}, reference line {row.reference_line}): "
+        + ", ".join(row.found)
+        for row in found[:_FIRST_MISALIGNED]
+    )
+    raise InputError(
+        cfg.path,
+        f"the rows do not line up with the reference {cfg.reference}: "
+        f"{len(found)} of {counted(rows, 'row')} disagree with their source row ({counts}); "
+        f"first {first}; put the rows in the reference's order, or pass --force to import "
+        "them as they stand",
+        found[0].line,
+    )
+
+
 def _rows_by_position(
     store: Store, cfg: TranslateImportConfig
-) -> tuple[dict[str, tuple[int, str]], list[Check]]:
+) -> tuple[dict[str, tuple[int, str]], list[Check], dict[str, int]]:
     """unit ID -> (line, text) of a file whose rows follow the reference's, one per pair
-    (myXNLI, KorNLI). Each reference row names a pair of the store by its texts, in the
-    store's pair order; a label column of the translation that disagrees with the
-    reference's is reported (labels are never taken from a translation)."""
+    (myXNLI, KorNLI), and how many rows disagree with their source row on each kind of
+    evidence. Each reference row names a pair of the store by its texts, in the store's
+    pair order. Rows whose evidence (labels, IDs, a copy of the source texts, premise
+    repetition) says they do not line up are refused unless --force; a label column that
+    disagrees is reported (labels are never taken from a translation)."""
     assert cfg.reference is not None
     translated = read_row_aligned(cfg.path, cfg.lang)
-    for line, premise, hypothesis, _ in translated:
-        if "\x00" in premise or "\x00" in hypothesis:
-            raise InputError(cfg.path, f"this row {NUL_IN_TEXT}", line)
+    for row in translated:
+        if "\x00" in row.premise or "\x00" in row.hypothesis:
+            raise InputError(cfg.path, f"this row {NUL_IN_TEXT}", row.line)
     reference = read_reference(cfg.reference, cfg.lang)
-    labels = LabelNormaliser(label_order=DEFAULT_LABEL_ORDER)
-
-    def label(raw: str | None) -> str | None:
-        try:
-            return labels.vote(raw)
-        except UnknownLabel:
-            return raw
-
     if len(translated) != len(reference):
         shift = next(
-            (t[0] for t, r in zip(translated, reference, strict=False)
-             if t[3] is not None and r[3] is not None and label(t[3]) != label(r[3])),
+            (t.line for t, r in zip(translated, reference, strict=False)
+             if t.label is not None and r.label is not None
+             and _source_label(t.label) != _source_label(r.label)),
             None,
         )  # fmt: skip
         where = f"; its labels first disagree with the reference at line {shift}" if shift else ""
@@ -135,43 +204,44 @@ def _rows_by_position(
             f"{counted(len(translated), 'row')} where the reference {cfg.reference} has "
             f"{len(reference)}: a row was dropped or added{where}; rows cannot be aligned",
         )
-    by_text: dict[tuple[str, str], list[tuple[int, str, str]]] = {}
-    for (premise, hypothesis), found in pairs_by_text(store).items():
-        by_text.setdefault((_plain(premise), _plain(hypothesis)), []).extend(found)
+    pairs = _reference_pairs(store, cfg.reference, reference)
+    found = disagreements(translated, reference, [p for p, _ in pairs], _source_label)
+    if found and not cfg.force:
+        _refuse_misaligned(cfg, found, len(translated))
     rows: dict[str, tuple[int, str]] = {}
+    premise_rows: dict[str, list[tuple[int, str]]] = {}
+    for row, (pair_id, premise_id) in zip(translated, pairs, strict=True):
+        premise_rows.setdefault(f"p:{premise_id}", []).append((row.line, row.premise))
+        rows[f"h:{pair_id}"] = (row.line, row.hypothesis)
+    for unit_id, texts in premise_rows.items():
+        rows[unit_id] = _premise_translation(texts)
+    return rows, _misaligned_checks(found), disagreement_counts(found)
+
+
+def _premise_translation(rows: list[tuple[int, str]]) -> tuple[int, str]:
+    """The (line, text) a premise's rows give it: the text most of them agree on, the first
+    row's on a tie; so one misplaced row imported with --force does not take the premise of
+    the rows around it along."""
+    most = Counter(text for _, text in rows).most_common(1)[0][0]
+    return next(row for row in rows if row[1] == most)
+
+
+def _misaligned_checks(found: list[RowDisagreement]) -> list[Check]:
+    """What --force imported against the evidence, kept with the hypothesis of each row:
+    `label_mismatch` for a label column that disagrees (the source's label is kept), and
+    `misaligned` for any other evidence that does."""
     checks: list[Check] = []
-    last_pk = 0
-    for (line, premise_text, hypothesis_text, raw), (ref_line, premise, hypothesis, ref) in zip(
-        translated, reference, strict=True
-    ):
-        candidates = by_text.get((_plain(premise), _plain(hypothesis)))
-        if not candidates:
-            raise InputError(
-                cfg.reference,
-                "no pair of the store has this premise and hypothesis; import the source "
-                "corpus first, or give the reference the rows follow",
-                ref_line,
-            )
-        after = [c for c in candidates if c[0] > last_pk]
-        if not after:
-            raise InputError(
-                cfg.reference,
-                "this row comes before the previous one in the store's pair order: the "
-                "reference is not in the order the pairs were imported in",
-                ref_line,
-            )
-        pk, pair_id, premise_id = after[0]
-        last_pk = pk
-        premise_unit, hypothesis_unit = f"p:{premise_id}", f"h:{pair_id}"
-        if premise_unit not in rows:
-            rows[premise_unit] = (line, premise_text)
-        rows[hypothesis_unit] = (line, hypothesis_text)
-        if raw is not None and ref is not None and label(raw) != label(ref):
-            checks.append(
-                Check(hypothesis_unit, "label_mismatch",
-                      f"line {line} has label {raw!r}, the source {ref!r}; the source's is kept")
-            )  # fmt: skip
-    return rows, checks
+    for row in found:
+        unit_id = f"h:{row.pair_id}"
+        others = [w for k, w in zip(row.kinds, row.found, strict=True) if k != LABEL]
+        labels = [w for k, w in zip(row.kinds, row.found, strict=True) if k == LABEL]
+        if labels:
+            detail = f"line {row.line} has {labels[0]}; the source's is kept"
+            checks.append(Check(unit_id, "label_mismatch", detail))
+        if others:
+            detail = f"line {row.line} (reference line {row.reference_line}): " + ", ".join(others)
+            checks.append(Check(unit_id, "misaligned", detail))
+    return checks
 
 
 def _column_frame(rows: Sequence[tuple[str, ...]], names: tuple[str, ...]) -> pl.DataFrame:
@@ -206,8 +276,9 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
         run_id = run.id
         target = primary_language(lang)
         aligned: list[Check] = []
+        disagreeing: dict[str, int] = {}
         if rows is None:
-            by_position, aligned = _rows_by_position(store, cfg)
+            by_position, aligned, disagreeing = _rows_by_position(store, cfg)
             rows = pl.DataFrame(
                 {
                     "line": pl.Series([v[0] for v in by_position.values()], dtype=pl.Int64),
@@ -298,7 +369,8 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
             run_id=run_id, signature=run.signature, rows=rows.height, added=new.height,
             unchanged=unchanged, empty=empty, missing=left, extra=len(extra),
             checks=dict(sorted(counts.items())),
-            label_mismatches=len(aligned),
+            label_mismatches=sum(c.check == "label_mismatch" for c in aligned),
+            disagreements=disagreeing,
         )  # fmt: skip
         run.finish({"rows": rows.height, "added": new.height,
                                   "unchanged": unchanged, "missing": left,

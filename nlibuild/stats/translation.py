@@ -35,9 +35,10 @@ def translation_stats(store: Store) -> list[TranslationStatsRow]:
 
 
 # One column per check `translate import` runs (translation_checks.py, and label_mismatch
-# in stages/translate.py); no module lists them all, so a new check must be added here.
+# and misaligned in stages/translate.py); no module lists them all, so a new check must be
+# added here.
 _CHECKS = ("empty", "untranslated", "roman_letters", "latin_script", "length_ratio",
-           "same_as_premise", "duplicate", "label_mismatch")  # fmt: skip
+           "same_as_premise", "duplicate", "label_mismatch", "misaligned")  # fmt: skip
 
 
 def render_translation(
