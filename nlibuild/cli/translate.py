@@ -93,11 +93,17 @@ def import_(
         Path | None,
         typer.Option(help="--align rows: the source file the rows follow (its texts, labels)."),
     ] = None,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Import although the file is identified as another language."),
+    ] = False,
 ) -> None:
     """Read translations by unit ID, check coverage (missing and extra units are an error
-    unless --partial) and each translation (empty, untranslated, Latin letters in a
-    non-Latin script, length ratio, a hypothesis translated like its premise, one
-    translation for different sources); store them with what the checks found."""
+    unless --partial) and each translation (empty, untranslated, Roman letters in a
+    non-Latin script, letters outside the language's script, length ratio, a hypothesis translated like its premise, one
+    translation for different sources); store them with what the checks found. A sample of
+    the rows is identified (py3langid, offline): a file mostly in another language than
+    --lang is refused unless --force."""
     from nlibuild.formats.units import unit_format_of
     from nlibuild.stages.translate import import_ as run
 
@@ -113,6 +119,7 @@ def import_(
                 partial=partial,
                 align=align,
                 reference=reference,
+                force=force,
             )
             result = run(store, cfg)
     checks = ", ".join(f"{name} {n}" for name, n in result.checks.items()) or "none"
@@ -130,6 +137,8 @@ def import_(
         + f" (run {result.run_id}, {result.signature})",
         markup=False,
     )
+    for note in result.notes:
+        out.print(note, markup=False)
 
 
 @translate_app.command("qa")

@@ -64,6 +64,9 @@ class TranslateImportConfig(_Config):
     partial: bool = False
     align: str = Field(default="id", pattern="^(id|rows)$")
     reference: Path | None = Field(default=None, description="the source rows, with --align rows")
+    force: bool = Field(
+        default=False, description="import although the file is identified as another language"
+    )
 
 
 class TranslateImportResult(BaseModel):
@@ -77,6 +80,9 @@ class TranslateImportResult(BaseModel):
     extra: int = Field(description="rows for units the store does not hold (skipped)")
     checks: dict[str, int]
     label_mismatches: int = Field(default=0, description="--align rows: label column vs source")
+    notes: list[str] = Field(
+        default_factory=list, description="what was identified, and checks not made and why"
+    )
 
 
 class TranslationStatsRow(BaseModel):
