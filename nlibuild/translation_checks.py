@@ -2,7 +2,8 @@
 
 What went wrong in translated NLI data: untranslated or empty rows, text left in the Latin
 script (OCNLI section 2 found that 11.6% of XNLI's Chinese dev pairs contain more than 10
-Roman letters) or written in another script than the language's (writing_systems.py), broken (far too short or long) sentences, and rows that lost their place.
+Roman letters) or written in another script than the language's (writing_systems.py),
+broken (far too short or long) sentences, and rows that lost their place.
 Each check names a unit and says what it found; `translate import` stores them per language.
 """
 

@@ -100,8 +100,9 @@ def import_(
 ) -> None:
     """Read translations by unit ID, check coverage (missing and extra units are an error
     unless --partial) and each translation (empty, untranslated, Roman letters in a
-    non-Latin script, letters outside the language's script, length ratio, a hypothesis translated like its premise, one
-    translation for different sources); store them with what the checks found. A sample of
+    non-Latin script, letters outside the language's script, length ratio, a hypothesis
+    translated like its premise, one translation for different sources); store them with
+    what the checks found. A sample of
     the rows is identified (py3langid, offline): a file mostly in another language than
     --lang is refused unless --force."""
     from nlibuild.formats.units import unit_format_of
