@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from nlibuild.lang import primary_language
-from nlibuild.writing_systems import LATIN, expected_scripts, main_script, script_share
+from nlibuild.writing_systems import (
+    LATIN,
+    expected_scripts,
+    main_script,
+    mostly_outside,
+    script_share,
+)
 
 if TYPE_CHECKING:
     import polars as pl
@@ -145,7 +151,7 @@ def _in_other_script(texts: list[str | None], scripts: tuple[str, ...] | None) -
     if scripts is None:
         return pl.Series([False] * len(texts), dtype=pl.Boolean)
     return pl.Series(
-        [script_share(t or "", scripts).outside_share > MAX_OTHER_SCRIPT_SHARE for t in texts],
+        [mostly_outside(t or "", scripts, MAX_OTHER_SCRIPT_SHARE) for t in texts],
         dtype=pl.Boolean,
     )
 

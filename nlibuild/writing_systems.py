@@ -84,10 +84,15 @@ class ScriptShare:
 
 def script_share(text: str, scripts: tuple[str, ...]) -> ScriptShare:
     """Characters of `text` in a script, and how many of them are outside `scripts`."""
-    outside = _outside(scripts)
-    if outside.search(text) is None:  # the common case, one scan
-        return ScriptShare(scripted=len(_SCRIPTED.findall(text)), outside=0)
-    return ScriptShare(scripted=len(_SCRIPTED.findall(text)), outside=len(outside.findall(text)))
+    return ScriptShare(scripted=scripted_chars(text), outside=len(_outside(scripts).findall(text)))
+
+
+def mostly_outside(text: str, scripts: tuple[str, ...], share: float) -> bool:
+    """Whether more than `share` of `text`'s characters of a script are outside `scripts`.
+    Most texts hold none: one search settles them (half a million units a language)."""
+    if _outside(scripts).search(text) is None:
+        return False
+    return script_share(text, scripts).outside_share > share
 
 
 def scripted_chars(text: str) -> int:
