@@ -2,7 +2,8 @@
 
 What went wrong in translated NLI data: untranslated or empty rows, text left in the Latin
 script (OCNLI section 2 found that 11.6% of XNLI's Chinese dev pairs contain more than 10
-Roman letters), broken (far too short or long) sentences, and rows that lost their place.
+Roman letters) or written in another script than the language's (writing_systems.py),
+broken (far too short or long) sentences, and rows that lost their place.
 Each check names a unit and says what it found; `translate import` stores them per language.
 """
 
@@ -13,18 +14,23 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from nlibuild.lang import primary_language
+from nlibuild.writing_systems import (
+    LATIN,
+    expected_scripts,
+    main_script,
+    mostly_outside,
+    script_share,
+)
 
 if TYPE_CHECKING:
     import polars as pl
 
-NON_LATIN_LANGS: frozenset[str] = frozenset({"zh", "ja", "ko", "th", "my", "ar", "hi"})
-"""Target languages written in another script: Latin letters there are worth a look."""
-
 MAX_ROMAN_LETTERS = 10
 """OCNLI's flag: more than 10 Roman letters in a sentence of a non-Latin-script language."""
 
-MAX_LATIN_SHARE = 0.5
-"""A translation into a non-Latin script whose letters are mostly Latin is suspicious."""
+MAX_OTHER_SCRIPT_SHARE = 0.5
+"""A translation most of whose letters are outside its language's scripts (romanised Urdu,
+Greek in Latin letters, Swahili in a Burmese file) is in the wrong script."""
 
 CHARS_PER_ENGLISH_CHAR: dict[str, float] = {"zh": 0.3, "ja": 0.4, "ko": 0.45}
 """Rough characters of a language per character of the same text in English (other
@@ -61,7 +67,8 @@ def unit_checks(unit_id: str, source: str, source_lang: str, text: str, lang: st
 def unit_checks_of(units: pl.DataFrame, lang: str) -> list[Check]:
     """The checks of translated units into `lang` (a frame of unit, source, source_lang
     and text), in unit order: `empty` (and nothing else then), `untranslated`,
-    `roman_letters`, `latin_script`, `length_ratio`.
+    `roman_letters`, `script`, `length_ratio`. A language without an entry in
+    writing_systems.EXPECTED_SCRIPTS gets no script checks (`translate import` says so).
 
     An XNLI-size import checks half a million units a language, so the cheap measures are
     taken column-wise (polars: characters that are not white space, Roman letters) and
@@ -70,7 +77,8 @@ def unit_checks_of(units: pl.DataFrame, lang: str) -> list[Check]:
     import polars as pl
 
     target = primary_language(lang)
-    non_latin = target in NON_LATIN_LANGS
+    scripts = expected_scripts(target)
+    non_latin = scripts is not None and LATIN not in scripts
 
     def chars(column: str) -> pl.Expr:  # counted, not copied without its spaces
         return pl.col(column).str.len_chars() - pl.col(column).str.count_matches(r"\s")
@@ -95,11 +103,13 @@ def unit_checks_of(units: pl.DataFrame, lang: str) -> list[Check]:
         roman=pl.col("text").str.count_matches("[A-Za-z]") if non_latin else pl.lit(0),
         low=LENGTH_BAND[0] * scale,
         high=LENGTH_BAND[1] * scale,
+        outside=_in_other_script(frame["text"].to_list(), scripts),
     ).with_columns(ratio=pl.col("text_chars") / pl.col("source_chars"))
     singled_out = measured.filter(
         (pl.col("text_chars") == 0)
         | (pl.col("other_lang") & (pl.col("text_chars") == pl.col("source_chars")))
         | (pl.col("roman") > 0)
+        | pl.col("outside")
         | (
             (pl.col("source_chars") >= MIN_SOURCE_CHARS)
             & ((pl.col("ratio") < pl.col("low")) | (pl.col("ratio") > pl.col("high")))
@@ -118,12 +128,8 @@ def unit_checks_of(units: pl.DataFrame, lang: str) -> list[Check]:
         roman = row["roman"]
         if roman > MAX_ROMAN_LETTERS:
             checks.append(Check(unit, "roman_letters", f"{roman} Roman letters (over 10)"))
-        if roman:
-            letters = sum(map(str.isalpha, text))
-            if roman / letters > MAX_LATIN_SHARE:
-                checks.append(
-                    Check(unit, "latin_script", f"{roman / letters:.0%} of the letters are Latin")
-                )
+        if row["outside"] and scripts is not None:
+            checks.append(Check(unit, "script", _script_detail(text, target, scripts)))
         ratio, low, high = row["ratio"], row["low"], row["high"]
         if row["source_chars"] >= MIN_SOURCE_CHARS and not low <= ratio <= high:
             checks.append(
@@ -134,6 +140,30 @@ def unit_checks_of(units: pl.DataFrame, lang: str) -> list[Check]:
                 )
             )
     return checks
+
+
+def _in_other_script(texts: list[str | None], scripts: tuple[str, ...] | None) -> pl.Series:
+    """Per text, whether most of its letters are outside `scripts` (all False when the
+    language's scripts are unknown). Script membership is Unicode's, through the regex
+    package, so this is one scan a unit in Python rather than a polars expression."""
+    import polars as pl
+
+    if scripts is None:
+        return pl.Series([False] * len(texts), dtype=pl.Boolean)
+    return pl.Series(
+        [mostly_outside(t or "", scripts, MAX_OTHER_SCRIPT_SHARE) for t in texts],
+        dtype=pl.Boolean,
+    )
+
+
+def _script_detail(text: str, lang: str, scripts: tuple[str, ...]) -> str:
+    share = script_share(text, scripts)
+    main = main_script(text)
+    mostly = f"; mostly {main}" if main and main not in scripts else ""
+    return (
+        f"{share.outside_share:.0%} of the letters are outside the {'/'.join(scripts)} "
+        f"script of {lang}{mostly}"
+    )
 
 
 def corpus_checks(

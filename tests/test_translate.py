@@ -35,7 +35,7 @@ from typer.testing import Result
 from nlibuild.translation_checks import corpus_checks, unit_checks
 
 COLUMNS = ["unit_id", "source_lang", "source", "lang", "text"]
-CHECKS = ("empty", "untranslated", "roman_letters", "latin_script", "length_ratio",
+CHECKS = ("empty", "untranslated", "roman_letters", "script", "length_ratio",
           "same_as_premise", "duplicate", "label_mismatch", "misaligned")  # fmt: skip
 
 CORPUS = [
@@ -460,9 +460,9 @@ def test_unit_checks_roman_letters_over_ten() -> None:
     assert unit_checks("p:1", source, "en", "Die Firma ABCDEFGHIJKLMNOP.", "de") == []
 
 
-def test_unit_checks_latin_script() -> None:
+def test_unit_checks_script() -> None:
     found = unit_checks("p:1", "Apple sells the iPad.", "en", "Mac 卖 iPad", "zh")
-    assert [c.check for c in found] == ["latin_script"]
+    assert [c.check for c in found] == ["script"]
     assert unit_checks("p:1", "Apple sells computers.", "en", "苹果公司卖电脑Apple", "zh") == []
 
 
@@ -529,14 +529,14 @@ def test_import_stores_counts_and_reports_every_check(store: Path, tmp_path: Pat
         (unit["A cat is sitting."], "empty"),
         (unit["A woman is reading a newspaper on the train."], "untranslated"),
         (unit["A woman is reading a newspaper on the train."], "roman_letters"),
-        (unit["A woman is reading a newspaper on the train."], "latin_script"),
+        (unit["A woman is reading a newspaper on the train."], "script"),
         (unit["A woman is reading a newspaper on the train."], "length_ratio"),
         (unit["Two children are playing football in the park."], "roman_letters"),
-        (unit["No animal is present."], "latin_script"),
+        (unit["No animal is present."], "script"),
         (unit["The children are asleep at home."], "length_ratio"),
         (unit["A woman is reading."], "same_as_premise"),
         (unit["A woman is reading."], "roman_letters"),
-        (unit["A woman is reading."], "latin_script"),
+        (unit["A woman is reading."], "script"),
         (unit["A woman is reading."], "length_ratio"),
         (unit["A woman is reading."], "duplicate"),
         (unit["A woman is reading a newspaper on the train."], "duplicate"),
@@ -659,7 +659,7 @@ def test_pud_translations_round_trip_by_sentence_id(
     by_lang = {r["lang"]: r for r in data}
     assert by_lang["de"]["translated"] == by_lang["zh"]["translated"] == 100
     zh_premises_flagged = {
-        u for check in ("roman_letters", "latin_script", "length_ratio", "untranslated", "empty")
+        u for check in ("roman_letters", "script", "length_ratio", "untranslated", "empty")
         for u in flagged["zh"][check] if u.startswith("p:")
     }  # fmt: skip
     # The genuine PUD Chinese sentences mostly pass the script and length checks.

@@ -265,7 +265,8 @@ def test_a_pair_without_a_translation_is_left_out_and_counted(
         ]) + "\n",
         encoding="utf-8",
     )  # fmt: skip
-    ok("--db", demo_db, "translate", "import", path, "--lang", "fr", "--partial")
+    # The "French" is the German sample marked fr: --force past the language check.
+    ok("--db", demo_db, "translate", "import", path, "--lang", "fr", "--partial", "--force")
     out = tmp_path / "fr.jsonl"
     report, french = export(demo_db, out, "hf-jsonl", "--lang", "fr")
     left_out = {"10412ge"} | {f"10587g{x}" for x in "enc"}

@@ -97,17 +97,20 @@ def import_(
         bool,
         typer.Option(
             "--force",
-            help="--align rows: import the rows as they stand although their labels, IDs, "
-            "source texts or premise repetition disagree with the reference's rows.",
+            help="Import although a sample of the file is identified as another language, "
+            "or (--align rows) the rows' labels, IDs, source texts or premise repetition "
+            "disagree with the reference's rows.",
         ),
     ] = False,
 ) -> None:
     """Read translations by unit ID, check coverage (missing and extra units are an error
-    unless --partial) and each translation (empty, untranslated, Latin letters in a
-    non-Latin script, length ratio, a hypothesis translated like its premise, one
-    translation for different sources); store them with what the checks found. With
-    --align rows, rows whose evidence says they do not line up with the reference are an
-    error unless --force."""
+    unless --partial) and each translation (empty, untranslated, Roman letters in a
+    non-Latin script, letters outside the language's script, length ratio, a hypothesis
+    translated like its premise, one translation for different sources); store them with
+    what the checks found. A sample of the rows is identified (py3langid, offline): a file
+    mostly in another language than --lang is refused unless --force. With --align rows,
+    rows whose evidence says they do not line up with the reference are an error unless
+    --force."""
     from nlibuild.formats.units import unit_format_of
     from nlibuild.stages.translate import import_ as run
 
@@ -147,6 +150,8 @@ def import_(
         + f" (run {result.run_id}, {result.signature})",
         markup=False,
     )
+    for note in result.notes:
+        out.print(note, markup=False)
 
 
 @translate_app.command("qa")

@@ -66,7 +66,8 @@ class TranslateImportConfig(_Config):
     reference: Path | None = Field(default=None, description="the source rows, with --align rows")
     force: bool = Field(
         default=False,
-        description="--align rows: import rows whose evidence says they do not line up",
+        description="import although a sample is identified as another language, or (--align "
+        "rows) rows whose evidence says they do not line up",
     )
 
 
@@ -84,6 +85,9 @@ class TranslateImportResult(BaseModel):
     disagreements: dict[str, int] = Field(
         default_factory=dict,
         description="--align rows --force: rows disagreeing with their source row, by evidence",
+    )
+    notes: list[str] = Field(
+        default_factory=list, description="what was identified, and checks not made and why"
     )
 
 

@@ -31,6 +31,7 @@ from nlibuild.formats.units import (
 from nlibuild.gc_pause import paused_gc
 from nlibuild.labels import LabelNormaliser, UnknownLabel
 from nlibuild.lang import primary_language
+from nlibuild.language_id import identify_language
 from nlibuild.models import (
     DEFAULT_LABEL_ORDER,
     TranslateExportConfig,
@@ -45,6 +46,7 @@ from nlibuild.render import counted
 from nlibuild.row_alignment import LABEL, RowDisagreement, disagreement_counts, disagreements
 from nlibuild.store import Store
 from nlibuild.translation_checks import CORPUS_CHECKS, Check, corpus_checks_of, unit_checks_of
+from nlibuild.writing_systems import expected_scripts
 
 _LISTED = 5
 """How many missing or extra units an error names."""
@@ -260,6 +262,20 @@ def _plain_expr(column: str) -> pl.Expr:
     return pl.col(column).str.replace_all(r"\s+", " ").str.strip_chars()
 
 
+def _refuse_another_language(cfg: TranslateImportConfig, rows: pl.DataFrame) -> list[str]:
+    """Identify the language of a sample of the file's rows: a clear majority in another
+    language than --lang is refused unless --force. Returns the report's notes (what was
+    identified; checks not made, and why)."""
+    verdict = identify_language(rows.select("unit", "text").iter_rows(), cfg.lang)
+    refusal = verdict.refusal()
+    if refusal and not cfg.force:
+        raise InputError(cfg.path, refusal)
+    notes = [verdict.note() + (" (imported: --force)" if refusal else "")]
+    if expected_scripts(cfg.lang) is None:
+        notes.append(f"script not checked: nlibuild does not know the script of {cfg.lang}")
+    return notes
+
+
 def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
     """Read the translations of one language and kind, by unit ID or by row, check their
     coverage and each unit, and store them (in one transaction). Everything that concerns
@@ -286,6 +302,7 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
                     "text": pl.Series([v[1] for v in by_position.values()], dtype=pl.String),
                 }
             )
+        notes = _refuse_another_language(cfg, rows)
         sources = _column_frame(store.source_units(), ("unit", "source_lang", "source"))
         other = [
             x for x in sources["source_lang"].unique().to_list() if primary_language(x) != target
@@ -370,7 +387,7 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
             unchanged=unchanged, empty=empty, missing=left, extra=len(extra),
             checks=dict(sorted(counts.items())),
             label_mismatches=sum(c.check == "label_mismatch" for c in aligned),
-            disagreements=disagreeing,
+            disagreements=disagreeing, notes=notes,
         )  # fmt: skip
         run.finish({"rows": rows.height, "added": new.height,
                                   "unchanged": unchanged, "missing": left,

@@ -22,7 +22,10 @@ def translation_stats(store: Store) -> list[TranslationStatsRow]:
     (`translate import`)."""
     checks: dict[tuple[str, str], dict[str, int]] = defaultdict(dict)
     for lang, kind, check, units in store.translation_check_counts():
-        checks[(lang, kind)][check] = units
+        # Stores of nlibuild 0.1.0 call the script check by its old name.
+        name = "script" if check == "latin_script" else check
+        found = checks[(lang, kind)]
+        found[name] = found.get(name, 0) + units
     rows = [
         TranslationStatsRow(lang=lang, kind=kind, translated=n, checks=checks.pop((lang, kind), {}))
         for lang, kind, n in store.translation_counts()
@@ -37,7 +40,7 @@ def translation_stats(store: Store) -> list[TranslationStatsRow]:
 # One column per check `translate import` runs (translation_checks.py, and label_mismatch
 # and misaligned in stages/translate.py); no module lists them all, so a new check must be
 # added here.
-_CHECKS = ("empty", "untranslated", "roman_letters", "latin_script", "length_ratio",
+_CHECKS = ("empty", "untranslated", "roman_letters", "script", "length_ratio",
            "same_as_premise", "duplicate", "label_mismatch", "misaligned")  # fmt: skip
 
 
