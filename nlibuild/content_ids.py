@@ -34,20 +34,22 @@ _LONGER_BY = 4
 """Hex digits added to the digest's share of an ID each time it clashes."""
 
 
-def _digest(*parts: str | None) -> str:
-    # orjson's array keeps the parts apart unambiguously (a genre of None differs from "").
-    return hashlib.sha256(orjson.dumps(parts)).hexdigest()
+def _is_taken(candidate: str, taken: tuple[Container[str], ...]) -> bool:
+    for ids in taken:  # a loop, not any(): this runs once a pair of a million-pair import
+        if candidate in ids:
+            return True
+    return False
 
 
 def _first_free(stem: str, digest: str, digits: int, taken: tuple[Container[str], ...]) -> str:
     """`stem + digest[:n]` for the smallest n from `digits` (in steps) in none of `taken`."""
     while digits < len(digest):
         candidate = stem + digest[:digits]
-        if not any(candidate in ids for ids in taken):
+        if not _is_taken(candidate, taken):
             return candidate
         digits += _LONGER_BY
     candidate = stem + digest
-    if any(candidate in ids for ids in taken):
+    if _is_taken(candidate, taken):
         raise ConflictError(
             f"ID {candidate} is already taken by another item; give the corpus's items IDs"
         )
@@ -59,7 +61,9 @@ def premise_id(prefix: str, genre: str | None, text: str, *taken: Container[str]
 
     `taken`: the IDs of other premises (stored, or earlier in the same import).
     """
-    return _first_free(f"{prefix}_", _digest(genre, text), PREMISE_DIGITS, taken)
+    # orjson's array keeps genre and text apart unambiguously (a genre of None is not "").
+    digest = hashlib.sha256(orjson.dumps((genre, text))).hexdigest()
+    return _first_free(f"{prefix}_", digest, PREMISE_DIGITS, taken)
 
 
 def pair_id(premise: str, initial: str, hypothesis: str, *taken: Container[str]) -> str:
@@ -67,4 +71,5 @@ def pair_id(premise: str, initial: str, hypothesis: str, *taken: Container[str])
 
     `taken`: the IDs of other pairs (stored, or earlier in the same import).
     """
-    return _first_free(f"{premise}-{initial}.", _digest(hypothesis), PAIR_DIGITS, taken)
+    digest = hashlib.sha256(hypothesis.encode()).hexdigest()
+    return _first_free(f"{premise}-{initial}.", digest, PAIR_DIGITS, taken)
