@@ -30,9 +30,10 @@ def test_means_count_each_premise_once_in_each_languages_unit(db: Path, tmp_path
     ok("--db", db, "import", corpus, "--format", "jsonl")
     units = tmp_path / "zh.jsonl"
     ok("--db", db, "translate", "export", "--lang", "zh", "--out", units)
-    chinese = {"p:p1": "一二三四五", "p:p2": "五六七", "h:p1-e1": "一二", "h:p1-n1": "三",
-               "h:p2-c1": "五六七八"}  # fmt: skip
-    write_jsonl(units, [r | {"text": chinese[r["unit_id"]]} for r in read_jsonl(units)])
+    # By source text: the pairs have no IDs of their own, so theirs are derived from content.
+    chinese = {"one two three four": "一二三四五", "five six": "五六七", "one two": "一二",
+               "three": "三", "five six seven": "五六七八"}  # fmt: skip
+    write_jsonl(units, [r | {"text": chinese[r["source"]]} for r in read_jsonl(units)])
     ok("--db", db, "translate", "import", units, "--lang", "zh")
     table = lengths(db)
     source, zh = table[("en", "source")], table[("zh", "human")]

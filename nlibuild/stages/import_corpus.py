@@ -1,7 +1,9 @@
 """`nlibuild import`: load a released NLI corpus into the store.
 
 Premises are grouped by the corpus's own premise ID (promptID, captionID, prem_id) or, when
-it has none, by identical text within a genre. Every individual label becomes a vote: the
+it has none, by identical text within a genre. Premises and pairs without an ID get one
+derived from their content (`content_ids`), so a file gives the same store whatever the order
+of its lines; content already stored keeps its ID. Every individual label becomes a vote: the
 first is the author's (SNLI/MNLI convention: `annotator_labels[0]` is the writer's label),
 the others are validators'. Anonymous annotators get stable per-corpus IDs
 (`<corpus>:author`, `<corpus>:v1`..), so re-importing a file finds the same people. The
@@ -33,6 +35,7 @@ from typing import Any, NamedTuple, cast
 
 import orjson
 
+from nlibuild import content_ids
 from nlibuild.core.signature import file_sha256
 from nlibuild.errors import ConflictError, InputError, NlibuildError
 from nlibuild.formats.corpora import corpus_format_for
@@ -59,7 +62,7 @@ from nlibuild.queries.pairs import (
     premise_ids_of_pairs,
     stored_pairs,
 )
-from nlibuild.queries.premises import all_premises, premise_ids_with_prefix, premises_by_id
+from nlibuild.queries.premises import all_premises, premises_by_id
 from nlibuild.queries.translations import human_translations_of
 from nlibuild.store import RUN_STAMPED, PremiseRow, Store, TranslationRow
 
@@ -164,7 +167,9 @@ class _Importer:
         # (hence no pairs) when the import began has nothing to look up.
         self.store_was_empty = store.count("premises") == 0
         self.text_index_loaded = self.store_was_empty
-        self.next_number: dict[str, int] = {}
+        # IDs of the store's premises, loaded with the text index: a derived ID must not
+        # take one of them (see content_ids). This import's own are in premise_first_line.
+        self.stored_premise_ids: set[str] = set()
         # pair ID -> line of its first occurrence, for pairs of this file
         self.pair_lines: dict[str, int] = {}
         # (pair ID, line of its first occurrence, line of the repeat)
@@ -175,8 +180,9 @@ class _Importer:
         )
         self._label_cache: dict[tuple[Any, ...], _Labels] = {}
         self._anonymous_ids: dict[tuple[int, int], list[str]] = {}
+        # (premise pk, label initial, hypothesis) -> pair ID, for pairs without an ID
         self.content_ids: dict[tuple[int, str, str], str] = {}
-        self.label_counts: Counter[tuple[int, str]] = Counter()
+        self.pair_ids_taken: set[str] = set()  # the values of content_ids
         self.loaded_premises: set[int] = set()
         self.annotators: dict[str, int] = {}
         self.next_pair_pk = store.next_pk("pairs")
@@ -304,19 +310,16 @@ class _Importer:
         """ID-less corpora match premises by (genre, text): index the store's once."""
         for row in all_premises(self.store):
             self.premises.setdefault((row.genre, row.text), row)
+            self.stored_premise_ids.add(row.id)
         self.text_index_loaded = True
 
-    def _new_premise_id(self, prefix: str) -> str:
-        if prefix not in self.next_number:
-            numbers = [
-                int(suffix)
-                for pid in premise_ids_with_prefix(self.store, prefix)
-                if (suffix := pid[len(prefix) + 1 :]).isdigit()
-            ]
-            self.next_number[prefix] = max(numbers, default=0) + 1
-        number = self.next_number[prefix]
-        self.next_number[prefix] += 1
-        return f"{prefix}_{number:04d}"
+    def _derived_premise_id(self, genre: str | None, text: str) -> str:
+        """The ID of a premise the corpus gives none, from its genre and text: the same
+        whatever the order of the file's lines (a premise already stored under other
+        content was found by the text index before this is asked)."""
+        return content_ids.premise_id(
+            genre or self.corpus, genre, text, self.stored_premise_ids, self.premise_first_line
+        )
 
     def _resolve_premises(self, records: list[SourcePair]) -> list[PremiseRow]:
         premises = self.premises
@@ -349,7 +352,14 @@ class _Importer:
 
     def _new_premise(self, record: SourcePair, genre: str | None) -> PremiseRow:
         lang = record.lang or self.default_lang
-        premise_id = record.premise_key or self._new_premise_id(genre or self.corpus)
+        premise_id = record.premise_key or self._derived_premise_id(genre, record.premise)
+        first = self.premise_first_line.get(premise_id)
+        if first is not None:
+            # A premise ID of the file that equals one derived for an ID-less line before it.
+            raise ConflictError(
+                f"{self.path}, line {record.line}: premise {premise_id} is already the ID of "
+                f"the premise on line {first}; give every premise of the file an ID, or none"
+            )
         row = PremiseRow(
             self.next_premise_pk,
             premise_id,
@@ -380,10 +390,12 @@ class _Importer:
 
     def _content_pair_ids(self, records: list[SourcePair], premises: list[PremiseRow],
                           id_labels: list[str | None]) -> list[str]:  # fmt: skip
-        """IDs `<premise>-<label initial><k>` for pairs of corpora without pair IDs.
+        """IDs `<premise>-<label initial>.<digest>` for pairs of corpora without pair IDs.
 
-        A pair is the same pair when premise, hypothesis and label initial are the same,
-        so re-importing the file finds the IDs it gave the first time.
+        A pair is the same pair when premise, hypothesis and label initial are the same:
+        such a pair already stored keeps its ID, whatever form an earlier version gave it
+        (`<premise>-e1`), so re-importing finds it; a new one gets an ID derived from its
+        hypothesis (`content_ids.pair_id`), the same whatever the order of the lines.
         """
         unseen = {p.pk for p in premises} - self.loaded_premises
         if unseen and not self.store_was_empty:
@@ -391,16 +403,18 @@ class _Importer:
             for premise_pk, pair_id, hypothesis in pair_keys_of_premises(self.store, unseen):
                 initial = pair_id.rsplit("-", 1)[-1][:1]
                 self.content_ids[(premise_pk, initial, hypothesis)] = pair_id
-                self.label_counts[(premise_pk, initial)] += 1
+                self.pair_ids_taken.add(pair_id)
         ids = []
         for record, premise, id_label in zip(records, premises, id_labels, strict=True):
             initial = (id_label or "u")[0]
             key = (premise.pk, initial, record.hypothesis)
             known = self.content_ids.get(key)
             if known is None:
-                self.label_counts[(premise.pk, initial)] += 1
-                known = f"{premise.id}-{initial}{self.label_counts[(premise.pk, initial)]}"
+                known = content_ids.pair_id(
+                    premise.id, initial, record.hypothesis, self.pair_ids_taken
+                )
                 self.content_ids[key] = known
+                self.pair_ids_taken.add(known)
             ids.append(known)
         return ids
 
