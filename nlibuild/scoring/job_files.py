@@ -1,0 +1,205 @@
+"""The files of one scoring job: what `score plan` / `score train` write for a job to read,
+and what the job writes back for `score import` / `score train` to put into the store.
+
+This module is the contract between the two sides and the only module both import. It uses
+the standard library and numpy only, because a job runs on a GPU node that has PyTorch and
+transformers but neither the store nor polars nor pydantic.
+
+A job folder holds:
+
+    job.json                    the JobSpec, as JSON
+    data/pairs.jsonl            one PairRecord a line: every training and evaluation row
+    results/checkpoints.jsonl   one CheckpointRecord a line, appended as training goes
+    results/predictions/NNNNN.npy  int8, the predicted label index of every evaluation row
+                                (the rows of pairs.jsonl whose split is not `train`, in file
+                                order) at checkpoint NNNNN
+    results/dynamics.npy        float32 [epochs, training rows]: the probability the model
+                                gave each training row's gold label at the end of each epoch
+                                (Swayamdipta et al. 2020, Dataset Cartography), rows in file order
+    results/state/              the latest training state, for resuming (the job's own format)
+    results/done.json           a DoneRecord, written last: its presence means the job finished
+
+Label indexes follow `JobSpec.labels` (by default entailment, neutral, contradiction).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+JOB_FILE = "job.json"
+PAIRS_FILE = "data/pairs.jsonl"
+CHECKPOINTS_FILE = "results/checkpoints.jsonl"
+PREDICTIONS_DIR = "results/predictions"
+DYNAMICS_FILE = "results/dynamics.npy"
+STATE_DIR = "results/state"
+DONE_FILE = "results/done.json"
+
+TRAIN = "train"
+EVAL_SPLITS = ("dev", "test")
+
+MODES = ("zero-shot", "translate-train", "translate-test", "hyp-only")
+"""XNLI section 5 (zero-shot cross-lingual transfer, TRANSLATE TRAIN, TRANSLATE TEST) and the
+hypothesis-only baseline (OCNLI section 5, after Gururangan et al. 2018 and Poliak et al.
+2018): what the training and evaluation rows of a job hold is decided when its pairs.jsonl is
+written; the job itself only needs `hypothesis_only`."""
+
+SCHEDULES = ("constant", "linear")
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """One training run: one model, one mode, one seed."""
+
+    name: str  # unique within a plan: <model folder name>-<mode>-s<seed>
+    model: str  # a local folder with config, tokenizer and weights; nothing is downloaded
+    mode: str  # one of MODES
+    seed: int
+    train_langs: tuple[str, ...]
+    eval_langs: tuple[str, ...]
+    labels: tuple[str, ...] = ("entailment", "neutral", "contradiction")
+    epochs: float = 3.0
+    lr: float = 2e-5
+    schedule: str = "linear"  # one of SCHEDULES; linear decays to 0 after warmup
+    warmup: float = 0.0  # share of all training steps
+    batch_size: int = 32  # the global batch: split across processes under DDP, not multiplied
+    max_length: int = 128
+    eval_every: float = 0.02  # evaluate every this share of an epoch (Keung et al. 2020: 2%)
+    save_every: float = 0.1  # save the training state every this share of an epoch
+    hypothesis_only: bool = False
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False, indent=2) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> JobSpec:
+        raw: dict[str, Any] = json.loads(text)
+        for key in ("train_langs", "eval_langs", "labels"):
+            raw[key] = tuple(raw[key])
+        return cls(**raw)
+
+
+@dataclass(frozen=True)
+class PairRecord:
+    """One row of data/pairs.jsonl."""
+
+    id: str  # the pair's public ID in the store
+    lang: str  # the language of premise and hypothesis as given here
+    split: str  # TRAIN or one of EVAL_SPLITS
+    premise: str
+    hypothesis: str
+    label: int  # index into JobSpec.labels
+
+
+@dataclass(frozen=True)
+class CheckpointRecord:
+    """One line of results/checkpoints.jsonl."""
+
+    index: int  # 0, 1, 2, ... in training order
+    step: int  # optimiser steps taken
+    epoch: float  # steps / steps per epoch
+    examples_seen: int
+    train_loss: float | None  # mean over the steps since the previous checkpoint
+    # "<lang>/<split>" -> [correct, total]
+    accuracy: dict[str, list[int]] = field(default_factory=dict)
+    seconds: float = 0.0  # wall time since the job started
+
+
+@dataclass(frozen=True)
+class DoneRecord:
+    checkpoints: int
+    seconds: float
+    device: str
+    processes: int
+    versions: dict[str, str] = field(default_factory=dict)  # torch, transformers
+
+
+def accuracy_key(lang: str, split: str) -> str:
+    return f"{lang}/{split}"
+
+
+def write_job(folder: Path, spec: JobSpec, pairs: Iterable[PairRecord]) -> int:
+    """Write job.json and data/pairs.jsonl into `folder`; returns the number of pairs."""
+    (folder / "data").mkdir(parents=True, exist_ok=True)
+    count = 0
+    with _replaced(folder / PAIRS_FILE) as handle:
+        for pair in pairs:
+            handle.write(json.dumps(asdict(pair), ensure_ascii=False) + "\n")
+            count += 1
+    with _replaced(folder / JOB_FILE) as handle:
+        handle.write(spec.to_json())
+    return count
+
+
+def read_spec(folder: Path) -> JobSpec:
+    return JobSpec.from_json((folder / JOB_FILE).read_text(encoding="utf-8"))
+
+
+def read_pairs(folder: Path) -> Iterator[PairRecord]:
+    with (folder / PAIRS_FILE).open(encoding="utf-8") as handle:
+        for line in handle:
+            yield PairRecord(**json.loads(line))
+
+
+def append_checkpoint(folder: Path, record: CheckpointRecord) -> None:
+    path = folder / CHECKPOINTS_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(asdict(record)) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def read_checkpoints(folder: Path) -> list[CheckpointRecord]:
+    """The checkpoints written so far; a last line cut short by a crash is left out."""
+    path = folder / CHECKPOINTS_FILE
+    if not path.exists():
+        return []
+    records = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            records.append(CheckpointRecord(**json.loads(line)))
+        except (json.JSONDecodeError, TypeError):
+            break
+    return records
+
+
+def predictions_path(folder: Path, index: int) -> Path:
+    return folder / PREDICTIONS_DIR / f"{index:05d}.npy"
+
+
+def write_done(folder: Path, record: DoneRecord) -> None:
+    with _replaced(folder / DONE_FILE) as handle:
+        handle.write(json.dumps(asdict(record), indent=2) + "\n")
+
+
+def read_done(folder: Path) -> DoneRecord | None:
+    path = folder / DONE_FILE
+    if not path.exists():
+        return None
+    return DoneRecord(**json.loads(path.read_text(encoding="utf-8")))
+
+
+class _replaced:
+    """A text file written beside its path and renamed over it once closed, so a reader
+    never sees half of it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.partial = path.with_name(path.name + ".partial")
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+    def __enter__(self) -> Any:
+        self.handle = self.partial.open("w", encoding="utf-8")
+        return self.handle
+
+    def __exit__(self, kind: object, value: object, traceback: object) -> None:
+        self.handle.close()
+        if kind is None:
+            os.replace(self.partial, self.path)
+        else:
+            self.partial.unlink(missing_ok=True)
