@@ -150,7 +150,7 @@ def resolve_langs(store: Store, langs: ScoreLanguages) -> tuple[str, tuple[str, 
             named += [corpus, *translated_langs(store, HUMAN), *translated_langs(store, MT)]
         else:
             named.append(lang)
-    ordered = [train] + sorted(set(named) - {train})
+    ordered = [train, *sorted(set(named) - {train})]
     return train, tuple(ordered)
 
 
