@@ -73,9 +73,11 @@ def fake_job(crash_after: int | None = None) -> Callable[..., None]:
             path = predictions_path(folder, index)
             path.parent.mkdir(parents=True, exist_ok=True)
             np.save(path, predicted.astype(np.int8))
-            record = CheckpointRecord(index=index, step=10 * (index + 1), epoch=index / 2,
-                                      examples_seen=spec.batch_size * 10 * (index + 1),
-                                      train_loss=1.0 / (index + 1), seconds=float(index))  # fmt: skip
+            steps = 10 * (index + 1)
+            record = CheckpointRecord(
+                index=index, step=steps, epoch=index / 2, examples_seen=spec.batch_size * steps,
+                train_loss=1.0 / (index + 1), seconds=float(index),
+            )  # fmt: skip
             append_checkpoint(folder, record)
             if on_checkpoint is not None:
                 on_checkpoint(record)
@@ -200,7 +202,9 @@ def test_train_records_every_checkpoint_with_slices_and_dynamics(
     assert {name: by_slice[name] for name in ("genre", "label", "relabelled")} == {
         "genre": dev, "label": dev, "relabelled": dev
     }  # fmt: skip
-    contradictions = sum(t for name, value, t in slices if name == "label" and value == "contradiction")
+    contradictions = sum(
+        t for name, value, t in slices if name == "label" and value == "contradiction"
+    )
     assert by_slice["negated"] == contradictions
     dynamics = query(scored_db, "SELECT confidence, variability, correctness FROM "
                      "score_dynamics WHERE job_pk = ?", job_pk)  # fmt: skip

@@ -13,6 +13,7 @@ from nlibuild.errors import ConflictError, InputError
 from nlibuild.formats.input_files import read_utf8_text
 from nlibuild.models import ScoreImportConfig, ScoreJobSummary, ScoreResult
 from nlibuild.queries.scores import (
+    SplitPair,
     checkpoint_indexes,
     job_of_folder,
     last_accuracy,
@@ -85,7 +86,7 @@ def _import_job(
     job: Path,
     spec: JobSpec,
     records: list[PairRecord],
-    by_id: dict[str, object],
+    by_id: dict[str, SplitPair],
     pair_pks: dict[str, int],
 ) -> ScoreJobSummary:
     folder = str(job.resolve())
@@ -96,7 +97,7 @@ def _import_job(
         run_id,
     )  # fmt: skip
     text_lang = spec.train_langs[0] if spec.mode == "translate-test" else None
-    groups = eval_groups(records, by_id, text_lang)  # type: ignore[arg-type]
+    groups = eval_groups(records, by_id, text_lang)
     added = merge_checkpoints(store, job_pk, job, groups, lambda _: None)
     finished = bool(stored and stored.finished)
     if not finished:
