@@ -370,14 +370,14 @@ def baseline_rows(series: Sequence[JobSeries]) -> list[BaselineRow]:
     """Each baseline mode's test accuracy per language (its one checkpoint; mean over jobs)."""
     found: dict[tuple[str, str], list[tuple[float, int]]] = defaultdict(list)
     for one in series:
-        for (lang, split), accuracy in one.accuracy.items():
-            if split == "test" and np.isfinite(accuracy[-1]):
-                found[(one.job.mode, lang)].append((float(accuracy[-1]), one.totals[(lang, split)]))
+        for (lang, split), values in one.accuracy.items():
+            if split == "test" and np.isfinite(values[-1]):
+                found[(one.job.mode, lang)].append((float(values[-1]), one.totals[(lang, split)]))
     order = {mode: rank for rank, mode in enumerate(BASELINE_MODES)}
     rows = []
-    for (mode, lang), values in sorted(found.items(), key=lambda i: (order[i[0][0]], i[0])):
-        accuracy = float(np.mean([a for a, _ in values]))
-        rows.append(BaselineRow(baseline=mode, lang=lang, accuracy=accuracy, total=values[0][1]))
+    for (mode, lang), kept in sorted(found.items(), key=lambda i: (order[i[0][0]], i[0])):
+        accuracy = float(np.mean([a for a, _ in kept]))
+        rows.append(BaselineRow(baseline=mode, lang=lang, accuracy=accuracy, total=kept[0][1]))
     return rows
 
 
