@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from nlibuild.errors import ConfigError
 from nlibuild.models import (
     BASELINE_MODES,
     AccuracyRow,
@@ -50,6 +51,7 @@ from nlibuild.models import (
     TransferGapRow,
 )
 from nlibuild.queries.score_results import (
+    BASELINE_RUN_STAGE,
     MODEL_RUN_STAGES,
     ScoreJob,
     newest_baseline_run,
@@ -394,24 +396,34 @@ def report_jobs(store: Store, run_id: int) -> tuple[list[JobSeries], list[JobSer
     return models, [s for s in series if s.job.mode in BASELINE_MODES]
 
 
+def report_run(store: Store, run_id: int | None) -> int:
+    """`run_id`, else the newest model run, else the newest `score baselines` run."""
+    if run_id is None and newest_baseline_run(store) is not None:
+        try:
+            return score_run(store, None, MODEL_RUN_STAGES)
+        except ConfigError:
+            return score_run(store, None, (BASELINE_RUN_STAGE,))
+    return score_run(store, run_id, (*MODEL_RUN_STAGES, BASELINE_RUN_STAGE))
+
+
 def score_report(store: Store, cfg: ScoreReportConfig) -> ScoreReport:
-    run_id = score_run(store, cfg.run, (*MODEL_RUN_STAGES, "score-baselines"))
+    run_id = report_run(store, cfg.run)
     models, baselines = report_jobs(store, run_id)
     groups: dict[str, list[JobSeries]] = defaultdict(list)
     for series in models:
         groups[group_name(series.job)].append(series)
     correctness = Correctness()
     notes: list[str] = []
-    report = ScoreReport(run_id=run_id, jobs=len(models) + len(baselines), select=cfg.select,
-                         ci=cfg.ci, accuracy=[], gaps=[], spread=[], agreement=[],
-                         transfer=[], slices=[], baselines=baseline_rows(baselines),
-                         notes=notes)  # fmt: skip
+    accuracy, gaps, spread, agreement, transfer, slices = [], [], [], [], [], []
     for name, group in sorted(groups.items()):
-        report.accuracy.extend(accuracy_rows(name, group, cfg, correctness, notes))
-        report.gaps.extend(gap_rows(name, group))
-        report.spread.extend(spread_rows(name, group))
-        report.agreement.extend(agreement_rows(name, group, cfg))
+        accuracy += accuracy_rows(name, group, cfg, correctness, notes)
+        gaps += gap_rows(name, group)
+        spread += spread_rows(name, group)
+        agreement += agreement_rows(name, group, cfg)
         if (gap := transfer_gap_row(name, group, cfg.select)) is not None:
-            report.transfer.append(gap)
-        report.slices.extend(slice_rows(store, name, group, cfg.select))
-    return report
+            transfer.append(gap)
+        slices += slice_rows(store, name, group, cfg.select)
+    return ScoreReport(run_id=run_id, jobs=len(models) + len(baselines), select=cfg.select,
+                       ci=cfg.ci, accuracy=accuracy, gaps=gaps, spread=spread,
+                       agreement=agreement, transfer=transfer, slices=slices,
+                       baselines=baseline_rows(baselines), notes=notes)  # fmt: skip
