@@ -222,7 +222,7 @@ def test_report_prints_each_section_as_a_table(small_db: Path) -> None:
     assert (
         "| group | lang | en-dev | target-dev | oracle | target-dev - en-dev | oracle - en-dev |"
         in lines
-    )  # noqa: E501
+    )
     assert "| tiny/zero-shot | en | 0.7000 | 0.7000 | 0.8000 | 0.0000 | 0.1000 |" in lines
     assert "| tiny/zero-shot | de | 0.6000 | 0.5000 | 0.6000 | -0.1000 | 0.0000 |" in lines
     assert "| tiny/zero-shot | en-dev | en | 0.7000 | 0.6000 | 0.1000 |" in lines
