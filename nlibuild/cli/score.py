@@ -1,4 +1,4 @@
-"""`score train|plan|import|baselines`: baseline scores on the corpus (issue 17). The
+"""`score train|plan|import|baselines|report`: baseline scores on the corpus (issue 17). The
 training itself needs the `score` extra (torch, transformers); nothing here imports it."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from nlibuild.cli import score_report
 from nlibuild.cli.common import open_store, out, state_of, user_errors
 from nlibuild.models import Launcher, ScoreMode, ScoreResult, ScoreTraining
 from nlibuild.options import choice, default_text, split_list
@@ -212,3 +213,6 @@ def baselines(
         with open_store(state_of(ctx)) as store:
             result = run(store, cfg)
     _report(result, "Scored")
+
+
+score_report.register(score_app)
