@@ -4,6 +4,7 @@ the file and line (or ID), exit 1, the store as it was (README.md, "Safety")."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -50,5 +51,46 @@ def test_a_genre_from_a_file_that_cannot_be_in_an_id_names_the_file_and_line(
     # the file nor the line the genre came from.
     texts = tmp_path / name
     texts.write_text(content, encoding="utf-8")
-    fails(db, "ingest", texts, *options,
-          says=(f"{texts}, line {line}", "cannot be part of premise IDs", "--genre-map"))  # fmt: skip
+    says = (f"{texts}, line {line}", "cannot be part of premise IDs", "--genre-map")
+    fails(db, "ingest", texts, *options, says=says)
+
+
+TEXT_AREA = {"from_name": "entailment_1", "type": "textarea", "value": {"text": ["It rained."]}}
+
+
+@pytest.mark.parametrize("command", ["elicit", "relabel"])
+@pytest.mark.parametrize(
+    ("annotations", "says"),
+    [(None, "annotations must be a list of objects"),
+     (["done"], "annotations must be a list of objects"),
+     ([{"id": 7, "result": {"text": "x"}}], "result must be a list of objects"),
+     ([{"id": 7, "result": ["x"]}], "result must be a list of objects"),
+     ([{"id": 7, "result": [TEXT_AREA | {"value": ["It rained."]}]}],
+      "a result's value must be an object")],
+)  # fmt: skip
+def test_a_labelstudio_export_of_the_wrong_shape_is_one_error(
+    sample_db: Path, tmp_path: Path, command: str, annotations: object, says: str
+) -> None:
+    # Found: `"annotations": null` (and an annotation or result that is not an object)
+    # ended in "Error: internal error (TypeError: 'NoneType' object is not iterable)".
+    data = {"batch": "b1", "premise_id": "p1", "pair_id": "p1e"}
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps([{"id": 3, "data": data, "annotations": annotations}]), "utf-8")
+    fails(sample_db, command, "import", export, "--format", "labelstudio",
+          says=(f"{export}: task 3", says, "full JSON export, unedited"))  # fmt: skip
+
+
+@pytest.mark.parametrize("texts", [[1], "It rained.", [["It rained."]], None])
+def test_a_labelstudio_text_area_that_is_not_a_list_of_texts_is_one_error(
+    sample_db: Path, tmp_path: Path, texts: object
+) -> None:
+    # Found: a list of numbers crashed (TypeError in " ".join), and a string or a nested
+    # list would have been stored as hypothesis text of the wrong kind.
+    data = {"batch": "b1", "premise_id": "p1"}
+    result = TEXT_AREA | {"value": {"text": texts}}
+    task = {"id": 3, "data": data, "annotations": [{"id": 7, "result": [result]}]}
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps([task]), "utf-8")
+    fails(sample_db, "elicit", "import", export, "--format", "labelstudio",
+          says=(f"{export}: task 3, annotation 7", "entailment_1 must be a list of texts",
+                f"found {texts!r}"))  # fmt: skip
