@@ -94,3 +94,16 @@ def test_a_labelstudio_text_area_that_is_not_a_list_of_texts_is_one_error(
     fails(sample_db, "elicit", "import", export, "--format", "labelstudio",
           says=(f"{export}: task 3, annotation 7", "entailment_1 must be a list of texts",
                 f"found {texts!r}"))  # fmt: skip
+
+
+@pytest.mark.parametrize("key", ["\x85", "a\nb", "\u2028", "\r", "\x1b[2J", "\x00"])
+def test_file_content_quoted_in_the_error_line_cannot_break_it(
+    sample_db: Path, tmp_path: Path, key: str
+) -> None:
+    # Found: an unknown field named "\x85" (NEL, a line break to Python and to many
+    # terminals) was quoted raw, and the one Error line became two.
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(json.dumps({key: None}) + "\n", encoding="utf-8")
+    line = fails(sample_db, "import", corpus, "--format", "jsonl",
+                 says=(f"{corpus}, line 1", "unknown field(s)"))  # fmt: skip
+    assert line.isprintable(), line
