@@ -50,6 +50,7 @@ from elicitation_data import (
 )
 from fuzz_inputs import FileKind, broken_file, raw_bytes
 from hypothesis import given, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
 from typer.testing import CliRunner
 
 from nlibuild.cli import app
@@ -58,18 +59,11 @@ PRESETS = Path(__file__).resolve().parent.parent / "nlibuild" / "resources" / "p
 NEGATORS = Path(__file__).resolve().parent.parent / "nlibuild" / "resources" / "negators"
 UD_PUD_EN = FIXTURES / "ud_pud" / "en_pud-ud-test.conllu"
 MYXNLI = FIXTURES / "myxnli"
+FUZZ_EXAMPLES = Path(__file__).resolve().parent.parent / ".hypothesis" / "fuzz-readers"
 
 EXAMPLES_PER_READER = 12
 """Structured examples per reader under `make test` (about 30 readers share ~60 s)."""
 RAW_EXAMPLES_PER_READER = 3
-
-
-def fuzz_settings(bounded: int) -> settings:
-    """`bounded` examples under the default profile; the loaded profile's count under
-    `make fuzz`."""
-    if HYPOTHESIS_PROFILE == "fuzz":
-        return settings()
-    return settings(max_examples=bounded)
 
 
 # --- the readers ------------------------------------------------------------------------
@@ -165,6 +159,16 @@ READERS = [
            ("relabel", "create", "--annotators", "{file}", "--fraction", "0.5"),
            names_ids=True),
 ]  # fmt: skip
+
+
+def fuzz_settings(bounded: int, reader: Reader) -> settings:
+    """`bounded` examples under the default profile; under `make fuzz` the profile's count,
+    and an example database of the reader's own (hypothesis keys it by the test function,
+    the same for every reader, and would replay one reader's failure on the others and drop
+    it where it passes)."""
+    if HYPOTHESIS_PROFILE == "fuzz":
+        return settings(database=DirectoryBasedExampleDatabase(FUZZ_EXAMPLES / reader.id))
+    return settings(max_examples=bounded)
 
 
 # --- the workshop: template stores and valid files, made once ------------------------------
@@ -437,7 +441,7 @@ def test_a_broken_file_is_accepted_or_one_error_line_and_the_store_is_unchanged(
 ) -> None:
     check = fuzz_reader(reader, workshop, tmp_path)
 
-    @fuzz_settings(EXAMPLES_PER_READER)
+    @fuzz_settings(EXAMPLES_PER_READER, reader)
     @given(data=broken_file(reader.kind, valid_text(reader, workshop)))
     def property_holds(data: bytes) -> None:
         check(data)
@@ -451,7 +455,7 @@ def test_raw_bytes_are_accepted_or_one_error_line_and_the_store_is_unchanged(
 ) -> None:
     check = fuzz_reader(reader, workshop, tmp_path)
 
-    @fuzz_settings(RAW_EXAMPLES_PER_READER)
+    @fuzz_settings(RAW_EXAMPLES_PER_READER, reader)
     @given(data=raw_bytes)
     def property_holds(data: bytes) -> None:
         check(data)
