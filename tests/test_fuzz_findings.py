@@ -4,6 +4,7 @@ the file and line (or ID), exit 1, the store as it was (README.md, "Safety")."""
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -107,3 +108,23 @@ def test_file_content_quoted_in_the_error_line_cannot_break_it(
     line = fails(sample_db, "import", corpus, "--format", "jsonl",
                  says=(f"{corpus}, line 1", "unknown field(s)"))  # fmt: skip
     assert line.isprintable(), line
+
+
+@pytest.mark.parametrize("hypothesis", [1, ["It rained."], {"text": "It rained."}, None])
+def test_an_mturk_hypothesis_that_is_not_text_is_one_error(
+    sample_db: Path, tmp_path: Path, hypothesis: object
+) -> None:
+    # Found reading the readers the fuzzing crashed in: crowd-form's Answer.taskAnswers
+    # holding a number, list or object for a hypothesis was stored as its Python spelling
+    # ("{'text': 'It rained.'}"), a wrong result no error reported.
+    answers = json.dumps([{"entailment_1": hypothesis}])
+    results = tmp_path / "results.csv"
+    with results.open("w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle).writerows(
+            [["AssignmentId", "WorkerId", "AssignmentStatus", "Input.batch", "Input.premise_id",
+              "Answer.taskAnswers"],
+             ["a1", "W1", "Submitted", "e0001", "p1", answers]]
+        )  # fmt: skip
+    fails(sample_db, "elicit", "import", results, "--format", "mturk",
+          says=(f"{results}, line 2", "entailment_1 must be text",
+                f"found {hypothesis!r}"))  # fmt: skip
