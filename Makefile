@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO := out/demo
 
-.PHONY: demo score-demo test lint bench schemas clean
+.PHONY: demo score-demo test fuzz lint bench schemas clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -98,6 +98,12 @@ score-demo: $(STAMP)
 
 test: $(STAMP)
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest
+
+# The property-based fuzz suite of every reader, long: random examples, many per reader
+# (NLIBUILD_FUZZ_EXAMPLES, default 1000; `make test` runs a bounded, fixed set of them).
+fuzz: $(STAMP)
+	NLIBUILD_HYPOTHESIS_PROFILE=fuzz OMP_NUM_THREADS=1 $(BIN)/python -m pytest \
+		tests/test_fuzz_readers.py -rf
 
 lint: $(STAMP)
 	$(BIN)/ruff check nlibuild tests bench

@@ -3,9 +3,11 @@ whose first column holds them), or the IDs themselves, comma-separated."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from nlibuild.errors import InputError
+from nlibuild.models.base import ANNOTATOR_ID_PATTERN
 
 _HEADERS = {"id", "writer", "annotator"}
 
@@ -20,11 +22,23 @@ def read_annotator_ids(value: str) -> tuple[str, ...]:
         lines = path.read_text(encoding="utf-8-sig").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(path, f"cannot read the writers file ({exc})") from None
-    ids = []
-    for line in lines:
+    ids: dict[str, int] = {}
+    for number, line in enumerate(lines, 1):
         cell = line.split("#", 1)[0].replace("\t", ",").split(",", 1)[0].strip()
         if cell and cell.lower() not in _HEADERS:
-            ids.append(cell)
+            _check_id(path, number, cell, ids)
+            ids[cell] = number
     if not ids:
         raise InputError(path, "no writer IDs in this file; write one per line")
     return tuple(ids)
+
+
+def _check_id(path: Path, number: int, cell: str, seen: dict[str, int]) -> None:
+    # Checked here, at the line, as the settings model's own check of the list can name
+    # only the option (and a control character there read as an ID, not as a broken file).
+    if not re.match(ANNOTATOR_ID_PATTERN, cell):
+        raise InputError(
+            path, f"ID {cell!r}: use letters, digits and . _ - @ (e.g. w01), one a line", number
+        )
+    if cell in seen:
+        raise InputError(path, f"ID {cell!r} is named twice (line {seen[cell]} too)", number)

@@ -29,11 +29,39 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
 from typer.testing import CliRunner, Result
 
 from nlibuild.cli import app
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+# --- hypothesis profiles --------------------------------------------------------------------
+
+HYPOTHESIS_PROFILE_VARIABLE = "NLIBUILD_HYPOTHESIS_PROFILE"
+settings.register_profile(
+    # `make test`: the same examples on every run and machine (derandomized, no database), no
+    # deadline (2 shared cores make timings noise), each test's own bounded example count.
+    "bounded",
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    # `make fuzz`: random examples, many of them ($NLIBUILD_FUZZ_EXAMPLES per test, 1,000
+    # unless set); failures are kept in .hypothesis/ and replayed first on the next run.
+    "fuzz",
+    deadline=None,
+    max_examples=int(os.environ.get("NLIBUILD_FUZZ_EXAMPLES", "1000")),
+    database=DirectoryBasedExampleDatabase(
+        Path(__file__).resolve().parent.parent / ".hypothesis" / "examples"
+    ),
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+HYPOTHESIS_PROFILE = os.environ.get(HYPOTHESIS_PROFILE_VARIABLE, "bounded")
+settings.load_profile(HYPOTHESIS_PROFILE)
 
 PROJECT = Path(__file__).resolve().parent.parent
 DATA = PROJECT / "data"

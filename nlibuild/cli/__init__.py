@@ -20,7 +20,7 @@ import typer
 from nlibuild._version import VERSION
 from nlibuild.cli import check, corpus, labels, pool, split, stats
 from nlibuild.cli.bias import bias_app
-from nlibuild.cli.common import State, err, out
+from nlibuild.cli.common import State, err, error_line, out
 from nlibuild.cli.elicit import elicit_app
 from nlibuild.cli.relabel import relabel_app
 from nlibuild.cli.score import score_app
@@ -100,8 +100,10 @@ def main() -> None:
         if os.environ.get(DEBUG_VARIABLE):
             raise
         err.print(
-            f"Error: internal error ({type(exc).__name__}: {exc}); the store is unchanged "
-            "unless a run says otherwise; please report this with the command",
+            error_line(
+                f"internal error ({type(exc).__name__}: {exc}); the store is unchanged "
+                "unless a run says otherwise; please report this with the command"
+            ),
             markup=False,
         )
         raise SystemExit(1) from None

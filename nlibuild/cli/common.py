@@ -28,6 +28,22 @@ out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
+_ESCAPED = {
+    code: repr(chr(code))[1:-1]
+    for code in (*range(0x20), 0x7F, *range(0x80, 0xA0), 0x2028, 0x2029, *range(0xD800, 0xE000))
+    if code != 0x09
+}
+"""Characters an `Error:` line shows escaped (`\\n`, `\\x85`): line breaks of any kind,
+other control characters and lone surrogates, all of which come in from bad files (a key,
+a value quoted back); printed raw they would break the line in two, steer the terminal, or
+fail to encode."""
+
+
+def error_line(message: str) -> str:
+    """`Error: MESSAGE` as exactly one printable line."""
+    return f"Error: {message}".translate(_ESCAPED)
+
+
 @dataclass
 class State:
     db: Path
@@ -45,12 +61,12 @@ def user_errors() -> Iterator[None]:
     try:
         yield
     except NlibuildError as exc:
-        err.print(f"Error: {exc}", markup=False)
+        err.print(error_line(str(exc)), markup=False)
         raise typer.Exit(1) from None
     except ValidationError as exc:
         problem = exc.errors()[0]
         where = ".".join(str(part) for part in problem["loc"])
-        err.print(f"Error: option {where}: {problem['msg']}", markup=False)
+        err.print(error_line(f"option {where}: {problem['msg']}"), markup=False)
         raise typer.Exit(1) from None
     except KeyboardInterrupt:
         err.print("Error: interrupted; the store is unchanged", markup=False)

@@ -37,12 +37,13 @@ _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n")
 class SourceText:
     """A text as a reader found it. `ids` are the record's own identifiers (for a genre
     regex); `sentence` says the text is one pool entry already (CoNLL-U sentences, jsonl
-    and tsv records) and is not split."""
+    and tsv records) and is not split; `line` is where it is (unknown for txt)."""
 
     text: str
     genre: str | None = None
     ids: tuple[str, ...] = ()
     sentence: bool = False
+    line: int | None = None
 
 
 def read_txt(
@@ -79,7 +80,7 @@ def read_jsonl(
     for line, record in iter_json_objects(path, "jsonl", progress):
         text = _field_text(path, line, record, field)
         genre = _field_text(path, line, record, genre_field) if genre_field else None
-        yield SourceText(text, genre, sentence=True)
+        yield SourceText(text, genre, sentence=True, line=line)
 
 
 def read_tsv(
@@ -121,7 +122,7 @@ def read_tsv(
                 path, f"column {field!r} is empty; give it text or drop the row", number
             )
         genre = cells[genre_at].strip() if genre_at is not None else None
-        yield SourceText(text, genre, sentence=True)
+        yield SourceText(text, genre, sentence=True, line=number)
 
 
 def read_conllu(path: Path, progress: ProgressCallback | None = None) -> Iterator[SourceText]:
@@ -141,7 +142,7 @@ def read_conllu(path: Path, progress: ProgressCallback | None = None) -> Iterato
             text = value.strip()
             if not text:
                 raise InputError(path, "an empty '# text =' line; fix the sentence", number)
-            yield SourceText(text, None, (sent_id, document), sentence=True)
+            yield SourceText(text, None, (sent_id, document), sentence=True, line=number)
 
 
 def _field_text(path: Path, line: int, record: dict[str, Any], key: str) -> str:

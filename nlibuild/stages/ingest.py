@@ -395,6 +395,11 @@ class _Reader:
                     "--genre-from that matches every record",
                 )
                 return _Batch(len(batch), genres, missing, [])
+            if not _GENRE.match(genre):
+                # Named here, where the text's file and line are known; `check_genre` would
+                # name the genre alone (it also checks --genre, which has no line).
+                unusable = InputError(path, _unusable_genre(genre), item.line)
+                return _Batch(len(batch), genres, unusable, [])
             genres.append(genre)
         # Readers yield texts to split (txt) or whole sentences, never both; runs of each
         # go to the splitter apart all the same.
@@ -488,10 +493,7 @@ class _Pipeline:
         self.genre_salts[genre] = salt
         self.seen.add(np.fromiter((k ^ salt for k in pool_keys(self.store, genre)), np.int64))
         if not _GENRE.match(genre):
-            raise ConfigError(
-                f"genre {genre!r} cannot be part of premise IDs; use letters, digits, "
-                "'_', '.' and '-' (map it with --genre-map)"
-            )
+            raise ConfigError(_unusable_genre(genre))
         if self.known_genres and genre not in self.known_genres:
             message = (
                 f"genre {genre!r} is not among the preset's genres "
@@ -500,6 +502,13 @@ class _Pipeline:
             if self.cfg.strict:
                 raise ConfigError(f"{message}; fix the genre or drop --strict")
             self.warnings.append(message)
+
+
+def _unusable_genre(genre: str) -> str:
+    return (
+        f"genre {genre!r} cannot be part of premise IDs; use letters, digits, '_', '.' and "
+        "'-' (map it with --genre-map)"
+    )
 
 
 def _compile_genre_regex(pattern: str | None) -> re.Pattern[str] | None:

@@ -68,13 +68,11 @@ def read_answers(path: Path, normaliser: LabelNormaliser) -> AnswerFile:
     )
     for where, data, annotation in annotations:
         values: dict[str, Any] = {}
-        for item in annotation.get("result") or []:
-            name = item.get("from_name")
-            value = item.get("value") or {}
+        for name, value in _results(path, where, annotation):
             if name == UNUSABLE_FIELD:
                 values[name] = value.get("choices", [])
             elif isinstance(name, str) and SLOT.match(name):
-                values[name] = value.get("text", [])
+                values[name] = _texts(path, where, name, value.get("text", []))
             else:
                 raise InputError(
                     path,
@@ -134,7 +132,10 @@ def labelstudio_annotations(
                 f"{where} has no {id_field} and batch in its data: this is not the export of "
                 f"a project made from `{command} --format labelstudio`",
             )
-        for annotation in task["annotations"]:
+        annotations = task["annotations"]
+        if not isinstance(annotations, list) or not all(isinstance(a, dict) for a in annotations):
+            raise InputError(path, f"{where}: annotations must be a list of objects{_UNEDITED}")
+        for annotation in annotations:
             if annotation.get("was_cancelled"):
                 dropped["cancelled (skipped) in Label Studio"] += 1
                 continue
@@ -148,14 +149,14 @@ def read_votes(path: Path, labels: Sequence[str]) -> VoteFile:
     )
     for where, data, annotation in annotations:
         choices: list[str] = []
-        for item in annotation.get("result") or []:
-            if item.get("from_name") != LABEL_FIELD:
+        for name, value in _results(path, where, annotation):
+            if name != LABEL_FIELD:
                 raise InputError(
                     path,
-                    f"{where}: result field {item.get('from_name')!r} is not in nlibuild's "
+                    f"{where}: result field {name!r} is not in nlibuild's "
                     "relabelling config; is this the export of another project?",
                 )
-            chosen = (item.get("value") or {}).get("choices") or []
+            chosen = value.get("choices") or []
             if not isinstance(chosen, list) or not all(isinstance(c, str) for c in chosen):
                 raise InputError(
                     path,
@@ -183,6 +184,35 @@ def read_votes(path: Path, labels: Sequence[str]) -> VoteFile:
             )
         )
     return result
+
+
+_UNEDITED = "; give Label Studio's full JSON export, unedited"
+
+
+def _results(
+    path: Path, where: str, annotation: dict[str, Any]
+) -> list[tuple[Any, dict[str, Any]]]:
+    """(from_name, value) of each result of an annotation, whose shape is checked: a hand-
+    edited export must be an `Error:` line, not a crash or a value read as something else."""
+    results = annotation.get("result") or []
+    if not isinstance(results, list) or not all(isinstance(item, dict) for item in results):
+        raise InputError(path, f"{where}: result must be a list of objects{_UNEDITED}")
+    pairs = []
+    for item in results:
+        value = item.get("value") or {}
+        if not isinstance(value, dict):
+            raise InputError(path, f"{where}: a result's value must be an object{_UNEDITED}")
+        pairs.append((item.get("from_name"), value))
+    return pairs
+
+
+def _texts(path: Path, where: str, name: str, texts: Any) -> list[str]:
+    """A TextArea's value: a list of strings (one per submitted line)."""
+    if not isinstance(texts, list) or not all(isinstance(text, str) for text in texts):
+        raise InputError(
+            path, f"{where}: {name} must be a list of texts, found {texts!r}{_UNEDITED}"
+        )
+    return texts
 
 
 def labelstudio_config(per_label: int, protocol: str) -> str:

@@ -133,6 +133,7 @@ def read_answers(path: Path, normaliser: LabelNormaliser) -> AnswerFile:
         )
     for line, row in rows:
         values = _mturk_answers(path, line, row)
+        _require_text_slots(path, line, values)
         result.answers.append(
             RawAnswer(
                 where=f"{path.name}, line {line} (assignment {row['AssignmentId']})",
@@ -170,6 +171,16 @@ def _mturk_answers(path: Path, line: int, row: dict[str, str]) -> dict[str, Any]
     if not isinstance(decoded, dict):
         raise InputError(path, "Answer.taskAnswers is not a JSON object", line)
     return decoded
+
+
+def _require_text_slots(path: Path, line: int, values: dict[str, Any]) -> None:
+    # A crowd-input gives text; a number, list or object in Answer.taskAnswers would
+    # otherwise be stored as its Python spelling, a hypothesis nobody wrote.
+    for name, value in values.items():
+        if SLOT.match(name) and not isinstance(value, str):
+            raise InputError(
+                path, f"Answer.taskAnswers: {name} must be text, found {value!r}; fix the row", line
+            )
 
 
 def _chosen_label(values: dict[str, Any], labels: Sequence[str]) -> list[str]:
