@@ -5,3 +5,9 @@ The only package of nlibuild that imports torch or transformers (the `score` ins
 nlibuild and imports neither, so the store side can write and read job folders without torch,
 and a job can run on a GPU node with neither the store nor polars.
 """
+
+
+class ScoringError(Exception):
+    """A job that cannot run as given: a model folder that is missing or incomplete, a job
+    folder without its files. The message names the path and what to do; the store side
+    turns it into one `Error:` line, `python -m nlibuild.scoring.job` prints it as one."""

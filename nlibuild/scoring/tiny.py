@@ -26,12 +26,17 @@ def build_tiny_model(
     layers: int = 2,
     heads: int = 2,
     max_position: int = 256,
+    dropout: float = 0.1,
 ) -> Path:
     """Train a WordPiece tokenizer on `texts`, make a random BERT-like sequence classifier
-    with `num_labels` outputs, save both into `folder` (safetensors) and return `folder`."""
+    with `num_labels` outputs, save both into `folder` (safetensors) and return `folder`.
+    `dropout` 0 makes training the same function of the data however a batch is split
+    (the DDP test compares one process with two)."""
     import torch
     from transformers import AutoModelForSequenceClassification, BertConfig
+    from transformers.utils import logging as transformers_logging
 
+    transformers_logging.disable_progress_bar()
     folder.mkdir(parents=True, exist_ok=True)
     tokenizer = _train_tokenizer(texts, vocab_size, max_position)
     tokenizer.save_pretrained(str(folder))
@@ -44,6 +49,8 @@ def build_tiny_model(
         max_position_embeddings=max_position,
         num_labels=num_labels,
         pad_token_id=tokenizer.pad_token_id,
+        hidden_dropout_prob=dropout,
+        attention_probs_dropout_prob=dropout,
     )
     torch.manual_seed(seed)
     model = AutoModelForSequenceClassification.from_config(config)
