@@ -356,7 +356,11 @@ class TrainingRun:
         self.gold_probability.copy_(state["gold_probability"] if mine else 0)
         self.seen.copy_(state["seen"] if mine else 0)
         self.dynamics = state["dynamics"]
-        _set_random_state(torch, self.device, state["rng"][self.processes.rank])
+        saved_rng = state["rng"]
+        # Resumed with as many processes as saved, each takes up its own random state;
+        # with another count the run goes on from the seed (not the same run, but a run).
+        if len(saved_rng) == self.processes.world_size:
+            _set_random_state(torch, self.device, saved_rng[self.processes.rank])
         self.drop_checkpoints_from(self.written)
 
     def drop_checkpoints_from(self, index: int) -> None:
