@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO := out/demo
 
-.PHONY: demo test lint bench schemas clean
+.PHONY: demo score-demo test lint bench schemas clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -70,6 +70,31 @@ demo: $(STAMP)
 	$(BIN)/nlibuild --db $(DEMO)/demo.db stats --table lengths
 	$(BIN)/nlibuild --db $(DEMO)/demo.db export --format xnli-tsv --lang en,de \
 		--out $(DEMO)/sample.en-de.xnli.tsv
+
+# Scoring (issue 17) needs the score extra (torch, CPU wheel here): a tiny random BERT-like
+# model built from the sample corpus's texts, trained 2 epochs on its train split and
+# evaluated in English and German at every quarter epoch, beside the CPU baselines.
+SCORE_DEMO := out/score-demo
+score-demo: $(STAMP)
+	$(BIN)/pip install --quiet -e ".[score]"
+	rm -rf $(SCORE_DEMO) && mkdir -p $(SCORE_DEMO)
+	$(BIN)/nlibuild --db $(SCORE_DEMO)/demo.db init --preset mnli
+	$(BIN)/nlibuild --db $(SCORE_DEMO)/demo.db import data/sample_mnli.jsonl --format mnli
+	$(BIN)/nlibuild --db $(SCORE_DEMO)/demo.db translate import \
+		data/translations/sample_mnli.de.tsv --lang de --translator de01
+	$(BIN)/nlibuild --db $(SCORE_DEMO)/demo.db split --dev 10 --test 10 --from labelled \
+		--group-by pair
+	$(BIN)/nlibuild --db $(SCORE_DEMO)/demo.db export --format xnli-jsonl --lang en,de \
+		--out $(SCORE_DEMO)/texts.jsonl
+	OMP_NUM_THREADS=1 $(BIN)/python -c "import json, sys; \
+		from nlibuild.scoring.tiny import build_tiny_model; \
+		rows = [json.loads(line) for line in open(sys.argv[1], encoding='utf-8')]; \
+		build_tiny_model(sys.argv[2], [r['sentence1'] for r in rows] + [r['sentence2'] for r in rows])" \
+		$(SCORE_DEMO)/texts.jsonl $(SCORE_DEMO)/tiny-model
+	OMP_NUM_THREADS=1 $(BIN)/nlibuild --db $(SCORE_DEMO)/demo.db score train \
+		--model $(SCORE_DEMO)/tiny-model --seeds 1 --epochs 2 --eval-every 0.25 --batch-size 8
+	$(BIN)/nlibuild --db $(SCORE_DEMO)/demo.db score baselines
+	$(BIN)/nlibuild --db $(SCORE_DEMO)/demo.db score report
 
 test: $(STAMP)
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest

@@ -148,6 +148,25 @@ class ExportRow(NamedTuple):
     annotators: tuple[str, ...]
 
 
+class ScoreJobRow(NamedTuple):
+    """A row of `score_jobs` as a stage gives it (the run is given apart)."""
+
+    name: str
+    model: str
+    mode: str
+    seed: int
+    train_langs: tuple[str, ...]
+    eval_langs: tuple[str, ...]
+    spec: str
+    folder: str
+
+
+ScoreCheckpointRow = tuple[int, int, float, int, float | None, float]
+"""idx, step, epoch, examples_seen, train_loss, seconds"""
+
+ScoreAccuracyRow = tuple[str, str, str, str, int, int]
+"""lang, split, slice, value ('' for all), correct, total"""
+
 ElicitedPairRow = tuple[int, str, int, str, str, str, str | None, int, str, int]
 """pk, id, premise_pk, hypothesis, lang, protocol, level, author_pk, author_label, batch_pk"""
 
@@ -840,3 +859,45 @@ class Store:
         if table not in _COUNTABLE_TABLES:
             raise ValueError(table)
         return int(self.conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+
+    # --- scores (issue 17) ------------------------------------------------------------
+
+    def add_score_job(self, row: ScoreJobRow, run_id: int) -> int:
+        """A job's row of `score_jobs`; returns its key."""
+        cursor = self.conn.execute(
+            "INSERT INTO score_jobs(run_id, name, model, mode, seed, train_langs, eval_langs, "
+            "spec, folder) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (run_id, row.name, row.model, row.mode, row.seed, json_array(row.train_langs),
+             json_array(row.eval_langs), row.spec, row.folder),
+        )  # fmt: skip
+        assert cursor.lastrowid is not None
+        return int(cursor.lastrowid)
+
+    def add_score_checkpoint(
+        self, job_pk: int, checkpoint: ScoreCheckpointRow, accuracy: Sequence[ScoreAccuracyRow]
+    ) -> None:
+        """One checkpoint of a job and its accuracy rows (lang, split, slice, value,
+        correct, total)."""
+        self.conn.execute(
+            "INSERT INTO score_checkpoints(job_pk, idx, step, epoch, examples_seen, train_loss, "
+            "seconds) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (job_pk, *checkpoint),
+        )
+        self.conn.executemany(
+            "INSERT INTO score_accuracy(job_pk, idx, lang, split, slice, value, correct, total) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(job_pk, checkpoint[0], *row) for row in accuracy],
+        )
+
+    def finish_score_job(
+        self, job_pk: int, dynamics: Sequence[tuple[int, float, float, float]]
+    ) -> None:
+        """Mark a job finished with its training dynamics (pair_pk, confidence, variability,
+        correctness), which replace any it had."""
+        self.conn.execute("DELETE FROM score_dynamics WHERE job_pk = ?", (job_pk,))
+        self.conn.executemany(
+            "INSERT INTO score_dynamics(job_pk, pair_pk, confidence, variability, correctness) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [(job_pk, *row) for row in dynamics],
+        )
+        self.conn.execute("UPDATE score_jobs SET finished = 1 WHERE pk = ?", (job_pk,))

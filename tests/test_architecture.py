@@ -109,3 +109,65 @@ def test_the_stage_import_check_sees_a_stage_import(tmp_path: Path) -> None:
     module.write_text("from nlibuild.stages.export import run\nfrom . import sample\n")
     found = imported_modules(module, tmp_path)
     assert {"nlibuild.stages.export", "nlibuild.stages.sample"} <= found
+
+
+TORCH_STACK = ("torch", "transformers", "accelerate", "safetensors")
+"""Imported only by nlibuild/scoring/: the core install never needs the score extra."""
+
+SCORING = "scoring/"
+
+
+def torch_imports(path: Path, root: Path = PACKAGE) -> list[str]:
+    """Lines of `path` that import the torch stack anywhere, and, outside the scoring
+    package, lines that import `nlibuild.scoring` at module level other than its
+    `job_files` (the contract, standard library and numpy only): a stage imports the job
+    runner lazily, inside the function that runs it."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    where = path.relative_to(root).as_posix()
+    found = []
+    module_level = {id(node) for node in tree.body}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            base = node.module or ""
+            names = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+        else:
+            continue
+        for name in names:
+            if name.split(".")[0] in TORCH_STACK:
+                found.append(f"{where}:{node.lineno} imports {name}")
+            elif (
+                id(node) in module_level
+                and name.startswith("nlibuild.scoring")
+                and not name.startswith("nlibuild.scoring.job_files")
+                and name != "nlibuild.scoring"
+            ):
+                found.append(f"{where}:{node.lineno} imports {name} at module level")
+    return sorted(set(found))
+
+
+def test_only_the_scoring_package_imports_torch() -> None:
+    offending = [
+        line
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if not path.relative_to(PACKAGE).as_posix().startswith(SCORING)
+        for line in torch_imports(path)
+    ]
+    assert offending == []
+
+
+def test_the_torch_check_sees_a_module_that_imports_torch(tmp_path: Path) -> None:
+    module = tmp_path / "stage.py"
+    module.write_text(
+        "import numpy\nfrom transformers import AutoModel\n"
+        "from nlibuild.scoring.job_files import JobSpec\nfrom nlibuild.scoring.job import run_job\n"
+        "\n\ndef run():\n    import torch.nn\n    from nlibuild.scoring.job import run_job\n"
+    )
+    assert torch_imports(module, tmp_path) == [
+        "stage.py:2 imports transformers",
+        "stage.py:2 imports transformers.AutoModel",
+        "stage.py:4 imports nlibuild.scoring.job at module level",
+        "stage.py:4 imports nlibuild.scoring.job.run_job at module level",
+        "stage.py:8 imports torch.nn",
+    ]

@@ -13,7 +13,7 @@ from nlibuild.cli import app
 from nlibuild.stats import StatsOptions, stats_tables
 
 TABLES = ("premises", "subsets", "agreement", "annotators", "translation", "lengths", "pmi",
-          "cues")  # fmt: skip
+          "cues", "cartography")  # fmt: skip
 
 
 def test_every_table_module_is_registered_in_listing_order() -> None:

@@ -23,6 +23,7 @@ from nlibuild.cli.bias import bias_app
 from nlibuild.cli.common import State, err, out
 from nlibuild.cli.elicit import elicit_app
 from nlibuild.cli.relabel import relabel_app
+from nlibuild.cli.score import score_app
 from nlibuild.cli.translate import translate_app
 
 app = typer.Typer(
@@ -38,6 +39,7 @@ app.add_typer(elicit_app, name="elicit")
 app.add_typer(translate_app, name="translate")
 app.add_typer(relabel_app, name="relabel")
 app.add_typer(bias_app, name="bias")
+app.add_typer(score_app, name="score")
 
 app.command("init")(corpus.init)
 app.command("import")(corpus.import_)

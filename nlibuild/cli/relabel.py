@@ -95,8 +95,16 @@ def create(
         int | None,
         typer.Option(help=f"Random seed (default {default_text(RelabelCreateConfig, 'seed')})."),
     ] = None,
+    pairs: Annotated[
+        Path | None,
+        typer.Option(
+            help="Relabel exactly the pair IDs of this file (one a line, # comments), e.g. "
+            "what `stats --table cartography --out` wrote, instead of a share of each stratum."
+        ),
+    ] = None,
 ) -> None:
-    """Pick pairs not yet relabelled, stratum by stratum, and batch them out to validators."""
+    """Pick pairs not yet relabelled, stratum by stratum (or the pairs --pairs lists), and
+    batch them out to validators."""
     from nlibuild.stages.relabel_create import run
 
     with user_errors():
@@ -105,6 +113,12 @@ def create(
             if annotators is None:
                 raise ConfigError(
                     "name the validators with --annotators: a file, or IDs like v01,v02,v03,v04"
+                )
+            drawing = {"--fraction": fraction, "--protocol": protocol, "--stratify": stratify}
+            if pairs is not None and (given := [k for k, v in drawing.items() if v is not None]):
+                raise ConfigError(
+                    f"{given[0]} draws a share of the pairs, and --pairs names them: "
+                    "give one or the other"
                 )
             cfg = store_settings(
                 store,
@@ -117,6 +131,7 @@ def create(
                 stratify=stratify_option(stratify) if stratify is not None else None,
                 batch_size=batch_size,
                 seed=seed,
+                pairs=pairs,
             )
             result = run(store, cfg)
     for batch in result.batches:

@@ -9,9 +9,16 @@ from typing import Annotated
 
 import typer
 
-from nlibuild.cli.common import format_option, open_store, out, state_of, user_errors
+from nlibuild.cli.common import format_option, open_store, state_of, user_errors
+from nlibuild.cli.common import out as stdout
 from nlibuild.errors import ConfigError
-from nlibuild.models import ElicitImportConfig, SampleConfig, TableFormat
+from nlibuild.models import (
+    CartographyConfig,
+    ElicitImportConfig,
+    PmiConfig,
+    SampleConfig,
+    TableFormat,
+)
 from nlibuild.options import choice, default_text, split_list
 from nlibuild.stats import StatsOptions, StatsTable, stats_tables
 
@@ -103,7 +110,14 @@ def stats(
     sort: Annotated[
         str, typer.Option(help="annotators: sort by this column (default agree_with_gold).")
     ] = "agree_with_gold",
-    top: Annotated[int, typer.Option(help="pmi: (word, label) pairs per group.")] = 3,
+    top: Annotated[
+        int | None,
+        typer.Option(
+            help="pmi: (word, label) pairs per group "
+            f"(default {default_text(PmiConfig, 'top')}); cartography: pairs per list "
+            f"(default {default_text(CartographyConfig, 'top')})."
+        ),
+    ] = None,
     smoothing: Annotated[
         float, typer.Option(help="pmi: add-k smoothing of the counts (Gururangan et al. 2018).")
     ] = 100.0,
@@ -125,6 +139,13 @@ def stats(
         str | None,
         typer.Option(help="pmi, cues: read the human translations into this language."),
     ] = None,
+    run: Annotated[
+        int | None, typer.Option(help="cartography: the score run (default: the newest).")
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="cartography: write the listed pair IDs here, one a line."),
+    ] = None,
     format: Annotated[str, format_option()] = TableFormat.TABLE.value,
 ) -> None:
     """Tables about the corpus (the help is `stats_help()`, one paragraph per table)."""
@@ -138,13 +159,13 @@ def stats(
             include_extra=include_extra,
             ci=ci, resamples=resamples, seed=seed, threshold=threshold, sort=sort, top=top,
             smoothing=smoothing, min_count=min_count, units=units, per_label=per_label,
-            split=split_list(split), lang=lang,
+            split=split_list(split), lang=lang, run=run, out=out,
         )  # fmt: skip
         store = open_store(state_of(ctx))
         with store:
             settings = chosen.settings(options, store)
             result = chosen.compute(store, settings)
-    chosen.render(result, settings, fmt, out)
+    chosen.render(result, settings, fmt, stdout)
 
 
 def _table_named(name: str) -> StatsTable[object, object]:

@@ -42,8 +42,9 @@ def _annotator_ids(ids: tuple[str, ...]) -> tuple[str, ...]:
 
 
 class RelabelCreateConfig(_Config):
-    """`nlibuild relabel create`: a seeded share of each stratum's pairs, each pair to
-    `validators` annotators who did not write it, in batches of one annotator each."""
+    """`nlibuild relabel create`: a seeded share of each stratum's pairs (or the pairs a
+    `pairs` file lists), each pair to `validators` annotators who did not write it, in
+    batches of one annotator each."""
 
     annotators: tuple[str, ...] = Field(min_length=1)
     fraction: float = Field(default=0.15, gt=0, le=1, description="of each stratum's pairs")
@@ -52,6 +53,11 @@ class RelabelCreateConfig(_Config):
     stratify: tuple[StratumKey, ...] = (StratumKey.PROTOCOL, StratumKey.LEVEL, StratumKey.GENRE)
     batch_size: int = Field(default=50, ge=1)
     seed: Seed = 13
+    pairs: Path | None = Field(
+        default=None,
+        description="relabel exactly the pair IDs of this file (e.g. `stats --table "
+        "cartography --out`) instead of a share of each stratum",
+    )
 
     _check_annotators = field_validator("annotators")(_annotator_ids)
 

@@ -151,3 +151,17 @@ def relabel_candidates(
         "AND (?1 IS NULL OR p.protocol = ?1) ORDER BY p.id",
         (protocol,),
     ).fetchall()
+
+
+def relabel_pairs(
+    store: Store, ids: list[str]
+) -> list[tuple[str, str | None, str | None, str | None, str | None, str, str | None]]:
+    """The rows of `relabel_candidates` for the pairs among `ids` in the store, relabelled
+    already or not (`relabel create --pairs` sends back exactly the pairs it is given)."""
+    return store.conn.execute(
+        "SELECT p.id, a.id, p.protocol, p.level, pr.genre, p.lang, p.author_label "
+        "FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk "
+        "LEFT JOIN annotators a ON a.pk = p.author_pk "
+        "WHERE p.id IN (SELECT value FROM json_each(?)) ORDER BY p.id",
+        (json_array(ids),),
+    ).fetchall()

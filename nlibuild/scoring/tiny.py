@@ -16,7 +16,7 @@ SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 
 
 def build_tiny_model(
-    folder: Path,
+    folder: Path | str,
     texts: Iterable[str],
     *,
     num_labels: int = 3,
@@ -37,6 +37,7 @@ def build_tiny_model(
     from transformers.utils import logging as transformers_logging
 
     transformers_logging.disable_progress_bar()
+    folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     tokenizer = _train_tokenizer(texts, vocab_size, max_position)
     tokenizer.save_pretrained(str(folder))

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from nlibuild.batches import ELICIT_BATCH
 from nlibuild.errors import ConfigError, InputError
-from nlibuild.formats.input_files import read_utf8_text
+from nlibuild.formats.id_lists import read_id_lines
 from nlibuild.models import CreatedBatch, ElicitCreateConfig, ElicitCreateResult
 from nlibuild.queries.batches import batch_ids, items_per_annotator, unassigned_premises
 from nlibuild.queries.premises import premises_by_id
@@ -62,14 +62,7 @@ def _next_batch_number(existing: list[str]) -> int:
 def read_premise_ids(path: Path) -> list[str]:
     """The premise IDs of a `--premises` file: one a line; blank lines and `#` comments
     skipped; each ID once."""
-    ids: dict[str, None] = {}
-    for line in read_utf8_text(path, "premises file").splitlines():
-        premise_id = line.split("#", 1)[0].strip()
-        if premise_id:
-            ids[premise_id] = None
-    if not ids:
-        raise InputError(path, "no premise IDs in this file; write one per line")
-    return list(ids)
+    return list(dict.fromkeys(item for _, item in read_id_lines(path, "premise")))
 
 
 def _chosen(

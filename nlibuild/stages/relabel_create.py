@@ -10,6 +10,12 @@ of the seed and the pair ID (a uniformly random order that does not depend on th
 pairs were stored in) and the first round(fraction * stratum size) are taken, halves rounding
 up. Only pairs not yet relabelled qualify: no validator's vote and in no relabelling batch.
 
+With `--pairs FILE` the pairs are exactly those the file lists (one ID a line, as
+`stats --table cartography --out` writes the ambiguous and hard-to-learn pairs of a
+model's training dynamics, Swayamdipta et al. 2020), whether relabelled before or not:
+sending such pairs back for more labels is the point. An ID the store lacks, an ID listed
+twice, and a pair whose author is the only annotator given are errors at their line.
+
 Each picked pair goes to `--validators` distinct annotators, none of them its author: the
 least loaded first (over earlier relabelling batches too), ties broken by a seeded rank of
 the annotator, pairs taken in their random order. Then every annotator's pairs become
@@ -20,9 +26,11 @@ from __future__ import annotations
 
 import re
 from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
 
 from nlibuild.batches import RELABEL_BATCH
-from nlibuild.errors import ConfigError
+from nlibuild.errors import ConfigError, InputError
+from nlibuild.formats.id_lists import read_id_lines
 from nlibuild.models import (
     CreatedRelabelBatch,
     RelabelCreateConfig,
@@ -30,7 +38,12 @@ from nlibuild.models import (
     RelabelStratum,
     StratumKey,
 )
-from nlibuild.queries.batches import batch_ids, items_per_annotator, relabel_candidates
+from nlibuild.queries.batches import (
+    batch_ids,
+    items_per_annotator,
+    relabel_candidates,
+    relabel_pairs,
+)
 from nlibuild.ranking import seeded_rank
 from nlibuild.store import Store
 
@@ -106,24 +119,65 @@ def assign_validators(
     return given
 
 
+def listed_pairs(store: Store, cfg: RelabelCreateConfig, path: Path) -> list[Candidate]:
+    """The pairs a `--pairs` file names, in file order; see the module's docstring."""
+    lines = read_id_lines(path, "pair")
+    first_line: dict[str, int] = {}
+    for line, pair_id in lines:
+        if pair_id in first_line:
+            raise InputError(
+                path, f"pair {pair_id} is listed again (first on line {first_line[pair_id]}); "
+                "list each pair once", line,
+            )  # fmt: skip
+        first_line[pair_id] = line
+    found = {pair[0]: pair for pair in relabel_pairs(store, list(first_line))}
+    for line, pair_id in lines:
+        if pair_id not in found:
+            raise InputError(
+                path, f"pair {pair_id!r} is not in the store; list the IDs of stored pairs "
+                "(`nlibuild export` shows them)", line,
+            )  # fmt: skip
+        author = found[pair_id][1]
+        if not set(cfg.annotators) - {author}:
+            raise InputError(
+                path, f"pair {pair_id} was written by {author}, every annotator given, and an "
+                "author never relabels their own pair; name other annotators with --annotators",
+                line,
+            )  # fmt: skip
+    return [found[pair_id] for pair_id in first_line]
+
+
+def _chosen_pairs(
+    store: Store, cfg: RelabelCreateConfig, protocol: str | None
+) -> tuple[list[Candidate], list[Candidate], list[RelabelStratum]]:
+    """(candidates, picked, strata): the listed pairs, else a share of each stratum."""
+    if cfg.pairs is not None:
+        listed = listed_pairs(store, cfg, cfg.pairs)
+        picked = sorted(listed, key=lambda pair: seeded_rank(cfg.seed, pair[0]))
+        return listed, picked, [RelabelStratum(values={}, candidates=len(listed),
+                                               picked=len(listed))]  # fmt: skip
+    candidates = relabel_candidates(store, protocol)
+    if not candidates:
+        of = f" of protocol {protocol}" if protocol else ""
+        raise ConfigError(
+            f"no pairs{of} are waiting for relabelling (every pair has validators' votes "
+            "or a relabelling batch); add pairs with `nlibuild elicit import`"
+        )
+    picked, strata = pick_pairs(candidates, cfg)
+    if not picked:
+        raise ConfigError(
+            f"--fraction {cfg.fraction} picks no pair: each of the {len(strata)} strata is "
+            f"too small (at most {max(s.candidates for s in strata)} pairs); raise "
+            "--fraction, or stratify by fewer keys with --stratify"
+        )
+    return candidates, picked, strata
+
+
 def run(store: Store, cfg: RelabelCreateConfig) -> RelabelCreateResult:
     protocol = cfg.protocol.value if cfg.protocol else None
     with store.recorded_run("relabel-create", cfg) as run:
         run_id = run.id
-        candidates = relabel_candidates(store, protocol)
-        if not candidates:
-            of = f" of protocol {protocol}" if protocol else ""
-            raise ConfigError(
-                f"no pairs{of} are waiting for relabelling (every pair has validators' votes "
-                "or a relabelling batch); add pairs with `nlibuild elicit import`"
-            )
-        picked, strata = pick_pairs(candidates, cfg)
-        if not picked:
-            raise ConfigError(
-                f"--fraction {cfg.fraction} picks no pair: each of the {len(strata)} strata is "
-                f"too small (at most {max(s.candidates for s in strata)} pairs); raise "
-                "--fraction, or stratify by fewer keys with --stratify"
-            )
+        candidates, picked, strata = _chosen_pairs(store, cfg, protocol)
         given = assign_validators(picked, cfg, items_per_annotator(store, RELABEL_BATCH))
         annotator_pks = store.ensure_annotators(cfg.annotators)
         numbers = [int(m.group(1)) for i in batch_ids(store) if (m := _BATCH_NUMBER.match(i))]

@@ -50,13 +50,15 @@ class StatsOptions:
     seed: int = 13
     threshold: float = 0.7
     sort: str = "agree_with_gold"
-    top: int = 3
+    top: int | None = None
     smoothing: float = 100.0
     min_count: int = 20
     units: str | None = None
     per_label: bool = False
     split: tuple[str, ...] = ()
     lang: str | None = None
+    run: int | None = None
+    out: Path | None = None
 
 
 @dataclass(frozen=True)

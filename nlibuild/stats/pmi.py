@@ -15,9 +15,10 @@ from nlibuild.store import Store
 
 
 def pmi_settings(options: StatsOptions, store: Store) -> PmiConfig:
+    top = {} if options.top is None else {"top": options.top}
     return PmiConfig(
+        **top,
         by=artifact_group(options.by),
-        top=options.top,
         smoothing=options.smoothing,
         min_count=options.min_count,
         per_label=options.per_label,

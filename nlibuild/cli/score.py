@@ -1,0 +1,218 @@
+"""`score train|plan|import|baselines|report`: baseline scores on the corpus (issue 17). The
+training itself needs the `score` extra (torch, transformers); nothing here imports it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from nlibuild.cli import score_report
+from nlibuild.cli.common import open_store, out, state_of, user_errors
+from nlibuild.models import Launcher, ScoreMode, ScoreResult, ScoreTraining
+from nlibuild.options import choice, default_text, split_list
+
+score_app = typer.Typer(
+    help="Score models and baselines on the corpus: accuracy per checkpoint, language, split "
+    "and slice, in the store.",
+    no_args_is_help=True,
+)
+
+_MODE_HELP = (
+    "zero-shot (train in --train-lang, evaluate every language), translate-train (XTREME's "
+    "translate-train-all: the train split plus its machine translations into every evaluated "
+    "language), translate-test (each language's pairs machine-translated into --train-lang), "
+    "hyp-only (zero-shot rows, hypothesis alone)."
+)
+
+
+def _training_help(field: str, text: str) -> str:
+    return f"{text} (default {default_text(ScoreTraining, field)})."
+
+
+TrainLang = Annotated[
+    str | None, typer.Option("--train-lang", help="Train language (default: the corpus's).")
+]
+EvalLangs = Annotated[
+    str,
+    typer.Option(
+        "--eval-langs",
+        help="Evaluation languages, comma-separated; all: the corpus language and every "
+        "language with translations.",
+    ),
+]
+Seeds = Annotated[str | None, typer.Option(help=_training_help("seeds", "Seeds, one job each"))]
+Epochs = Annotated[float | None, typer.Option(help=_training_help("epochs", "Epochs"))]
+Lr = Annotated[float | None, typer.Option("--lr", help=_training_help("lr", "Learning rate"))]
+Schedule = Annotated[
+    str | None, typer.Option(help=_training_help("schedule", "constant or linear"))
+]
+BatchSize = Annotated[
+    int | None, typer.Option(help=_training_help("batch_size", "Global batch size"))
+]
+MaxLength = Annotated[
+    int | None, typer.Option(help=_training_help("max_length", "Tokens per pair at most"))
+]
+EvalEvery = Annotated[
+    float | None,
+    typer.Option(help=_training_help("eval_every", "Evaluate every this share of an epoch")),
+]
+
+
+def _langs(train_lang: str | None, eval_langs: str) -> dict[str, Any]:
+    return {"train_lang": train_lang, "eval_langs": split_list([eval_langs])}
+
+
+def _training(**flags: Any) -> ScoreTraining:
+    given = {k: v for k, v in flags.items() if v is not None}
+    if "seeds" in given:
+        given["seeds"] = tuple(int(s) if s.isdigit() else s for s in split_list([given["seeds"]]))
+    return ScoreTraining(**given)
+
+
+def _report(result: ScoreResult, did: str) -> None:
+    for job in result.jobs:
+        state = "finished" if job.finished else "partly finished"
+        accuracy = ", ".join(f"{key} {value:.1%}" for key, value in job.last_accuracy.items())
+        out.print(
+            f"{did} {job.name}: {job.train_rows} training and {job.eval_rows} evaluation rows, "
+            f"{job.checkpoints} checkpoints ({job.added} new), {state}; last checkpoint: "
+            f"{accuracy or 'no accuracy yet'}",
+            markup=False,
+        )
+    left = result.left_out
+    untranslated = ", ".join(f"{lang} {n}" for lang, n in left.untranslated.items())
+    out.print(
+        f"{len(result.jobs)} jobs"
+        + (f" in {result.folder}" if result.folder else "")
+        + f"; {left.without_gold} pairs without gold left out"
+        + (f"; left out for want of a translation: {untranslated}" if untranslated else "")
+        + (f"; not started: {', '.join(result.not_started)}" if result.not_started else "")
+        + f" (run {result.run_id}, {result.signature})",
+        markup=False,
+    )
+
+
+@score_app.command("train")
+def train(
+    ctx: typer.Context,
+    model: Annotated[Path, typer.Option(help="A local model folder (config, tokenizer, weights).")],
+    mode: Annotated[str, typer.Option(help=_MODE_HELP)] = ScoreMode.ZERO_SHOT.value,
+    train_lang: TrainLang = None,
+    eval_langs: EvalLangs = "all",
+    seeds: Seeds = None,
+    epochs: Epochs = None,
+    lr: Lr = None,
+    schedule: Schedule = None,
+    batch_size: BatchSize = None,
+    max_length: MaxLength = None,
+    eval_every: EvalEvery = None,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Take up the interrupted run of these settings.")
+    ] = False,
+) -> None:
+    """Fine-tune a local model on the train split, one job a seed, and record every
+    checkpoint's accuracy per language, split and slice (needs the score extra:
+    pip install 'nlibuild[score]')."""
+    from nlibuild.models import ScoreTrainConfig
+    from nlibuild.stages.score_train import run
+
+    with user_errors():
+        cfg = ScoreTrainConfig(
+            model=model, mode=choice(ScoreMode, mode, "--mode"),
+            langs=_langs(train_lang, eval_langs),
+            training=_training(seeds=seeds, epochs=epochs, lr=lr, schedule=schedule,
+                               batch_size=batch_size, max_length=max_length,
+                               eval_every=eval_every),
+        )  # fmt: skip
+        with open_store(state_of(ctx)) as store:
+            result = run(store, cfg, resume=resume)
+    _report(result, "Trained")
+
+
+@score_app.command("plan")
+def plan(
+    ctx: typer.Context,
+    models: Annotated[str, typer.Option(help="Local model folders, comma-separated.")],
+    out_dir: Annotated[Path, typer.Option("--out", help="The plan folder to write.")],
+    modes: Annotated[str, typer.Option(help="Modes, comma-separated: " + _MODE_HELP)] = (
+        ScoreMode.ZERO_SHOT.value
+    ),
+    train_lang: TrainLang = None,
+    eval_langs: EvalLangs = "all",
+    seeds: Seeds = None,
+    epochs: Epochs = None,
+    lr: Lr = None,
+    schedule: Schedule = None,
+    batch_size: BatchSize = None,
+    max_length: MaxLength = None,
+    eval_every: EvalEvery = None,
+    launcher: Annotated[
+        str, typer.Option(help="torchrun (run.sh, one job after another) or slurm (slurm.sh).")
+    ] = Launcher.TORCHRUN.value,
+    gpus_per_job: Annotated[int, typer.Option(help="GPUs (torchrun processes) a job.")] = 1,
+) -> None:
+    """Write one job folder per model x mode x seed, a launch script and plan.json, to run
+    on GPU nodes; bring the results back with `score import`."""
+    from nlibuild.models import ScorePlanConfig
+    from nlibuild.stages.score_plan import run
+
+    with user_errors():
+        cfg = ScorePlanConfig(
+            models=tuple(Path(m) for m in split_list([models])),
+            modes=tuple(choice(ScoreMode, m, "--modes") for m in split_list([modes])),
+            langs=_langs(train_lang, eval_langs),
+            training=_training(seeds=seeds, epochs=epochs, lr=lr, schedule=schedule,
+                               batch_size=batch_size, max_length=max_length,
+                               eval_every=eval_every),
+            out=out_dir, launcher=choice(Launcher, launcher, "--launcher"),
+            gpus_per_job=gpus_per_job,
+        )  # fmt: skip
+        with open_store(state_of(ctx)) as store:
+            result = run(store, cfg)
+    out.print(
+        f"Planned {len(result.jobs)} jobs in {result.out}: run {result.script}, then "
+        f"`nlibuild score import {result.out}` (run {result.run_id}, {result.signature})",
+        markup=False,
+    )
+
+
+@score_app.command("import")
+def import_(
+    ctx: typer.Context,
+    folder: Annotated[Path, typer.Argument(help="A folder written by `score plan`.")],
+) -> None:
+    """Merge the results of a plan's finished (and partly finished) jobs into the store;
+    importing again adds only what is new."""
+    from nlibuild.models import ScoreImportConfig
+    from nlibuild.stages.score_import import run
+
+    with user_errors():
+        cfg = ScoreImportConfig(folder=folder)
+        with open_store(state_of(ctx)) as store:
+            result = run(store, cfg)
+    _report(result, "Imported")
+
+
+@score_app.command("baselines")
+def baselines(
+    ctx: typer.Context,
+    train_lang: TrainLang = None,
+    eval_langs: EvalLangs = "all",
+    seed: Annotated[int | None, typer.Option(help="Seed of the classifiers (default 13).")] = None,
+) -> None:
+    """Majority class, hypothesis-only bag of words and lexical overlap, on CPU, trained
+    on the train split and scored on every language's dev and test."""
+    from nlibuild.models import ScoreBaselinesConfig
+    from nlibuild.stages.score_baselines import run
+
+    with user_errors():
+        given = {"seed": seed} if seed is not None else {}
+        cfg = ScoreBaselinesConfig(langs=_langs(train_lang, eval_langs), **given)
+        with open_store(state_of(ctx)) as store:
+            result = run(store, cfg)
+    _report(result, "Scored")
+
+
+score_report.register(score_app)

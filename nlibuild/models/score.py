@@ -1,0 +1,144 @@
+"""`score train|plan|import|baselines`: baseline scores on the corpus (issue 17)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from nlibuild.core.signature import OutputPath
+from nlibuild.models.base import Seed, _Config
+
+
+class ScoreMode(StrEnum):
+    """What a job trains and evaluates on (XNLI section 5; XTREME section 4)."""
+
+    ZERO_SHOT = "zero-shot"  # train in the train language, evaluate every language as is
+    # XTREME's translate-train-all: the train split in the train language plus its machine
+    # translations into every evaluated language, one model for all of them.
+    TRANSLATE_TRAIN = "translate-train"
+    # Each language's evaluation pairs machine-translated into the train language.
+    TRANSLATE_TEST = "translate-test"
+    HYP_ONLY = "hyp-only"  # zero-shot rows, the hypothesis alone (OCNLI Table 7)
+
+
+class BaselineMode(StrEnum):
+    """The CPU floors `score baselines` records beside the models."""
+
+    MAJORITY = "majority"  # the train split's most frequent gold label
+    HYPOTHESIS_ONLY_BOW = "hypothesis-only-bow"  # Poliak et al. 2018; OCNLI Table 7
+    OVERLAP = "overlap"  # lexical overlap features (McCoy et al. 2019's heuristic)
+
+
+class ScoreSchedule(StrEnum):
+    CONSTANT = "constant"
+    LINEAR = "linear"  # decays to 0 over training
+
+
+class Launcher(StrEnum):
+    TORCHRUN = "torchrun"  # run.sh: one job after another
+    SLURM = "slurm"  # slurm.sh: an sbatch array, one task per job
+
+
+ALL_LANGS = "all"
+"""`--eval-langs all`: the corpus language and every language the store has translations into."""
+
+
+class ScoreLanguages(_Config):
+    """Which languages a job trains on and evaluates."""
+
+    train_lang: str | None = None  # None: the corpus language
+    eval_langs: tuple[str, ...] = (ALL_LANGS,)
+
+
+class ScoreTraining(_Config):
+    """The fine-tuning settings every job of a `score train` or `score plan` shares."""
+
+    seeds: tuple[Seed, ...] = Field((1, 2, 3), min_length=1)
+    # OCNLI section 5: "3 epochs, a learning rate of 2e-5, and a batch size of 32"; Keung et
+    # al. 2020 section 3: "a constant learning rate of 2 x 10-5 with a batch size of 32 for
+    # XNLI", a checkpoint "for every 2% of the training corpus processed".
+    epochs: float = Field(3.0, gt=0)
+    lr: float = Field(2e-5, gt=0)
+    schedule: ScoreSchedule = ScoreSchedule.CONSTANT
+    batch_size: int = Field(32, ge=1)
+    max_length: int = Field(128, ge=8)
+    eval_every: float = Field(0.02, gt=0, le=1)
+
+
+class ScoreTrainConfig(_Config):
+    """`score train`: fine-tune a local model on the store's train split, one job a seed."""
+
+    model: Path
+    mode: ScoreMode = ScoreMode.ZERO_SHOT
+    langs: ScoreLanguages = ScoreLanguages()
+    training: ScoreTraining = ScoreTraining()
+
+
+class ScorePlanConfig(_Config):
+    """`score plan`: the job matrix (models x modes x seeds) as folders and a script."""
+
+    models: tuple[Path, ...] = Field(min_length=1)
+    modes: tuple[ScoreMode, ...] = (ScoreMode.ZERO_SHOT,)
+    langs: ScoreLanguages = ScoreLanguages()
+    training: ScoreTraining = ScoreTraining()
+    out: OutputPath
+    launcher: Launcher = Launcher.TORCHRUN
+    gpus_per_job: int = Field(1, ge=1)
+
+
+class ScoreImportConfig(_Config):
+    """`score import`: a plan folder's results into the store."""
+
+    folder: Path
+
+
+class ScoreBaselinesConfig(_Config):
+    """`score baselines`: majority, hypothesis-only bag of words and lexical overlap."""
+
+    langs: ScoreLanguages = ScoreLanguages()
+    seed: Seed = 13
+
+
+class ScoreJobSummary(BaseModel):
+    """One job as a score command reports it."""
+
+    name: str
+    mode: str
+    seed: int
+    train_rows: int
+    eval_rows: int
+    checkpoints: int = Field(description="checkpoints in the store")
+    added: int = Field(0, description="checkpoints this run added")
+    finished: bool
+    # "<lang>/<split>" -> accuracy at the job's last stored checkpoint
+    last_accuracy: dict[str, float] = Field(default_factory=dict)
+
+
+class ScoreRowCounts(BaseModel):
+    """What building a job's rows left out."""
+
+    without_gold: int = Field(0, description="pairs in a split without a gold label")
+    # language -> pairs of that language's evaluation left out for want of its text
+    untranslated: dict[str, int] = Field(default_factory=dict)
+
+
+class ScoreResult(BaseModel):
+    """What `score train`, `score import` and `score baselines` did."""
+
+    run_id: int
+    signature: str
+    folder: str = Field("", description="where the jobs' folders are")
+    jobs: list[ScoreJobSummary]
+    left_out: ScoreRowCounts = ScoreRowCounts()
+    not_started: list[str] = Field(default_factory=list, description="jobs with no results yet")
+
+
+class ScorePlanResult(BaseModel):
+    run_id: int
+    signature: str
+    out: str
+    jobs: list[str]
+    script: str
+    left_out: ScoreRowCounts

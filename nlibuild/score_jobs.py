@@ -1,0 +1,351 @@
+"""Scoring jobs from the store, and their results back into it (issue 17).
+
+What `score train`, `score plan`, `score import` and `score baselines` share: the rows of a
+job (nlibuild.scoring.job_files.PairRecord) built from the store's splits for each mode,
+the slices every evaluation row is counted in, and the merging of a job folder's results
+(checkpoints, predictions, training dynamics) into the store. The job itself (torch) is
+nlibuild.scoring; nothing here imports it.
+
+A pair's text in a language is the original when the pair is in that language, else its
+human translation (`translate import`), else the pair is left out of that language and
+counted. The modes (XNLI section 5, XTREME section 4):
+
+- zero-shot: train on the train split in the train language, evaluate dev and test of
+  every evaluation language as they are;
+- translate-train: XTREME's translate-train-all: the training rows of zero-shot plus the
+  machine translations (`translate import --kind mt`) of the train split into every other
+  evaluation language, one model for all;
+- translate-test: the rows of evaluation language L are the pairs whose original language
+  is L, through their machine translation into the train language (a row's `lang` is then
+  the language it evaluates, L, while its text is in the train language);
+- hyp-only: the rows of zero-shot, the model reading the hypothesis alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from nlibuild.errors import ConfigError, InputError
+from nlibuild.models import (
+    ALL_LANGS,
+    NLI_LABELS,
+    ScoreLanguages,
+    ScoreMode,
+    ScoreRowCounts,
+    ScoreTrainConfig,
+)
+from nlibuild.negators import negator_lexicon
+from nlibuild.queries.scores import SplitPair, checkpoint_indexes, split_pairs, translated_langs
+from nlibuild.queries.translations import translations_in
+from nlibuild.scoring.job_files import (
+    DYNAMICS_FILE,
+    EVAL_SPLITS,
+    TRAIN,
+    JobSpec,
+    PairRecord,
+    predictions_path,
+    read_checkpoints,
+    read_done,
+)
+from nlibuild.store import ScoreAccuracyRow, Store
+
+HUMAN, MT = "human", "mt"
+NONE = "-"
+"""The slice value of a pair without one (no genre, protocol or level)."""
+
+SLICES = ("genre", "protocol", "level", "label", "relabelled", "negated")
+"""The slices every evaluation row is counted in besides `all` (OCNLI Table 7 style):
+genre, protocol and level as stored, the gold label, `relabelled` (yes: the pair has votes
+beyond its author's) and `negated` (contradictions only: yes when the hypothesis has a
+negator of `negators.negator_lexicon`, the cue Gururangan et al. 2018 found)."""
+
+
+def corpus_lang(store: Store) -> str:
+    """The corpus language (`init --lang`)."""
+    return store.meta().get("lang", "en")
+
+
+def check_model(path: Path) -> None:
+    if not path.is_dir():
+        raise ConfigError(
+            f"--model {path}: not a folder; give a local model folder (config, tokenizer and "
+            "weights); nothing is downloaded"
+        )
+
+
+def spec_of(cfg: ScoreTrainConfig, seed: int, train: str, evals: tuple[str, ...]) -> JobSpec:
+    t = cfg.training
+    return JobSpec(
+        name=job_name(cfg.model, cfg.mode.value, seed), model=str(cfg.model),
+        mode=cfg.mode.value, seed=seed, train_langs=train_langs(cfg.mode.value, train, evals),
+        eval_langs=evals, epochs=t.epochs, lr=t.lr, schedule=t.schedule.value,
+        batch_size=t.batch_size, max_length=t.max_length, eval_every=t.eval_every,
+        hypothesis_only=cfg.mode.value == "hyp-only",
+    )  # fmt: skip
+
+
+def train_langs(mode: str, train: str, evals: tuple[str, ...]) -> tuple[str, ...]:
+    """translate-train trains on every evaluated language (translate-train-all)."""
+    return evals if mode == "translate-train" else (train,)
+
+
+def job_name(model: Path | str, mode: str, seed: int) -> str:
+    """<model folder name>-<mode>-s<seed>, as job_files.JobSpec names a job."""
+    return f"{Path(model).name or 'model'}-{mode}-s{seed}"
+
+
+def jobs_folder(store: Store, run_id: int) -> Path:
+    """Where a run's job folders live: beside the store, `<store stem>.score/run-<id>/`
+    (training data, tokenisation cache and predictions are files, not rows)."""
+    return store.path.parent / f"{store.path.stem}.score" / f"run-{run_id}"
+
+
+@dataclass
+class Corpus:
+    """What building jobs reads of a store, once for every job of a command."""
+
+    lang: str
+    pairs: list[SplitPair]
+    texts: dict[tuple[str, str], dict[str, str]]  # (lang, kind) -> unit ID -> text
+    langs_with: dict[str, list[str]]  # kind -> languages with translations of it
+
+    def text(self, pair: SplitPair, lang: str, kind: str) -> tuple[str, str] | None:
+        """The pair's (premise, hypothesis) in `lang`: the original when it is in `lang`
+        (for kind human), else its translation of `kind`; None when it has none."""
+        if kind == HUMAN and pair.lang == lang:
+            return pair.premise, pair.hypothesis
+        units = self.texts.get((lang, kind))
+        if units is None:
+            return None
+        premise, hypothesis = units.get(f"p:{pair.premise_id}"), units.get(f"h:{pair.id}")
+        return (premise, hypothesis) if premise is not None and hypothesis is not None else None
+
+
+def read_corpus(store: Store, langs: Iterable[str]) -> Corpus:
+    """The pairs of the splits and every translation into `langs`."""
+    wanted = sorted(set(langs))
+    return Corpus(
+        lang=corpus_lang(store),
+        pairs=split_pairs(store),
+        texts={(lang, kind): translations_in(store, lang, kind) for lang in wanted
+               for kind in (HUMAN, MT)},
+        langs_with={kind: translated_langs(store, kind) for kind in (HUMAN, MT)},
+    )  # fmt: skip
+
+
+def resolve_langs(store: Store, langs: ScoreLanguages) -> tuple[str, tuple[str, ...]]:
+    """The train language (default: the corpus's) and the evaluation languages, `all`
+    being the corpus language and every language with translations, train language first."""
+    corpus = corpus_lang(store)
+    train = langs.train_lang or corpus
+    named: list[str] = []
+    for lang in langs.eval_langs:
+        if lang == ALL_LANGS:
+            named += [corpus, *translated_langs(store, HUMAN), *translated_langs(store, MT)]
+        else:
+            named.append(lang)
+    ordered = [train, *sorted(set(named) - {train})]
+    return train, tuple(ordered)
+
+
+@dataclass
+class JobRows:
+    """A job's rows (training rows first), and what was left out building them."""
+
+    records: list[PairRecord]
+    left_out: ScoreRowCounts = field(default_factory=ScoreRowCounts)
+
+    @property
+    def train_rows(self) -> int:
+        return sum(1 for r in self.records if r.split == TRAIN)
+
+    @property
+    def eval_rows(self) -> int:
+        return len(self.records) - self.train_rows
+
+
+def _record(pair: SplitPair, lang: str, text: tuple[str, str]) -> PairRecord:
+    return PairRecord(
+        id=pair.id, lang=lang, split=pair.split, premise=text[0], hypothesis=text[1],
+        label=NLI_LABELS.index(pair.gold or ""),
+    )  # fmt: skip
+
+
+def job_rows(
+    corpus: Corpus, mode: ScoreMode, train_lang: str, eval_langs: Sequence[str]
+) -> JobRows:
+    """The training and evaluation rows of a mode (see the module docstring). A mode
+    whose rows are missing altogether is a `ConfigError` naming the import it needs."""
+    gold = [p for p in corpus.pairs if p.gold in NLI_LABELS]
+    rows = JobRows([], ScoreRowCounts(without_gold=len(corpus.pairs) - len(gold)))
+    train = [p for p in gold if p.split == TRAIN]
+    rows.records += [_record(p, train_lang, t) for p in train
+                     if (t := corpus.text(p, train_lang, HUMAN))]  # fmt: skip
+    if not rows.records:
+        raise ConfigError(
+            f"no pair of the train split has a gold label and text in {train_lang}; run "
+            "`nlibuild split` (and `aggregate-labels`), or choose --train-lang"
+        )
+    others = [lang for lang in eval_langs if lang != train_lang]
+    if mode is ScoreMode.TRANSLATE_TRAIN:
+        for lang in others:
+            translated = [_record(p, lang, t) for p in train if (t := corpus.text(p, lang, MT))]
+            if not translated:
+                raise _needs_mt(f"no train pair has a machine translation into {lang}", lang)
+            rows.records += translated
+    evaluated = [p for p in gold if p.split in EVAL_SPLITS]
+    for lang in eval_langs:
+        if mode is ScoreMode.TRANSLATE_TEST and lang != train_lang:
+            # The pairs written in `lang`, read through their machine translation.
+            own = [p for p in evaluated if p.lang == lang]
+            found = [(p, corpus.text(p, train_lang, MT)) for p in own]
+            if not any(text for _, text in found):
+                raise _needs_mt(
+                    f"no dev/test pair in {lang} has a machine translation into {train_lang}",
+                    train_lang,
+                )
+        else:
+            found = [(p, corpus.text(p, lang, HUMAN)) for p in evaluated]
+            if not any(text for _, text in found):
+                raise ConfigError(
+                    f"--eval-langs {lang}: no dev/test pair has text in {lang}; import a human "
+                    f"translation with `nlibuild translate import FILE --lang {lang}`"
+                )
+        missing = sum(1 for _, text in found if text is None)
+        if missing:
+            rows.left_out.untranslated[lang] = missing
+        rows.records += [_record(p, lang, text) for p, text in found if text]
+    return rows
+
+
+def _needs_mt(what: str, lang: str) -> ConfigError:
+    return ConfigError(
+        f"{what}; import machine translations with "
+        f"`nlibuild translate import FILE --lang {lang} --kind mt`"
+    )
+
+
+def pairs_digest(records: Iterable[PairRecord]) -> str:
+    """SHA-256 of the sorted distinct pair IDs of some rows: which store a plan is of."""
+    digest = hashlib.sha256()
+    for pair_id in sorted({r.id for r in records}):
+        digest.update(pair_id.encode() + b"\n")
+    return digest.hexdigest()
+
+
+# --- slices and accuracy ------------------------------------------------------------------
+
+
+@dataclass
+class EvalGroups:
+    """The evaluation rows of a job (in file order): gold label indexes, and the rows of
+    every (lang, split, slice, value) they are counted in."""
+
+    gold: np.ndarray
+    groups: dict[tuple[str, str, str, str], np.ndarray]
+
+    def accuracy_rows(self, predictions: np.ndarray) -> list[ScoreAccuracyRow]:
+        correct = predictions.astype(np.int64) == self.gold
+        return [(*key, int(correct[rows].sum()), len(rows)) for key, rows in self.groups.items()]
+
+
+def eval_groups(
+    records: Sequence[PairRecord], pairs: dict[str, SplitPair], text_lang: str | None = None
+) -> EvalGroups:
+    """The groups of a job's evaluation rows. `pairs` holds the store's pairs by ID;
+    `text_lang` is the language their text is in when it is not the row's own (the train
+    language under translate-test), for the negator slice."""
+    evaluated = [r for r in records if r.split != TRAIN]
+    members: dict[tuple[str, str, str, str], list[int]] = defaultdict(list)
+    lexicons: dict[str, object] = {}
+    for at, record in enumerate(evaluated):
+        pair = pairs[record.id]
+        label = NLI_LABELS[record.label]
+        values = {
+            "genre": pair.genre, "protocol": pair.protocol, "level": pair.level,
+            "label": label, "relabelled": "yes" if pair.relabelled else "no",
+        }  # fmt: skip
+        lang = text_lang or record.lang
+        lexicon = lexicons.get(lang) or lexicons.setdefault(lang, negator_lexicon(lang))
+        if label == "contradiction" and not lexicon.empty:  # type: ignore[attr-defined]
+            negated = lexicon.negated(record.hypothesis)  # type: ignore[attr-defined]
+            values["negated"] = "yes" if negated else "no"
+        members[(record.lang, record.split, "all", "")].append(at)
+        for name in SLICES:
+            if name in values:
+                members[(record.lang, record.split, name, values[name] or NONE)].append(at)
+    return EvalGroups(
+        gold=np.asarray([r.label for r in evaluated], dtype=np.int64),
+        groups={key: np.asarray(rows, dtype=np.int64) for key, rows in sorted(members.items())},
+    )
+
+
+# --- a job folder's results into the store ------------------------------------------------
+
+
+def merge_checkpoints(
+    store: Store,
+    job_pk: int,
+    folder: Path,
+    groups: EvalGroups,
+    committed: Callable[[int], None],
+) -> int:
+    """Store the checkpoints of `folder` that the job does not have yet, each with its
+    accuracy rows, calling `committed(index)` after each (a stage commits a step there);
+    returns how many were added. A checkpoint whose predictions are not written yet is
+    left for later."""
+    known = checkpoint_indexes(store, job_pk)
+    added = 0
+    for record in read_checkpoints(folder):
+        if record.index in known:
+            continue
+        path = predictions_path(folder, record.index)
+        if not path.exists():
+            break
+        predictions = np.load(path)
+        if predictions.shape != groups.gold.shape:
+            raise InputError(
+                path, f"{predictions.size} predictions for {groups.gold.size} evaluation rows "
+                "of data/pairs.jsonl; the job folder is inconsistent: run the job again",
+            )  # fmt: skip
+        checkpoint = (record.index, record.step, record.epoch, record.examples_seen,
+                      record.train_loss, record.seconds)  # fmt: skip
+        store.add_score_checkpoint(job_pk, checkpoint, groups.accuracy_rows(predictions))
+        added += 1
+        committed(record.index)
+    return added
+
+
+def finished_dynamics(
+    folder: Path, records: Sequence[PairRecord], pair_pks: dict[str, int]
+) -> list[tuple[int, float, float, float]] | None:
+    """The training dynamics of a finished job (None while `results/done.json` is absent):
+    per training pair, confidence = the mean over epochs of the probability of its gold
+    label, variability = its standard deviation (Swayamdipta et al. 2020, section 2), and
+    correctness = the share of epochs where that probability was over 0.5 (the job keeps
+    the gold probability only, not whether it was the highest). A pair with several
+    training rows (translate-train) counts their mean probability in each epoch."""
+    if read_done(folder) is None:
+        return None
+    path = folder / DYNAMICS_FILE
+    if not path.exists():
+        return []
+    probabilities = np.load(path)
+    train_ids = [r.id for r in records if r.split == TRAIN]
+    if probabilities.ndim != 2 or probabilities.shape[1] != len(train_ids):
+        raise InputError(path, f"shape {probabilities.shape} is not [epochs, {len(train_ids)}]")
+    rows_of: dict[str, list[int]] = defaultdict(list)
+    for at, pair_id in enumerate(train_ids):
+        rows_of[pair_id].append(at)
+    found = []
+    for pair_id, rows in rows_of.items():
+        per_epoch = probabilities[:, rows].mean(axis=1)
+        found.append((pair_pks[pair_id], float(per_epoch.mean()), float(per_epoch.std()),
+                      float((per_epoch > 0.5).mean())))  # fmt: skip
+    return sorted(found)

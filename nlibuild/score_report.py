@@ -1,0 +1,429 @@
+"""The statistics of `nlibuild score report`: what a score run says about the corpus.
+
+Keung et al. 2020 ("Don't Use English Dev: On the Zero-Shot Cross-Lingual Evaluation of
+Contextual Embeddings") show that the checkpoint a zero-shot run reports depends on how it
+is chosen. Per job and target language a `SelectRule` picks one checkpoint (ties: the
+earliest); per model group (a model and a mode, over its seeds) the report gives:
+
+- the test accuracy under every rule, the mean over seeds, with a percentile bootstrap
+  interval that resamples the test rows (their per-example correctness read from the job
+  folders' predictions; rows drawn in the order of their pair IDs with a fixed seed, so the
+  interval does not depend on the order of the rows);
+- Table 5: target dev ("oracle" in their words) and the test-selected ceiling, each minus
+  En-dev selection;
+- Table 2: min, max and max - min of target test accuracy across seeds under En-dev
+  selection ("over 10 runs ... target test accuracy varies by up to 4.3 points");
+- Table 3: "We randomly sample pairs of checkpoints where the change in target test
+  accuracy for the pair is at least 0.5%, and compute the proportion for which the En dev
+  accuracy changed in the same direction", and the same for target dev; pairs within one
+  job, at most `max_pairs` of them sampled with the seed, all of them when fewer;
+- XTREME's cross-lingual transfer gap (Hu et al. 2020, Table 3): "the difference between
+  performance on the English test set and the average performance on the other languages",
+  with the training language in English's place;
+- per-slice test accuracy at the selected checkpoint (OCNLI Table 7 style);
+- the `score baselines` jobs beside the models, as the floor.
+
+The "English" of a job is its first training language (`train_langs[0]`).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from nlibuild.errors import ConfigError
+from nlibuild.models import (
+    BASELINE_MODES,
+    AccuracyRow,
+    AgreementRow,
+    BaselineRow,
+    GapRow,
+    ScoreReport,
+    ScoreReportConfig,
+    SelectRule,
+    SliceRow,
+    SpreadRow,
+    TransferGapRow,
+)
+from nlibuild.queries.score_results import (
+    BASELINE_RUN_STAGE,
+    MODEL_RUN_STAGES,
+    ScoreJob,
+    newest_baseline_run,
+    score_jobs,
+    score_run,
+    slice_accuracy,
+    whole_accuracy,
+)
+from nlibuild.scoring import job_files
+from nlibuild.store import Store
+
+Floats = npt.NDArray[np.float64]
+
+_TOLERANCE = 1e-9
+"""Accuracies are ratios of counts: a change of exactly 0.5 points may come out a hair under."""
+
+
+@dataclass(frozen=True)
+class JobSeries:
+    """One job's accuracy at every checkpoint: per (lang, split), an array over the
+    checkpoints in training order (NaN where a checkpoint has no row)."""
+
+    job: ScoreJob
+    indexes: tuple[int, ...]
+    accuracy: dict[tuple[str, str], Floats]
+    totals: dict[tuple[str, str], int]
+
+    @property
+    def source_lang(self) -> str:
+        return self.job.train_langs[0]
+
+    def series(self, lang: str, split: str) -> Floats:
+        found = self.accuracy.get((lang, split))
+        return found if found is not None else np.full(len(self.indexes), np.nan)
+
+
+def job_series(job: ScoreJob, rows: Sequence[tuple[int, str, str, int, int]]) -> JobSeries:
+    """A job's series from its `(idx, lang, split, correct, total)` rows."""
+    indexes = tuple(sorted({row[0] for row in rows}))
+    position = {idx: pos for pos, idx in enumerate(indexes)}
+    accuracy: dict[tuple[str, str], Floats] = {}
+    totals: dict[tuple[str, str], int] = {}
+    for idx, lang, split, correct, total in rows:
+        values = accuracy.setdefault((lang, split), np.full(len(indexes), np.nan))
+        values[position[idx]] = correct / total if total else np.nan
+        totals[(lang, split)] = total
+    return JobSeries(job=job, indexes=indexes, accuracy=accuracy, totals=totals)
+
+
+def selected_position(series: JobSeries, rule: SelectRule, lang: str) -> int | None:
+    """The position of the checkpoint `rule` picks for target `lang`, among those with a
+    test accuracy in `lang`; the earliest of equals; None when the rule has nothing to go on."""
+    test = series.series(lang, "test")
+    usable = np.isfinite(test)
+    if not usable.any():
+        return None
+    if rule is SelectRule.LAST:
+        return int(np.flatnonzero(usable)[-1])
+    criterion = {
+        SelectRule.EN_DEV: series.series(series.source_lang, "dev"),
+        SelectRule.TARGET_DEV: series.series(lang, "dev"),
+        SelectRule.ORACLE: test,
+    }[rule]
+    scores = np.where(usable & np.isfinite(criterion), criterion, -np.inf)
+    if not np.isfinite(scores).any():
+        return None
+    return int(np.argmax(scores))  # argmax takes the first of equal maxima: the earliest
+
+
+def group_name(job: ScoreJob) -> str:
+    """What the report calls a model group: the model folder's name and the mode."""
+    return f"{Path(job.model).name}/{job.mode}" if job.model else job.mode
+
+
+def group_langs(group: Sequence[JobSeries]) -> list[str]:
+    """The group's evaluation languages: the training language first, then by code."""
+    source = group[0].source_lang
+    langs = {lang for s in group for (lang, split) in s.accuracy if split == "test"}
+    return sorted(langs, key=lambda lang: (lang != source, lang))
+
+
+def selected_accuracies(group: Sequence[JobSeries], rule: SelectRule, lang: str) -> Floats:
+    """Test accuracy in `lang` of each job (seed) at the checkpoint `rule` picks."""
+    values = []
+    for series in group:
+        pos = selected_position(series, rule, lang)
+        if pos is not None:
+            values.append(series.series(lang, "test")[pos])
+    return np.array(values, dtype=np.float64)
+
+
+# --- the bootstrap over test rows ----------------------------------------------------------
+
+
+class Correctness:
+    """Per-example correctness at a checkpoint, read from job folders (each folder's
+    pairs.jsonl read once). A missing or unreadable file is a reason, never a crash."""
+
+    def __init__(self) -> None:
+        self._eval_rows: dict[Path, tuple[list[str], list[str], list[str], Floats] | str] = {}
+
+    def _rows_of(self, folder: Path) -> tuple[list[str], list[str], list[str], Floats] | str:
+        if folder not in self._eval_rows:
+            try:
+                rows = [p for p in job_files.read_pairs(folder) if p.split != job_files.TRAIN]
+                self._eval_rows[folder] = (
+                    [p.id for p in rows], [p.lang for p in rows], [p.split for p in rows],
+                    np.array([p.label for p in rows], dtype=np.float64),
+                )  # fmt: skip
+            except (OSError, ValueError, TypeError) as exc:
+                self._eval_rows[folder] = f"job folder {folder} cannot be read ({exc})"
+        return self._eval_rows[folder]
+
+    def test_rows(self, folder: Path, idx: int, lang: str) -> dict[str, bool] | str:
+        """pair ID -> whether checkpoint `idx` got the test row of `lang` right."""
+        rows = self._rows_of(folder)
+        if isinstance(rows, str):
+            return rows
+        ids, langs, splits, labels = rows
+        path = job_files.predictions_path(folder, idx)
+        try:
+            predicted = np.load(path)
+        except (OSError, ValueError) as exc:
+            return f"the predictions {path} cannot be read ({exc})"
+        if len(predicted) != len(ids):
+            return f"the predictions {path} hold {len(predicted)} rows, not {len(ids)}"
+        return {
+            ids[i]: bool(predicted[i] == labels[i])
+            for i in range(len(ids))
+            if langs[i] == lang and splits[i] == "test"
+        }
+
+
+def bootstrap_interval(
+    per_row: Floats, level: float, resamples: int, seed: int
+) -> tuple[float, float]:
+    """Percentile interval of the mean of `per_row`, resampling its entries with
+    replacement; rows must come in a fixed order (by pair ID) for the draw to repeat."""
+    rng = np.random.default_rng(seed)
+    means = np.empty(resamples)
+    chunk = max(1, 4_000_000 // max(len(per_row), 1))  # bounds the index matrix's memory
+    for start in range(0, resamples, chunk):
+        size = min(chunk, resamples - start)
+        draws = rng.integers(0, len(per_row), size=(size, len(per_row)))
+        means[start : start + size] = per_row[draws].mean(axis=1)
+    tail = (1 - level) / 2
+    return float(np.quantile(means, tail)), float(np.quantile(means, 1 - tail))
+
+
+def seeds_interval(
+    group: Sequence[JobSeries], rule: SelectRule, lang: str, cfg: ScoreReportConfig,
+    correctness: Correctness,
+) -> tuple[float, float] | str:  # fmt: skip
+    """The interval of the mean over seeds: each test row's correctness averaged over the
+    seeds (at each seed's own selected checkpoint), then the rows resampled."""
+    per_seed: list[dict[str, bool]] = []
+    for series in group:
+        pos = selected_position(series, rule, lang)
+        if pos is None:
+            continue
+        found = correctness.test_rows(series.job.folder, series.indexes[pos], lang)
+        if isinstance(found, str):
+            return found
+        per_seed.append(found)
+    ids = sorted(per_seed[0]) if per_seed else []
+    if not ids:
+        return f"no test rows of {lang} in the job folders"
+    if any(sorted(rows) != ids for rows in per_seed[1:]):
+        return f"the seeds of {group_name(group[0].job)} hold different {lang} test rows"
+    per_row = np.array([[rows[i] for i in ids] for rows in per_seed], dtype=np.float64)
+    return bootstrap_interval(per_row.mean(axis=0), cfg.ci, cfg.resamples, cfg.seed)
+
+
+# --- the tables ----------------------------------------------------------------------------
+
+
+def accuracy_rows(
+    name: str, group: Sequence[JobSeries], cfg: ScoreReportConfig, correctness: Correctness,
+    notes: list[str],
+) -> list[AccuracyRow]:  # fmt: skip
+    rows = []
+    for lang in group_langs(group):
+        for rule in SelectRule:
+            values = selected_accuracies(group, rule, lang)
+            if not len(values):
+                continue
+            interval = seeds_interval(group, rule, lang, cfg, correctness)
+            low, high = (None, None) if isinstance(interval, str) else interval
+            if isinstance(interval, str):
+                notes.append(f"{name} {lang} {rule.value}: interval left out: {interval}")
+            rows.append(AccuracyRow(group=name, lang=lang, select=rule.value,
+                                    accuracy=float(values.mean()), low=low, high=high,
+                                    seeds=len(values)))  # fmt: skip
+    return rows
+
+
+def gap_rows(name: str, group: Sequence[JobSeries]) -> list[GapRow]:
+    """Keung et al. Table 5, means over seeds."""
+    rows = []
+    for lang in group_langs(group):
+        means = {r: selected_accuracies(group, r, lang) for r in SelectRule}
+        if any(not len(v) for v in means.values()):
+            continue
+        en, target, oracle = (
+            float(means[rule].mean())
+            for rule in (SelectRule.EN_DEV, SelectRule.TARGET_DEV, SelectRule.ORACLE)
+        )
+        rows.append(GapRow(group=name, lang=lang, en_dev=en, target_dev=target, oracle=oracle,
+                           target_dev_gain=target - en, oracle_gain=oracle - en))  # fmt: skip
+    return rows
+
+
+def spread_rows(name: str, group: Sequence[JobSeries]) -> list[SpreadRow]:
+    """Keung et al. Table 2: across seeds, under En-dev selection."""
+    rows = []
+    for lang in group_langs(group):
+        values = selected_accuracies(group, SelectRule.EN_DEV, lang)
+        if len(values):
+            rows.append(SpreadRow(group=name, lang=lang, seeds=len(values),
+                                  min=float(values.min()), max=float(values.max()),
+                                  spread=float(values.max() - values.min())))  # fmt: skip
+    return rows
+
+
+def checkpoint_changes(
+    group: Sequence[JobSeries], lang: str, min_change: float
+) -> tuple[Floats, Floats, Floats]:
+    """For every pair of checkpoints of a job whose target test accuracy changes by at least
+    `min_change`: the change in target test, En dev and target dev (jobs by name, pairs
+    in checkpoint order, so a seeded sample of them repeats)."""
+    test_parts, en_parts, target_parts = [], [], []
+    for series in group:
+        test, target = series.series(lang, "test"), series.series(lang, "dev")
+        en = series.series(series.source_lang, "dev")
+        known = np.flatnonzero(np.isfinite(test) & np.isfinite(target) & np.isfinite(en))
+        first, second = np.triu_indices(len(known), 1)
+        first, second = known[first], known[second]
+        change = test[second] - test[first]
+        keep = np.abs(change) >= min_change - _TOLERANCE
+        test_parts.append(change[keep])
+        en_parts.append((en[second] - en[first])[keep])
+        target_parts.append((target[second] - target[first])[keep])
+    return (np.concatenate(test_parts), np.concatenate(en_parts),
+            np.concatenate(target_parts))  # fmt: skip
+
+
+def same_direction(dev: Floats, test: Floats) -> float | None:
+    """The share of changes in which `dev` moved the way `test` did."""
+    return float(np.mean(np.sign(dev) == np.sign(test))) if len(test) else None
+
+
+def agreement_rows(
+    name: str, group: Sequence[JobSeries], cfg: ScoreReportConfig
+) -> list[AgreementRow]:
+    """Keung et al. Table 3: a dev set agrees when its accuracy moved the same way as target
+    test (a dev set that did not move does not agree)."""
+    rows = []
+    for lang in group_langs(group):
+        test, en, target = checkpoint_changes(group, lang, cfg.min_change)
+        sampled = np.arange(len(test))
+        if len(test) > cfg.max_pairs:
+            rng = np.random.default_rng(cfg.seed)
+            sampled = np.sort(rng.choice(len(test), cfg.max_pairs, replace=False))
+        test = test[sampled]
+        rows.append(AgreementRow(group=name, lang=lang, pairs=len(en),
+                                 sampled=len(sampled),
+                                 en_dev=same_direction(en[sampled], test),
+                                 target_dev=same_direction(target[sampled], test)))  # fmt: skip
+    return rows
+
+
+def transfer_gap_row(
+    name: str, group: Sequence[JobSeries], rule: SelectRule
+) -> TransferGapRow | None:
+    """XTREME's transfer gap under `rule`: training language minus the others' mean."""
+    means = {
+        lang: float(values.mean())
+        for lang in group_langs(group)
+        if len(values := selected_accuracies(group, rule, lang))
+    }
+    source = group[0].source_lang
+    if source not in means:
+        return None
+    others = [value for lang, value in means.items() if lang != source]
+    others_mean = float(np.mean(others)) if others else None
+    gap = means[source] - others_mean if others_mean is not None else None
+    return TransferGapRow(
+        group=name, select=rule.value, train_lang=source, train_accuracy=means[source],
+        others_mean=others_mean, gap=gap,
+    )  # fmt: skip
+
+
+def slice_rows(
+    store: Store, name: str, group: Sequence[JobSeries], rule: SelectRule
+) -> list[SliceRow]:
+    """Per language, slice and value: test accuracy at each seed's selected checkpoint,
+    the mean over the seeds that have the value."""
+    rows = []
+    for lang in group_langs(group):
+        found: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
+        for series in group:
+            pos = selected_position(series, rule, lang)
+            if pos is None:
+                continue
+            idx = series.indexes[pos]
+            for slice_name, value, correct, total in slice_accuracy(
+                store, series.job.pk, idx, lang, "test"
+            ):
+                found[(slice_name, value)].append((correct, total))
+        for (slice_name, value), counts in sorted(found.items()):
+            accuracy = float(np.mean([c / t for c, t in counts if t]))
+            rows.append(SliceRow(group=name, lang=lang, slice=slice_name, value=value,
+                                 accuracy=accuracy, total=counts[0][1]))  # fmt: skip
+    return rows
+
+
+def baseline_rows(series: Sequence[JobSeries]) -> list[BaselineRow]:
+    """Each baseline mode's test accuracy per language (its one checkpoint; mean over jobs)."""
+    found: dict[tuple[str, str], list[tuple[float, int]]] = defaultdict(list)
+    for one in series:
+        for (lang, split), values in one.accuracy.items():
+            if split == "test" and np.isfinite(values[-1]):
+                found[(one.job.mode, lang)].append((float(values[-1]), one.totals[(lang, split)]))
+    order = {mode: rank for rank, mode in enumerate(BASELINE_MODES)}
+    rows = []
+    for (mode, lang), kept in sorted(found.items(), key=lambda i: (order[i[0][0]], i[0])):
+        accuracy = float(np.mean([a for a, _ in kept]))
+        rows.append(BaselineRow(baseline=mode, lang=lang, accuracy=accuracy, total=kept[0][1]))
+    return rows
+
+
+def report_jobs(store: Store, run_id: int) -> tuple[list[JobSeries], list[JobSeries]]:
+    """The run's model jobs, and the baseline jobs shown beside them: the run's own and
+    those of the newest `score baselines` run."""
+    jobs = score_jobs(store, run_id)
+    baseline_run = newest_baseline_run(store)
+    if baseline_run is not None and baseline_run != run_id:
+        jobs += score_jobs(store, baseline_run)
+    series = [job_series(job, whole_accuracy(store, job.pk)) for job in jobs]
+    series = [s for s in series if s.indexes]
+    models = [s for s in series if s.job.mode not in BASELINE_MODES]
+    return models, [s for s in series if s.job.mode in BASELINE_MODES]
+
+
+def report_run(store: Store, run_id: int | None) -> int:
+    """`run_id`, else the newest model run, else the newest `score baselines` run."""
+    if run_id is None and newest_baseline_run(store) is not None:
+        try:
+            return score_run(store, None, MODEL_RUN_STAGES)
+        except ConfigError:
+            return score_run(store, None, (BASELINE_RUN_STAGE,))
+    return score_run(store, run_id, (*MODEL_RUN_STAGES, BASELINE_RUN_STAGE))
+
+
+def score_report(store: Store, cfg: ScoreReportConfig) -> ScoreReport:
+    run_id = report_run(store, cfg.run)
+    models, baselines = report_jobs(store, run_id)
+    groups: dict[str, list[JobSeries]] = defaultdict(list)
+    for series in models:
+        groups[group_name(series.job)].append(series)
+    correctness = Correctness()
+    notes: list[str] = []
+    accuracy, gaps, spread, agreement, transfer, slices = [], [], [], [], [], []
+    for name, group in sorted(groups.items()):
+        accuracy += accuracy_rows(name, group, cfg, correctness, notes)
+        gaps += gap_rows(name, group)
+        spread += spread_rows(name, group)
+        agreement += agreement_rows(name, group, cfg)
+        if (gap := transfer_gap_row(name, group, cfg.select)) is not None:
+            transfer.append(gap)
+        slices += slice_rows(store, name, group, cfg.select)
+    return ScoreReport(run_id=run_id, jobs=len(models) + len(baselines), select=cfg.select,
+                       ci=cfg.ci, accuracy=accuracy, gaps=gaps, spread=spread,
+                       agreement=agreement, transfer=transfer, slices=slices,
+                       baselines=baseline_rows(baselines), notes=notes)  # fmt: skip

@@ -1,0 +1,129 @@
+"""`nlibuild score baselines`: the floors a model's scores are read against, on CPU and
+recorded like a model's jobs (one job a baseline, one checkpoint, every slice), so that a
+report shows them beside the model:
+
+- majority: the train split's most frequent gold label (ties: entailment, neutral,
+  contradiction);
+- hypothesis-only-bow: the hypothesis-only classifier of `bias hypothesis-only`
+  (artifacts.single_sentence_model: TF-IDF words and characters, logistic regression;
+  Poliak et al. 2018, OCNLI Table 7);
+- overlap: a logistic regression on lexical overlap (lang.overlap_shares: the share of the
+  hypothesis's and of the premise's units the two share), the length difference in the
+  language's unit, and whether the hypothesis has a negator.
+
+Each is trained on the train split in the train language (the zero-shot rows) and scored
+on the dev and test of every evaluation language.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from nlibuild.artifacts import model_texts, single_sentence_model
+from nlibuild.lang import overlap_shares, text_length
+from nlibuild.models import (
+    NLI_LABELS,
+    BaselineMode,
+    ScoreBaselinesConfig,
+    ScoreJobSummary,
+    ScoreMode,
+    ScoreResult,
+)
+from nlibuild.negators import negator_lexicon
+from nlibuild.queries.scores import last_accuracy
+from nlibuild.score_jobs import eval_groups, job_rows, read_corpus, resolve_langs
+from nlibuild.scoring.job_files import TRAIN, PairRecord
+from nlibuild.store import ScoreJobRow, Store
+
+
+def majority_label(labels: Sequence[int]) -> int:
+    """The most frequent label index; ties go to the first in entailment, neutral,
+    contradiction."""
+    counts = Counter(labels)
+    return max(range(len(NLI_LABELS)), key=lambda i: (counts[i], -i))
+
+
+def _by_lang(records: Sequence[PairRecord]) -> dict[str, list[int]]:
+    found: dict[str, list[int]] = {}
+    for at, record in enumerate(records):
+        found.setdefault(record.lang, []).append(at)
+    return found
+
+
+def _texts(records: Sequence[PairRecord]) -> list[str]:
+    """The hypotheses as the classifier reads them, each language cut its own way."""
+    texts = [""] * len(records)
+    for lang, rows in _by_lang(records).items():
+        for at, text in zip(rows, model_texts([records[i].hypothesis for i in rows], lang),
+                            strict=True):  # fmt: skip
+            texts[at] = text
+    return texts
+
+
+def overlap_features(records: Sequence[PairRecord]) -> np.ndarray:
+    """Hypothesis share, premise share, length difference (hypothesis minus premise, in
+    the language's unit) and negator present (0 where the language has no lexicon)."""
+    rows = []
+    lexicons = {lang: negator_lexicon(lang) for lang in {r.lang for r in records}}
+    for r in records:
+        of_hypothesis, of_premise = overlap_shares(r.hypothesis, r.premise, r.lang)
+        length = text_length(r.hypothesis, r.lang) - text_length(r.premise, r.lang)
+        negated = float(not lexicons[r.lang].empty and lexicons[r.lang].negated(r.hypothesis))
+        rows.append((of_hypothesis, of_premise, float(length), negated))
+    return np.asarray(rows, dtype=np.float64).reshape(-1, 4)
+
+
+def _predict(
+    mode: BaselineMode, train: list[PairRecord], evaluated: list[PairRecord], seed: int
+) -> np.ndarray:
+    labels = np.asarray([r.label for r in train])
+    if mode is BaselineMode.MAJORITY:
+        return np.full(len(evaluated), majority_label(labels.tolist()), dtype=np.int8)
+    model: Any
+    if mode is BaselineMode.HYPOTHESIS_ONLY_BOW:
+        model = single_sentence_model(train[0].lang, seed)
+        model.fit(_texts(train), labels)
+        return np.asarray(model.predict(_texts(evaluated)), dtype=np.int8)
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000, random_state=seed))
+    model.fit(overlap_features(train), labels)
+    return np.asarray(model.predict(overlap_features(evaluated)), dtype=np.int8)
+
+
+def run(store: Store, cfg: ScoreBaselinesConfig) -> ScoreResult:
+    with store.recorded_run("score-baselines", cfg) as run:
+        train_lang, evals = resolve_langs(store, cfg.langs)
+        corpus = read_corpus(store, evals)
+        rows = job_rows(corpus, ScoreMode.ZERO_SHOT, train_lang, evals)
+        groups = eval_groups(rows.records, {p.id: p for p in corpus.pairs})
+        train = [r for r in rows.records if r.split == TRAIN]
+        evaluated = [r for r in rows.records if r.split != TRAIN]
+        jobs = []
+        for mode in BaselineMode:
+            started = time.perf_counter()
+            predictions = _predict(mode, train, evaluated, cfg.seed)
+            name = f"{mode.value}-s{cfg.seed}"
+            job_pk = store.add_score_job(
+                ScoreJobRow(name, "", mode.value, cfg.seed, (train_lang,), evals, "{}", ""),
+                run.id,
+            )
+            checkpoint = (0, 0, 1.0, len(train), None, time.perf_counter() - started)
+            store.add_score_checkpoint(job_pk, checkpoint, groups.accuracy_rows(predictions))
+            store.finish_score_job(job_pk, [])
+            jobs.append(
+                ScoreJobSummary(
+                    name=name, mode=mode.value, seed=cfg.seed, train_rows=len(train),
+                    eval_rows=len(evaluated), checkpoints=1, added=1, finished=True,
+                    last_accuracy=last_accuracy(store, job_pk),
+                )
+            )  # fmt: skip
+        run.finish({"jobs": len(jobs), "train_rows": len(train), "eval_rows": len(evaluated)})
+    return ScoreResult(run_id=run.id, signature=run.signature, jobs=jobs, left_out=rows.left_out)

@@ -1,0 +1,113 @@
+"""`nlibuild score import DIR`: the results of a `score plan` folder's jobs into the store,
+as one `score-import` run. Finished jobs and partly finished ones (their checkpoints so
+far; said so) are merged; a job already imported keeps its row and gets only the
+checkpoints it lacks, so importing twice adds nothing. A plan of another store is refused:
+every pair ID of its jobs must be in this store."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from nlibuild.errors import ConflictError, InputError
+from nlibuild.formats.input_files import read_utf8_text
+from nlibuild.models import ScoreImportConfig, ScoreJobSummary, ScoreResult
+from nlibuild.queries.scores import (
+    SplitPair,
+    checkpoint_indexes,
+    job_of_folder,
+    last_accuracy,
+    pair_keys,
+    split_pairs,
+)
+from nlibuild.score_jobs import eval_groups, finished_dynamics, merge_checkpoints
+from nlibuild.scoring.job_files import (
+    JOB_FILE,
+    TRAIN,
+    JobSpec,
+    PairRecord,
+    read_checkpoints,
+    read_pairs,
+    read_spec,
+)
+from nlibuild.store import ScoreJobRow, Store
+
+PLAN_FILE = "plan.json"
+
+
+def plan_jobs(folder: Path) -> list[Path]:
+    """The job folders a plan names, each checked to hold a job."""
+    plan_path = folder / PLAN_FILE
+    if not plan_path.is_file():
+        raise InputError(folder, f"no {PLAN_FILE}: not a folder written by `nlibuild score plan`")
+    try:
+        names = [job["folder"] for job in json.loads(read_utf8_text(plan_path))["jobs"]]
+    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise InputError(
+            plan_path, f"not a score plan ({exc}); write it with `score plan`"
+        ) from None
+    jobs = [folder / name for name in names]
+    for job in jobs:
+        if not (job / JOB_FILE).is_file():
+            raise InputError(job, f"no {JOB_FILE}: the plan names this job; copy it back whole")
+    return jobs
+
+
+def run(store: Store, cfg: ScoreImportConfig) -> ScoreResult:
+    jobs = plan_jobs(cfg.folder)
+    loaded = [(job, read_spec(job), list(read_pairs(job))) for job in jobs]
+    with store.recorded_run("score-import", cfg) as run:
+        known = pair_keys(store, (r.id for _, _, records in loaded for r in records))
+        for job, spec, records in loaded:
+            absent = [r.id for r in records if r.id not in known]
+            if absent:
+                raise ConflictError(
+                    f"{job}: pair {absent[0]} (and {len(set(absent)) - 1} more) of job "
+                    f"{spec.name} is not in this store; the plan was written from another "
+                    "store: import it into that one"
+                )
+        by_id = {p.id: p for p in split_pairs(store)}
+        summaries, not_started = [], []
+        for job, spec, records in loaded:
+            if not read_checkpoints(job):
+                not_started.append(spec.name)
+                continue
+            summaries.append(_import_job(store, run.id, job, spec, records, by_id, known))
+        run.finish({"jobs": len(summaries), "checkpoints": sum(s.added for s in summaries)})
+    return ScoreResult(
+        run_id=run.id, signature=run.signature, folder=str(cfg.folder), jobs=summaries,
+        not_started=not_started,
+    )  # fmt: skip
+
+
+def _import_job(
+    store: Store,
+    run_id: int,
+    job: Path,
+    spec: JobSpec,
+    records: list[PairRecord],
+    by_id: dict[str, SplitPair],
+    pair_pks: dict[str, int],
+) -> ScoreJobSummary:
+    folder = str(job.resolve())
+    stored = job_of_folder(store, folder)
+    job_pk = stored.pk if stored else store.add_score_job(
+        ScoreJobRow(spec.name, spec.model, spec.mode, spec.seed, spec.train_langs,
+                    spec.eval_langs, spec.to_json(), folder),
+        run_id,
+    )  # fmt: skip
+    text_lang = spec.train_langs[0] if spec.mode == "translate-test" else None
+    groups = eval_groups(records, by_id, text_lang)
+    added = merge_checkpoints(store, job_pk, job, groups, lambda _: None)
+    finished = bool(stored and stored.finished)
+    if not finished:
+        dynamics = finished_dynamics(job, records, pair_pks)
+        if dynamics is not None:
+            store.finish_score_job(job_pk, dynamics)
+            finished = True
+    train_rows = sum(1 for r in records if r.split == TRAIN)
+    return ScoreJobSummary(
+        name=spec.name, mode=spec.mode, seed=spec.seed, train_rows=train_rows,
+        eval_rows=len(records) - train_rows, checkpoints=len(checkpoint_indexes(store, job_pk)),
+        added=added, finished=finished, last_accuracy=last_accuracy(store, job_pk),
+    )  # fmt: skip

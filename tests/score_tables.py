@@ -1,0 +1,107 @@
+"""Score tables in a test store, with raw SQL (tests may run SQL; nlibuild's modules
+outside store.py, queries/ and core/ may not).
+
+The tables are migration 0010's (`score_jobs`, `score_checkpoints`, `score_accuracy`,
+`score_dynamics`), written with `IF NOT EXISTS` so that creating them is harmless once
+the store's own migration has.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+from collections.abc import Mapping
+from pathlib import Path
+
+SCORE_TABLES = """
+CREATE TABLE IF NOT EXISTS score_jobs(pk INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id), name TEXT NOT NULL, model TEXT NOT NULL,
+    mode TEXT NOT NULL, seed INTEGER NOT NULL, train_langs TEXT NOT NULL,
+    eval_langs TEXT NOT NULL, spec TEXT NOT NULL, folder TEXT NOT NULL,
+    finished INTEGER NOT NULL DEFAULT 0, UNIQUE(run_id, name));
+CREATE TABLE IF NOT EXISTS score_checkpoints(job_pk INTEGER NOT NULL REFERENCES score_jobs(pk),
+    idx INTEGER NOT NULL, step INTEGER NOT NULL, epoch REAL NOT NULL,
+    examples_seen INTEGER NOT NULL, train_loss REAL, seconds REAL NOT NULL,
+    PRIMARY KEY(job_pk, idx));
+CREATE TABLE IF NOT EXISTS score_accuracy(job_pk INTEGER NOT NULL, idx INTEGER NOT NULL,
+    lang TEXT NOT NULL, split TEXT NOT NULL, slice TEXT NOT NULL, value TEXT NOT NULL,
+    correct INTEGER NOT NULL, total INTEGER NOT NULL,
+    PRIMARY KEY(job_pk, idx, lang, split, slice, value),
+    FOREIGN KEY(job_pk, idx) REFERENCES score_checkpoints(job_pk, idx));
+CREATE TABLE IF NOT EXISTS score_dynamics(job_pk INTEGER NOT NULL REFERENCES score_jobs(pk),
+    pair_pk INTEGER NOT NULL REFERENCES pairs(pk), confidence REAL NOT NULL,
+    variability REAL NOT NULL, correctness REAL NOT NULL, PRIMARY KEY(job_pk, pair_pk));
+"""
+
+Counts = Mapping[tuple[str, str], tuple[int, int]]
+"""(lang, split) -> (correct, total)"""
+
+
+def _write(db: Path, sql: str, *params: object) -> int:
+    with contextlib.closing(sqlite3.connect(db)) as conn, conn:
+        conn.execute("PRAGMA foreign_keys = ON")
+        return int(conn.execute(sql, params).lastrowid or 0)
+
+
+def create_score_tables(db: Path) -> None:
+    with contextlib.closing(sqlite3.connect(db)) as conn, conn:
+        conn.executescript(SCORE_TABLES)
+
+
+def add_run(db: Path, stage: str = "score-train") -> int:
+    """A finished run of `stage`."""
+    return _write(
+        db,
+        "INSERT INTO runs (stage, config_json, signature, started_at, finished_at, status, "
+        "version) VALUES (?, '{}', ?, '2025-01-01T00:00:00', '2025-01-01T00:00:01', 'ok', "
+        "'test')",
+        stage, f"stage:{stage}",
+    )  # fmt: skip
+
+
+def add_job(
+    db: Path, run_id: int, name: str, *, mode: str = "zero-shot", model: str = "models/tiny",
+    seed: int = 1, train_langs: tuple[str, ...] = ("en",),
+    eval_langs: tuple[str, ...] = ("en", "de"), folder: str | None = None,
+) -> int:  # fmt: skip
+    return _write(
+        db,
+        "INSERT INTO score_jobs (run_id, name, model, mode, seed, train_langs, eval_langs, "
+        "spec, folder, finished) VALUES (?, ?, ?, ?, ?, ?, ?, '{}', ?, 1)",
+        run_id, name, model, mode, seed, json.dumps(train_langs), json.dumps(eval_langs),
+        folder or f"score-jobs/{name}",
+    )  # fmt: skip
+
+
+def add_checkpoint(
+    db: Path, job_pk: int, idx: int, accuracy: Counts,
+    slices: Mapping[tuple[str, str, str, str], tuple[int, int]] | None = None,
+) -> None:  # fmt: skip
+    """Checkpoint `idx` with its whole-language rows (slice `all`) and, given, slice rows
+    keyed (lang, split, slice, value)."""
+    _write(
+        db,
+        "INSERT INTO score_checkpoints (job_pk, idx, step, epoch, examples_seen, train_loss, "
+        "seconds) VALUES (?, ?, ?, ?, ?, NULL, ?)",
+        job_pk, idx, idx * 10, idx / 10, idx * 320, float(idx),
+    )  # fmt: skip
+    rows = {(lang, split, "all", ""): counts for (lang, split), counts in accuracy.items()}
+    rows.update(slices or {})
+    for (lang, split, slice_name, value), (correct, total) in rows.items():
+        _write(
+            db,
+            "INSERT INTO score_accuracy VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            job_pk, idx, lang, split, slice_name, value, correct, total,
+        )  # fmt: skip
+
+
+def add_dynamics(
+    db: Path, job_pk: int, pair_id: str, confidence: float, variability: float,
+    correctness: float,
+) -> None:  # fmt: skip
+    _write(
+        db,
+        "INSERT INTO score_dynamics SELECT ?, pk, ?, ?, ? FROM pairs WHERE id = ?",
+        job_pk, confidence, variability, correctness, pair_id,
+    )  # fmt: skip

@@ -1,0 +1,338 @@
+"""The store side of scoring (issue 17): the rows of a job per mode, per-checkpoint commits
+and --resume, `score plan` and `score import`, `score baselines`, and the one-line errors.
+
+No torch is needed: a fake job runner writes the results files the way
+nlibuild/scoring/job_files.py says a job does, and is put in place of the real one."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from conftest import DATA, fails, ok, query, run_cli, table_counts, without_runs
+
+from nlibuild.models import NLI_LABELS, ScoreMode
+from nlibuild.score_jobs import job_rows, read_corpus
+from nlibuild.scoring.job_files import (
+    DYNAMICS_FILE,
+    TRAIN,
+    CheckpointRecord,
+    DoneRecord,
+    append_checkpoint,
+    predictions_path,
+    read_checkpoints,
+    read_pairs,
+    read_spec,
+    write_done,
+)
+from nlibuild.stages import score_train
+from nlibuild.store import Store
+
+GERMAN = DATA / "translations" / "sample_mnli.de.tsv"
+CHECKPOINTS = 4
+
+
+@pytest.fixture
+def scored_db(sample_db: Path) -> Path:
+    """The 48 sample pairs split 28/10/10 (3 without gold), with human and machine
+    translations of every unit into German."""
+    ok("--db", sample_db, "split", "--dev", 10, "--test", 10, "--from", "labelled",
+       "--group-by", "pair")  # fmt: skip
+    ok("--db", sample_db, "translate", "import", GERMAN, "--lang", "de", "--translator", "de01")
+    return sample_db
+
+
+def with_mt(db: Path) -> Path:
+    ok("--db", db, "translate", "import", GERMAN, "--lang", "de", "--kind", "mt",
+       "--translator", "mt01")  # fmt: skip
+    return db
+
+
+def fake_job(crash_after: int | None = None) -> Callable[..., None]:
+    """A job runner as nlibuild.scoring.job.run_job behaves: CHECKPOINTS checkpoints, each
+    with its predictions (checkpoint k predicts the gold label of every row whose position
+    is below k/CHECKPOINTS of the rows, `neutral` otherwise), then the dynamics of two
+    epochs and done.json. It raises after `crash_after` checkpoints of a fresh start."""
+
+    def run_job(folder: Path, on_checkpoint: Any = None, resume: bool = False) -> None:
+        spec = read_spec(folder)
+        pairs = list(read_pairs(folder))
+        gold = np.asarray([p.label for p in pairs if p.split != TRAIN], dtype=np.int8)
+        train = sum(1 for p in pairs if p.split == TRAIN)
+        done = len(read_checkpoints(folder)) if resume else 0
+        for index in range(done, CHECKPOINTS):
+            if crash_after is not None and not resume and index == crash_after:
+                raise RuntimeError("the GPU fell over")
+            predicted = np.where(np.arange(len(gold)) < len(gold) * index / CHECKPOINTS, gold, 1)
+            path = predictions_path(folder, index)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            np.save(path, predicted.astype(np.int8))
+            steps = 10 * (index + 1)
+            record = CheckpointRecord(
+                index=index, step=steps, epoch=index / 2, examples_seen=spec.batch_size * steps,
+                train_loss=1.0 / (index + 1), seconds=float(index),
+            )  # fmt: skip
+            append_checkpoint(folder, record)
+            if on_checkpoint is not None:
+                on_checkpoint(record)
+        np.save(folder / DYNAMICS_FILE, np.tile([[0.4], [0.8]], (1, train)).astype(np.float32))
+        write_done(folder, DoneRecord(checkpoints=CHECKPOINTS, seconds=1.0, device="cpu",
+                                      processes=1))  # fmt: skip
+
+    return run_job
+
+
+@pytest.fixture
+def fake_runner(monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
+    runner = fake_job()
+    monkeypatch.setattr(score_train, "job_runner", lambda: runner)
+    return runner
+
+
+def model_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "tiny-bert"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+# --- the rows of a job ----------------------------------------------------------------------
+
+
+def rows_of(db: Path, mode: ScoreMode, train: str, evals: tuple[str, ...]) -> Any:
+    with Store.open(db) as store:
+        return job_rows(read_corpus(store, evals), mode, train, evals)
+
+
+def test_zero_shot_trains_in_english_and_evaluates_every_language(scored_db: Path) -> None:
+    query(scored_db, "DELETE FROM translations WHERE lang = 'de' AND unit_id = "
+          "(SELECT 'h:' || p.id FROM pairs p JOIN splits s ON s.pair_pk = p.pk "
+          "WHERE s.split = 'dev' ORDER BY p.id LIMIT 1)")  # fmt: skip
+    rows = rows_of(scored_db, ScoreMode.ZERO_SHOT, "en", ("en", "de"))
+    counts = Counter((r.split, r.lang) for r in rows.records)
+    gold_by_split = Counter(
+        split for (split,) in query(
+            scored_db, "SELECT s.split FROM splits s JOIN gold_rows g ON g.pair_pk = s.pair_pk "
+            "WHERE g.label <> '-'",
+        )
+    )  # fmt: skip
+    assert counts[(TRAIN, "en")] == gold_by_split["train"]
+    assert counts[(TRAIN, "de")] == 0
+    assert counts[("dev", "en")] == gold_by_split["dev"]
+    assert counts[("dev", "de")] == gold_by_split["dev"] - 1
+    assert rows.left_out.untranslated == {"de": 1}
+    assert rows.left_out.without_gold == 48 - sum(gold_by_split.values())
+    german = next(r for r in rows.records if r.lang == "de")
+    assert german.hypothesis in GERMAN.read_text(encoding="utf-8")
+
+
+def test_translate_train_adds_the_machine_translated_train_split(scored_db: Path) -> None:
+    zero_shot = rows_of(scored_db, ScoreMode.ZERO_SHOT, "en", ("en", "de"))
+    rows = rows_of(with_mt(scored_db), ScoreMode.TRANSLATE_TRAIN, "en", ("en", "de"))
+    train = Counter(r.lang for r in rows.records if r.split == TRAIN)
+    assert train == {"en": zero_shot.train_rows, "de": zero_shot.train_rows}
+    assert rows.eval_rows == zero_shot.eval_rows
+
+
+def test_translate_test_reads_each_language_through_machine_translation(scored_db: Path) -> None:
+    # Trained in German, the English pairs are evaluated through their German MT.
+    rows = rows_of(with_mt(scored_db), ScoreMode.TRANSLATE_TEST, "de", ("de", "en"))
+    english = [r for r in rows.records if r.lang == "en"]
+    assert english and all(r.split != TRAIN for r in english)
+    german = {line.split("\t")[-1] for line in GERMAN.read_text(encoding="utf-8").splitlines()}
+    assert {r.hypothesis for r in english} <= german
+
+
+def test_hyp_only_has_the_rows_of_zero_shot(scored_db: Path) -> None:
+    assert (
+        rows_of(scored_db, ScoreMode.HYP_ONLY, "en", ("en", "de")).records
+        == rows_of(scored_db, ScoreMode.ZERO_SHOT, "en", ("en", "de")).records
+    )
+
+
+def test_a_mode_without_machine_translations_names_the_import(
+    scored_db: Path, tmp_path: Path, fake_runner: Any
+) -> None:
+    fails(scored_db, "score", "train", "--model", model_folder(tmp_path), "--mode",
+          "translate-train", says=("machine translation into de", "--kind mt"))  # fmt: skip
+
+
+# --- score train ------------------------------------------------------------------------------
+
+
+def test_train_records_every_checkpoint_with_slices_and_dynamics(
+    scored_db: Path, tmp_path: Path, fake_runner: Any
+) -> None:
+    shown = ok("--db", scored_db, "score", "train", "--model", model_folder(tmp_path),
+               "--seeds", "1,2", "--epochs", 2)  # fmt: skip
+    assert "Trained tiny-bert-zero-shot-s1" in shown and "en/test" in shown
+    jobs = query(scored_db, "SELECT pk, name, mode, seed, finished, folder FROM score_jobs")
+    assert [(j[1], j[3], j[4]) for j in jobs] == [
+        ("tiny-bert-zero-shot-s1", 1, 1), ("tiny-bert-zero-shot-s2", 2, 1)
+    ]  # fmt: skip
+    job_pk, folder = jobs[0][0], Path(jobs[0][5])
+    assert folder.parent.parent == scored_db.parent / "corpus.score"
+    steps = query(scored_db, "SELECT steps_json FROM runs WHERE stage = 'score-train'")[0][0]
+    assert json.loads(steps)[:2] == ["tiny-bert-zero-shot-s1:0", "tiny-bert-zero-shot-s1:1"]
+    assert query(scored_db, "SELECT count(*) FROM score_checkpoints WHERE job_pk = ?", job_pk) == [
+        (CHECKPOINTS,)
+    ]
+    # Accuracy per checkpoint equals the predictions file against the gold labels.
+    evaluated = [p for p in read_pairs(folder) if p.split != TRAIN]
+    predicted = np.load(predictions_path(folder, 2))
+    for lang in ("en", "de"):
+        at = [i for i, p in enumerate(evaluated) if p.lang == lang and p.split == "test"]
+        correct = sum(int(predicted[i] == evaluated[i].label) for i in at)
+        assert query(
+            scored_db, "SELECT correct, total FROM score_accuracy WHERE job_pk = ? AND idx = 2 "
+            "AND lang = ? AND split = 'test' AND slice = 'all'", job_pk, lang,
+        ) == [(correct, len(at))]  # fmt: skip
+    slices = query(scored_db, "SELECT slice, value, sum(total) FROM score_accuracy WHERE "
+                   "job_pk = ? AND idx = 0 AND lang = 'en' AND split = 'dev' GROUP BY slice, "
+                   "value", job_pk)  # fmt: skip
+    by_slice = Counter[str]()
+    for name, _, total in slices:
+        by_slice[name] += total
+    dev = by_slice["all"]
+    assert {name: by_slice[name] for name in ("genre", "label", "relabelled")} == {
+        "genre": dev, "label": dev, "relabelled": dev
+    }  # fmt: skip
+    contradictions = sum(
+        t for name, value, t in slices if name == "label" and value == "contradiction"
+    )
+    assert by_slice["negated"] == contradictions
+    dynamics = query(scored_db, "SELECT confidence, variability, correctness FROM "
+                     "score_dynamics WHERE job_pk = ?", job_pk)  # fmt: skip
+    train = sum(1 for p in read_pairs(folder) if p.split == TRAIN)
+    assert len(dynamics) == train
+    assert dynamics[0] == pytest.approx((0.6, 0.2, 0.5))
+
+
+def test_a_crash_keeps_the_committed_checkpoints_and_resume_finishes(
+    scored_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(score_train, "job_runner", lambda: fake_job(crash_after=2))
+    model = model_folder(tmp_path)
+    args = ("--db", scored_db, "score", "train", "--model", model, "--seeds", "7")
+    with pytest.raises(RuntimeError, match="GPU fell over"):
+        run_cli(*args)
+    assert query(scored_db, "SELECT status FROM runs WHERE stage = 'score-train'") == [("failed",)]
+    assert query(scored_db, "SELECT count(*) FROM score_checkpoints") == [(2,)]
+    assert query(scored_db, "SELECT finished FROM score_jobs") == [(0,)]
+    shown = ok(*args, "--resume")
+    assert "4 checkpoints (2 new), finished" in shown
+    assert query(scored_db, "SELECT id, status FROM runs WHERE stage = 'score-train'") == [
+        (query(scored_db, "SELECT run_id FROM score_jobs")[0][0], "ok")
+    ]
+    assert query(scored_db, "SELECT count(*), count(DISTINCT idx) FROM score_checkpoints") == [
+        (CHECKPOINTS, CHECKPOINTS)
+    ]
+
+
+def test_a_missing_model_folder_is_one_error_line(scored_db: Path, tmp_path: Path) -> None:
+    fails(scored_db, "score", "train", "--model", tmp_path / "no-such-model",
+          says=("--model", "no-such-model", "not a folder"))  # fmt: skip
+
+
+def test_missing_torch_is_one_error_line(
+    scored_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch now raises ImportError
+    fails(scored_db, "score", "train", "--model", model_folder(tmp_path),
+          says=("install the score extra: pip install 'nlibuild[score]'",))  # fmt: skip
+
+
+# --- score plan and score import ------------------------------------------------------------
+
+
+def test_plan_writes_job_folders_and_a_torchrun_script(scored_db: Path, tmp_path: Path) -> None:
+    plan = tmp_path / "plan"
+    ok("--db", scored_db, "score", "plan", "--models", model_folder(tmp_path), "--modes",
+       "zero-shot,hyp-only", "--seeds", "1,2", "--out", plan, "--gpus-per-job", 2)  # fmt: skip
+    names = [f"tiny-bert-{mode}-s{seed}" for mode in ("zero-shot", "hyp-only") for seed in (1, 2)]
+    assert [job["folder"] for job in json.loads((plan / "plan.json").read_text())["jobs"]] == names
+    assert read_spec(plan / names[2]).hypothesis_only
+    lines = (plan / "run.sh").read_text().splitlines()
+    assert lines[0] == "#!/usr/bin/env bash"
+    launches = [line for line in lines if line.startswith("torchrun")]
+    assert launches == [
+        f"torchrun --standalone --nproc_per_node=2 -m nlibuild.scoring.job {name}" for name in names
+    ]
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
+
+
+def test_plan_writes_a_slurm_array(scored_db: Path, tmp_path: Path) -> None:
+    plan = tmp_path / "plan"
+    ok("--db", scored_db, "score", "plan", "--models", model_folder(tmp_path), "--seeds",
+       "1,2,3", "--out", plan, "--launcher", "slurm")  # fmt: skip
+    script = (plan / "slurm.sh").read_text()
+    assert "#SBATCH --array=0-2" in script
+    assert '-m nlibuild.scoring.job "${JOBS[$SLURM_ARRAY_TASK_ID]}"' in script
+
+
+def test_import_merges_finished_and_partial_jobs_once(scored_db: Path, tmp_path: Path) -> None:
+    plan = tmp_path / "plan"
+    ok("--db", scored_db, "score", "plan", "--models", model_folder(tmp_path), "--seeds",
+       "1,2,3", "--out", plan)  # fmt: skip
+    fake_job()(plan / "tiny-bert-zero-shot-s1")
+    with pytest.raises(RuntimeError):
+        fake_job(crash_after=1)(plan / "tiny-bert-zero-shot-s2")
+    shown = ok("--db", scored_db, "score", "import", plan)
+    assert "4 checkpoints (4 new), finished" in shown
+    assert "1 checkpoints (1 new), partly finished" in shown
+    assert "not started: tiny-bert-zero-shot-s3" in shown
+    before = table_counts(scored_db)
+    scores = query(scored_db, "SELECT count(*) FROM score_accuracy")
+    ok("--db", scored_db, "score", "import", plan)
+    assert without_runs(table_counts(scored_db)) == without_runs(before)
+    assert query(scored_db, "SELECT count(*) FROM score_accuracy") == scores
+    fake_job()(plan / "tiny-bert-zero-shot-s2", resume=True)
+    assert "4 checkpoints (3 new), finished" in ok("--db", scored_db, "score", "import", plan)
+    assert query(scored_db, "SELECT count(*), sum(finished) FROM score_jobs") == [(2, 2)]
+
+
+def test_import_refuses_another_stores_plan(scored_db: Path, tmp_path: Path) -> None:
+    plan = tmp_path / "plan"
+    ok("--db", scored_db, "score", "plan", "--models", model_folder(tmp_path), "--seeds", "1",
+       "--out", plan)  # fmt: skip
+    fake_job()(plan / "tiny-bert-zero-shot-s1")
+    other = tmp_path / "other.db"
+    ok("--db", other, "init", "--preset", "ocnli")
+    ok("--db", other, "import", DATA / "sample_ocnli.json")
+    fails(other, "score", "import", plan, says=("tiny-bert-zero-shot-s1", "another store"))
+
+
+# --- score baselines --------------------------------------------------------------------------
+
+
+def test_baselines_are_recorded_with_the_majority_at_the_label_share(scored_db: Path) -> None:
+    ok("--db", scored_db, "score", "baselines")
+    assert query(scored_db, "SELECT mode, model, finished FROM score_jobs ORDER BY pk") == [
+        ("majority", "", 1), ("hypothesis-only-bow", "", 1), ("overlap", "", 1)
+    ]  # fmt: skip
+    train_labels = Counter(
+        label for (label,) in query(
+            scored_db, "SELECT g.label FROM splits s JOIN gold_rows g ON g.pair_pk = s.pair_pk "
+            "WHERE s.split = 'train' AND g.label <> '-'",
+        )
+    )  # fmt: skip
+    majority = max(NLI_LABELS, key=lambda label: (train_labels[label], -NLI_LABELS.index(label)))
+    share = query(
+        scored_db, "SELECT sum(g.label = ?), count(*) FROM splits s JOIN gold_rows g ON "
+        "g.pair_pk = s.pair_pk WHERE s.split = 'test' AND g.label <> '-'", majority,
+    )[0]  # fmt: skip
+    assert query(
+        scored_db, "SELECT a.correct, a.total FROM score_accuracy a JOIN score_jobs j ON "
+        "j.pk = a.job_pk WHERE j.mode = 'majority' AND a.lang = 'en' AND a.split = 'test' "
+        "AND a.slice = 'all'",
+    ) == [share]  # fmt: skip
+    assert query(scored_db, "SELECT count(*) FROM score_checkpoints") == [(3,)]
+
+
+def test_baselines_without_splits_are_one_error_line(sample_db: Path) -> None:
+    fails(sample_db, "score", "baselines", says=("train split", "nlibuild split"))
