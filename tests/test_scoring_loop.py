@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from nlibuild.errors import NlibuildError
 from nlibuild.scoring import ScoringError
 from nlibuild.scoring.batching import evaluation_batches, training_batches
 from nlibuild.scoring.job_files import (
@@ -346,6 +347,8 @@ def test_a_missing_model_folder_is_a_scoring_error_naming_the_path(tmp_path: Pat
     missing = tmp_path / "no-such-model"
     with pytest.raises(ScoringError, match=re.escape(str(missing))):
         check_model_folder(missing)
+    # A user error: the CLI prints it as one `Error:` line and a run it stops is refused.
+    assert issubclass(ScoringError, NlibuildError)
     (tmp_path / "half").mkdir()
     (tmp_path / "half/config.json").write_text("{}")
     with pytest.raises(ScoringError, match=r"no tokenizer .* no weights"):

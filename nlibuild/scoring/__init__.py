@@ -6,8 +6,12 @@ nlibuild and imports neither, so the store side can write and read job folders w
 and a job can run on a GPU node with neither the store nor polars.
 """
 
+from nlibuild.errors import NlibuildError
 
-class ScoringError(Exception):
+
+class ScoringError(NlibuildError):
     """A job that cannot run as given: a model folder that is missing or incomplete, a job
-    folder without its files. The message names the path and what to do; the store side
-    turns it into one `Error:` line, `python -m nlibuild.scoring.job` prints it as one."""
+    folder without its files. The message names the path and what to do. A user error
+    (an NlibuildError, whose module a job may import: it needs nothing else), so the CLI
+    prints it as one `Error:` line and a run it stops is refused, not failed;
+    `python -m nlibuild.scoring.job` prints it as one line too."""
