@@ -5,3 +5,13 @@ The only package of nlibuild that imports torch or transformers (the `score` ins
 nlibuild and imports neither, so the store side can write and read job folders without torch,
 and a job can run on a GPU node with neither the store nor polars.
 """
+
+from nlibuild.errors import NlibuildError
+
+
+class ScoringError(NlibuildError):
+    """A job that cannot run as given: a model folder that is missing or incomplete, a job
+    folder without its files. The message names the path and what to do. A user error
+    (an NlibuildError, whose module a job may import: it needs nothing else), so the CLI
+    prints it as one `Error:` line and a run it stops is refused, not failed;
+    `python -m nlibuild.scoring.job` prints it as one line too."""

@@ -1,0 +1,407 @@
+"""The training loop: plain PyTorch, evaluating every language's dev and test rows at every
+checkpoint.
+
+Keung et al. (2020, "Don't Use English Dev") evaluate every 2% of an epoch, because choosing
+the checkpoint by English dev accuracy misleads in the target languages; evaluating 15
+languages that often must cost little, so the evaluation rows are tokenised once, padded
+once into length-sorted batches that stay on the device, and run under `inference_mode`
+(with bf16 autocast on CUDA) in one pass for all languages and splits.
+
+Training dynamics (Swayamdipta et al. 2020, "Dataset Cartography") come for free from the
+training forward passes: the probability the model gave each row's gold label, one row of
+`dynamics.npy` per epoch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nlibuild.scoring import batching, ddp
+from nlibuild.scoring.job_files import (
+    CHECKPOINTS_FILE,
+    DYNAMICS_FILE,
+    PREDICTIONS_DIR,
+    STATE_DIR,
+    CheckpointRecord,
+    JobSpec,
+    append_checkpoint,
+    predictions_path,
+    read_checkpoints,
+)
+
+CheckpointCallback = Callable[[CheckpointRecord], None]
+
+CLIP_NORM = 1.0
+# HF Trainer's default and XNLI's fine-tuning scripts' (run_xnli.py): no weight decay.
+WEIGHT_DECAY = 0.0
+# Evaluation keeps no activations for a backward pass, so on a GPU a batch holds this many
+# times the tokens of a full training batch (fewer, larger kernels). On a CPU smaller
+# batches are faster (their activations stay in cache): bench_score.py's model evaluated
+# 1,000 rows in 0.90 s with batches of 16,384 tokens, 0.61 s with 2,048.
+EVAL_TOKENS_FACTOR_GPU = 4
+EVAL_TOKENS_CPU = 2048
+STATE_FILE = "state.pt"
+REPORTED_FILE = "reported.json"
+
+
+@dataclass(frozen=True)
+class StepPlan:
+    """Every step the run takes, computed once: where it evaluates and saves."""
+
+    steps_per_epoch: int
+    total_steps: int
+    warmup_steps: int
+    checkpoints: tuple[int, ...]  # steps after which to evaluate, increasing
+    saves: frozenset[int]  # steps after which to save the training state
+
+
+def plan_steps(train_rows: int, spec: JobSpec) -> StepPlan:
+    steps_per_epoch = max(math.ceil(train_rows / spec.batch_size), 1)
+    total_steps = max(round(spec.epochs * steps_per_epoch), 1)
+    return StepPlan(
+        steps_per_epoch=steps_per_epoch,
+        total_steps=total_steps,
+        warmup_steps=round(spec.warmup * total_steps),
+        checkpoints=every_share(steps_per_epoch, total_steps, spec.eval_every),
+        saves=frozenset(every_share(steps_per_epoch, total_steps, spec.save_every)),
+    )
+
+
+def every_share(steps_per_epoch: int, total_steps: int, share: float) -> tuple[int, ...]:
+    """The steps at every `share` of an epoch (k * share * steps per epoch, rounded), and
+    the last step; never step 0, never twice."""
+    interval = share * steps_per_epoch
+    steps = {total_steps}
+    k = 1
+    while round(k * interval) < total_steps:
+        steps.add(max(round(k * interval), 1))
+        k += 1
+    return tuple(sorted(steps))
+
+
+def learning_rate_factor(step: int, plan: StepPlan, schedule: str) -> float:
+    """The factor of the peak learning rate for the update after `step` steps; the same
+    curve as transformers' get_linear_schedule_with_warmup / get_constant_schedule_with_warmup."""
+    if step < plan.warmup_steps:
+        return step / max(plan.warmup_steps, 1)
+    if schedule == "constant":
+        return 1.0
+    return max(0.0, (plan.total_steps - step) / max(plan.total_steps - plan.warmup_steps, 1))
+
+
+@dataclass(frozen=True)
+class LoopData:
+    """The job's rows as the loop sees them: indexes into `tokens`, labels, and for each
+    evaluation row the code of its `<lang>/<split>` group."""
+
+    tokens: batching.TokenizedRows
+    train_rows: np.ndarray
+    train_labels: np.ndarray
+    eval_rows: np.ndarray
+    eval_labels: np.ndarray
+    eval_groups: np.ndarray
+    group_names: tuple[str, ...]
+    pad_id: int
+    use_segments: bool  # the model takes token_type_ids (BERT does, XLM-R ignores them)
+
+
+class TrainingRun:
+    """One job's training, from its first step or from its saved state."""
+
+    def __init__(
+        self,
+        model: Any,
+        data: LoopData,
+        spec: JobSpec,
+        folder: Path,
+        processes: ddp.Processes,
+        on_checkpoint: CheckpointCallback | None,
+    ) -> None:
+        import torch
+
+        self.torch = torch
+        self.data, self.spec, self.folder, self.processes = data, spec, folder, processes
+        self.on_checkpoint = on_checkpoint
+        self.plan = plan_steps(len(data.train_rows), spec)
+        self.device = processes.device
+        self.model = model.to(self.device)
+        self.trained = ddp.wrap(self.model, processes)
+        cuda = self.device.type == "cuda"
+        self.optimizer = torch.optim.AdamW(
+            self.model.parameters(), lr=spec.lr, weight_decay=WEIGHT_DECAY, fused=cuda or None
+        )
+        self.step = 0
+        self.reported = 0  # checkpoints whose callback returned, over every attempt
+        self.written = 0  # checkpoints in checkpoints.jsonl
+        self.started = time.monotonic()
+        epochs = math.ceil(spec.epochs)
+        n_train = len(data.train_rows)
+        self.loss_sum = torch.zeros((), dtype=torch.float64, device=self.device)
+        self.loss_steps = 0
+        self.gold_probability = torch.zeros(n_train, dtype=torch.float32, device=self.device)
+        self.seen = torch.zeros(n_train, dtype=torch.float32, device=self.device)
+        self.dynamics = torch.full((epochs, n_train), float("nan"), dtype=torch.float32)
+        self.eval_batches = self._eval_batches_on_device()
+
+    def autocast(self) -> Any:
+        if self.device.type == "cuda":
+            return self.torch.autocast("cuda", dtype=self.torch.bfloat16)
+        return contextlib.nullcontext()
+
+    def inputs(self, rows: np.ndarray) -> dict[str, Any]:
+        arrays = batching.padded(self.data.tokens, rows, self.data.pad_id)
+        if not self.data.use_segments:
+            del arrays["token_type_ids"]
+        non_blocking = self.device.type == "cuda"
+        return {
+            name: self.torch.from_numpy(array).to(self.device, non_blocking=non_blocking)
+            for name, array in arrays.items()
+        }
+
+    def run(self) -> int:
+        """Train to the last step; returns the number of checkpoints written."""
+        batches: list[np.ndarray] = []
+        batches_epoch = -1
+        checkpoints = set(self.plan.checkpoints)
+        self.trained.train()
+        while self.step < self.plan.total_steps:
+            epoch, position = divmod(self.step, self.plan.steps_per_epoch)
+            if epoch != batches_epoch:
+                lengths = self.data.tokens.lengths[self.data.train_rows]
+                batches = batching.training_batches(
+                    lengths, self.spec.batch_size, seed=self.spec.seed, epoch=epoch
+                )
+                batches_epoch = epoch
+            self.train_step(batches[position])
+            self.step += 1
+            if self.step % self.plan.steps_per_epoch == 0 or self.step == self.plan.total_steps:
+                self.close_epoch(epoch)
+            if self.step in checkpoints:
+                self.checkpoint()
+            if self.step in self.plan.saves:
+                self.save_state()
+        return self.written
+
+    def train_step(self, batch: np.ndarray) -> None:
+        torch = self.torch
+        mine = ddp.my_share(batch, self.processes)
+        rows = self.data.train_rows[mine]
+        labels = torch.from_numpy(self.data.train_labels[mine]).to(self.device)
+        factor = learning_rate_factor(self.step, self.plan, self.spec.schedule)
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.spec.lr * factor
+        with self.autocast():
+            logits = self.trained(**self.inputs(rows)).logits
+        losses = torch.nn.functional.cross_entropy(logits.float(), labels, reduction="none")
+        # DDP averages the processes' gradients; scaling each process's sum by
+        # world_size / global batch makes that average the mean over the global batch,
+        # whatever share of it each process had.
+        scale = self.processes.world_size / len(batch)
+        (losses.sum() * scale).backward()
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), CLIP_NORM)
+        self.optimizer.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        with torch.no_grad():
+            self.loss_sum += losses.detach().sum().double() / len(batch)
+            probabilities = torch.softmax(logits.detach().float(), dim=-1)
+            local = torch.from_numpy(mine).to(self.device)
+            self.gold_probability[local] = probabilities.gather(1, labels[:, None])[:, 0]
+            self.seen[local] = 1.0
+        self.loss_steps += 1
+
+    def close_epoch(self, epoch: int) -> None:
+        """Move the epoch's gold-label probabilities into the dynamics (NaN for rows a
+        partial last epoch did not reach) and write the file."""
+        probability = ddp.sum_across(self.gold_probability, self.processes).cpu()
+        seen = ddp.sum_across(self.seen, self.processes).cpu()
+        self.dynamics[epoch] = torch_where(self.torch, seen > 0, probability, float("nan"))
+        self.gold_probability.zero_()
+        self.seen.zero_()
+        if self.processes.is_main:
+            _save_npy(self.folder / DYNAMICS_FILE, self.dynamics.numpy())
+
+    def _eval_batches_on_device(self) -> list[tuple[Any, dict[str, Any]]]:
+        """This process's evaluation batches, padded once and kept on the device for every
+        checkpoint: (positions among the evaluation rows, model inputs)."""
+        lengths = self.data.tokens.lengths[self.data.eval_rows]
+        budget = EVAL_TOKENS_CPU
+        if self.device.type == "cuda":
+            budget = self.spec.batch_size * self.spec.max_length * EVAL_TOKENS_FACTOR_GPU
+        batches = batching.evaluation_batches(lengths, budget)
+        mine = batches[self.processes.rank :: self.processes.world_size]
+        return [
+            (self.torch.from_numpy(b).to(self.device), self.inputs(self.data.eval_rows[b]))
+            for b in mine
+        ]
+
+    def evaluate(self) -> np.ndarray:
+        """The predicted label of every evaluation row, in row order, gathered from every
+        process (each fills its own batches' rows with label + 1, the rest stay 0)."""
+        torch = self.torch
+        self.model.eval()
+        with torch.inference_mode():
+            predicted = torch.zeros(len(self.data.eval_rows), dtype=torch.int32, device=self.device)
+            with self.autocast():
+                for positions, inputs in self.eval_batches:
+                    logits = self.model(**inputs).logits
+                    predicted[positions] = logits.argmax(dim=-1).to(torch.int32) + 1
+            ddp.sum_across(predicted, self.processes)
+            labels = predicted.cpu().numpy().astype(np.int64) - 1
+        self.model.train()
+        return np.asarray(labels, dtype=np.int8)
+
+    def checkpoint(self) -> None:
+        predicted = self.evaluate()
+        loss = ddp.sum_across(self.loss_sum.clone(), self.processes)
+        train_loss = float(loss) / self.loss_steps if self.loss_steps else None
+        self.loss_sum.zero_()
+        self.loss_steps = 0
+        index = self.written
+        self.written += 1
+        if not self.processes.is_main:
+            return
+        record = CheckpointRecord(
+            index=index,
+            step=self.step,
+            epoch=self.step / self.plan.steps_per_epoch,
+            examples_seen=self.examples_seen(),
+            train_loss=train_loss,
+            accuracy=self.accuracy(predicted),
+            seconds=time.monotonic() - self.started,
+        )
+        _save_npy(predictions_path(self.folder, index), predicted)
+        append_checkpoint(self.folder, record)
+        if self.on_checkpoint is not None and index >= self.reported:
+            self.on_checkpoint(record)
+        self.reported = max(self.reported, index + 1)
+        _write_json(self.folder / STATE_DIR / REPORTED_FILE, {"reported": self.reported})
+
+    def examples_seen(self) -> int:
+        full_epochs, position = divmod(self.step, self.plan.steps_per_epoch)
+        n_train = len(self.data.train_rows)
+        last = min(position * self.spec.batch_size, n_train)
+        return full_epochs * n_train + last
+
+    def accuracy(self, predicted: np.ndarray) -> dict[str, list[int]]:
+        groups = len(self.data.group_names)
+        correct = np.bincount(
+            self.data.eval_groups, weights=predicted == self.data.eval_labels, minlength=groups
+        )
+        total = np.bincount(self.data.eval_groups, minlength=groups)
+        return {
+            name: [int(correct[code]), int(total[code])]
+            for code, name in enumerate(self.data.group_names)
+        }
+
+    def save_state(self) -> None:
+        """Everything a resumed run needs to take the same next step, in one file replaced
+        atomically: weights, optimiser, step (the sampler's position follows from it and
+        the seed), loss and dynamics so far, and every process's random state."""
+        torch = self.torch
+        rng = ddp.gather_objects(_random_state(torch, self.device), self.processes)
+        loss = ddp.sum_across(self.loss_sum.clone(), self.processes)
+        probability = ddp.sum_across(self.gold_probability.clone(), self.processes)
+        seen = ddp.sum_across(self.seen.clone(), self.processes)
+        if self.processes.is_main:
+            state = {
+                "model": self.model.state_dict(),
+                "optimizer": self.optimizer.state_dict(),
+                "step": self.step,
+                "written": self.written,
+                "loss_sum": loss.cpu(),
+                "loss_steps": self.loss_steps,
+                "gold_probability": probability.cpu(),
+                "seen": seen.cpu(),
+                "dynamics": self.dynamics,
+                "rng": rng,
+            }
+            path = self.folder / STATE_DIR / STATE_FILE
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_name(path.name + ".partial")
+            torch.save(state, partial)
+            os.replace(partial, path)
+        ddp.barrier(self.processes)
+
+    def resume(self) -> None:
+        """Take up the saved state; keep the checkpoints written up to it, drop later ones
+        (they are evaluated again). With no saved state, start from the beginning."""
+        torch = self.torch
+        path = self.folder / STATE_DIR / STATE_FILE
+        reported_path = self.folder / STATE_DIR / REPORTED_FILE
+        if reported_path.exists():
+            self.reported = int(json.loads(reported_path.read_text())["reported"])
+        if not path.exists():
+            self.drop_checkpoints_from(0)
+            return
+        state = torch.load(path, map_location="cpu", weights_only=True)
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.step = int(state["step"])
+        self.written = int(state["written"])
+        # Each process's share of the sums was saved as rank 0's total: rank 0 takes it
+        # back, the others start from zero, so that the sums across processes are unchanged.
+        mine = self.processes.is_main
+        self.loss_sum.copy_(state["loss_sum"] if mine else torch.zeros(()))
+        self.loss_steps = int(state["loss_steps"])
+        self.gold_probability.copy_(state["gold_probability"] if mine else 0)
+        self.seen.copy_(state["seen"] if mine else 0)
+        self.dynamics = state["dynamics"]
+        saved_rng = state["rng"]
+        # Resumed with as many processes as saved, each takes up its own random state;
+        # with another count the run goes on from the seed (not the same run, but a run).
+        if len(saved_rng) == self.processes.world_size:
+            _set_random_state(torch, self.device, saved_rng[self.processes.rank])
+        self.drop_checkpoints_from(self.written)
+
+    def drop_checkpoints_from(self, index: int) -> None:
+        if not self.processes.is_main:
+            return
+        kept = read_checkpoints(self.folder)[:index]
+        lines = "".join(json.dumps(record.__dict__) + "\n" for record in kept)
+        path = self.folder / CHECKPOINTS_FILE
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(path.name + ".partial")
+        partial.write_text(lines, encoding="utf-8")
+        os.replace(partial, path)
+        for stale in (self.folder / PREDICTIONS_DIR).glob("*.npy"):
+            if stale.stem.isdigit() and int(stale.stem) >= index:
+                stale.unlink()
+
+
+def torch_where(torch: Any, condition: Any, values: Any, otherwise: float) -> Any:
+    return torch.where(condition, values, torch.full_like(values, otherwise))
+
+
+def _random_state(torch: Any, device: Any) -> dict[str, Any]:
+    cuda = torch.cuda.get_rng_state(device) if device.type == "cuda" else None
+    return {"cpu": torch.get_rng_state(), "cuda": cuda}
+
+
+def _set_random_state(torch: Any, device: Any, state: dict[str, Any]) -> None:
+    torch.set_rng_state(state["cpu"])
+    if state["cuda"] is not None and device.type == "cuda":
+        torch.cuda.set_rng_state(state["cuda"], device)
+
+
+def _save_npy(path: Path, array: np.ndarray) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.stem + ".partial.npy")
+    np.save(partial, array)
+    os.replace(partial, path)
+
+
+def _write_json(path: Path, value: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(value), encoding="utf-8")
+    os.replace(partial, path)
