@@ -24,6 +24,7 @@ counted. The modes (XNLI section 5, XTREME section 4):
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -58,6 +59,16 @@ from nlibuild.store import ScoreAccuracyRow, Store
 HUMAN, MT = "human", "mt"
 NONE = "-"
 """The slice value of a pair without one (no genre, protocol or level)."""
+
+SCORE_EXTRA = "install the score extra: pip install 'nlibuild[score]'"
+
+
+def require_torch(command: str) -> None:
+    """A `ConfigError` saying what to install when torch is missing. Asked of the import
+    system, not by importing it: only nlibuild/scoring/ imports torch."""
+    if importlib.util.find_spec("torch") is None:
+        raise ConfigError(f"`{command}` needs torch; {SCORE_EXTRA}")
+
 
 SLICES = ("genre", "protocol", "level", "label", "relabelled", "negated")
 """The slices every evaluation row is counted in besides `all` (OCNLI Table 7 style):

@@ -284,7 +284,7 @@ def test_import_merges_finished_and_partial_jobs_once(scored_db: Path, tmp_path:
         fake_job(crash_after=1)(plan / "tiny-bert-zero-shot-s2")
     shown = ok("--db", scored_db, "score", "import", plan)
     assert "4 checkpoints (4 new), finished" in shown
-    assert "1 checkpoints (1 new), partly finished" in shown
+    assert "1 checkpoint (1 new), partly finished" in shown
     assert "not started: tiny-bert-zero-shot-s3" in shown
     before = table_counts(scored_db)
     scores = query(scored_db, "SELECT count(*) FROM score_accuracy")
@@ -336,3 +336,42 @@ def test_baselines_are_recorded_with_the_majority_at_the_label_share(scored_db: 
 
 def test_baselines_without_splits_are_one_error_line(sample_db: Path) -> None:
     fails(sample_db, "score", "baselines", says=("train split", "nlibuild split"))
+
+
+# --- the real job, end to end -----------------------------------------------------------------
+
+
+def test_a_tiny_model_built_from_the_store_trains_and_is_scored_end_to_end(
+    scored_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("torch", reason="the score extra (torch) is not installed")
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    model = tmp_path / "tiny"
+    built = ok("--db", scored_db, "score", "tiny-model", "--out", model)
+    assert built.startswith(f"Built a tiny random model in {model}")
+    assert {"config.json", "model.safetensors", "tokenizer.json"} <= {
+        p.name for p in model.iterdir()
+    }
+    ok("--db", scored_db, "score", "train", "--model", model, "--seeds", "1", "--epochs", 1,
+       "--eval-every", 0.5, "--batch-size", 8)  # fmt: skip
+    # Two checkpoints (every half epoch), each with en and de, dev and test, for the whole
+    # split and its slices; the dynamics of every training pair with gold.
+    assert query(scored_db, "SELECT count(*) FROM score_checkpoints") == [(2,)]
+    assert query(
+        scored_db,
+        "SELECT DISTINCT lang, split FROM score_accuracy WHERE slice = 'all' ORDER BY 1, 2",
+    ) == [("de", "dev"), ("de", "test"), ("en", "dev"), ("en", "test")]
+    ((folder, finished),) = query(scored_db, "SELECT folder, finished FROM score_jobs")
+    assert finished == 1
+    trained = {p.id for p in read_pairs(Path(folder)) if p.split == TRAIN}
+    assert query(scored_db, "SELECT count(*) FROM score_dynamics") == [(len(trained),)]
+    assert len(trained) == 25  # the 28 pairs of the train split less 3 without gold
+
+
+def test_a_tiny_model_into_a_folder_holding_files_is_refused(
+    scored_db: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "config.json").write_text("{}")
+    fails(scored_db, "score", "tiny-model", "--out", tmp_path / "taken",
+          says=("already exists and is not an empty folder",))  # fmt: skip

@@ -12,6 +12,7 @@ from nlibuild.cli import score_report
 from nlibuild.cli.common import open_store, out, state_of, user_errors
 from nlibuild.models import Launcher, ScoreMode, ScoreResult, ScoreTraining
 from nlibuild.options import choice, default_text, split_list
+from nlibuild.render import counted
 
 score_app = typer.Typer(
     help="Score models and baselines on the corpus: accuracy per checkpoint, language, split "
@@ -77,8 +78,8 @@ def _report(result: ScoreResult, did: str) -> None:
         accuracy = ", ".join(f"{key} {value:.1%}" for key, value in job.last_accuracy.items())
         out.print(
             f"{did} {job.name}: {job.train_rows} training and {job.eval_rows} evaluation rows, "
-            f"{job.checkpoints} checkpoints ({job.added} new), {state}; last checkpoint: "
-            f"{accuracy or 'no accuracy yet'}",
+            f"{counted(job.checkpoints, 'checkpoint')} ({job.added} new), {state}; "
+            f"last checkpoint: {accuracy or 'no accuracy yet'}",
             markup=False,
         )
     left = result.left_out
@@ -213,6 +214,31 @@ def baselines(
         with open_store(state_of(ctx)) as store:
             result = run(store, cfg)
     _report(result, "Scored")
+
+
+@score_app.command("tiny-model")
+def tiny_model(
+    ctx: typer.Context,
+    folder: Annotated[Path, typer.Option("--out", help="A new (or empty) folder for the model.")],
+    seed: Annotated[int | None, typer.Option(help="Seed of the random weights (default 0).")] = (
+        None
+    ),
+) -> None:
+    """Build a tiny random BERT-like classifier (2 layers, hidden size 32) whose WordPiece
+    tokenizer is trained on the store's texts: a smoke test of `score train` on this corpus
+    or on a GPU node, not a baseline (see `score baselines`). Needs the score extra.
+
+    Example: nlibuild score tiny-model --out tiny && nlibuild score train --model tiny
+    --seeds 1 --epochs 2 --eval-every 0.25
+    """
+    from nlibuild.models import ScoreTinyModelConfig
+    from nlibuild.stages.score_tiny_model import run
+
+    with user_errors():
+        cfg = ScoreTinyModelConfig(out=folder, **({"seed": seed} if seed is not None else {}))
+        with open_store(state_of(ctx)) as store:
+            built = run(store, cfg)
+    out.print(f"Built a tiny random model in {built} (its tokenizer trained on the store's texts)")
 
 
 score_report.register(score_app)

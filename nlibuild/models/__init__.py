@@ -130,6 +130,7 @@ from nlibuild.models.score import (
     ScoreResult,
     ScoreRowCounts,
     ScoreSchedule,
+    ScoreTinyModelConfig,
     ScoreTrainConfig,
     ScoreTraining,
 )
@@ -273,6 +274,7 @@ __all__ = [
     "ScoreResult",
     "ScoreRowCounts",
     "ScoreSchedule",
+    "ScoreTinyModelConfig",
     "ScoreTrainConfig",
     "ScoreTraining",
     "Seed",

@@ -101,6 +101,14 @@ class ScoreBaselinesConfig(_Config):
     seed: Seed = 13
 
 
+class ScoreTinyModelConfig(_Config):
+    """`score tiny-model`: a random, untrained BERT-like classifier with a WordPiece tokenizer
+    trained on the store's texts, for a smoke test of the scoring pipeline."""
+
+    out: OutputPath
+    seed: Seed = 0
+
+
 class ScoreJobSummary(BaseModel):
     """One job as a score command reports it."""
 

@@ -3,7 +3,7 @@ and the score jobs and checkpoints already stored."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 import orjson
@@ -109,3 +109,11 @@ def last_accuracy(store: Store, job_pk: int) -> dict[str, float]:
             {"job": job_pk},
         )
     }
+
+
+def corpus_texts(store: Store) -> Iterator[str]:
+    """Every text of the corpus: premises, hypotheses and translations (a tokenizer's
+    training data for `score tiny-model`)."""
+    for table, column in (("premises", "text"), ("pairs", "hypothesis"), ("translations", "text")):
+        for (text,) in store.conn.execute(f"SELECT {column} FROM {table}"):
+            yield text

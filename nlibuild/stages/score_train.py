@@ -10,13 +10,11 @@ and only when it runs: the core install never imports torch.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from nlibuild.core.runs import RecordedRun
-from nlibuild.errors import ConfigError
 from nlibuild.models import ScoreJobSummary, ScoreResult, ScoreTrainConfig
 from nlibuild.queries.scores import checkpoint_indexes, job_in_run, last_accuracy
 from nlibuild.score_jobs import (
@@ -29,13 +27,12 @@ from nlibuild.score_jobs import (
     jobs_folder,
     merge_checkpoints,
     read_corpus,
+    require_torch,
     resolve_langs,
     spec_of,
 )
 from nlibuild.scoring.job_files import JobSpec, read_done, write_job
 from nlibuild.store import ScoreJobRow, Store
-
-SCORE_EXTRA = "install the score extra: pip install 'nlibuild[score]'"
 
 JobRunner = Callable[..., Any]
 """`run_job(folder, on_checkpoint=..., resume=...)` of nlibuild.scoring.job."""
@@ -43,9 +40,7 @@ JobRunner = Callable[..., Any]
 
 def job_runner() -> JobRunner:
     """The in-process job runner, or a `ConfigError` saying what to install."""
-    # Asked of the import system, not by importing it: only nlibuild/scoring/ imports torch.
-    if importlib.util.find_spec("torch") is None:
-        raise ConfigError(f"`score train` needs torch; {SCORE_EXTRA}")
+    require_torch("score train")
     from nlibuild.scoring.job import run_job  # type: ignore[import-not-found,unused-ignore]
 
     runner: JobRunner = run_job
