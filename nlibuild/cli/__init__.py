@@ -18,7 +18,7 @@ from typing import Annotated
 import typer
 
 from nlibuild._version import VERSION
-from nlibuild.cli import check, corpus, labels, pool, split, stats
+from nlibuild.cli import check, corpus, labels, pool, report, split, stats
 from nlibuild.cli.bias import bias_app
 from nlibuild.cli.common import State, err, error_line, out
 from nlibuild.cli.elicit import elicit_app
@@ -52,6 +52,7 @@ app.command("stats", help=stats.stats_help())(stats.stats)
 app.command("info")(corpus.info)
 app.command("runs")(corpus.runs)
 app.command("check")(check.check)
+app.command("report")(report.report)
 app.command("schemas")(corpus.schemas)
 
 

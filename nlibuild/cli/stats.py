@@ -20,10 +20,11 @@ from nlibuild.models import (
     TableFormat,
 )
 from nlibuild.options import choice, default_text, split_list
+from nlibuild.plots import refuse_unplotted, table_figure, write_png
 from nlibuild.stats import StatsOptions, StatsTable, stats_tables
 
-# The command's own options, which every table takes.
-_COMMON_OPTIONS = {"table", "format"}
+# The command's own options, which every table takes (--plot refuses a table it cannot draw).
+_COMMON_OPTIONS = {"table", "format", "plot"}
 
 
 def _table_names(separator: str, last: str | None = None) -> str:
@@ -146,6 +147,14 @@ def stats(
         Path | None,
         typer.Option("--out", help="cartography: write the listed pair IDs here, one a line."),
     ] = None,
+    plot: Annotated[
+        Path | None,
+        typer.Option(
+            "--plot",
+            help="agreement, lengths, pmi, cues, cartography: also draw the table as a PNG "
+            "chart to this file.",
+        ),
+    ] = None,
     format: Annotated[str, format_option()] = TableFormat.TABLE.value,
 ) -> None:
     """Tables about the corpus (the help is `stats_help()`, one paragraph per table)."""
@@ -161,10 +170,14 @@ def stats(
             smoothing=smoothing, min_count=min_count, units=units, per_label=per_label,
             split=split_list(split), lang=lang, run=run, out=out,
         )  # fmt: skip
+        if plot is not None:
+            refuse_unplotted(chosen.name)
         store = open_store(state_of(ctx))
         with store:
             settings = chosen.settings(options, store)
             result = chosen.compute(store, settings)
+            if plot is not None:
+                write_png(table_figure(chosen.name, store, result), plot)
     chosen.render(result, settings, fmt, stdout)
 
 

@@ -116,6 +116,7 @@ from nlibuild.models.relabel import (
     StratumKey,
     VoterReport,
 )
+from nlibuild.models.report import ReportConfig
 from nlibuild.models.score import (
     ALL_LANGS,
     BaselineMode,
@@ -257,6 +258,7 @@ __all__ = [
     "RelabelStratum",
     "RelabelTask",
     "RelabelVote",
+    "ReportConfig",
     "RuleCount",
     "RunRecord",
     "SampleConfig",

@@ -195,6 +195,8 @@ def _coded(store: Store, table: str, column: str) -> tuple[str, list[Any], list[
     params = [value for value in found if value is not None]
     cases = " ".join(f"WHEN ?{n} THEN {found.index(v)}" for n, v in enumerate(params, 1))
     missing = found.index(None) if None in found else -1
+    if not params:  # every value missing: SQL's CASE needs a WHEN, so the code is constant
+        return str(missing), params, found
     return f"CASE {column} {cases} ELSE {missing} END", params, found
 
 
