@@ -77,6 +77,10 @@ demo: $(STAMP)
 	$(BIN)/nlibuild --db $(DEMO)/demo.db stats --table lengths
 	$(BIN)/nlibuild --db $(DEMO)/demo.db export --format xnli-tsv --lang en,de \
 		--out $(DEMO)/sample.en-de.xnli.tsv
+	$(BIN)/nlibuild --db $(DEMO)/premises.db stats --table agreement --by level \
+		--plot $(DEMO)/agreement.png
+	$(BIN)/nlibuild --db $(DEMO)/premises.db report --out $(DEMO)/report.html --ci 0.95 \
+		--min-count 2
 
 # Scoring (issue 17) needs the score extra (torch, CPU wheel here): a tiny random BERT-like
 # model built from the sample corpus's texts, trained 2 epochs on its train split and
