@@ -168,3 +168,20 @@ def test_the_report_of_real_snli_pairs(db: Path, tmp_path: Path) -> None:
     kappa = next(r for r in rows if r["statistic"] == "Fleiss' kappa" and r["group"] == "all")
     assert f"{kappa['value']:.3f}" in section(page, "agreement")
     assert "Not available" not in section(page, "cues")
+
+
+def test_agreement_by_two_facets_of_the_pairs(tmp_path: Path) -> None:
+    """Two columns of the pairs (`--by protocol,level` is the report's grouping) bind their
+    values in one statement (numbered parameters restarting at ?1 were an internal error)."""
+    db = tmp_path / "ocnli.db"
+    ok("--db", db, "init", "--preset", "ocnli")
+    ok("--db", db, "import", DATA / "sample_ocnli.json")
+    groups = {
+        row["group"]
+        for row in json_rows("--db", db, "stats", "--table", "agreement", "--by", "lang,level")
+    }
+    single = {
+        row["group"]
+        for row in json_rows("--db", db, "stats", "--table", "agreement", "--by", "level")
+    }
+    assert len(groups) == len(single) > 2

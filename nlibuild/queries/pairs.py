@@ -193,7 +193,9 @@ def _coded(store: Store, table: str, column: str) -> tuple[str, list[Any], list[
     parameters, and those values (None among them for a missing value)."""
     found = [r[0] for r in store.conn.execute(f"SELECT DISTINCT {column} FROM {table}")]
     params = [value for value in found if value is not None]
-    cases = " ".join(f"WHEN ?{n} THEN {found.index(v)}" for n, v in enumerate(params, 1))
+    # Plain `?`, bound in order: numbered ones would restart at ?1 in each column's CASE
+    # when two columns share one statement (`--by protocol,level`).
+    cases = " ".join(f"WHEN ? THEN {found.index(v)}" for v in params)
     missing = found.index(None) if None in found else -1
     if not params:  # every value missing: SQL's CASE needs a WHEN, so the code is constant
         return str(missing), params, found
