@@ -9,6 +9,7 @@ matplotlib loads inside the functions: `nlibuild --help` must stay fast.
 from __future__ import annotations
 
 import io
+import warnings
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -188,8 +189,14 @@ def _use_cjk_fonts(figure: Figure) -> None:
 
 def figure_svg(figure: Figure) -> str:
     """The figure as an inline `<svg>` element (no XML declaration, no DOCTYPE)."""
+    from matplotlib import rc_context
+
     buffer = io.StringIO()
-    figure.savefig(buffer, format="svg", metadata={"Date": None})
+    # Text stays text (not paths of the glyphs matplotlib's fonts have): the browser draws
+    # it with its own fonts, Chinese included, where this machine may have no CJK font.
+    with rc_context({"svg.fonttype": "none"}), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+        figure.savefig(buffer, format="svg", metadata={"Date": None})
     text = buffer.getvalue()
     return text[text.index("<svg") :]
 
