@@ -79,9 +79,11 @@ def test_sections_without_data_say_which_command_produces_it(db: Path, tmp_path:
 
 def test_text_from_the_store_is_escaped(db: Path, tmp_path: Path) -> None:
     corpus = tmp_path / "corpus.jsonl"
-    record = {"annotator_labels": ["neutral"], "genre": "<script>alert(1)</script>",
-              "gold_label": "neutral", "pairID": "p1", "promptID": "q1",
-              "sentence1": "<script>alert(2)</script> premise", "sentence2": "a <b>hypothesis"}  # fmt: skip
+    record = {
+        "annotator_labels": ["neutral"], "genre": "<script>alert(1)</script>",
+        "gold_label": "neutral", "pairID": "p1", "promptID": "q1",
+        "sentence1": "<script>alert(2)</script> premise", "sentence2": "a <b>hypothesis",
+    }  # fmt: skip
     corpus.write_text(json.dumps(record) + "\n", encoding="utf-8")
     ok("--db", db, "import", corpus, "--format", "mnli")
     page = report_page(db, tmp_path / "r.html")
