@@ -77,8 +77,8 @@ def test_the_stores_splits_become_train_validation_and_test(
     assert corpus["validation"].num_rows == stored["dev"] == 8
     assert corpus["test"].num_rows == stored["test"] == 8
     assert corpus["train"].num_rows == stored["train"] == 30
-    dev_ids = {r[0] for r in query(sample_db, "SELECT p.id FROM splits s JOIN pairs p "
-                                              "ON p.pk = s.pair_pk WHERE s.split = 'dev'")}  # fmt: skip
+    in_dev = "SELECT p.id FROM splits s JOIN pairs p ON p.pk = s.pair_pk WHERE s.split = 'dev'"
+    dev_ids = {r[0] for r in query(sample_db, in_dev)}
     assert set(corpus["validation"]["id"]) == dev_ids
     # Only the data files under data/: a sidecar there would be read as data.
     assert sorted(p.name for p in (folder / "data").iterdir()) == [
@@ -124,7 +124,7 @@ def test_the_card_states_license_provenance_and_how_gold_was_decided(
 def test_the_license_may_come_from_the_preset(tmp_path: Path) -> None:
     preset = tmp_path / "licensed.toml"
     preset.write_text('[export]\nformat = "hf"\nlicense = "cc-by-4.0"\n', encoding="utf-8")
-    db = new_store(tmp_path / "p.db", "--preset", preset)
+    db = new_store(tmp_path / "p.db", "--preset", str(preset))
     ok("--db", db, "import", Path(__file__).parent.parent / "data" / "sample_mnli.jsonl",
        "--format", "mnli")  # fmt: skip
     ok("--db", db, "export", "--out", tmp_path / "preset")
