@@ -224,10 +224,12 @@ class ImportPreset(_Section):
 
 
 class ExportPreset(_Section):
-    """[export]: `export --format` and `--label-order` (written as the option takes it)."""
+    """[export]: `export --format`, `--label-order` (written as the option takes it) and
+    `--license` (the hf dataset card's)."""
 
     format: ExportFormat | None = None
     label_order: Annotated[tuple[Label, Label, Label], BeforeValidator(_label_order)] | None = None
+    license: str | None = None
 
 
 class ElicitPreset(_Section):

@@ -136,7 +136,7 @@ def test_bad_option_values_are_one_error_line(db: Path, tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert result.stderr == (
         "Error: --format 'csv' is not one of: mnli-jsonl, ocnli-json, xnli-tsv, xnli-jsonl, "
-        "hf-jsonl, jsonl\n"
+        "hf-jsonl, hf, jsonl\n"
     )
 
 

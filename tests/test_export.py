@@ -105,3 +105,16 @@ def test_a_failed_export_leaves_no_half_written_file_and_no_run(
     assert not list(tmp_path.glob(".*.partial"))
     runs = json_rows("--db", sample_db, "runs")
     assert [r["stage"] for r in runs] == ["init", "import"]
+
+
+def test_mnli_jsonl_keeps_an_empty_genre_key(db: Path, tmp_path: Path) -> None:
+    source = tmp_path / "no-genre.jsonl"
+    record = {
+        "annotator_labels": ["neutral"], "genre": "", "gold_label": "neutral", "pairID": "1n",
+        "promptID": "1", "sentence1": "A man reads.", "sentence2": "He reads a novel.",
+    }  # fmt: skip
+    write_jsonl(source, [record])
+    ok("--db", db, "import", source, "--format", "mnli")
+    out = tmp_path / "back.jsonl"
+    ok("--db", db, "export", "--format", "mnli-jsonl", "--out", out)
+    assert read_jsonl(out) == [record]

@@ -18,8 +18,10 @@ from nlibuild.cli.common import (
 )
 from nlibuild.core.runs import FAILED, INTERRUPTED
 from nlibuild.models import (
+    UNKNOWN_LICENSE,
     ExportConfig,
     ExportFormat,
+    ExportResult,
     ImportConfig,
     ImportFormat,
     InitConfig,
@@ -158,12 +160,12 @@ def import_(
 
 def export(
     ctx: typer.Context,
-    out_path: Annotated[Path, typer.Option("--out", help="The file to write.")],
+    out_path: Annotated[Path, typer.Option("--out", help="The file to write (hf: the folder).")],
     format: Annotated[
         str | None,
         typer.Option(
             "--format",
-            help="mnli-jsonl, ocnli-json, xnli-tsv, xnli-jsonl, hf-jsonl or jsonl "
+            help="mnli-jsonl, ocnli-json, xnli-tsv, xnli-jsonl, hf-jsonl, hf (a folder) or jsonl "
             "(default: the preset's).",
         ),
     ] = None,
@@ -193,10 +195,21 @@ def export(
     split: Annotated[
         str | None, typer.Option(help="Only this split: train, dev or test (`nlibuild split`).")
     ] = None,
+    license: Annotated[
+        str | None,
+        typer.Option(
+            "--license",
+            help="hf: the dataset card's license, as the Hub names it, e.g. cc-by-sa-4.0 "
+            f"(default: the preset's, else {UNKNOWN_LICENSE!r}).",
+        ),
+    ] = None,
 ) -> None:
-    """Write the corpus in a released format. xnli-tsv and xnli-jsonl are multilingual:
-    rows keyed by (language, pairID), each translated language's premise and hypothesis with
-    the source's labels, written only where both are translated."""
+    """Write the corpus in a released format. hf writes a folder (--out DIR) that
+    `datasets.load_dataset(DIR)` reads: data/ per split (dev as validation) and a dataset
+    card README.md with the label names, languages, license and the store's runs. xnli-tsv,
+    xnli-jsonl and hf are multilingual: rows keyed by (language, pairID), each translated
+    language's premise and hypothesis with the source's labels, written only where both
+    are translated."""
     from nlibuild.stages.export import run
 
     with user_errors():
@@ -212,9 +225,14 @@ def export(
                 no_gold=choice(NoGoldPolicy, no_gold, "--no-gold") if no_gold else None,
                 langs=split_list(lang),
                 split=choice(SplitName, split, "--split") if split else None,
+                license=license,
             )
             result = run(store, cfg)
-    line = f"Exported {counted(result.rows, 'pair')} to {result.out} as {cfg.format.value}"
+    line = f"Exported {_what_was_written(result)} to {result.out} as {cfg.format.value}"
+    if result.split_rows:
+        line += ": " + ", ".join(f"{split} {rows}" for split, rows in result.split_rows.items())
+    if result.unsplit_pairs:
+        line += f" ({counted(result.unsplit_pairs, 'pair')} in no split left out)"
     if result.lang is not None:
         line += (
             f" ({counted(result.translated_rows, 'pair')} from their human translation into "
@@ -223,12 +241,27 @@ def export(
     if result.label_order is not None:
         fate = "dropped" if result.no_gold_policy is NoGoldPolicy.DROP else "written with label -1"
         line += (
-            f"; labels {result.label_order} = 0,1,2 (written to {result.sidecar}); "
+            f"; labels {result.label_order} = 0,1,2 (written to "
+            f"{result.sidecar or result.out / 'README.md'}); "
             f"{counted(result.no_gold_rows, 'pair')} without gold {fate}"
         )
     else:
         line += f"; {counted(result.no_gold_rows, 'pair')} without gold written as '-'"
+    if cfg.format is ExportFormat.HF and result.license is None:
+        line += f"; license {UNKNOWN_LICENSE!r} in the card (give --license)"
     out.print(f"{line} (run {result.run_id}, {result.signature})", markup=False)
+
+
+def _what_was_written(result: ExportResult) -> str:
+    """'48 pairs', or for rows that are pairs in several languages '9000 rows (3000 pairs
+    in 3 languages: de, en, fr)'."""
+    if len(result.languages) <= 1 and result.rows == result.pairs:
+        return counted(result.rows, "pair")
+    languages = ", ".join(result.languages)
+    return (
+        f"{counted(result.rows, 'row')} ({counted(result.pairs, 'pair')} in "
+        f"{counted(len(result.languages), 'language')}: {languages})"
+    )
 
 
 def info(

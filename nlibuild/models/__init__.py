@@ -54,6 +54,7 @@ from nlibuild.models.check import (
     CheckResult,
 )
 from nlibuild.models.corpus import (
+    UNKNOWN_LICENSE,
     CountRow,
     ExportConfig,
     ExportFormat,
@@ -185,6 +186,7 @@ __all__ = [
     "NO_GOLD",
     "OVERLAP_BINS",
     "SEED_LIMIT",
+    "UNKNOWN_LICENSE",
     "AccuracyRow",
     "AggregateConfig",
     "AggregateMethod",

@@ -36,6 +36,7 @@ class ExportFormat(StrEnum):
     XNLI_TSV = "xnli-tsv"
     XNLI_JSONL = "xnli-jsonl"
     HF_JSONL = "hf-jsonl"
+    HF = "hf"
     JSONL = "jsonl"
 
 
@@ -87,6 +88,10 @@ class ImportConfig(_Config):
         return value
 
 
+UNKNOWN_LICENSE = "unknown"
+"""The Hub's word for a dataset card whose license nobody stated."""
+
+
 class ExportConfig(_Config):
     """`nlibuild export`: which format, where, and how integer labels are written."""
 
@@ -96,6 +101,11 @@ class ExportConfig(_Config):
     no_gold: NoGoldPolicy = NoGoldPolicy.MINUS_ONE
     langs: tuple[str, ...] = ()
     split: SplitName | None = None
+    license: str | None = Field(
+        default=None,
+        description="hf: the dataset card's license, as the Hub names them (cc-by-sa-4.0); "
+        f"unset, the card says {UNKNOWN_LICENSE!r}",
+    )
 
 
 class RunRecord(BaseModel):
@@ -148,6 +158,18 @@ class ExportResult(BaseModel):
         default=0, description="pairs of other languages left out: no translation into --lang"
     )
     sidecar: Path | None = None
+    pairs: int = Field(default=0, description="distinct pairs among the rows written")
+    languages: tuple[str, ...] = Field(
+        default=(),
+        description="the languages of the rows written, when a row is a pair in a language",
+    )
+    split_rows: dict[str, int] = Field(
+        default_factory=dict, description="hf: rows per data file's split (train, validation, test)"
+    )
+    unsplit_pairs: int = Field(
+        default=0, description="hf: pairs left out as the store's splits do not hold them"
+    )
+    license: str | None = None
 
 
 class CountRow(BaseModel):

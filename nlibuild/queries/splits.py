@@ -64,6 +64,11 @@ def splits_by_run(store: Store) -> list[SplitsOfRun]:
     ]
 
 
+def split_of_pairs(store: Store) -> dict[int, str]:
+    """Pair key -> its split, for every pair in one (empty before `nlibuild split`)."""
+    return dict(store.conn.execute("SELECT pair_pk, split FROM splits"))
+
+
 def pair_keys_in_split(store: Store, split: str) -> set[int]:
     """Keys of the pairs of one split (empty before `nlibuild split`)."""
     return {

@@ -30,7 +30,7 @@ from nlibuild.models import (
 )
 from nlibuild.queries.annotators import anonymous_annotators
 from nlibuild.queries.pairs import export_rows
-from nlibuild.queries.splits import pair_keys_in_split
+from nlibuild.queries.splits import pair_keys_in_split, split_of_pairs
 from nlibuild.queries.translations import translations_in
 from nlibuild.store import ExportRow, Store
 
@@ -92,6 +92,9 @@ def _write_settings(store: Store, cfg: ExportConfig) -> WriteSettings:
         langs=cfg.langs,
         anonymous_annotators=partial(anonymous_annotators, store),
         human_translations=partial(_human_translations, store),
+        splits=partial(split_of_pairs, store),
+        runs=store.runs,
+        license=cfg.license,
     )
 
 
@@ -132,6 +135,12 @@ def run(store: Store, cfg: ExportConfig) -> ExportResult:
         written = corpus_format.write(counted(rows), cfg.out, _write_settings(store, cfg))
         count, sidecar = written.rows, written.sidecar
         counts = {"rows": count, "no_gold_rows": no_gold_rows}
+        if written.pairs is not None:
+            counts["pairs"] = written.pairs
+            counts["languages"] = len(written.languages)
+        counts |= {f"{split}_rows": rows for split, rows in written.split_rows}
+        if written.unsplit_pairs:
+            counts["unsplit_pairs"] = written.unsplit_pairs
         if one_language:
             counts["translated_rows"] = tally.translated
             counts["untranslated_pairs"] = tally.untranslated
@@ -149,4 +158,9 @@ def run(store: Store, cfg: ExportConfig) -> ExportResult:
         lang=cfg.langs[0] if one_language else None,
         translated_rows=tally.translated,
         untranslated_pairs=tally.untranslated,
+        pairs=count if written.pairs is None else written.pairs,
+        languages=written.languages,
+        split_rows=dict(written.split_rows),
+        unsplit_pairs=written.unsplit_pairs,
+        license=cfg.license,
     )

@@ -19,10 +19,10 @@ from nlibuild.store import Store
 
 def run(store: Store, cfg: ScoreTinyModelConfig) -> Path:
     """Build the model into `cfg.out` (which must not hold files yet); returns the folder."""
-    require_torch("score tiny-model")
     out = Path(cfg.out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ConfigError(f"{out}: already exists and is not an empty folder; name a new one")
+    require_torch("score tiny-model")
     texts = list(corpus_texts(store))
     if not texts:
         raise ConfigError(f"{store.path}: the store holds no texts to train a tokenizer on")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from nlibuild.errors import ConfigError
-from nlibuild.formats.corpora import hf, jsonl, mnli, ocnli, snli, xnli, xnli_jsonl
+from nlibuild.formats.corpora import hf, hf_dataset, jsonl, mnli, ocnli, snli, xnli, xnli_jsonl
 from nlibuild.formats.corpora.base import CorpusFormat
 from nlibuild.models import ExportFormat, ImportFormat
 
@@ -20,6 +20,7 @@ CORPUS_FORMATS: Mapping[ImportFormat | ExportFormat, CorpusFormat] = {
     ExportFormat.XNLI_TSV: xnli.FORMAT,
     ExportFormat.XNLI_JSONL: xnli_jsonl.FORMAT,
     ExportFormat.HF_JSONL: hf.FORMAT,
+    ExportFormat.HF: hf_dataset.FORMAT,
     # Both enums' JSONL are the string "jsonl", hence one key: they name one format.
     ImportFormat.JSONL: jsonl.FORMAT,
 }

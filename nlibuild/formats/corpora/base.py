@@ -9,13 +9,13 @@ that side is a ConfigError.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from nlibuild.errors import ConfigError
 from nlibuild.formats.tabular import ProgressCallback, SourcePair, SourceTranslation
-from nlibuild.models import Label, NoGoldPolicy
+from nlibuild.models import Label, NoGoldPolicy, RunRecord
 from nlibuild.store import ExportRow
 
 
@@ -38,13 +38,44 @@ class WriteSettings:
     anonymous_annotators: Callable[[], set[str]]
     human_translations: Callable[[], dict[tuple[str, str], str]]
     """(unit ID, language) -> text of every human translation in the store."""
+    splits: Callable[[], dict[int, str]] = field(default=dict)
+    """Pair key -> its split (train, dev, test); empty before `nlibuild split`."""
+    runs: Callable[[], list[RunRecord]] = field(default=list)
+    """The store's provenance log, for a format that states it (hf's dataset card)."""
+    license: str | None = None
 
 
 class Written(NamedTuple):
-    """What a writer wrote: the number of rows, and the sidecar file beside them, if any."""
+    """What a writer wrote: the number of rows, and the sidecar file beside them, if any.
+    A multilingual writer also says how many distinct pairs its rows are and in which
+    languages (a row is a pair in one language); a writer of splits, the rows of each."""
 
     rows: int
     sidecar: Path | None = None
+    pairs: int | None = None
+    languages: tuple[str, ...] = ()
+    split_rows: tuple[tuple[str, int], ...] = ()
+    unsplit_pairs: int = 0
+
+
+class PairLanguageTally:
+    """The distinct pairs and the languages of a multilingual writer's rows, counted as
+    they are written: 9,000 rows may be 3,000 pairs in three languages."""
+
+    def __init__(self, id_key: str, lang_key: str) -> None:
+        self._id_key = id_key
+        self._lang_key = lang_key
+        self._pairs: set[str] = set()
+        self._languages: set[str] = set()
+
+    def count(self, records: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        for record in records:
+            self._pairs.add(record[self._id_key])
+            self._languages.add(record[self._lang_key])
+            yield record
+
+    def written(self, rows: int) -> Written:
+        return Written(rows, pairs=len(self._pairs), languages=tuple(sorted(self._languages)))
 
 
 CorpusReader = Callable[[Path, ReadSettings], Iterator[SourcePair | SourceTranslation]]

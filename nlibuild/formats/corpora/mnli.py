@@ -142,8 +142,9 @@ def to_record(row: ExportRow, anonymous: set[str]) -> dict[str, Any]:
         "sentence1": row.premise,
         "sentence2": row.hypothesis,
     }
-    if row.genre is not None:
-        record["genre"] = row.genre
+    # MNLI has `genre` on every line; a pair without one (an SNLI pair, or an empty genre,
+    # which the reader keeps as none) gets "" rather than a line missing the key.
+    record["genre"] = row.genre or ""
     if row.annotators and not all(a in anonymous for a in row.annotators):
         record["annotator_ids"] = list(row.annotators)
     if row.premise_extra_json:

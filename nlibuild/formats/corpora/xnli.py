@@ -21,7 +21,13 @@ from typing import IO, Any
 import orjson
 
 from nlibuild.errors import InputError
-from nlibuild.formats.corpora.base import CorpusFormat, ReadSettings, WriteSettings, Written
+from nlibuild.formats.corpora.base import (
+    CorpusFormat,
+    PairLanguageTally,
+    ReadSettings,
+    WriteSettings,
+    Written,
+)
 from nlibuild.formats.tabular import (
     ProgressCallback,
     SourcePair,
@@ -208,6 +214,29 @@ def clean_field(text: str) -> str:
     return " ".join(text.replace("\t", " ").splitlines())
 
 
+def wanted_languages(
+    rows: list[ExportRow], translations: dict[tuple[str, str], str], langs: tuple[str, ...]
+) -> list[str]:
+    """The languages a multilingual export writes, sorted: those of the pairs and of their
+    human translations, or of them only those in `langs` when it is given."""
+    found = {row.lang for row in rows} | {lang for (_, lang) in translations}
+    return [lang for lang in sorted(found) if not langs or lang in langs]
+
+
+def texts_in_language(
+    row: ExportRow, lang: str, translations: dict[tuple[str, str], str]
+) -> tuple[str, str] | None:
+    """A pair's premise and hypothesis in `lang`: its own, or both human translations
+    (XNLI's rows: translated texts with the source's labels); None when one is missing."""
+    if row.lang == lang:
+        return row.premise, row.hypothesis
+    premise = translations.get((f"p:{row.premise_id}", lang), "")
+    hypothesis = translations.get((f"h:{row.id}", lang), "")
+    if not premise or not hypothesis:
+        return None
+    return premise, hypothesis
+
+
 def multilingual_rows(
     rows: Iterator[ExportRow],
     translations: dict[tuple[str, str], str],
@@ -227,20 +256,15 @@ def multilingual_rows(
             for key in orjson.loads(source) if source else {}:
                 if key not in extra_columns and key not in HEADER:
                     extra_columns.append(key)
-    pair_langs = sorted({row.lang for row in buffered})
-    other_langs = sorted({lang for (_, lang) in translations})
-    wanted = [lang for lang in sorted({*pair_langs, *other_langs}) if not langs or lang in langs]
+    wanted = wanted_languages(buffered, translations, langs)
 
     def generate() -> Iterator[dict[str, str]]:
         for lang in wanted:
             for row in buffered:
-                if row.lang == lang:
-                    premise, hypothesis = row.premise, row.hypothesis
-                else:
-                    premise = translations.get((f"p:{row.premise_id}", lang), "")
-                    hypothesis = translations.get((f"h:{row.id}", lang), "")
-                    if not premise or not hypothesis:
-                        continue
+                texts = texts_in_language(row, lang, translations)
+                if texts is None:
+                    continue
+                premise, hypothesis = texts
                 extras: dict[str, Any] = {}
                 for source in (row.premise_extra_json, row.extra_json):
                     if source:
@@ -260,9 +284,12 @@ def write_tsv(
     rows: Iterator[ExportRow],
     translations: dict[tuple[str, str], str],
     langs: tuple[str, ...],
+    tally: PairLanguageTally | None = None,
 ) -> int:
     """Write XNLI tsv (see `multilingual_rows`). Returns the row count."""
     extra_columns, records = multilingual_rows(rows, translations, langs)
+    if tally is not None:
+        records = tally.count(records)
     columns = (*HEADER, *extra_columns)
     handle.write(("\t".join(columns) + "\n").encode())
     written = 0
@@ -275,11 +302,12 @@ def write_tsv(
 def write(rows: Iterator[ExportRow], out: Path, settings: WriteSettings) -> Written:
     """XNLI tsv of the pairs and their human translations (see `multilingual_rows`)."""
     translations = settings.human_translations()
+    tally = PairLanguageTally("pairID", "language")
 
     def write_to(handle: IO[bytes]) -> int:
-        return write_tsv(handle, rows, translations, settings.langs)
+        return write_tsv(handle, rows, translations, settings.langs, tally)
 
-    return Written(write_atomically(out, write_to))
+    return tally.written(write_atomically(out, write_to))
 
 
 FORMAT = CorpusFormat("xnli", reader=read, writer=write, multilingual=True)
