@@ -23,6 +23,7 @@ import csv
 import io
 import json
 import os
+import re
 import sqlite3
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -241,3 +242,17 @@ def write_jsonl(path: Path, records: Iterable[Mapping[str, Any]]) -> Path:
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8"
     )
     return path
+
+
+def compact_table(text: str) -> str:
+    """A Markdown or LaTeX table without tabulate's alignment padding: a pipe-table row as
+    `| a | b |` (split at unescaped pipes, as CommonMark does), other lines with each run of
+    spaces as one, so a test can state a row without counting spaces."""
+    lines = []
+    for line in text.splitlines():
+        if line.startswith("|"):
+            cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", line)[1:-1]]
+            lines.append("| " + " | ".join(cells) + " |")
+        else:
+            lines.append(" ".join(line.split()))
+    return "\n".join(lines) + "\n"

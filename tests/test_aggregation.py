@@ -29,6 +29,7 @@ import numpy as np
 import pytest
 from conftest import (
     FIXTURES,
+    compact_table,
     copy_store,
     csv_rows,
     fails,
@@ -788,13 +789,15 @@ def test_agreement_formats(random_db: Path) -> None:
         assert int(row["denominator"]) == values[row["statistic"]]["denominator"]
         assert float(row["value"]) == pytest.approx(values[row["statistic"]]["value"], abs=1e-4)
     validated = values["all labels agree"]["denominator"]
-    md = ok("--db", random_db, "stats", "--table", "agreement", "--format", "md")
+    md = compact_table(ok("--db", random_db, "stats", "--table", "agreement", "--format", "md"))
     assert f"| statistic | all ({validated}) |" in md
     kappa = f"{values[KAPPA]['value']:.3f}"
     assert f"| {KAPPA} | {kappa} |" in md
     relabelled = f"{values['pairs relabelled']['value']:.1%}"
     assert f"| pairs relabelled | {relabelled} |" in md
-    latex = ok("--db", random_db, "stats", "--table", "agreement", "--format", "latex")
+    latex = compact_table(
+        ok("--db", random_db, "stats", "--table", "agreement", "--format", "latex")
+    )
     assert "\\begin{tabular}" in latex and "\\end{tabular}" in latex
     escaped = relabelled.replace("%", r"\%")
     assert f"pairs relabelled & {escaped} " + "\\\\" in latex

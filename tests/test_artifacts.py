@@ -16,7 +16,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import assert_user_error, csv_rows, json_rows, new_store, ok, run_cli, write_jsonl
+from conftest import (
+    assert_user_error,
+    compact_table,
+    csv_rows,
+    json_rows,
+    new_store,
+    ok,
+    run_cli,
+    write_jsonl,
+)
 
 from nlibuild.artifacts import default_units, pmi_cues, units_label, word_lists
 from nlibuild.models import WordUnits
@@ -290,7 +299,7 @@ def test_pmi_table_all_pairs_by_hand_and_gold_dash_left_out(pmi_db: Path) -> Non
     table = ok(*args)
     assert "6 pairs; 1 pair without a gold label left out" in table
     assert "stage:stats-pmi|" in table and "smoothing:0.0" in table
-    md = ok(*args, "--format", "md")
+    md = compact_table(ok(*args, "--format", "md"))
     assert "| all | 6 | someone | entailment | 1.28 | 2/2 |" in md
     assert "|  |  | nobody | contradiction | 0.81 | 3/3 |" in md
     # --per-label: the best word of each label (neutral has no word in 2 pairs), in label order.
@@ -346,15 +355,16 @@ def test_pmi_table_in_every_format(pmi_db: Path) -> None:
     assert list(parsed[0]) == ["group_by", "group", "pairs", "rank", "word", "label", "pmi",
                                "count", "word_count"]  # fmt: skip
     assert sorted(map(key, parsed)) == sorted(map(key, rows))
-    md = ok(*args, "--format", "md").splitlines()
+    md = compact_table(ok(*args, "--format", "md")).splitlines()
     assert md[0] == "| group | pairs | word | label | PMI | counts |"
     body = [[c.strip() for c in line.split("|")[1:-1]] for line in md[2:] if line.startswith("|")]
     assert sorted((cells[-4], cells[-3], cells[-1]) for cells in body) == sorted(
         (r["word"], r["label"], f"{r['count']}/{r['word_count']}") for r in rows
     )
     assert [cells[0] for cells in body if cells[0]] == ["all", "MULTI", "SINGLE"]
-    latex = ok(*args, "--format", "latex")
+    latex = compact_table(ok(*args, "--format", "latex"))
     assert "\\begin{tabular}" in latex and "\\end{tabular}" in latex
+    assert "\\toprule" in latex and "% needs \\usepackage{booktabs}" in latex
     assert "group & pairs & word & label & PMI & counts \\\\" in latex
     assert latex.count("\\\\") == 1 + len(rows)
 

@@ -2,20 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Annotated
+from typing import IO, Annotated
 
 import typer
 
-from nlibuild.cli.common import open_store, out, state_of, user_errors
+from nlibuild.cli.common import err, open_store, out, state_of, user_errors
+from nlibuild.errors import ConfigError, OutputError
+from nlibuild.formats.tabular import write_atomically
 from nlibuild.models import (
+    TableFormat,
     TranslateExportConfig,
     TranslateImportConfig,
+    TranslateQaConfig,
+    TranslateQaResult,
     TranslationKind,
     UnitFormat,
 )
 from nlibuild.options import choice
-from nlibuild.render import counted
+from nlibuild.render import Cell, counted, render_table, table_text
 
 translate_app = typer.Typer(
     help="Translation: premises and hypotheses out as separate units, translations back in.",
@@ -166,16 +174,27 @@ def qa(
     format: Annotated[str, typer.Option("--format", help="table, csv, json, md or latex.")] = (
         "table"
     ),
+    out_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="A folder to write one file a table to (qa-corpus.csv, qa-units.csv; "
+            "with --format csv, json, md or latex).",
+        ),
+    ] = None,
 ) -> None:
     """Corpus BLEU, chrF and TER of one kind of translation against another (sacrebleu,
     with its signatures; BLEU's tokenizer per language: zh for Chinese, characters for
-    ja/ko/th/my, 13a otherwise), and the segments of lowest sentence chrF."""
-    from nlibuild.models import TableFormat, TranslateQaConfig
-    from nlibuild.render import render_table
+    ja/ko/th/my, 13a otherwise), and the segments of lowest sentence chrF.
+
+    csv holds one table a file: with --out DIR both tables are written there; on stdout
+    only the corpus scores, and stderr says what was left out."""
     from nlibuild.stages.translate_qa import run
 
     with user_errors():
         fmt = choice(TableFormat, format, "--format")
+        if out_dir is not None:
+            _check_table_folder(out_dir, fmt)
         store = open_store(state_of(ctx))
         with store:
             cfg = TranslateQaConfig(
@@ -185,29 +204,84 @@ def qa(
                 worst=worst,
             )
             result = run(store, cfg)
+        summary = (
+            f"Scored {counted(result.segments, 'segment')}; BLEU tokenizer {result.tokenizer} "
+            f"(run {result.run_id}, {result.signature})"
+        )
+        tables = _qa_tables(result, cfg)
+        if out_dir is not None:
+            written = _write_tables(out_dir, tables, fmt)
+            out.print(f"{summary}; wrote {', '.join(str(p) for p in written)}", markup=False)
+            return
     if fmt is TableFormat.JSON:
         out.print(result.model_dump_json(), markup=False)
         return
-    render_table(
-        out,
-        f"{cfg.hyp.value} against {cfg.ref.value}, {cfg.lang}: {result.segments} segments",
-        ["metric", "score", "sacrebleu signature"],
-        [("BLEU", result.bleu, result.bleu_signature), ("chrF", result.chrf, result.chrf_signature),
-         ("TER", result.ter, result.ter_signature)],
-        fmt,
-        decimals=2,
-    )  # fmt: skip
-    if result.worst:
-        render_table(
-            out,
-            "Lowest sentence chrF",
-            ["unit", "chrF", "hypothesis", "reference"],
-            [(w.unit_id, w.chrf, w.hypothesis, w.reference) for w in result.worst],
-            fmt,
-            decimals=1,
-        )
-    out.print(
-        f"Scored {counted(result.segments, 'segment')}; BLEU tokenizer {result.tokenizer} "
-        f"(run {result.run_id}, {result.signature})",
-        markup=False,
-    )
+    if fmt is TableFormat.CSV:
+        _print_first_csv(tables, summary)
+        return
+    for table in tables:
+        if table.rows:
+            render_table(out, table.title, table.columns, table.rows, fmt, table.decimals)
+    out.print(summary, markup=False)
+
+
+@dataclass(frozen=True)
+class _QaTable:
+    name: str
+    title: str
+    columns: list[str]
+    rows: Sequence[Sequence[Cell]]
+    decimals: int
+
+
+def _qa_tables(result: TranslateQaResult, cfg: TranslateQaConfig) -> list[_QaTable]:
+    """The corpus scores, then the segments of lowest chrF: two tables with different
+    columns, which a tidy file keeps apart."""
+    title = f"{cfg.hyp.value} against {cfg.ref.value}, {cfg.lang}: {result.segments} segments"
+    corpus = [("BLEU", result.bleu, result.bleu_signature),
+              ("chrF", result.chrf, result.chrf_signature),
+              ("TER", result.ter, result.ter_signature)]  # fmt: skip
+    units = [(w.unit_id, w.chrf, w.hypothesis, w.reference) for w in result.worst]
+    return [
+        _QaTable("qa-corpus", title, ["metric", "score", "sacrebleu_signature"], corpus, 2),
+        _QaTable("qa-units", "Lowest sentence chrF",
+                 ["unit", "chrF", "hypothesis", "reference"], units, 1),
+    ]  # fmt: skip
+
+
+_EXTENSIONS = {TableFormat.CSV: "csv", TableFormat.JSON: "json", TableFormat.MD: "md",
+               TableFormat.LATEX: "tex"}  # fmt: skip
+
+
+def _check_table_folder(folder: Path, fmt: TableFormat) -> None:
+    """Refused before the run is recorded, so a wrong --out leaves the store as it was."""
+    if fmt not in _EXTENSIONS:
+        raise ConfigError("--out DIR writes files: give --format csv, json, md or latex with it")
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"{folder}: --out names a folder to write the tables to, not a file")
+
+
+def _write_tables(folder: Path, tables: list[_QaTable], fmt: TableFormat) -> list[Path]:
+    written = []
+    for table in tables:
+        path = folder / f"{table.name}.{_EXTENSIONS[fmt]}"
+        data = table_text(table.columns, table.rows, fmt, table.decimals).encode()
+        write_atomically(path, partial(_write_bytes, data))
+        written.append(path)
+    return written
+
+
+def _write_bytes(data: bytes, handle: IO[bytes]) -> int:
+    return handle.write(data)
+
+
+def _print_first_csv(tables: list[_QaTable], summary: str) -> None:
+    """One table on stdout, as csv holds one; what is left out is said on stderr."""
+    first, rest = tables[0], [t for t in tables[1:] if t.rows]
+    out.print(table_text(first.columns, first.rows, TableFormat.CSV, first.decimals), end="",
+              markup=False, soft_wrap=True)  # fmt: skip
+    err.print(summary, markup=False)
+    if rest:
+        left = ", ".join(f"{t.name} ({counted(len(t.rows), 'row')})" for t in rest)
+        err.print(f"Left out of this csv: {left}; give --out DIR to write each table to a file",
+                  markup=False)  # fmt: skip
