@@ -73,3 +73,39 @@ def _option_text(value: object) -> str:
     if isinstance(value, tuple):
         return ",".join(_option_text(item) for item in value)
     return str(value)
+
+
+def column_mapping_option(text: str | None, option: str) -> dict[str, tuple[str, ...]] | None:
+    """`--columns premise=sentence1,hypothesis=sentence2,votes=v1,v2,v3` as key -> columns:
+    an item without `=` is one more column of the key before it (only votes takes several,
+    which the settings model checks)."""
+    if text is None:
+        return None
+    mapping: dict[str, tuple[str, ...]] = {}
+    key: str | None = None
+    for item in (part.strip() for part in text.split(",")):
+        if "=" not in item:
+            if key is None or not item:
+                raise ConfigError(f"{option}: give KEY=COLUMN items, e.g. premise=sentence1")
+            mapping[key] = (*mapping[key], item)
+            continue
+        key, _, column = (part.strip() for part in item.partition("="))
+        if key in mapping:
+            raise ConfigError(f"{option} names {key} twice; give each key one column")
+        mapping[key] = (column,)
+    return mapping
+
+
+def value_mapping_option(text: str | None, option: str) -> dict[str, str] | None:
+    """`--labels 0=entailment,1=neutral,2=contradiction` as value -> label."""
+    if text is None:
+        return None
+    mapping: dict[str, str] = {}
+    for item in (part.strip() for part in text.split(",")):
+        value, equals, label = (part.strip() for part in item.partition("="))
+        if not equals:
+            raise ConfigError(f"{option}: give VALUE=LABEL items, e.g. 0=entailment")
+        if value in mapping:
+            raise ConfigError(f"{option} names the value {value} twice; give each value one label")
+        mapping[value] = label
+    return mapping

@@ -17,7 +17,9 @@ from nlibuild.cli.common import (
     user_errors,
 )
 from nlibuild.core.runs import FAILED, INTERRUPTED
+from nlibuild.errors import ConfigError
 from nlibuild.models import (
+    TABLE_COLUMN_KEYS,
     ExportConfig,
     ExportFormat,
     ImportConfig,
@@ -30,10 +32,12 @@ from nlibuild.models import (
 )
 from nlibuild.options import (
     choice,
+    column_mapping_option,
     default_text,
     label_order_option,
     split_list,
     store_settings,
+    value_mapping_option,
 )
 from nlibuild.presets import load_preset_text, parse_preset, preset_file_origin
 from nlibuild.render import counted, render_table
@@ -89,7 +93,11 @@ def import_(
     file: Annotated[Path, typer.Argument(help="The corpus file to load.")],
     format: Annotated[
         str | None,
-        typer.Option("--format", help="mnli, snli, ocnli, xnli or jsonl (default: the preset's)."),
+        typer.Option(
+            "--format",
+            help="mnli, snli, ocnli, xnli, jsonl, or table (any csv, tsv, jsonl, JSON array or "
+            "parquet file, read by --columns and --labels); default: the preset's.",
+        ),
     ] = None,
     genre: Annotated[
         str | None, typer.Option(help="Genre for pairs whose file gives none.")
@@ -119,6 +127,31 @@ def import_(
             help="train, dev or test: the released split this file is (its new pairs go there).",
         ),
     ] = None,
+    columns: Annotated[
+        str | None,
+        typer.Option(
+            "--columns",
+            help="--format table: which column holds what, e.g. premise=sentence1,"
+            "hypothesis=sentence2,label=gold,votes=v1,v2,v3 (keys: "
+            f"{', '.join(TABLE_COLUMN_KEYS)}; a key not given takes the column of its name).",
+        ),
+    ] = None,
+    labels: Annotated[
+        str | None,
+        typer.Option(
+            "--labels",
+            help="--format table: what the label values mean, e.g. "
+            "0=entailment,1=neutral,2=contradiction (- for no label).",
+        ),
+    ] = None,
+    lang_column: Annotated[
+        str | None,
+        typer.Option(
+            "--lang-column",
+            help="--format table: the column holding each row's language "
+            "(the same as --columns lang=COLUMN).",
+        ),
+    ] = None,
 ) -> None:
     """Load an existing NLI corpus: premises, pairs, every label as a vote, the released gold."""
     from nlibuild.stages.import_corpus import run
@@ -138,6 +171,8 @@ def import_(
                 label_order=label_order_option(label_order, "--label-order"),
                 extra_labels=split_list(extra_labels),
                 split=choice(SplitName, split, "--split") if split else None,
+                columns=_table_columns(columns, lang_column),
+                label_values=value_mapping_option(labels, "--labels"),
             )
             with bytes_progress(file, f"import {file.name}") as progress:
                 result = run(store, cfg, progress)
@@ -154,6 +189,19 @@ def import_(
         + f" (run {result.run_id}, {result.signature})",
         markup=False,
     )
+
+
+def _table_columns(
+    columns: str | None, lang_column: str | None
+) -> dict[str, tuple[str, ...]] | None:
+    """`--columns`, with `--lang-column` as its `lang` key."""
+    mapping = column_mapping_option(columns, "--columns")
+    if lang_column is None:
+        return mapping
+    mapping = mapping or {}
+    if mapping.get("lang", (lang_column,)) != (lang_column,):
+        raise ConfigError("--lang-column and --columns lang= name different columns; give one")
+    return mapping | {"lang": (lang_column,)}
 
 
 def export(

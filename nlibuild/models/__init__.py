@@ -54,6 +54,7 @@ from nlibuild.models.check import (
     CheckResult,
 )
 from nlibuild.models.corpus import (
+    TABLE_COLUMN_KEYS,
     CountRow,
     ExportConfig,
     ExportFormat,
@@ -184,6 +185,7 @@ __all__ = [
     "NO_GOLD",
     "OVERLAP_BINS",
     "SEED_LIMIT",
+    "TABLE_COLUMN_KEYS",
     "AccuracyRow",
     "AggregateConfig",
     "AggregateMethod",
