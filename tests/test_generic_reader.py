@@ -21,6 +21,10 @@ from conftest import (
     table_counts,
 )
 
+from nlibuild.models import ImportConfig, ImportFormat
+from nlibuild.stages import import_corpus
+from nlibuild.store import Store
+
 BASQUE = FIXTURES / "xnli_eu_native" / "xnli-eu-native.tsv"
 
 VOTES = [f"v{i}" for i in range(1, 6)]
@@ -259,3 +263,42 @@ def test_a_json_array_record_is_found_at_the_line_it_starts_on(db: Path, tmp_pat
     path = write_table(tmp_path / "corpus.json", records)  # indent=2: 5 lines a record
     fails(db, "import", path, "--format", "table",
           says=("corpus.json", "'maybe' (first on line 12)"))  # fmt: skip
+
+
+def test_the_mapping_reaches_a_parallel_imports_worker(tmp_path: Path) -> None:
+    # Files of 16 MiB or more are read by a worker process, which gets the settings as JSON.
+    rows = [{**row, "gold": {"e": "0", "n": "1", "c": "2", "-": "-1"}[row["gold"]]}
+            for row in SAMPLE_ROWS]  # fmt: skip
+    path = write_table(tmp_path / "corpus.csv", rows)
+    cfg = ImportConfig(
+        path=path,
+        format=ImportFormat.TABLE,
+        columns={
+            "id": ("pair",),
+            "premise_id": ("prem",),
+            "premise": ("text",),
+            "hypothesis": ("hypo",),
+            "label": ("gold",),
+            "votes": tuple(VOTES),
+        },
+        # --labels maps the votes' values too: the gold column is numbered, the votes lettered.
+        label_values={
+            "0": "entailment",
+            "1": "neutral",
+            "2": "contradiction",
+            "-1": "-",
+            "e": "entailment",
+            "n": "neutral",
+            "c": "contradiction",
+        },
+    )
+    stores = []
+    for parallel in (False, True):
+        db = new_store(tmp_path / f"parallel-{parallel}.db")
+        with Store.open(db) as store:
+            import_corpus.run(store, cfg, parallel=parallel)
+        stores.append(exported(db, tmp_path))
+    assert stores[0] == stores[1]
+    assert [record["gold_label"] for record in stores[0]] == [
+        "entailment", "contradiction", "-", "contradiction", "entailment",
+    ]  # fmt: skip
