@@ -12,12 +12,14 @@ import polars as pl
 import pytest
 from conftest import (
     FIXTURES,
+    assert_user_error,
     fails,
     json_object,
     new_store,
     ok,
     query,
     read_jsonl,
+    run_cli,
     table_counts,
 )
 
@@ -49,6 +51,18 @@ SAMPLE_COLUMNS = (
     "id=pair,premise_id=prem,premise=text,hypothesis=hypo,label=gold,genre=domain,"
     "votes=v1,v2,v3,v4,v5"
 )
+
+
+KLUE_RECORDS: list[dict[str, Any]] = [
+    {"guid": "klue-nli-v1_train_00000", "source": "NSMC", "premise": "힛걸 진심 최고다.",
+     "hypothesis": "힛걸 진심 최고로 멋지다.", "gold_label": 0},
+    {"guid": "klue-nli-v1_train_00001", "source": "NSMC", "premise": "힛걸 진심 최고다.",
+     "hypothesis": "힛걸 진심 최고로 별로다.", "gold_label": 2},
+    {"guid": "klue-nli-v1_train_00002", "source": "wikinews", "premise": "비가 온다.",
+     "hypothesis": "우산이 필요할지도 모른다.", "gold_label": 1},
+]  # fmt: skip
+"""KLUE-NLI-like records (Park et al. 2021: a JSON array of objects with `guid`, `premise`,
+`hypothesis`, `gold_label`, `source`), with the label numbered as HF-style copies do."""
 
 
 def write_table(path: Path, rows: list[dict[str, Any]]) -> Path:
@@ -101,17 +115,7 @@ def test_one_corpus_in_every_kind_of_table_file_gives_the_same_store(
 
 
 def test_a_klue_like_json_array_with_integer_labels_reads_through_labels(tmp_path: Path) -> None:
-    # KLUE-NLI (Park et al. 2021) ships a JSON array of objects with `guid`, `premise`,
-    # `hypothesis`, `gold_label` and `source`; HF-style copies number the labels.
-    records = [
-        {"guid": "klue-nli-v1_train_00000", "source": "NSMC", "premise": "힛걸 진심 최고다.",
-         "hypothesis": "힛걸 진심 최고로 멋지다.", "gold_label": 0},
-        {"guid": "klue-nli-v1_train_00001", "source": "NSMC", "premise": "힛걸 진심 최고다.",
-         "hypothesis": "힛걸 진심 최고로 별로다.", "gold_label": 2},
-        {"guid": "klue-nli-v1_train_00002", "source": "wikinews", "premise": "비가 온다.",
-         "hypothesis": "우산이 필요할지도 모른다.", "gold_label": 1},
-    ]  # fmt: skip
-    path = write_table(tmp_path / "klue-nli.json", records)
+    path = write_table(tmp_path / "klue-nli.json", KLUE_RECORDS)
     ko = new_store(tmp_path / "ko.db", "--lang", "ko")
     ok("--db", ko, "import", path, "--format", "table",
        "--columns", "id=guid,label=gold_label,genre=source",
@@ -174,6 +178,37 @@ def test_a_language_column_puts_each_rows_pair_in_its_language(db: Path, tmp_pat
     assert langs == [("gn", 1), ("quy", 2)]
     premise_langs = query(db, "SELECT lang, count(*) FROM premises GROUP BY lang ORDER BY lang")
     assert premise_langs == [("gn", 1), ("quy", 1)]
+
+
+KLUE_PRESET = """
+[corpus]
+lang = "ko"
+
+[import.tables.klue]
+columns = { id = "guid", label = "gold_label", genre = "source" }
+labels = { "0" = "entailment", "1" = "neutral", "2" = "contradiction" }
+"""
+
+
+def test_a_preset_names_a_mapping_that_columns_at_name_selects(tmp_path: Path) -> None:
+    preset = tmp_path / "klue.toml"
+    preset.write_text(KLUE_PRESET, encoding="utf-8")
+    db = new_store(tmp_path / "ko.db", "--preset", str(preset))
+    path = write_table(tmp_path / "klue-nli.json", KLUE_RECORDS)
+    ok("--db", db, "import", path, "--format", "table", "--columns", "@klue")
+    assert query(db, "SELECT count(*) FROM pairs WHERE lang = 'ko'") == [(3,)]
+    run = query(db, "SELECT signature FROM runs WHERE stage = 'import'")[0][0]
+    assert "columns:genre=source,id=guid,label=gold_label" in run
+    fails(db, "import", path, "--format", "table", "--columns", "@kluee",
+          says=("--columns @kluee", "has no [import.tables.kluee]", "it has klue"))  # fmt: skip
+
+
+def test_a_misspelt_key_of_a_named_mapping_is_refused_at_init(tmp_path: Path) -> None:
+    preset = tmp_path / "klue.toml"
+    preset.write_text(KLUE_PRESET.replace("genre =", "genr ="), encoding="utf-8")
+    result = run_cli("--db", tmp_path / "ko.db", "init", "--preset", str(preset))
+    assert_user_error(result, "klue.toml", "import.tables.klue", "no key 'genr'")
+    assert not (tmp_path / "ko.db").exists()
 
 
 @pytest.mark.skipif(not BASQUE.exists(), reason="needs ../shared/fixtures/xnli_eu_native")

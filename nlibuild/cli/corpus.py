@@ -17,7 +17,6 @@ from nlibuild.cli.common import (
     user_errors,
 )
 from nlibuild.core.runs import FAILED, INTERRUPTED
-from nlibuild.errors import ConfigError
 from nlibuild.models import (
     TABLE_COLUMN_KEYS,
     ExportConfig,
@@ -32,12 +31,11 @@ from nlibuild.models import (
 )
 from nlibuild.options import (
     choice,
-    column_mapping_option,
     default_text,
     label_order_option,
     split_list,
     store_settings,
-    value_mapping_option,
+    table_mapping_options,
 )
 from nlibuild.presets import load_preset_text, parse_preset, preset_file_origin
 from nlibuild.render import counted, render_table
@@ -133,7 +131,8 @@ def import_(
             "--columns",
             help="--format table: which column holds what, e.g. premise=sentence1,"
             "hypothesis=sentence2,label=gold,votes=v1,v2,v3 (keys: "
-            f"{', '.join(TABLE_COLUMN_KEYS)}; a key not given takes the column of its name).",
+            f"{', '.join(TABLE_COLUMN_KEYS)}; a key not given takes the column of its name), "
+            "or @NAME for the preset's [import.tables.NAME].",
         ),
     ] = None,
     labels: Annotated[
@@ -159,6 +158,7 @@ def import_(
     with user_errors():
         store = open_store(state_of(ctx))
         with store:
+            table_columns, label_values = table_mapping_options(store, columns, labels, lang_column)
             cfg = store_settings(
                 store,
                 ImportConfig,
@@ -171,8 +171,8 @@ def import_(
                 label_order=label_order_option(label_order, "--label-order"),
                 extra_labels=split_list(extra_labels),
                 split=choice(SplitName, split, "--split") if split else None,
-                columns=_table_columns(columns, lang_column),
-                label_values=value_mapping_option(labels, "--labels"),
+                columns=table_columns,
+                label_values=label_values,
             )
             with bytes_progress(file, f"import {file.name}") as progress:
                 result = run(store, cfg, progress)
@@ -189,19 +189,6 @@ def import_(
         + f" (run {result.run_id}, {result.signature})",
         markup=False,
     )
-
-
-def _table_columns(
-    columns: str | None, lang_column: str | None
-) -> dict[str, tuple[str, ...]] | None:
-    """`--columns`, with `--lang-column` as its `lang` key."""
-    mapping = column_mapping_option(columns, "--columns")
-    if lang_column is None:
-        return mapping
-    mapping = mapping or {}
-    if mapping.get("lang", (lang_column,)) != (lang_column,):
-        raise ConfigError("--lang-column and --columns lang= name different columns; give one")
-    return mapping | {"lang": (lang_column,)}
 
 
 def export(

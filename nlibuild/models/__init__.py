@@ -73,6 +73,7 @@ from nlibuild.models.corpus import (
     SplitName,
     StoreSummary,
     XnliRow,
+    check_table_columns,
 )
 from nlibuild.models.elicit import (
     DEFAULT_OVERLAP_SEVERITY,
@@ -311,6 +312,7 @@ __all__ = [
     "WriterReport",
     "XnliRow",
     "_Config",
+    "check_table_columns",
     "format_label_order",
     "parse_label_order",
 ]

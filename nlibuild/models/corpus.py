@@ -3,6 +3,7 @@ the interchange records of the corpus files nlibuild reads and writes."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
@@ -70,6 +71,20 @@ TABLE_COLUMN_KEYS = (
 columns (one vote each, in order); every other key takes one."""
 
 
+def check_table_columns(columns: Mapping[str, tuple[str, ...]]) -> None:
+    """A ValueError for the first key of a table mapping that is unknown, names no column,
+    or names several where one is taken."""
+    for key, names in columns.items():
+        if key not in TABLE_COLUMN_KEYS:
+            raise ValueError(f"no key {key!r}; the keys are {', '.join(TABLE_COLUMN_KEYS)}")
+        if not names or not all(name.strip() for name in names):
+            raise ValueError(f"{key} names no column; write {key}=COLUMN")
+        if len(names) > 1 and key != "votes":
+            raise ValueError(
+                f"{key} takes one column, found {','.join(names)}; only votes takes several"
+            )
+
+
 class ImportConfig(_Config):
     """`nlibuild import`: where a released corpus comes from and how to read it."""
 
@@ -97,18 +112,7 @@ class ImportConfig(_Config):
     @field_validator("columns")
     @classmethod
     def _known_column_keys(cls, value: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
-        for key, names in value.items():
-            if key not in TABLE_COLUMN_KEYS:
-                raise ValueError(
-                    f"--columns has no key {key!r}; use {', '.join(TABLE_COLUMN_KEYS)}"
-                )
-            if not names or not all(name.strip() for name in names):
-                raise ValueError(f"--columns {key}= names no column; write {key}=COLUMN")
-            if len(names) > 1 and key != "votes":
-                raise ValueError(
-                    f"--columns {key} takes one column, found {','.join(names)}; "
-                    "only votes takes several"
-                )
+        check_table_columns(value)
         return value
 
     @model_validator(mode="after")

@@ -143,6 +143,10 @@ def _json_array(path: Path) -> Iterator[tuple[int, Row]]:
                 f"not valid JSON ({exc.msg} at column {exc.colno}); fix the record",
                 exc.lineno,
             ) from None
+        except RecursionError:  # the decoder recurses once per level of nesting
+            raise InputError(
+                path, "a record nested too deeply to be read; fix the record", line
+            ) from None
         if type(record) is not dict:
             raise InputError(
                 path, f"expected a JSON object, found {type(record).__name__}; fix the record", line
