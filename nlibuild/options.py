@@ -10,8 +10,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from nlibuild.errors import ConfigError
-from nlibuild.models import Label, _Config, parse_label_order
-from nlibuild.presets import parse_preset
+from nlibuild.models import Label, _Config, check_table_columns, parse_label_order
+from nlibuild.presets import TablePreset, parse_preset, stage_defaults, validate_preset
 from nlibuild.store import Store
 
 T = TypeVar("T")
@@ -73,3 +73,78 @@ def _option_text(value: object) -> str:
     if isinstance(value, tuple):
         return ",".join(_option_text(item) for item in value)
     return str(value)
+
+
+def column_mapping_option(text: str | None, option: str) -> dict[str, tuple[str, ...]] | None:
+    """`--columns premise=sentence1,hypothesis=sentence2,votes=v1,v2,v3` as key -> columns:
+    an item without `=` is one more column of the key before it (only votes takes several,
+    which the settings model checks)."""
+    if text is None:
+        return None
+    mapping: dict[str, tuple[str, ...]] = {}
+    key: str | None = None
+    for item in (part.strip() for part in text.split(",")):
+        if "=" not in item:
+            if key is None or not item:
+                raise ConfigError(f"{option}: give KEY=COLUMN items, e.g. premise=sentence1")
+            mapping[key] = (*mapping[key], item)
+            continue
+        key, _, column = (part.strip() for part in item.partition("="))
+        if key in mapping:
+            raise ConfigError(f"{option} names {key} twice; give each key one column")
+        mapping[key] = (column,)
+    try:
+        check_table_columns(mapping)
+    except ValueError as exc:
+        raise ConfigError(f"{option}: {exc}") from None
+    return mapping
+
+
+def value_mapping_option(text: str | None, option: str) -> dict[str, str] | None:
+    """`--labels 0=entailment,1=neutral,2=contradiction` as value -> label."""
+    if text is None:
+        return None
+    mapping: dict[str, str] = {}
+    for item in (part.strip() for part in text.split(",")):
+        value, equals, label = (part.strip() for part in item.partition("="))
+        if not equals:
+            raise ConfigError(f"{option}: give VALUE=LABEL items, e.g. 0=entailment")
+        if value in mapping:
+            raise ConfigError(f"{option} names the value {value} twice; give each value one label")
+        mapping[value] = label
+    return mapping
+
+
+def table_mapping_options(
+    store: Store, columns: str | None, labels: str | None, lang_column: str | None
+) -> tuple[dict[str, tuple[str, ...]] | None, dict[str, str] | None]:
+    """`import --format table`'s columns and label values: `--columns` as written, or
+    `--columns @NAME` for the store's preset's `[import.tables.NAME]` (whose labels a
+    `--labels` given replaces); `--lang-column` is one more way to write `lang=`."""
+    label_values = value_mapping_option(labels, "--labels")
+    if columns is not None and columns.startswith("@"):
+        named = preset_table(store, columns[1:])
+        mapping: dict[str, tuple[str, ...]] | None = dict(named.columns)
+        label_values = label_values or named.labels
+    else:
+        mapping = column_mapping_option(columns, "--columns")
+    if lang_column is None:
+        return mapping, label_values
+    mapping = mapping or {}
+    if mapping.get("lang", (lang_column,)) != (lang_column,):
+        raise ConfigError("--lang-column and --columns lang= name different columns; give one")
+    return mapping | {"lang": (lang_column,)}, label_values
+
+
+def preset_table(store: Store, name: str) -> TablePreset:
+    """The store's preset's `[import.tables.NAME]`, or a ConfigError naming those it has."""
+    origin = preset_origin(store)
+    checked = validate_preset({"import": stage_defaults(preset_of(store), "import")}, origin)
+    tables = (checked.import_.tables if checked.import_ else None) or {}
+    if name not in tables:
+        has = f"it has {', '.join(sorted(tables))}" if tables else "it has none"
+        raise ConfigError(
+            f"--columns @{name}: {origin} has no [import.tables.{name}] ({has}); "
+            "name the columns, or add the table to the preset given to init"
+        )
+    return tables[name]

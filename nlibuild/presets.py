@@ -29,6 +29,7 @@ from pydantic import (
     Field,
     StrictFloat,
     StrictInt,
+    StrictStr,
     ValidationError,
 )
 from pydantic_core import ErrorDetails
@@ -57,6 +58,7 @@ from nlibuild.models import (
     SampleConfig,
     Severity,
     StratumKey,
+    check_table_columns,
     parse_label_order,
 )
 
@@ -217,10 +219,36 @@ class SamplePreset(_Section):
     genres: tuple[_Genre, ...] | None = None
 
 
+def _column_lists(value: object) -> object:
+    # A key names one column as a string, votes several as an array of strings.
+    if isinstance(value, dict):
+        return {key: (names,) if isinstance(names, str) else names for key, names in value.items()}
+    return value
+
+
+def _checked_columns(value: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+    check_table_columns(value)
+    return value
+
+
+class TablePreset(_Section):
+    """[import.tables.NAME]: a named mapping for `import --format table --columns @NAME`:
+    `columns` as `--columns` takes them (a string a key, an array for votes), and the
+    `labels` the file's label values stand for, as `--labels` takes them."""
+
+    columns: Annotated[
+        dict[str, tuple[StrictStr, ...]],
+        BeforeValidator(_column_lists),
+        AfterValidator(_checked_columns),
+    ]
+    labels: dict[str, StrictStr] | None = None
+
+
 class ImportPreset(_Section):
-    """[import]: `import --format`."""
+    """[import]: `import --format`, and named table mappings in `[import.tables.NAME]`."""
 
     format: ImportFormat | None = None
+    tables: dict[str, TablePreset] | None = None
 
 
 class ExportPreset(_Section):
@@ -370,6 +398,7 @@ unknown to the others (`[elicit] max_overlap` is `elicit import`'s, not `elicit 
 KEYS_COMMANDS_READ: dict[str, frozenset[str]] = {
     "corpus": frozenset({"genres"}),  # `ingest` warns about (or refuses) other genres
     "ingest": frozenset({"genres"}),  # `ingest` lays [ingest.genres.NAME] over [ingest]
+    "import": frozenset({"tables"}),  # `import --columns @NAME` reads [import.tables.NAME]
 }
 """Section keys that a command reads itself rather than as a setting of its stage."""
 
@@ -440,7 +469,7 @@ def _settings_problem(
         preset_key = f", or set [{section}] {field} in the preset" if in_preset else ""
         return f"give {option}{choices}{preset_key}"
     if not field:  # a check over several fields
-        return str(problem["msg"])
+        return str(problem["msg"]).removeprefix("Value error, ")
     if field in given:
         return f"option {'.'.join(str(part) for part in problem['loc'])}: {problem['msg']}"
     message = problem["msg"].removeprefix("Value error, ")

@@ -128,3 +128,19 @@ def test_an_mturk_hypothesis_that_is_not_text_is_one_error(
     fails(sample_db, "elicit", "import", results, "--format", "mturk",
           says=(f"{results}, line 2", "entailment_1 must be text",
                 f"found {hypothesis!r}"))  # fmt: skip
+
+
+def test_a_json_array_nested_past_the_decoders_depth_is_one_error(
+    sample_db: Path, tmp_path: Path
+) -> None:
+    # Found by the fuzz suite: the standard library's decoder recursed until Python stopped it.
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 5000 + "]" * 5000, encoding="utf-8")
+    fails(
+        sample_db,
+        "import",
+        path,
+        "--format",
+        "table",
+        says=("deep.json, line 1", "nested too deeply"),
+    )

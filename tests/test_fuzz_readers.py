@@ -87,6 +87,12 @@ class Reader:
     IDs it is about, not the file."""
 
 
+TABLE_COLUMNS = (
+    "id=pairID,premise_id=promptID,premise=sentence1,hypothesis=sentence2,label=gold_label,"
+    "genre=genre,lang=language,votes=label1,label2,label3,label4,label5"
+)
+"""`import --format table`'s mapping of the XNLI tsv's columns (`corpus.table.*`)."""
+
 READERS = [
     Reader("import-mnli", "corpus", "jsonl", "corpus.mnli.jsonl",
            ("import", "{file}", "--format", "mnli", "--corpus", "sample_mnli")),
@@ -96,6 +102,12 @@ READERS = [
            ("import", "{file}", "--format", "jsonl")),
     Reader("import-xnli-tsv", "corpus", "tsv", "corpus.xnli.tsv",
            ("import", "{file}", "--format", "xnli", "--corpus", "sample_mnli")),
+    Reader("import-table-csv", "corpus", "csv", "corpus.table.csv",
+           ("import", "{file}", "--format", "table", "--columns", TABLE_COLUMNS,
+            "--corpus", "sample_mnli")),
+    Reader("import-table-json", "corpus", "json", "corpus.table.json",
+           ("import", "{file}", "--format", "table", "--columns", TABLE_COLUMNS,
+            "--corpus", "sample_mnli")),
     Reader("import-ocnli", "ocnli", "jsonl", "ocnli.json",
            ("import", "{file}", "--format", "ocnli")),
     Reader("import-myxnli-tsv", "corpus", "tsv", "myxnli.tsv",
@@ -190,6 +202,11 @@ def corpus_files(corpus: Path, files: Path) -> None:
         whole = files / f"whole.{name}"
         ok("--db", corpus, "export", "--format", fmt, "--out", whole)
         (files / name).write_text(first_lines(whole, 7), encoding="utf-8")
+    with (files / "corpus.xnli.tsv").open(encoding="utf-8", newline="") as handle:
+        table = list(csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+    write_csv(files / "corpus.table.csv", table)
+    table_records = [dict(zip(table[0], row, strict=True)) for row in table[1:]]
+    (files / "corpus.table.json").write_text(json.dumps(table_records, indent=1), "utf-8")
     units = DATA / "translations" / "sample_mnli.de.tsv"
     shutil.copy(units, files / "all-units.de.tsv")
     (files / "units.de.tsv").write_text(first_lines(units, 9), encoding="utf-8")

@@ -76,11 +76,12 @@ def test_missing_instructions_name_the_languages_there_are() -> None:
 @pytest.mark.parametrize(
     ("section", "settings", "preset_only"),
     [
-        # The commands read [corpus] genres and the [ingest.genres.NAME] tables themselves.
+        # The commands read [corpus] genres, the [ingest.genres.NAME] tables and
+        # `import --columns @NAME`'s [import.tables.NAME] themselves.
         (CorpusPreset, [InitConfig], {"genres"}),
         (IngestPreset, [IngestConfig], {"genres"}),
         (SamplePreset, [SampleConfig], set()),
-        (ImportPreset, [ImportConfig], set()),
+        (ImportPreset, [ImportConfig], {"tables"}),
         (ExportPreset, [ExportConfig], set()),
         (ElicitPreset, [ElicitCreateConfig, ElicitImportConfig], set()),
         (RelabelPreset, [RelabelCreateConfig], set()),

@@ -18,6 +18,7 @@ from nlibuild.cli.common import (
 )
 from nlibuild.core.runs import FAILED, INTERRUPTED
 from nlibuild.models import (
+    TABLE_COLUMN_KEYS,
     UNKNOWN_LICENSE,
     ExportConfig,
     ExportFormat,
@@ -36,6 +37,7 @@ from nlibuild.options import (
     label_order_option,
     split_list,
     store_settings,
+    table_mapping_options,
 )
 from nlibuild.presets import load_preset_text, parse_preset, preset_file_origin
 from nlibuild.render import counted, render_table
@@ -91,7 +93,11 @@ def import_(
     file: Annotated[Path, typer.Argument(help="The corpus file to load.")],
     format: Annotated[
         str | None,
-        typer.Option("--format", help="mnli, snli, ocnli, xnli or jsonl (default: the preset's)."),
+        typer.Option(
+            "--format",
+            help="mnli, snli, ocnli, xnli, jsonl, or table (any csv, tsv, jsonl, JSON array or "
+            "parquet file, read by --columns and --labels); default: the preset's.",
+        ),
     ] = None,
     genre: Annotated[
         str | None, typer.Option(help="Genre for pairs whose file gives none.")
@@ -121,6 +127,32 @@ def import_(
             help="train, dev or test: the released split this file is (its new pairs go there).",
         ),
     ] = None,
+    columns: Annotated[
+        str | None,
+        typer.Option(
+            "--columns",
+            help="--format table: which column holds what, e.g. premise=sentence1,"
+            "hypothesis=sentence2,label=gold,votes=v1,v2,v3 (keys: "
+            f"{', '.join(TABLE_COLUMN_KEYS)}; a key not given takes the column of its name), "
+            "or @NAME for the preset's [import.tables.NAME].",
+        ),
+    ] = None,
+    labels: Annotated[
+        str | None,
+        typer.Option(
+            "--labels",
+            help="--format table: what the label values mean, e.g. "
+            "0=entailment,1=neutral,2=contradiction (- for no label).",
+        ),
+    ] = None,
+    lang_column: Annotated[
+        str | None,
+        typer.Option(
+            "--lang-column",
+            help="--format table: the column holding each row's language "
+            "(the same as --columns lang=COLUMN).",
+        ),
+    ] = None,
 ) -> None:
     """Load an existing NLI corpus: premises, pairs, every label as a vote, the released gold."""
     from nlibuild.stages.import_corpus import run
@@ -128,6 +160,7 @@ def import_(
     with user_errors():
         store = open_store(state_of(ctx))
         with store:
+            table_columns, label_values = table_mapping_options(store, columns, labels, lang_column)
             cfg = store_settings(
                 store,
                 ImportConfig,
@@ -140,6 +173,8 @@ def import_(
                 label_order=label_order_option(label_order, "--label-order"),
                 extra_labels=split_list(extra_labels),
                 split=choice(SplitName, split, "--split") if split else None,
+                columns=table_columns,
+                label_values=label_values,
             )
             with bytes_progress(file, f"import {file.name}") as progress:
                 result = run(store, cfg, progress)

@@ -54,6 +54,7 @@ from nlibuild.models.check import (
     CheckResult,
 )
 from nlibuild.models.corpus import (
+    TABLE_COLUMN_KEYS,
     UNKNOWN_LICENSE,
     CountRow,
     ExportConfig,
@@ -73,6 +74,7 @@ from nlibuild.models.corpus import (
     SplitName,
     StoreSummary,
     XnliRow,
+    check_table_columns,
 )
 from nlibuild.models.elicit import (
     DEFAULT_OVERLAP_SEVERITY,
@@ -186,6 +188,7 @@ __all__ = [
     "NO_GOLD",
     "OVERLAP_BINS",
     "SEED_LIMIT",
+    "TABLE_COLUMN_KEYS",
     "UNKNOWN_LICENSE",
     "AccuracyRow",
     "AggregateConfig",
@@ -313,6 +316,7 @@ __all__ = [
     "WriterReport",
     "XnliRow",
     "_Config",
+    "check_table_columns",
     "format_label_order",
     "parse_label_order",
 ]

@@ -3,12 +3,13 @@ the interchange records of the corpus files nlibuild reads and writes."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from nlibuild.core.signature import OutputPath
 from nlibuild.models.base import (
@@ -28,6 +29,7 @@ class ImportFormat(StrEnum):
     OCNLI = "ocnli"
     XNLI = "xnli"
     JSONL = "jsonl"
+    TABLE = "table"
 
 
 class ExportFormat(StrEnum):
@@ -63,6 +65,27 @@ class SplitName(StrEnum):
     TEST = "test"
 
 
+TABLE_COLUMN_KEYS = (
+    "id", "premise_id", "premise", "hypothesis", "label", "votes", "genre", "lang",
+)  # fmt: skip
+"""What `--columns` of `import --format table` can name. Only `votes` may take several
+columns (one vote each, in order); every other key takes one."""
+
+
+def check_table_columns(columns: Mapping[str, tuple[str, ...]]) -> None:
+    """A ValueError for the first key of a table mapping that is unknown, names no column,
+    or names several where one is taken."""
+    for key, names in columns.items():
+        if key not in TABLE_COLUMN_KEYS:
+            raise ValueError(f"no key {key!r}; the keys are {', '.join(TABLE_COLUMN_KEYS)}")
+        if not names or not all(name.strip() for name in names):
+            raise ValueError(f"{key} names no column; write {key}=COLUMN")
+        if len(names) > 1 and key != "votes":
+            raise ValueError(
+                f"{key} takes one column, found {','.join(names)}; only votes takes several"
+            )
+
+
 class ImportConfig(_Config):
     """`nlibuild import`: where a released corpus comes from and how to read it."""
 
@@ -78,6 +101,36 @@ class ImportConfig(_Config):
     split: SplitName | None = Field(
         default=None, description="the split the file's new pairs belong to (a released split)"
     )
+    columns: dict[str, tuple[str, ...]] = Field(
+        default_factory=dict,
+        description="--format table: the file's column for each of TABLE_COLUMN_KEYS",
+    )
+    label_values: dict[str, str] = Field(
+        default_factory=dict,
+        description="--format table: the label each of the file's label values stands for",
+    )
+
+    @field_validator("columns")
+    @classmethod
+    def _known_column_keys(cls, value: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+        check_table_columns(value)
+        return value
+
+    @model_validator(mode="after")
+    def _mapping_only_for_tables(self) -> ImportConfig:
+        if (self.columns or self.label_values) and self.format is not ImportFormat.TABLE:
+            raise ValueError(
+                f"--columns and --labels are for --format table, not {self.format.value}"
+            )
+        return self
+
+    @field_validator("label_values")
+    @classmethod
+    def _label_values_name_labels(cls, value: dict[str, str]) -> dict[str, str]:
+        empty = [key for key, label in value.items() if not key.strip() or not label.strip()]
+        if empty:
+            raise ValueError("--labels needs VALUE=LABEL items, e.g. 0=entailment,1=neutral")
+        return value
 
     @field_validator("extra_labels")
     @classmethod

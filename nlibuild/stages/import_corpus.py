@@ -134,7 +134,8 @@ def _extra_json(extra: dict[str, Any] | None) -> str | None:
 def _reader(
     cfg: ImportConfig, lang: str | None, progress: ProgressCallback | None
 ) -> Iterator[SourcePair | SourceTranslation]:
-    return corpus_format_for(cfg.format).read(cfg.path, ReadSettings(lang, progress))
+    settings = ReadSettings(lang, progress, cfg.columns, cfg.label_values)
+    return corpus_format_for(cfg.format).read(cfg.path, settings)
 
 
 def _holds_nul(path: Path, record: SourcePair) -> InputError:

@@ -6,7 +6,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from nlibuild.errors import ConfigError
-from nlibuild.formats.corpora import hf, hf_dataset, jsonl, mnli, ocnli, snli, xnli, xnli_jsonl
+from nlibuild.formats.corpora import (
+    hf,
+    hf_dataset,
+    jsonl,
+    mnli,
+    ocnli,
+    snli,
+    table,
+    xnli,
+    xnli_jsonl,
+)
 from nlibuild.formats.corpora.base import CorpusFormat
 from nlibuild.models import ExportFormat, ImportFormat
 
@@ -23,6 +33,7 @@ CORPUS_FORMATS: Mapping[ImportFormat | ExportFormat, CorpusFormat] = {
     ExportFormat.HF: hf_dataset.FORMAT,
     # Both enums' JSONL are the string "jsonl", hence one key: they name one format.
     ImportFormat.JSONL: jsonl.FORMAT,
+    ImportFormat.TABLE: table.FORMAT,
 }
 """The format behind each `--format` of `nlibuild import` and `nlibuild export`."""
 

@@ -8,7 +8,7 @@ that side is a ConfigError.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -25,6 +25,10 @@ class ReadSettings(NamedTuple):
     lang: str | None = None
     """The pair language of a multilingual file (None: the file's default)."""
     progress: ProgressCallback | None = None
+    columns: Mapping[str, tuple[str, ...]] | None = None
+    """--format table: the file's column(s) for each key of `models.TABLE_COLUMN_KEYS`."""
+    label_values: Mapping[str, str] | None = None
+    """--format table: the label each of the file's label values stands for."""
 
 
 @dataclass(frozen=True)
