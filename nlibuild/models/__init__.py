@@ -13,6 +13,8 @@ from nlibuild.models.aggregate import (
     AggregateResult,
     AgreementStat,
     AnnotatorStat,
+    MinAgree,
+    min_agree_text,
 )
 from nlibuild.models.artifacts import (
     OVERLAP_BINS,
@@ -235,6 +237,7 @@ __all__ = [
     "LengthStatsRow",
     "LengthUnit",
     "Level",
+    "MinAgree",
     "MnliRecord",
     "NoGoldPolicy",
     "OcnliRecord",
@@ -310,5 +313,6 @@ __all__ = [
     "XnliRow",
     "_Config",
     "format_label_order",
+    "min_agree_text",
     "parse_label_order",
 ]
