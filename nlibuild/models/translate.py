@@ -102,7 +102,7 @@ class TranslationStatsRow(BaseModel):
 
 class LengthStatsRow(BaseModel):
     """One language of `stats --table lengths` (XNLI Table 2): mean lengths in the
-    language's unit (tokens, or characters for zh/ja/ko/th/my)."""
+    language's unit as the papers count it (`length_units.paper_unit`)."""
 
     lang: str
     kind: str = Field(description="source (the pairs), or human / mt translations")
