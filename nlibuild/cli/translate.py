@@ -9,12 +9,14 @@ import typer
 
 from nlibuild.cli.common import open_store, out, state_of, user_errors
 from nlibuild.models import (
+    QaMetric,
     TranslateExportConfig,
     TranslateImportConfig,
+    TranslateQaConfig,
     TranslationKind,
     UnitFormat,
 )
-from nlibuild.options import choice
+from nlibuild.options import choice, default_text, split_list
 from nlibuild.render import counted
 
 translate_app = typer.Typer(
@@ -154,6 +156,14 @@ def import_(
         out.print(note, markup=False)
 
 
+def qa_metrics(names: tuple[str, ...]) -> dict[str, tuple[QaMetric, ...]]:
+    """`--metrics`, as the settings take it: nothing when not given (the model's default)."""
+    if not names:
+        return {}
+    chosen = (choice(QaMetric, name.lower(), "--metrics") for name in names)
+    return {"metrics": tuple(dict.fromkeys(chosen))}
+
+
 @translate_app.command("qa")
 def qa(
     ctx: typer.Context,
@@ -163,14 +173,22 @@ def qa(
         "human"
     ),
     worst: Annotated[int, typer.Option(help="Show this many segments of lowest chrF.")] = 10,
+    metrics: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Corpus scores to compute, comma-separated: bleu, chrf, ter (default "
+            f"{default_text(TranslateQaConfig, 'metrics')}; TER is the slow one)."
+        ),
+    ] = None,
     format: Annotated[str, typer.Option("--format", help="table, csv, json, md or latex.")] = (
         "table"
     ),
 ) -> None:
-    """Corpus BLEU, chrF and TER of one kind of translation against another (sacrebleu,
-    with its signatures; BLEU's tokenizer per language: zh for Chinese, characters for
-    ja/ko/th/my, 13a otherwise), and the segments of lowest sentence chrF."""
-    from nlibuild.models import TableFormat, TranslateQaConfig
+    """Corpus BLEU and chrF (and TER with --metrics bleu,chrf,ter) of one kind of
+    translation against another (sacrebleu, with its signatures; BLEU's tokenizer per
+    language: zh for Chinese, characters for ja/ko/th/my, 13a otherwise), and the segments
+    of lowest sentence chrF."""
+    from nlibuild.models import TableFormat
     from nlibuild.render import render_table
     from nlibuild.stages.translate_qa import run
 
@@ -183,6 +201,7 @@ def qa(
                 hyp=choice(TranslationKind, hyp, "--hyp"),
                 ref=choice(TranslationKind, ref, "--ref"),
                 worst=worst,
+                **qa_metrics(split_list(metrics)),
             )
             result = run(store, cfg)
     if fmt is TableFormat.JSON:
@@ -192,8 +211,10 @@ def qa(
         out,
         f"{cfg.hyp.value} against {cfg.ref.value}, {cfg.lang}: {result.segments} segments",
         ["metric", "score", "sacrebleu signature"],
-        [("BLEU", result.bleu, result.bleu_signature), ("chrF", result.chrf, result.chrf_signature),
-         ("TER", result.ter, result.ter_signature)],
+        [(name, score, signature) for name, score, signature in (
+            ("BLEU", result.bleu, result.bleu_signature),
+            ("chrF", result.chrf, result.chrf_signature),
+            ("TER", result.ter, result.ter_signature)) if score is not None],
         fmt,
         decimals=2,
     )  # fmt: skip

@@ -160,6 +160,7 @@ from nlibuild.models.split import (
 )
 from nlibuild.models.translate import (
     LengthStatsRow,
+    QaMetric,
     TranslateExportConfig,
     TranslateExportResult,
     TranslateImportConfig,
@@ -251,6 +252,7 @@ __all__ = [
     "PmiRow",
     "PremiseStatsRow",
     "Protocol",
+    "QaMetric",
     "RelabelCreateConfig",
     "RelabelCreateResult",
     "RelabelExportConfig",
