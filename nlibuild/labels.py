@@ -10,9 +10,12 @@ Gold. SNLI (Bowman et al. 2015, 2.2), MNLI (Williams et al. 2018), XNLI (Conneau
 2018, 3.1: "a gold label representing a majority vote between the initial label ... and
 the four additional labels"; no three-vote consensus is marked `-`) and OCNLI (Hu et al.
 2020, 3.3: "no gold label (no 3 labels match)") all give a validated pair the label that
-at least 3 of its 5 votes agree on, and `-` otherwise. `majority_gold_sql` computes that
-rule (method `majority`, written by `aggregate-labels`). A corpus imported with its own
-gold keeps it as method `released`; it is the gold wherever nlibuild has not aggregated.
+at least 3 of its 5 votes agree on, and `-` otherwise. For pairs with other numbers of
+votes (ChaosNLI's 100, LiveNLI's 15) the papers' count means something else, so
+`--min-agree` also takes a share of a pair's votes (0.6 is 3 of 5, 9 of 15), rounded up.
+`majority_gold_sql` computes that rule (method `majority`, written by `aggregate-labels`).
+A corpus imported with its own gold keeps it as method `released`; it is the gold wherever
+nlibuild has not aggregated.
 Which stored gold a reader takes, and whether a pair with only its author's label gets
 that label, is a `GoldRule`: `GOLD` for what is published (exports, `info`), and
 `GOLD_OR_AUTHOR` where every pair needs the best label known (splits, artifact tables).
@@ -167,19 +170,39 @@ COUNT_COLUMNS = tuple(f"n_{label}" for label in NLI_LABELS)
 """The per-pair vote count of each NLI label, as `pair_labels` (schema 9) names them."""
 
 
+SHARE_ROUNDING = 1e-9
+"""Taken off a share times a pair's votes before comparing a count with it: a float product
+can land a hair above the integer it stands for (0.7 * 10 is 7.000000000000001), and no
+share written with a few decimals times a vote count lands this close to an integer
+without being one, so a count reaches the result exactly when it reaches the share of the
+votes rounded up."""
+
+
+def votes_needed_sql(min_agree: str = ":min_agree", total: str = "n_votes") -> str:
+    """The votes a label needs as an SQL expression: `min_agree` (an SQL value, as
+    `AggregateConfig.min_agree` stores it) is a count when an integer, else a share of the
+    pair's `total` votes, rounded up (see `SHARE_ROUNDING`)."""
+    return (
+        f"(CASE WHEN typeof({min_agree}) = 'real' "
+        f"THEN {min_agree} * {total} - {SHARE_ROUNDING} ELSE {min_agree} END)"
+    )
+
+
 def majority_gold_case(min_agree: str = ":min_agree", total: str = "n_votes") -> str:
     """The majority rule as an SQL CASE over a pair's label counts (`COUNT_COLUMNS`) and
     its number of votes (`total`): the NLI label with at least `min_agree` votes (an SQL
-    parameter; 3 of 5 in the papers, `AggregateConfig.min_agree`'s default) and more than
-    any other NLI label, else `-`. Extra labels (OCNLI's `unrelated`) count towards the
-    votes but are never gold; ties are never broken, so 2-2-1 is `-` whatever order the
-    votes came in. A pair with its author's vote alone keeps that label (MNLI's training
-    set, whose pairs were mostly never validated). queries/votes.py's `majority_codes`
-    applies the same rule to count arrays."""
+    value: a count, 3 of 5 in the papers and `AggregateConfig.min_agree`'s default, or a
+    share of the pair's votes, see `votes_needed_sql`) and more than any other NLI label,
+    else `-`. Extra labels (OCNLI's `unrelated`) count towards the votes but are never gold;
+    ties are never broken, so 2-2-1 is `-` whatever order the votes came in. A pair with
+    its author's vote alone keeps that label (MNLI's training set, whose pairs were mostly
+    never validated). queries/votes.py's `majority_codes` applies the same rule to count
+    arrays."""
     pairs = list(zip(NLI_LABELS, COUNT_COLUMNS, strict=True))
+    needed = votes_needed_sql(min_agree, total)
     single = " ".join(f"WHEN {column} = 1 THEN '{label}'" for label, column in pairs)
     majority = " ".join(
-        f"WHEN {column} >= {min_agree} "
+        f"WHEN {column} >= {needed} "
         + " ".join(f"AND {column} > {other}" for other in COUNT_COLUMNS if other != column)
         + f" THEN '{label}'"
         for label, column in pairs

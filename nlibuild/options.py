@@ -46,6 +46,21 @@ def label_order_option(text: str | None, option: str) -> Any:
         raise ConfigError(f"{option}: {exc}") from None
 
 
+def min_agree_option(text: str | None) -> int | float | None:
+    """`--min-agree`: digits are a count of votes, a decimal a share of a pair's votes (the
+    model checks the range)."""
+    if text is None:
+        return None
+    value = text.strip()
+    try:
+        return int(value) if value.isdigit() else float(value)
+    except ValueError:
+        raise ConfigError(
+            f"--min-agree {text!r} is neither a count of votes (3) nor a share of a pair's "
+            "votes (0.6)"
+        ) from None
+
+
 def split_list(values: list[str] | None) -> tuple[str, ...]:
     items = [item.strip() for value in values or [] for item in value.split(",")]
     return tuple(item for item in items if item)

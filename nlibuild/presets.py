@@ -50,6 +50,7 @@ from nlibuild.models import (
     InitConfig,
     Label,
     LengthUnit,
+    MinAgree,
     OnViolation,
     OverlapMeasure,
     ParagraphMode,
@@ -286,9 +287,11 @@ class RelabelPreset(_Section):
 
 
 class AggregatePreset(_Section):
-    """[aggregate]: `aggregate-labels --min-agree`."""
+    """[aggregate]: `aggregate-labels --min-agree` (a count or a share), and the votes a
+    pair has in the protocol the rule was written for."""
 
-    min_agree: _Count | None = None
+    min_agree: MinAgree | None = None
+    votes_per_pair: _Count | None = None
 
 
 class PresetSections(_Section):

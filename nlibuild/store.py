@@ -713,10 +713,11 @@ class Store:
 
     # --- aggregation and agreement -------------------------------------------------------
 
-    def write_majority_gold(self, method: str, min_agree: int, run_id: int) -> None:
+    def write_majority_gold(self, method: str, min_agree: int | float, run_id: int) -> None:
         """Write the majority rule's gold for every pair with votes, from its label counts.
 
-        Gold is the NLI label with at least `min_agree` votes and more than any other NLI
+        Gold is the NLI label with at least `min_agree` votes (a count, or a float share of
+        the pair's votes) and more than any other NLI
         label, else `-`; extra labels count towards `n_votes` but are never gold. A pair with
         its author's vote alone keeps that label (MNLI's training-set convention). One column
         update over `pair_labels` (schema 9), so it does not depend on the order votes came in.

@@ -194,7 +194,9 @@ def test_init_with_a_wrong_value_type_fails_and_creates_no_store(tmp_path: Path)
     preset.write_text('[aggregate]\nmin_agree = "three"\n', encoding="utf-8")
     db = tmp_path / "c.db"
     result = run_cli("--db", db, "init", "--preset", preset)
-    assert_user_error(result, str(preset), "[aggregate] min_agree", "valid integer")
+    assert_user_error(
+        result, str(preset), "[aggregate] min_agree", "a count of votes (3) or a share"
+    )
     assert not db.exists()
 
 

@@ -1,10 +1,12 @@
 """`translate qa`: machine translation against human translation with sacrebleu: corpus
-BLEU (tokenizer per language), chrF and TER, each with sacrebleu's signature, and the
-segments of lowest sentence chrF (XTREME checked its translated test sets this way)."""
+BLEU (tokenizer per language) and chrF, and TER when `--metrics` asks for it, each with
+sacrebleu's signature, and the segments of lowest sentence chrF (XTREME checked its
+translated test sets this way)."""
 
 from __future__ import annotations
 
 import csv
+import time
 from pathlib import Path
 
 import pytest
@@ -67,7 +69,8 @@ def test_scores_equal_sacrebleu_on_the_same_segments(sample_db: Path, tmp_path: 
        "--force")  # fmt: skip
     ok("--db", db, "translate", "import", fill(units, tmp_path / "m.jsonl", mt), "--lang", "de",
        "--kind", "mt", "--force")  # fmt: skip
-    result = json_object("--db", db, "translate", "qa", "--lang", "de")
+    result = json_object("--db", db, "translate", "qa", "--lang", "de", "--metrics",
+                         "bleu,chrf,ter")  # fmt: skip
     order = sorted(sources)
     hyps, refs = [mt[u] for u in order], [[human[u] for u in order]]
     bleu, chrf, ter = BLEU(tokenize="13a"), CHRF(), TER()
@@ -81,6 +84,21 @@ def test_scores_equal_sacrebleu_on_the_same_segments(sample_db: Path, tmp_path: 
     assert len(worst) == 10 and worst == sorted(worst)
     text = ok("--db", db, "translate", "qa", "--lang", "de", "--worst", "3")
     assert "Lowest sentence chrF" in text and "Scored 64 segments; BLEU tokenizer 13a" in text
+    # By default BLEU and chrF only, XTREME's scores: TER is computed when asked for.
+    default = json_object("--db", db, "translate", "qa", "--lang", "de")
+    assert (default["bleu"], default["chrf"]) == (result["bleu"], result["chrf"])
+    assert default["ter"] is None and default["ter_signature"] is None
+    assert "TER" not in text and "chrF" in text
+    only_ter = json_object("--db", db, "translate", "qa", "--lang", "de", "--metrics", "TER")
+    assert only_ter["ter"] == result["ter"] and only_ter["bleu"] is only_ter["chrf"] is None
+    assert only_ter["worst"] == result["worst"]  # ranked by sentence chrF all the same
+
+
+def test_an_unknown_metric_is_one_error_line(sample_db: Path) -> None:
+    result = run_cli(
+        "--db", sample_db, "translate", "qa", "--lang", "de", "--metrics", "bleu,meteor"
+    )
+    assert_user_error(result, "--metrics 'meteor' is not one of: bleu, chrf, ter")
 
 
 def test_qa_without_both_kinds_is_an_error(sample_db: Path) -> None:
@@ -102,7 +120,8 @@ def test_myxnli_burmese_mt_against_the_human_translation(db: Path, tmp_path: Pat
     assert len(mt) > 0.95 * len(records)
     ok("--db", db, "translate", "import", fill(units, tmp_path / "mt.jsonl", mt), "--lang", "my",
        "--kind", "mt", "--partial")  # fmt: skip
-    result = json_object("--db", db, "translate", "qa", "--lang", "my")
+    result = json_object("--db", db, "translate", "qa", "--lang", "my", "--metrics",
+                         "chrf,bleu,ter")  # fmt: skip
     print(
         f"myXNLI test, Burmese MT against human: {result['segments']} segments, "
         f"chrF {result['chrf']:.1f}, BLEU {result['bleu']:.1f} ({result['tokenizer']}), "
@@ -128,11 +147,19 @@ def test_myxnli_swahili_mt_against_the_human_translation(db: Path, tmp_path: Pat
     mt = {r["unit_id"]: by_source[r["source"]] for r in records if r["source"] in by_source}
     ok("--db", db, "translate", "import", fill(units, tmp_path / "mt.jsonl", mt), "--lang", "sw",
        "--kind", "mt", "--partial")  # fmt: skip
-    result = json_object("--db", db, "translate", "qa", "--lang", "sw")
+    started = time.perf_counter()
+    result = json_object("--db", db, "translate", "qa", "--lang", "sw", "--metrics",
+                         "bleu,chrf,ter")  # fmt: skip
+    with_ter = time.perf_counter() - started
+    started = time.perf_counter()
+    default = json_object("--db", db, "translate", "qa", "--lang", "sw")
+    without_ter = time.perf_counter() - started
     print(
         f"myXNLI test, Swahili MT against human: {result['segments']} segments, "
         f"BLEU {result['bleu']:.1f} ({result['tokenizer']}), chrF {result['chrf']:.1f}, "
-        f"TER {result['ter']:.1f}; {result['bleu_signature']}"
+        f"TER {result['ter']:.1f}; {result['bleu_signature']}; "
+        f"{with_ter:.1f} s with TER, {without_ter:.1f} s without"
     )
+    assert default["ter"] is None and default["bleu"] == result["bleu"]
     assert result["tokenizer"].startswith("13a")
     assert 5 < result["bleu"] < 90 and 20 < result["chrf"] < 95

@@ -6,19 +6,21 @@ from typing import Annotated
 
 import typer
 
-from nlibuild.cli.common import open_store, out, state_of, user_errors
+from nlibuild.cli.common import err, open_store, out, state_of, user_errors
 from nlibuild.models import AggregateConfig, AggregateMethod
-from nlibuild.options import choice, default_text, store_settings
+from nlibuild.options import choice, default_text, min_agree_option, store_settings
 from nlibuild.render import counted
 
 
 def aggregate_labels(
     ctx: typer.Context,
     min_agree: Annotated[
-        int | None,
+        str | None,
         typer.Option(
-            help="Votes an NLI label needs to be gold "
-            f"(default {default_text(AggregateConfig, 'min_agree')} of 5)."
+            help="Votes an NLI label needs to be gold: a count (3) or a share of each pair's "
+            "votes, rounded up (0.6: 3 of 5, 9 of 15) "
+            f"(default {default_text(AggregateConfig, 'min_agree')} of "
+            f"{default_text(AggregateConfig, 'votes_per_pair')})."
         ),
     ] = None,
     method: Annotated[
@@ -29,9 +31,11 @@ def aggregate_labels(
         ),
     ] = None,
 ) -> None:
-    """Gold labels from the votes: the NLI label with at least 3 of the votes and more than
-    any other, else '-'. Extra labels count as votes but are never gold; a pair with only
-    its author's vote keeps it (unvalidated). Ties give '-', whatever the vote order."""
+    """Gold labels from the votes: the NLI label with at least --min-agree of the votes and
+    more than any other, else '-'. Pairs with other numbers of votes than the preset's (5)
+    get a warning saying what was applied. Extra labels count as votes but are never gold;
+    a pair with only its author's vote keeps it (unvalidated). Ties give '-', whatever the
+    vote order."""
     from nlibuild.stages.aggregate import run
 
     with user_errors():
@@ -41,10 +45,12 @@ def aggregate_labels(
                 store,
                 AggregateConfig,
                 "aggregate",
-                min_agree=min_agree,
+                min_agree=min_agree_option(min_agree),
                 method=choice(AggregateMethod, method, "--method") if method else None,
             )
             result = run(store, cfg)
+    for warning in result.warnings:
+        err.print(f"Warning: {warning}", markup=False)
     labels = ", ".join(f"{label} {n}" for label, n in result.by_label.items())
     extra = ""
     if result.released_disagreements is not None:

@@ -14,6 +14,7 @@ from nlibuild.cli.common import err, open_store, out, state_of, user_errors
 from nlibuild.errors import ConfigError, OutputError
 from nlibuild.formats.tabular import write_atomically
 from nlibuild.models import (
+    QaMetric,
     TableFormat,
     TranslateExportConfig,
     TranslateImportConfig,
@@ -22,7 +23,7 @@ from nlibuild.models import (
     TranslationKind,
     UnitFormat,
 )
-from nlibuild.options import choice
+from nlibuild.options import choice, default_text, split_list
 from nlibuild.render import Cell, counted, render_table, table_text
 
 translate_app = typer.Typer(
@@ -162,6 +163,14 @@ def import_(
         out.print(note, markup=False)
 
 
+def qa_metrics(names: tuple[str, ...]) -> dict[str, tuple[QaMetric, ...]]:
+    """`--metrics`, as the settings take it: nothing when not given (the model's default)."""
+    if not names:
+        return {}
+    chosen = (choice(QaMetric, name.lower(), "--metrics") for name in names)
+    return {"metrics": tuple(dict.fromkeys(chosen))}
+
+
 @translate_app.command("qa")
 def qa(
     ctx: typer.Context,
@@ -171,6 +180,13 @@ def qa(
         "human"
     ),
     worst: Annotated[int, typer.Option(help="Show this many segments of lowest chrF.")] = 10,
+    metrics: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Corpus scores to compute, comma-separated: bleu, chrf, ter (default "
+            f"{default_text(TranslateQaConfig, 'metrics')}; TER is the slow one)."
+        ),
+    ] = None,
     format: Annotated[str, typer.Option("--format", help="table, csv, json, md or latex.")] = (
         "table"
     ),
@@ -183,9 +199,10 @@ def qa(
         ),
     ] = None,
 ) -> None:
-    """Corpus BLEU, chrF and TER of one kind of translation against another (sacrebleu,
-    with its signatures; BLEU's tokenizer per language: zh for Chinese, characters for
-    ja/ko/th/my, 13a otherwise), and the segments of lowest sentence chrF.
+    """Corpus BLEU and chrF (and TER with --metrics bleu,chrf,ter) of one kind of
+    translation against another (sacrebleu, with its signatures; BLEU's tokenizer per
+    language: zh for Chinese, characters for ja/ko/th/my, 13a otherwise), and the segments
+    of lowest sentence chrF.
 
     csv holds one table a file: with --out DIR both tables are written there; on stdout
     only the corpus scores, and stderr says what was left out."""
@@ -202,6 +219,7 @@ def qa(
                 hyp=choice(TranslationKind, hyp, "--hyp"),
                 ref=choice(TranslationKind, ref, "--ref"),
                 worst=worst,
+                **qa_metrics(split_list(metrics)),
             )
             result = run(store, cfg)
         summary = (
@@ -238,9 +256,10 @@ def _qa_tables(result: TranslateQaResult, cfg: TranslateQaConfig) -> list[_QaTab
     """The corpus scores, then the segments of lowest chrF: two tables with different
     columns, which a tidy file keeps apart."""
     title = f"{cfg.hyp.value} against {cfg.ref.value}, {cfg.lang}: {result.segments} segments"
-    corpus = [("BLEU", result.bleu, result.bleu_signature),
+    scores = [("BLEU", result.bleu, result.bleu_signature),
               ("chrF", result.chrf, result.chrf_signature),
               ("TER", result.ter, result.ter_signature)]  # fmt: skip
+    corpus = [score for score in scores if score[1] is not None]  # metrics not asked for
     units = [(w.unit_id, w.chrf, w.hypothesis, w.reference) for w in result.worst]
     return [
         _QaTable("qa-corpus", title, ["metric", "score", "sacrebleu_signature"], corpus, 2),

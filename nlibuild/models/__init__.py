@@ -13,6 +13,8 @@ from nlibuild.models.aggregate import (
     AggregateResult,
     AgreementStat,
     AnnotatorStat,
+    MinAgree,
+    min_agree_text,
 )
 from nlibuild.models.artifacts import (
     OVERLAP_BINS,
@@ -162,6 +164,7 @@ from nlibuild.models.split import (
 )
 from nlibuild.models.translate import (
     LengthStatsRow,
+    QaMetric,
     TranslateExportConfig,
     TranslateExportResult,
     TranslateImportConfig,
@@ -241,6 +244,7 @@ __all__ = [
     "LengthStatsRow",
     "LengthUnit",
     "Level",
+    "MinAgree",
     "MnliRecord",
     "NoGoldPolicy",
     "OcnliRecord",
@@ -254,6 +258,7 @@ __all__ = [
     "PmiRow",
     "PremiseStatsRow",
     "Protocol",
+    "QaMetric",
     "RelabelCreateConfig",
     "RelabelCreateResult",
     "RelabelExportConfig",
@@ -318,5 +323,6 @@ __all__ = [
     "_Config",
     "check_table_columns",
     "format_label_order",
+    "min_agree_text",
     "parse_label_order",
 ]

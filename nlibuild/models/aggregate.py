@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Annotated
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, BeforeValidator, Field, StrictFloat, StrictInt
 
 from nlibuild.models.base import _Config
 
@@ -14,10 +15,38 @@ class AggregateMethod(StrEnum):
     DAWID_SKENE = "dawid-skene"
 
 
+def _check_min_agree(value: object) -> object:
+    """One error for a wrong value (the union's own would report each of its members)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError("a count of votes (3) or a share of a pair's votes (0.6)")
+    if isinstance(value, float) and not 0 < value <= 1:
+        raise ValueError("a share of a pair's votes is above 0 and at most 1 (e.g. 0.6)")
+    if isinstance(value, int) and value < 1:
+        raise ValueError("a count of votes is at least 1 (e.g. 3)")
+    return value
+
+
+MinAgree = Annotated[StrictInt | StrictFloat, BeforeValidator(_check_min_agree)]
+"""How many of a pair's votes its gold label needs: a count (an integer, `3`), or a share of
+the pair's votes (a float in (0, 1], `0.6`), rounded up: 0.6 of 15 votes is 9, of 4 is 3."""
+
+
+def min_agree_text(min_agree: int | float) -> str:
+    """The rule a `MinAgree` states, as a sentence part: what a user reads in a warning."""
+    if isinstance(min_agree, float):
+        return f"at least {min_agree:.0%} of a pair's votes agreeing, rounded up"
+    return f"at least {min_agree} {'vote' if min_agree == 1 else 'votes'} agreeing"
+
+
 class AggregateConfig(_Config):
     """`nlibuild aggregate-labels`: gold labels from the votes."""
 
-    min_agree: int = Field(default=3, ge=1)
+    # SNLI (Bowman et al. 2015, 2.2), MNLI, XNLI (Conneau et al. 2018, 3.1) and OCNLI (Hu et
+    # al. 2020, 3.3): gold is the label "at least 3 of 5" votes agree on.
+    min_agree: MinAgree = 3
+    votes_per_pair: int = Field(
+        default=5, ge=1, description="what min_agree was written for: other counts warn"
+    )
     method: AggregateMethod = AggregateMethod.MAJORITY
     max_iterations: int = Field(default=100, ge=1, description="dawid-skene")
     tolerance: float = Field(default=1e-6, gt=0, description="dawid-skene")
@@ -36,6 +65,9 @@ class AggregateResult(BaseModel):
     )
     dawid_skene_disagreements: int | None = None
     iterations: int | None = None
+    warnings: list[str] = Field(
+        default_factory=list, description="the rule applied to vote counts it was not made for"
+    )
 
 
 class AgreementStat(BaseModel):

@@ -102,7 +102,7 @@ class TranslationStatsRow(BaseModel):
 
 class LengthStatsRow(BaseModel):
     """One language of `stats --table lengths` (XNLI Table 2): mean lengths in the
-    language's unit (tokens, or characters for zh/ja/ko/th/my)."""
+    language's unit as the papers count it (`length_units.paper_unit`)."""
 
     lang: str
     kind: str = Field(description="source (the pairs), or human / mt translations")
@@ -113,6 +113,14 @@ class LengthStatsRow(BaseModel):
     hypothesis_mean: float | None
 
 
+class QaMetric(StrEnum):
+    """A corpus score of `translate qa`, as sacrebleu computes it."""
+
+    BLEU = "bleu"
+    CHRF = "chrf"
+    TER = "ter"
+
+
 class TranslateQaConfig(_Config):
     """`nlibuild translate qa`: machine translation scored against human translation."""
 
@@ -120,6 +128,9 @@ class TranslateQaConfig(_Config):
     hyp: TranslationKind = TranslationKind.MT
     ref: TranslationKind = TranslationKind.HUMAN
     worst: int = Field(default=10, ge=0)
+    # XTREME checked its translated test sets with BLEU and chrF; TER costs most of the
+    # time (its edit distance per segment), so it is computed only when asked for.
+    metrics: tuple[QaMetric, ...] = Field(default=(QaMetric.BLEU, QaMetric.CHRF), min_length=1)
 
 
 class WorstSegment(BaseModel):
@@ -134,10 +145,10 @@ class TranslateQaResult(BaseModel):
     signature: str
     segments: int
     tokenizer: str = Field(description="BLEU's tokenizer for this language, and why")
-    bleu: float
-    bleu_signature: str
-    chrf: float
-    chrf_signature: str
-    ter: float
-    ter_signature: str
+    bleu: float | None = Field(description="None when not among --metrics")
+    bleu_signature: str | None
+    chrf: float | None
+    chrf_signature: str | None
+    ter: float | None
+    ter_signature: str | None
     worst: list[WorstSegment]

@@ -84,3 +84,27 @@ def latest_vote_run(store: Store) -> int:
         return int(kept)
     row = store.conn.execute("SELECT max(run_id) FROM votes").fetchone()
     return int(row[0] or 0)
+
+
+class ValidatedVotes(NamedTuple):
+    """The validated pairs (2+ votes) as the majority rule saw them: how many pairs have
+    each number of votes, the most votes one NLI label has on any of them, and how many
+    got an NLI label as gold."""
+
+    pairs_by_votes: dict[int, int]
+    most_agreeing: int
+    with_gold: int
+
+
+def validated_votes(store: Store) -> ValidatedVotes:
+    """`ValidatedVotes` in one scan of `pair_labels` (a few distinct vote counts)."""
+    rows = store.conn.execute(
+        "SELECT n_votes, count(*), max(max(n_entailment, n_neutral, n_contradiction)), "
+        f"sum(gold IS NOT NULL AND gold <> '{NO_GOLD}') FROM pair_labels WHERE n_votes > 1 "
+        "GROUP BY n_votes"
+    ).fetchall()
+    return ValidatedVotes(
+        {int(row[0]): int(row[1]) for row in rows},
+        max((int(row[2]) for row in rows), default=0),
+        sum(int(row[3]) for row in rows),
+    )

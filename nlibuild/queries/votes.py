@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 
 from nlibuild.agreement import VoteTable
 from nlibuild.errors import ConfigError
+from nlibuild.labels import SHARE_ROUNDING
 from nlibuild.models import NLI_LABELS
 from nlibuild.store import Store, VoteArrays
 
@@ -23,16 +24,19 @@ def _label_values(store: Store) -> list[str]:
     return [*NLI_LABELS, *extras]
 
 
-def majority_codes(counts: NDArray[np.int64], min_agree: int) -> NDArray[np.int64]:
+def majority_codes(counts: NDArray[np.int64], min_agree: int | float) -> NDArray[np.int64]:
     """The majority rule on count rows (NLI labels in the first 3 columns): the index of
-    the NLI label with at least `min_agree` votes and more than the others, else -1; a row
-    with a single vote gets that vote's label (-1 if it is an extra value). The same rule
-    as Store.write_majority_gold, for statistics computed without stored gold."""
+    the NLI label with at least `min_agree` votes (a count, or a float share of the row's
+    votes rounded up) and more than the others, else -1; a row with a single vote gets
+    that vote's label (-1 if it is an extra value). The same rule as
+    Store.write_majority_gold, for statistics computed without stored gold."""
     nli = counts[:, : len(NLI_LABELS)]
     top = nli.max(axis=1)
+    totals = counts.sum(axis=1)
+    needed = totals * min_agree - SHARE_ROUNDING if isinstance(min_agree, float) else min_agree
     unique = (nli == top[:, None]).sum(axis=1) == 1
-    codes = np.where(unique & (top >= min_agree), nli.argmax(axis=1), -1)
-    single = counts.sum(axis=1) == 1
+    codes = np.where(unique & (top >= needed), nli.argmax(axis=1), -1)
+    single = totals == 1
     return np.where(single, np.where(top == 1, nli.argmax(axis=1), -1), codes)
 
 
@@ -48,7 +52,7 @@ class VotesByPair:
     table: VoteTable
 
 
-def read_votes(store: Store, min_agree: int = 3, annotators: bool = True) -> VotesByPair:
+def read_votes(store: Store, min_agree: int | float = 3, annotators: bool = True) -> VotesByPair:
     """The store's votes as arrays. Gold is the stored majority (`aggregate-labels`), or
     for pairs without one the same rule computed here."""
     declared = [e for e in store.meta().get("extra_labels", "").split(",") if e]

@@ -5,6 +5,10 @@ of 5) and more than any other, else `-` ("no gold"). Extra label values (unrelat
 unknown, ...) are votes that count towards the total but can never be gold. A pair with its
 author's vote only keeps that label (MNLI's training set); pairs with 4 votes follow the
 same rule. Ties are never broken: 2-2-1 is `-`, whatever the order of the votes.
+`min_agree` is a count (3) or a share of each pair's votes (0.6, rounded up); when the
+validated pairs have other numbers of votes than the `votes_per_pair` the rule was written
+for (LiveNLI's 15, ChaosNLI's 100), or no pair gets gold at all, the result carries a
+warning that says what was applied and why.
 
 dawid-skene (Dawid and Skene 1979): EM over each annotator's confusion matrix (true NLI
 label x label value given) and the label priors, started from the vote shares. It stores
@@ -23,12 +27,21 @@ from numpy.typing import NDArray
 
 from nlibuild.errors import ConfigError
 from nlibuild.labels import MAJORITY, RELEASED
-from nlibuild.models import NLI_LABELS, NO_GOLD, AggregateConfig, AggregateMethod, AggregateResult
+from nlibuild.models import (
+    NLI_LABELS,
+    NO_GOLD,
+    AggregateConfig,
+    AggregateMethod,
+    AggregateResult,
+    min_agree_text,
+)
 from nlibuild.queries.gold import (
+    ValidatedVotes,
     gold_disagreements,
     gold_run,
     latest_vote_run,
     majority_summary,
+    validated_votes,
 )
 from nlibuild.queries.pair_labels import latest_check_repair_run
 from nlibuild.queries.votes import read_votes
@@ -145,6 +158,48 @@ def _dawid_skene(store: Store, cfg: AggregateConfig, run_id: int) -> tuple[int, 
     return gold_disagreements(store, DAWID_SKENE, MAJORITY), model.iterations_
 
 
+def _votes_text(pairs_by_votes: dict[int, int]) -> str:
+    """'15 votes', or '4 to 100 votes (mostly 100)' when validated pairs differ."""
+    fewest, most = min(pairs_by_votes), max(pairs_by_votes)
+    if fewest == most:
+        return f"{most} votes"
+    typical = max(pairs_by_votes, key=lambda votes: (pairs_by_votes[votes], votes))
+    return f"{fewest} to {most} votes (mostly {typical})"
+
+
+def rule_warnings(cfg: AggregateConfig, seen: ValidatedVotes) -> list[str]:
+    """What the majority rule did that its user may not expect: applied to pairs with
+    other numbers of votes than it was written for, or giving no gold at all."""
+    if not seen.pairs_by_votes:
+        return []
+    warnings = []
+    applied = f"gold needs {min_agree_text(cfg.min_agree)} (--min-agree {cfg.min_agree})"
+    typical = max(seen.pairs_by_votes, key=lambda votes: (seen.pairs_by_votes[votes], votes))
+    # A count written for 5 votes means something else for 15: 3 of 15 is a plurality.
+    # Fewer votes on a few pairs (SNLI's 4-vote pairs) is the papers' own case.
+    if typical != cfg.votes_per_pair or max(seen.pairs_by_votes) > cfg.votes_per_pair:
+        warning = (
+            f"validated pairs have {_votes_text(seen.pairs_by_votes)}, the rule was written "
+            f"for {cfg.votes_per_pair}; {applied}"
+        )
+        if isinstance(cfg.min_agree, int):
+            share = round(min(cfg.min_agree / cfg.votes_per_pair, 1.0), 2)
+            warning += f"; pass --min-agree {share} for a share of each pair's votes"
+        warnings.append(warning)
+    if not seen.with_gold:
+        warnings.append(
+            f"no validated pair has gold: {applied}, and on no pair does one label reach "
+            f"that with more votes than any other (one label has at most "
+            f"{seen.most_agreeing} votes on a pair); lower --min-agree"
+        )
+    return warnings
+
+
+def _same_min_agree(stored: object, wanted: int | float) -> bool:
+    """A stored rule's `min_agree` is the one wanted: count 1 and share 1.0 differ."""
+    return type(stored) is type(wanted) and stored == wanted
+
+
 def run(store: Store, cfg: AggregateConfig) -> AggregateResult:
     with store.recorded_run("aggregate-labels", cfg) as run:
         run_id = run.id
@@ -155,7 +210,7 @@ def run(store: Store, cfg: AggregateConfig) -> AggregateResult:
         current = gold_run(store, MAJORITY)
         up_to_date = (
             current is not None
-            and current[1].get("min_agree") == cfg.min_agree
+            and _same_min_agree(current[1].get("min_agree"), cfg.min_agree)
             and max(latest_vote_run(store), latest_check_repair_run(store)) < current[0]
         )
         if not up_to_date:
@@ -181,6 +236,7 @@ def run(store: Store, cfg: AggregateConfig) -> AggregateResult:
             released_disagreements=released if has_released else None,
             dawid_skene_disagreements=ds_disagreements,
             iterations=iterations,
+            warnings=rule_warnings(cfg, validated_votes(store)),
         )
         counts = {
             "pairs": pairs,

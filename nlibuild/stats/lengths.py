@@ -1,5 +1,8 @@
 """`stats --table lengths`: XNLI's Table 2 from the store, the mean premise and
-hypothesis length per language, of the pairs' own texts and of every translation."""
+hypothesis length per language, of the pairs' own texts and of every translation, in the
+units the papers count (`length_units.py`: punctuation-split tokens as XNLI, characters
+for Chinese as OCNLI, ICU words for Thai, Japanese and Burmese), so that the numbers can be
+compared with theirs."""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ from collections import defaultdict
 
 from rich.console import Console
 
-from nlibuild.lang import length_unit, text_length
+from nlibuild.length_units import paper_length, paper_unit
 from nlibuild.models import LengthStatsRow, TableFormat
 from nlibuild.render import render_table
 from nlibuild.stats import StatsTable, no_settings, print_json_rows
@@ -20,7 +23,7 @@ def compute_lengths(store: Store, settings: None) -> list[LengthStatsRow]:
 
 def length_stats(store: Store) -> list[LengthStatsRow]:
     """XNLI's Table 2 from the store: per language, the mean premise and hypothesis length
-    (whitespace tokens, or characters where that is the unit), for the pairs' own
+    (in `paper_unit(lang)`), for the pairs' own
     language(s) and for every translation (human and mt apart). Each premise counts once."""
     sums: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     units = [(unit_id, lang, "source", text) for unit_id, lang, text in store.source_units()]
@@ -30,12 +33,12 @@ def length_stats(store: Store) -> list[LengthStatsRow]:
         totals = sums[(lang, kind)]
         offset = 0 if unit_id.startswith("p:") else 2
         totals[offset] += 1
-        totals[offset + 1] += text_length(text, lang)
+        totals[offset + 1] += paper_length(text, lang)
     return [
         LengthStatsRow(
             lang=lang,
             kind=kind,
-            unit=length_unit(lang),
+            unit=paper_unit(lang),
             premises=t[0],
             premise_mean=t[1] / t[0] if t[0] else None,
             hypotheses=t[2],
@@ -55,7 +58,9 @@ def render_lengths(
         return
     render_table(
         out,
-        "Mean lengths (XNLI Table 2): premises and hypotheses",
+        "Mean lengths (XNLI Table 2): premises and hypotheses, in tokens split at "
+        "punctuation (sacrebleu intl, XNLI's count), characters (zh, ko: OCNLI's) or ICU "
+        "words (th, ja, my)",
         ["lang", "kind", "unit", "premises", "premise mean", "hypotheses",
          "hypothesis mean"],
         [(r.lang, r.kind, r.unit, r.premises, r.premise_mean, r.hypotheses,
@@ -69,7 +74,9 @@ TABLE = StatsTable(
     name="lengths",
     rank=60,
     help="XNLI's Table 2: per language (the pairs' own and every translation), the mean "
-    "premise and hypothesis length in tokens, or characters for zh/ja/ko/th/my.",
+    "premise and hypothesis length in the papers' units: tokens split at punctuation "
+    "(sacrebleu intl; XNLI), characters for zh/ko (OCNLI), ICU words for th/ja/my (PyICU, "
+    "the segment extra; else characters).",
     options=frozenset(),
     settings=no_settings,
     compute=compute_lengths,
