@@ -31,6 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from nlibuild.progress import progress
+
 FloatArray = NDArray[np.float64]
 
 STATISTICS: tuple[str, ...] = (
@@ -235,13 +237,17 @@ def estimates(
         rng = np.random.default_rng(seed)
         size = len(parts["validated"])
         draws: dict[str, list[float]] = {name: [] for name in STATISTICS}
-        for _ in range(resamples):
-            weights = np.bincount(rng.integers(0, size, size), minlength=size).astype(np.float64)
-            resampled = _sums(parts, weights)
-            for name in STATISTICS:
-                value = VALUES[name](resampled)
-                if value is not None:
-                    draws[name].append(value)
+        with progress(f"bootstrap over {size:,} pairs", resamples, "resamples") as advance:
+            for _ in range(resamples):
+                weights = np.bincount(rng.integers(0, size, size), minlength=size).astype(
+                    np.float64
+                )
+                resampled = _sums(parts, weights)
+                for name in STATISTICS:
+                    value = VALUES[name](resampled)
+                    if value is not None:
+                        draws[name].append(value)
+                advance(1)
         tail = (1 - ci) / 2 * 100
         for name, values in draws.items():
             if values:

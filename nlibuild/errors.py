@@ -22,6 +22,18 @@ class ConfigError(NlibuildError):
     """An option or preset value that cannot be used."""
 
 
+def in_file(path: Path | str, message: str) -> str:
+    """`PATH: MESSAGE`, naming the file once. A message that begins with a place that
+    already names the file (a platform reader's `answers.csv, line 3 (assignment A1)`,
+    which conflict messages quote without a path) has that name replaced by the path:
+    `PATH, line 3 (assignment A1): ...`, not `PATH: answers.csv, line 3 ...`."""
+    path = str(path)
+    for name in (path, Path(path).name):
+        if message.startswith(f"{name}, "):
+            return f"{path}{message[len(name) :]}"
+    return f"{path}: {message}"
+
+
 class InputError(NlibuildError):
     """A problem in an input file, located by file and line (1-based) when known."""
 
@@ -29,8 +41,10 @@ class InputError(NlibuildError):
         self.path = str(path)
         self.line = line
         self.detail = message
-        where = f"{self.path}, line {line}" if line is not None else self.path
-        super().__init__(f"{where}: {message}")
+        if line is None:
+            super().__init__(in_file(self.path, message))
+        else:
+            super().__init__(f"{self.path}, line {line}: {message}")
 
     def __reduce__(self) -> tuple[type[InputError], tuple[str, str, int | None]]:
         # Crosses the pipe from a parallel import's worker process intact.

@@ -943,9 +943,10 @@ def test_two_different_answers_for_one_premise_in_a_file_are_an_error(
         [jsonl_answer(first[0], SINGLE), jsonl_answer(first[1], SINGLE),
          jsonl_answer(first[0], other)],
     )  # fmt: skip
-    fails(store, "elicit", "import", answers, "--format", "jsonl",
-          says=("answers.jsonl, line 3", f"different answer for {first[0]['premise_id']}",
-                "line 1"))  # fmt: skip
+    line = fails(store, "elicit", "import", answers, "--format", "jsonl",
+                 says=(f"{answers}, line 3", f"different answer for {first[0]['premise_id']}",
+                       "line 1"))  # fmt: skip
+    assert line.count("answers.jsonl") == 1, line
 
 
 def test_a_different_answer_to_a_premise_answered_before_is_an_error(
@@ -957,8 +958,10 @@ def test_a_different_answer_to_a_premise_answered_before_is_an_error(
        "--format", "jsonl")  # fmt: skip
     changed = {**SINGLE, "contradiction": ["It never happened."]}
     answers = write_jsonl(tmp_path / "second.jsonl", [jsonl_answer(first[2], changed)])
-    fails(store, "elicit", "import", answers, "--format", "jsonl",
-          says=(first[2]["premise_id"], "already answered", "keeps the first answer"))  # fmt: skip
+    line = fails(store, "elicit", "import", answers, "--format", "jsonl",
+                 says=(f"Error: {answers}, line 1: {first[2]['premise_id']}", "already answered",
+                       "keeps the first answer"))  # fmt: skip
+    assert line.count("second.jsonl") == 1, line
 
 
 # --- 4. reported violations --------------------------------------------------------------

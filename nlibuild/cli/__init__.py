@@ -25,6 +25,7 @@ from nlibuild.cli.elicit import elicit_app
 from nlibuild.cli.relabel import relabel_app
 from nlibuild.cli.score import score_app
 from nlibuild.cli.translate import translate_app
+from nlibuild.progress import set_quiet
 
 app = typer.Typer(
     name="nlibuild",
@@ -75,8 +76,21 @@ def _main(
             "--version", help="Print the version.", is_eager=True, callback=_print_version
         ),
     ] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet",
+            "-q",
+            envvar="NLIBUILD_QUIET",
+            help="No progress bars on stderr (they are drawn only on a terminal anyway). "
+            "Results and Error: lines are printed as always.",
+        ),
+    ] = False,
 ) -> None:
     """Build natural-language-inference corpora and check their quality, in one SQLite store."""
+    # Set for every command, so one invocation's --quiet does not outlive it in a process
+    # that runs several (tests, a notebook).
+    set_quiet(quiet)
     ctx.obj = State(db=db)
 
 

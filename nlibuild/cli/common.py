@@ -22,6 +22,7 @@ from rich.progress import (
 )
 
 from nlibuild.errors import NlibuildError
+from nlibuild.progress import progress_console
 from nlibuild.store import Store
 
 out = Console(highlight=False, soft_wrap=True)
@@ -86,9 +87,11 @@ def open_store(state: State) -> Store:
 
 @contextmanager
 def files_progress(paths: list[Path], label: str) -> Iterator[Callable[[int], None] | None]:
-    """A bytes progress bar over several files (the stage reports bytes over all of them)."""
+    """A bytes progress bar over several files (the stage reports bytes over all of them),
+    drawn where `nlibuild.progress` draws its bars (a terminal, not --quiet)."""
     total = sum(p.stat().st_size for p in paths if p.is_file())
-    if not err.is_terminal or not total:
+    console = progress_console()
+    if console is None or not total:
         yield None
         return
     with Progress(
@@ -97,7 +100,7 @@ def files_progress(paths: list[Path], label: str) -> Iterator[Callable[[int], No
         DownloadColumn(),
         TransferSpeedColumn(),
         TimeRemainingColumn(),
-        console=err,
+        console=console,
         transient=True,
     ) as progress:
         task = progress.add_task(label, total=total)

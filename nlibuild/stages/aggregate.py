@@ -35,6 +35,7 @@ from nlibuild.models import (
     AggregateResult,
     min_agree_text,
 )
+from nlibuild.progress import Advance, progress
 from nlibuild.queries.gold import (
     ValidatedVotes,
     gold_disagreements,
@@ -69,10 +70,12 @@ class DawidSkene:
         n_items: int,
         n_workers: int,
         n_values: int,
+        advance: Advance | None = None,
     ) -> DawidSkene:
         """Votes as parallel arrays: item index, worker index, label value index (the
         first `classes` values are the NLI labels). Sets `posteriors_` (items x classes),
-        `confusions_` (workers x classes x values), `priors_` and `iterations_`."""
+        `confusions_` (workers x classes x values), `priors_` and `iterations_`;
+        `advance(1)` is called after each EM iteration."""
         k = self.classes
         posteriors = np.full((n_items, k), 1e-9)
         nli = values < k
@@ -104,6 +107,8 @@ class DawidSkene:
             if abs(log_likelihood - previous) <= self.tolerance * max(1.0, abs(log_likelihood)):
                 break
             previous = log_likelihood
+            if advance is not None:
+                advance(1)
         self.posteriors_ = posteriors
         self.confusions_ = confusions
         self.priors_ = priors
@@ -126,9 +131,10 @@ def _dawid_skene(store: Store, cfg: AggregateConfig, run_id: int) -> tuple[int, 
     unique_pairs = read.pair_pks
     unique_workers, workers = np.unique(read.votes.annotator_pks, return_inverse=True)
     labels = read.votes.codes
-    model = DawidSkene(max_iterations=cfg.max_iterations, tolerance=cfg.tolerance).fit(
-        items, workers, labels, len(unique_pairs), len(unique_workers), len(values)
-    )
+    with progress("Dawid-Skene", cfg.max_iterations, "EM iterations (at most)") as advance:
+        model = DawidSkene(max_iterations=cfg.max_iterations, tolerance=cfg.tolerance).fit(
+            items, workers, labels, len(unique_pairs), len(unique_workers), len(values), advance
+        )
     posteriors = model.posteriors_
     best = posteriors.argmax(axis=1)
     counts = read.table.counts

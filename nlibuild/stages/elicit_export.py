@@ -16,6 +16,7 @@ from nlibuild.formats.platforms import platform_for
 from nlibuild.formats.tabular import write_package
 from nlibuild.models import ElicitExportConfig, ElicitExportResult, ElicitTask, Protocol
 from nlibuild.presets import elicit_instructions
+from nlibuild.progress import progress
 from nlibuild.queries.batches import batch_premises
 from nlibuild.store import Store
 
@@ -52,6 +53,7 @@ def run(store: Store, cfg: ElicitExportConfig) -> ElicitExportResult:
                 ]
                 files.append(platform.write_elicit_batch(folder, batch.id, batch_tasks))
                 tasks += len(batch_tasks)
+                advance(1)
             # The corpus language's instructions first: the MTurk form embeds the first.
             langs = sorted(cfg.instruction_langs, key=lambda code: (code != lang, code))
             for protocol_name, per_label in sorted(protocols.items()):
@@ -61,7 +63,8 @@ def run(store: Store, cfg: ElicitExportConfig) -> ElicitExportResult:
                 )
             return files
 
-        files = write_package(cfg.out, write)
+        with progress("elicit export", len(batches), "batches written") as advance:
+            files = write_package(cfg.out, write)
         run.finish({"batches": len(batches), "tasks": tasks, "files": len(files)})
     return ElicitExportResult(
         run_id=run_id, signature=run.signature, batches=len(batches), tasks=tasks, files=files

@@ -35,7 +35,7 @@ from nlibuild.elicitation import (
     answer_key,
     check_answer,
 )
-from nlibuild.errors import ConfigError, ConflictError, InputError
+from nlibuild.errors import ConfigError, ConflictError, InputError, in_file
 from nlibuild.formats.input_files import require_regular_file
 from nlibuild.formats.platforms import platform_for
 from nlibuild.formats.platforms.base import RawAnswer
@@ -200,15 +200,22 @@ class _Importer:
                 )
             self.unchanged += 1
             return
-        self._seen[(batch.id, premise.id)] = (key, answer.where)
+        # The place within this same file (`line 1`), which the error names once.
+        self._seen[(batch.id, premise.id)] = (
+            key,
+            answer.where.removeprefix(f"{self.cfg.path.name}, "),
+        )
         if assignment.status != "open":
             if assignment.answer_key == key:
                 self.unchanged += 1
                 return
             raise ConflictError(
-                f"{self.cfg.path}: {answer.where}: {premise.id} in batch {batch.id} was already "
-                f"answered (run {assignment.answered_run_id}) and this answer differs; nlibuild "
-                "keeps the first answer: remove this one from the file"
+                in_file(
+                    self.cfg.path,
+                    f"{answer.where}: {premise.id} in batch {batch.id} was already answered "
+                    f"(run {assignment.answered_run_id}) and this answer differs; nlibuild "
+                    "keeps the first answer: remove this one from the file",
+                )
             )
         protocol = Protocol(batch.protocol or Protocol.SINGLE)
         checked = check_answer(

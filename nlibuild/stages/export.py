@@ -28,11 +28,16 @@ from nlibuild.models import (
     ExportResult,
     format_label_order,
 )
+from nlibuild.progress import Advance, progress
 from nlibuild.queries.annotators import anonymous_annotators
 from nlibuild.queries.pairs import export_rows
 from nlibuild.queries.splits import pair_keys_in_split, split_of_pairs
 from nlibuild.queries.translations import translations_in
 from nlibuild.store import ExportRow, Store
+
+PROGRESS_CHUNK = 10_000
+"""Pairs between two advances of the progress bar (a bar redrawn per row would cost more
+than the row)."""
 
 
 class _LanguageTally:
@@ -125,14 +130,21 @@ def run(store: Store, cfg: ExportConfig) -> ExportResult:
             rows = _pairs_in_language(rows, lang, translations_in(store, lang, "human"), tally)
         no_gold_rows = 0
 
-        def counted(source: Iterator[ExportRow]) -> Iterator[ExportRow]:
+        def counted(source: Iterator[ExportRow], advance: Advance) -> Iterator[ExportRow]:
             nonlocal no_gold_rows
-            for row in source:
+            done = 0
+            for done, row in enumerate(source, 1):
                 if row.gold in (None, NO_GOLD):
                     no_gold_rows += 1
+                if not done % PROGRESS_CHUNK:
+                    advance(PROGRESS_CHUNK)
                 yield row
+            advance(done % PROGRESS_CHUNK)
 
-        written = corpus_format.write(counted(rows), cfg.out, _write_settings(store, cfg))
+        with progress(f"export {cfg.out.name}", unit="pairs read") as advance:
+            written = corpus_format.write(
+                counted(rows, advance), cfg.out, _write_settings(store, cfg)
+            )
         count, sidecar = written.rows, written.sidecar
         counts = {"rows": count, "no_gold_rows": no_gold_rows}
         if written.pairs is not None:

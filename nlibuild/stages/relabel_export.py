@@ -19,6 +19,7 @@ from nlibuild.formats.platforms import platform_for
 from nlibuild.formats.tabular import write_package
 from nlibuild.models import NLI_LABELS, RelabelExportConfig, RelabelExportResult, RelabelTask
 from nlibuild.presets import relabel_instructions_text
+from nlibuild.progress import progress
 from nlibuild.queries.batches import relabel_items
 from nlibuild.queries.meta import store_labels
 from nlibuild.store import Store
@@ -63,12 +64,14 @@ def run(store: Store, cfg: RelabelExportConfig) -> RelabelExportResult:
                 ]
                 files.append(platform.write_relabel_batch(folder, batch.id, batch_tasks))
                 tasks += len(batch_tasks)
+                advance(1)
             # The corpus language's instructions first: the MTurk form embeds the first.
             langs = sorted(cfg.instruction_langs, key=lambda code: (code != lang, code))
             texts = {code: relabel_instructions(code, labels) for code in langs}
             return files + platform.write_relabel_support_files(folder, labels, texts)
 
-        files = write_package(cfg.out, write)
+        with progress("relabel export", len(batches), "batches written") as advance:
+            files = write_package(cfg.out, write)
         run.finish({"batches": len(batches), "tasks": tasks, "files": len(files)})
     return RelabelExportResult(
         run_id=run_id, signature=run.signature, batches=len(batches), tasks=tasks, files=files

@@ -35,6 +35,7 @@ from nlibuild.models import (
     ScoreResult,
 )
 from nlibuild.negators import negator_lexicon
+from nlibuild.progress import progress
 from nlibuild.queries.scores import last_accuracy
 from nlibuild.score_jobs import eval_groups, job_rows, read_corpus, resolve_langs
 from nlibuild.scoring.job_files import TRAIN, PairRecord
@@ -107,23 +108,25 @@ def run(store: Store, cfg: ScoreBaselinesConfig) -> ScoreResult:
         train = [r for r in rows.records if r.split == TRAIN]
         evaluated = [r for r in rows.records if r.split != TRAIN]
         jobs = []
-        for mode in BaselineMode:
-            started = time.perf_counter()
-            predictions = _predict(mode, train, evaluated, cfg.seed)
-            name = f"{mode.value}-s{cfg.seed}"
-            job_pk = store.add_score_job(
-                ScoreJobRow(name, "", mode.value, cfg.seed, (train_lang,), evals, "{}", ""),
-                run.id,
-            )
-            checkpoint = (0, 0, 1.0, len(train), None, time.perf_counter() - started)
-            store.add_score_checkpoint(job_pk, checkpoint, groups.accuracy_rows(predictions))
-            store.finish_score_job(job_pk, [])
-            jobs.append(
-                ScoreJobSummary(
-                    name=name, mode=mode.value, seed=cfg.seed, train_rows=len(train),
-                    eval_rows=len(evaluated), checkpoints=1, added=1, finished=True,
-                    last_accuracy=last_accuracy(store, job_pk),
+        with progress("baselines", len(BaselineMode), "baselines") as advance:
+            for mode in BaselineMode:
+                started = time.perf_counter()
+                predictions = _predict(mode, train, evaluated, cfg.seed)
+                name = f"{mode.value}-s{cfg.seed}"
+                job_pk = store.add_score_job(
+                    ScoreJobRow(name, "", mode.value, cfg.seed, (train_lang,), evals, "{}", ""),
+                    run.id,
                 )
-            )  # fmt: skip
+                checkpoint = (0, 0, 1.0, len(train), None, time.perf_counter() - started)
+                store.add_score_checkpoint(job_pk, checkpoint, groups.accuracy_rows(predictions))
+                store.finish_score_job(job_pk, [])
+                jobs.append(
+                    ScoreJobSummary(
+                        name=name, mode=mode.value, seed=cfg.seed, train_rows=len(train),
+                        eval_rows=len(evaluated), checkpoints=1, added=1, finished=True,
+                        last_accuracy=last_accuracy(store, job_pk),
+                    )
+                )  # fmt: skip
+                advance(1)
         run.finish({"jobs": len(jobs), "train_rows": len(train), "eval_rows": len(evaluated)})
     return ScoreResult(run_id=run.id, signature=run.signature, jobs=jobs, left_out=rows.left_out)

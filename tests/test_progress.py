@@ -1,0 +1,86 @@
+"""Progress on long steps: a bar on stderr when it is a terminal, nothing with --quiet or
+in a pipe, and never a byte more on stdout (issue 18)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, SAMPLE_MNLI, ok, ok_result, requires_fixtures
+
+from nlibuild.progress import PROGRESS_VARIABLE
+
+SNLI_DEV = FIXTURES / "snli_prefix" / "snli_1.0_dev.jsonl"
+"""1,289 real SNLI pairs (the last line has no line break)."""
+
+_TERMINAL_CODES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def shown(stderr: str) -> str:
+    """What a terminal showed at some moment: the frames of the bar, codes removed."""
+    return _TERMINAL_CODES.sub("", stderr.replace("\r", "\n"))
+
+
+@pytest.fixture
+def terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stderr counts as a terminal, as it does for a person at one."""
+    monkeypatch.setenv(PROGRESS_VARIABLE, "1")
+
+
+@pytest.fixture
+def snli_db(db: Path) -> Path:
+    ok("--db", db, "import", SNLI_DEV, "--format", "snli")
+    return db
+
+
+@requires_fixtures
+def test_export_counts_the_pairs_it_has_read_on_stderr(
+    snli_db: Path, tmp_path: Path, terminal: None
+) -> None:
+    out = tmp_path / "snli.jsonl"
+    result = ok_result("--db", snli_db, "export", "--format", "mnli-jsonl", "--out", out)
+    assert "export snli.jsonl" in shown(result.stderr)
+    assert "1,289 pairs read" in shown(result.stderr)
+    assert result.stdout.startswith("Exported 1289 pairs to ")
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 1289
+
+
+@requires_fixtures
+def test_quiet_and_a_stderr_that_is_no_terminal_show_no_progress(
+    snli_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "snli.jsonl"
+    piped = ok_result("--db", snli_db, "export", "--format", "jsonl", "--out", out)
+    assert piped.stderr == ""
+    monkeypatch.setenv(PROGRESS_VARIABLE, "1")
+    quiet = ok_result("--quiet", "--db", snli_db, "export", "--format", "jsonl", "--out", out)
+    assert quiet.stderr == ""
+    # --quiet holds for its own command only.
+    loud = ok_result("--db", snli_db, "export", "--format", "jsonl", "--out", out)
+    assert "pairs read" in shown(loud.stderr)
+
+
+def test_bootstrap_progress_leaves_the_json_on_stdout_as_it_was(
+    sample_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    command = ("--db", sample_db, "stats", "--table", "agreement", "--ci", "0.95")
+    piped = ok_result(*command, "--format", "json")
+    monkeypatch.setenv(PROGRESS_VARIABLE, "1")
+    drawn = ok_result(*command, "--format", "json")
+    assert "bootstrap over 48 pairs" in shown(drawn.stderr)
+    assert "1,000/1,000 resamples" in shown(drawn.stderr)
+    assert drawn.stdout == piped.stdout
+    json.loads(drawn.stdout)
+
+
+def test_dawid_skene_shows_its_iterations(sample_db: Path, terminal: None) -> None:
+    result = ok_result("--db", sample_db, "aggregate-labels", "--method", "dawid-skene")
+    assert "EM iterations (at most)" in shown(result.stderr)
+    assert "Dawid-Skene" in result.stdout
+
+
+def test_import_progress_is_off_with_quiet(db: Path, terminal: None) -> None:
+    result = ok_result("-q", "--db", db, "import", SAMPLE_MNLI, "--format", "mnli")
+    assert result.stderr == ""
