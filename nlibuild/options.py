@@ -96,6 +96,33 @@ def column_mapping_option(text: str | None, option: str) -> dict[str, tuple[str,
     which the settings model checks)."""
     if text is None:
         return None
+    mapping = _column_items(text, option)
+    try:
+        check_table_columns(mapping)
+    except ValueError as exc:
+        raise ConfigError(f"{option}: {exc}") from None
+    return mapping
+
+
+def single_column_mapping_option(
+    text: str | None, option: str, keys: tuple[str, ...], context: str
+) -> dict[str, str]:
+    """`--columns unit_id=ID,text=TEXT` where each of `keys` takes one column (`translate
+    import`); `context` says what chose the keys (`with --align rows`)."""
+    if text is None:
+        return {}
+    mapping: dict[str, str] = {}
+    for key, names in _column_items(text, option).items():
+        if key not in keys:
+            raise ConfigError(f"{option}: no key {key!r} {context}; the keys are {', '.join(keys)}")
+        if len(names) != 1 or not names[0]:
+            raise ConfigError(f"{option}: {key} takes one column; write {key}=COLUMN")
+        mapping[key] = names[0]
+    return mapping
+
+
+def _column_items(text: str, option: str) -> dict[str, tuple[str, ...]]:
+    """KEY=COLUMN items, an item without `=` being one more column of the key before it."""
     mapping: dict[str, tuple[str, ...]] = {}
     key: str | None = None
     for item in (part.strip() for part in text.split(",")):
@@ -108,10 +135,6 @@ def column_mapping_option(text: str | None, option: str) -> dict[str, tuple[str,
         if key in mapping:
             raise ConfigError(f"{option} names {key} twice; give each key one column")
         mapping[key] = (column,)
-    try:
-        check_table_columns(mapping)
-    except ValueError as exc:
-        raise ConfigError(f"{option}: {exc}") from None
     return mapping
 
 

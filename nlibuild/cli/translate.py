@@ -14,6 +14,8 @@ from nlibuild.cli.common import err, open_store, out, state_of, user_errors
 from nlibuild.errors import ConfigError, OutputError
 from nlibuild.formats.tabular import write_atomically
 from nlibuild.models import (
+    ROW_COLUMN_KEYS,
+    UNIT_COLUMN_KEYS,
     QaMetric,
     TableFormat,
     TranslateExportConfig,
@@ -23,7 +25,7 @@ from nlibuild.models import (
     TranslationKind,
     UnitFormat,
 )
-from nlibuild.options import choice, default_text, split_list
+from nlibuild.options import choice, default_text, single_column_mapping_option, split_list
 from nlibuild.render import Cell, counted, render_table, table_text
 
 translate_app = typer.Typer(
@@ -111,6 +113,16 @@ def import_(
             "disagree with the reference's rows.",
         ),
     ] = False,
+    columns: Annotated[
+        str | None,
+        typer.Option(
+            "--columns",
+            help="The file's columns when they have other names: unit_id=ID,text=TEXT[,lang=L] "
+            "(--align id), premise=P,hypothesis=H[,label=L,pair_id=ID] (--align rows, e.g. "
+            "premise=sentence1_tgt,hypothesis=sentence2_tgt); a key left out takes its usual "
+            "column.",
+        ),
+    ] = None,
 ) -> None:
     """Read translations by unit ID, check coverage (missing and extra units are an error
     unless --partial) and each translation (empty, untranslated, Roman letters in a
@@ -136,6 +148,12 @@ def import_(
                 align=align,
                 reference=reference,
                 force=force,
+                columns=single_column_mapping_option(
+                    columns,
+                    "--columns",
+                    UNIT_COLUMN_KEYS if align == "id" else ROW_COLUMN_KEYS,
+                    f"with --align {align}",
+                ),
             )
             result = run(store, cfg)
     checks = ", ".join(f"{name} {n}" for name, n in result.checks.items()) or "none"

@@ -163,6 +163,8 @@ from nlibuild.models.split import (
     SplitSource,
 )
 from nlibuild.models.translate import (
+    ROW_COLUMN_KEYS,
+    UNIT_COLUMN_KEYS,
     LengthStatsRow,
     QaMetric,
     TranslateExportConfig,
@@ -190,8 +192,10 @@ __all__ = [
     "NLI_LABELS",
     "NO_GOLD",
     "OVERLAP_BINS",
+    "ROW_COLUMN_KEYS",
     "SEED_LIMIT",
     "TABLE_COLUMN_KEYS",
+    "UNIT_COLUMN_KEYS",
     "UNKNOWN_LICENSE",
     "AccuracyRow",
     "AggregateConfig",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from nlibuild.core.signature import OutputPath
 from nlibuild.models.base import _Config
@@ -53,6 +53,13 @@ class TranslateExportResult(BaseModel):
     out: Path
 
 
+UNIT_COLUMN_KEYS = ("unit_id", "text", "lang")
+"""What `translate import --columns` can name in a file of units (`--align id`)."""
+ROW_COLUMN_KEYS = ("premise", "hypothesis", "label", "pair_id")
+"""What `translate import --columns` can name in a file of pairs (`--align rows`); `pair_id`
+is the column compared with the reference's `pairID`."""
+
+
 class TranslateImportConfig(_Config):
     """`nlibuild translate import`: translations by unit ID, checked."""
 
@@ -69,6 +76,24 @@ class TranslateImportConfig(_Config):
         description="import although a sample is identified as another language, or (--align "
         "rows) rows whose evidence says they do not line up",
     )
+    columns: dict[str, str] = Field(
+        default_factory=dict,
+        description="the file's column for each of UNIT_COLUMN_KEYS (--align id) or "
+        "ROW_COLUMN_KEYS (--align rows)",
+    )
+
+    @model_validator(mode="after")
+    def _column_keys_of_the_alignment(self) -> TranslateImportConfig:
+        keys = UNIT_COLUMN_KEYS if self.align == "id" else ROW_COLUMN_KEYS
+        for key, column in self.columns.items():
+            if key not in keys:
+                raise ValueError(
+                    f"--columns: no key {key!r} with --align {self.align}; "
+                    f"the keys are {', '.join(keys)}"
+                )
+            if not column.strip():
+                raise ValueError(f"--columns: {key} names no column; write {key}=COLUMN")
+        return self
 
 
 class TranslateImportResult(BaseModel):

@@ -84,7 +84,7 @@ def _listed(ids: list[str]) -> str:
 
 def _rows_by_id(cfg: TranslateImportConfig) -> pl.DataFrame:
     """The rows of a file of units: line, unit, text (as written)."""
-    frame = read_unit_table(cfg.path, cfg.format)
+    frame = read_unit_table(cfg.path, cfg.format, cfg.columns)
     target = primary_language(cfg.lang)
     marked = frame["lang"].drop_nulls().unique().to_list()
     wrong = {lang for lang in marked if primary_language(lang) != target}
@@ -188,7 +188,7 @@ def _rows_by_position(
     repetition) says they do not line up are refused unless --force; a label column that
     disagrees is reported (labels are never taken from a translation)."""
     assert cfg.reference is not None
-    translated = read_row_aligned(cfg.path, cfg.lang)
+    translated = read_row_aligned(cfg.path, cfg.lang, cfg.columns)
     for row in translated:
         if "\x00" in row.premise or "\x00" in row.hypothesis:
             raise InputError(cfg.path, f"this row {NUL_IN_TEXT}", row.line)

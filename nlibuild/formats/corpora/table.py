@@ -24,6 +24,7 @@ import orjson
 import polars as pl
 
 from nlibuild.errors import InputError
+from nlibuild.formats.column_mapping import resolve_columns
 from nlibuild.formats.corpora.base import CorpusFormat, ReadSettings
 from nlibuild.formats.input_files import read_utf8_text
 from nlibuild.formats.tabular import SourcePair, csv_rows, iter_json_objects
@@ -169,40 +170,10 @@ def _mapping(
     path: Path, header: list[str], line: int | None, asked: Mapping[str, tuple[str, ...]]
 ) -> dict[str, tuple[str, ...]]:
     """The column(s) of each key: as asked, else the column of the key's own name."""
-    shown = ", ".join(header[:12]) + (", ..." if len(header) > 12 else "")
-    mapping: dict[str, tuple[str, ...]] = {}
-    for key in TABLE_COLUMN_KEYS:
-        if key in asked:
-            missing = [name for name in asked[key] if name not in header]
-            if missing:
-                raise InputError(
-                    path,
-                    f"--columns {key}={missing[0]}: the file has no column {missing[0]!r} "
-                    f"(columns: {shown}); name one of those",
-                    line,
-                )
-            mapping[key] = asked[key]
-        elif key in header:
-            mapping[key] = (key,)
-    for key in ("premise", "hypothesis"):
-        if key not in mapping:
-            raise InputError(
-                path,
-                f"no {key} column: name it with --columns {key}=COLUMN (columns: {shown})",
-                line,
-            )
-    owners: dict[str, str] = {}
-    for key, names in mapping.items():
-        for name in names:
-            if name in owners:
-                raise InputError(
-                    path,
-                    f"--columns gives column {name!r} to both {owners[name]} and {key}; "
-                    "a column holds one thing",
-                    line,
-                )
-            owners[name] = key
-    return mapping
+    return resolve_columns(
+        path, header, line, asked, {key: (key,) for key in TABLE_COLUMN_KEYS},
+        required=("premise", "hypothesis"),
+    )  # fmt: skip
 
 
 def _pair(
