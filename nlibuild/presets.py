@@ -299,8 +299,9 @@ def _distinct_names(names: dict[str, str]) -> dict[str, str]:
         key = name.strip().casefold()
         if not key:
             raise ValueError(f"{label}: a name cannot be empty")
+        labels = [*names, *(nli.value for nli in Label)]
         clash = seen.get(key) or next(
-            (other for other in names if other != label and other.casefold() == key), None
+            (other for other in labels if other != label and other.casefold() == key), None
         )
         if clash:
             raise ValueError(f"{label} and {clash} would both be shown as {name!r}")
