@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from nlibuild.errors import ConfigError
+from nlibuild.label_names import LabelNames, label_names
 from nlibuild.models import Label, _Config, check_table_columns, parse_label_order
 from nlibuild.presets import TablePreset, parse_preset, stage_defaults, validate_preset
 from nlibuild.store import Store
@@ -35,6 +36,13 @@ def store_settings(store: Store, model: type[ConfigT], section: str, **flags: An
     """A stage's settings from the flags given, the store's preset section, then the model's
     defaults (`_Config.from_preset`), with preset errors naming the store's preset."""
     return model.from_preset(preset_of(store), section, preset_origin(store), **flags)
+
+
+def store_label_names(store: Store) -> LabelNames:
+    """The names people see for the store's labels: its preset's `[labels.names]`, else
+    the built-in names of the corpus language (`label_names.label_names`)."""
+    names = stage_defaults(preset_of(store), "labels").get("names")
+    return label_names(store.meta().get("lang", "en"), names)
 
 
 def label_order_option(text: str | None, option: str) -> Any:

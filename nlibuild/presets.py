@@ -294,6 +294,31 @@ class AggregatePreset(_Section):
     votes_per_pair: _Count | None = None
 
 
+def _distinct_names(names: dict[str, str]) -> dict[str, str]:
+    # A name read back must stand for one label: two labels shown alike, or a label shown
+    # as another's canonical name, could not be told apart when a sheet comes back.
+    seen: dict[str, str] = {}
+    for label, name in names.items():
+        key = name.strip().casefold()
+        if not key:
+            raise ValueError(f"{label}: a name cannot be empty")
+        labels = [*names, *(nli.value for nli in Label)]
+        clash = seen.get(key) or next(
+            (other for other in labels if other != label and other.casefold() == key), None
+        )
+        if clash:
+            raise ValueError(f"{label} and {clash} would both be shown as {name!r}")
+        seen[key] = label
+    return names
+
+
+class LabelsPreset(_Section):
+    """[labels]: `names`, the name people see for each label in work packages
+    (`entailment = "蕴含"`); files coming back may give either."""
+
+    names: Annotated[dict[str, StrictStr], AfterValidator(_distinct_names)] | None = None
+
+
 class PresetSections(_Section):
     """A whole preset: the sections it may have, each optional."""
 
@@ -305,6 +330,7 @@ class PresetSections(_Section):
     elicit: ElicitPreset | None = None
     relabel: RelabelPreset | None = None
     aggregate: AggregatePreset | None = None
+    labels: LabelsPreset | None = None
 
 
 def validate_preset(preset: dict[str, Any], origin: str = "preset") -> PresetSections:
@@ -394,6 +420,7 @@ SECTION_SETTINGS: dict[str, tuple[type[BaseModel], ...]] = {
     "elicit": (ElicitCreateConfig, ElicitImportConfig),
     "relabel": (RelabelCreateConfig,),
     "aggregate": (AggregateConfig,),
+    "labels": (),  # read by the commands themselves (KEYS_COMMANDS_READ)
 }
 """The settings models each section fills; a key of the section one of them takes is not
 unknown to the others (`[elicit] max_overlap` is `elicit import`'s, not `elicit create`'s)."""
@@ -402,6 +429,7 @@ KEYS_COMMANDS_READ: dict[str, frozenset[str]] = {
     "corpus": frozenset({"genres"}),  # `ingest` warns about (or refuses) other genres
     "ingest": frozenset({"genres"}),  # `ingest` lays [ingest.genres.NAME] over [ingest]
     "import": frozenset({"tables"}),  # `import --columns @NAME` reads [import.tables.NAME]
+    "labels": frozenset({"names"}),  # `elicit/relabel export/import` read [labels.names]
 }
 """Section keys that a command reads itself rather than as a setting of its stage."""
 

@@ -61,12 +61,12 @@ def fail_on_second_batch(
     real = getattr(platform, field)
     calls = 0
 
-    def writer(out: Path, batch: str, tasks: Sequence[Any]) -> Path:
+    def writer(out: Path, batch: str, tasks: Sequence[Any], *names: Any) -> Path:
         nonlocal calls
         calls += 1
         if calls == 2:
             raise error
-        return real(out, batch, tasks)  # type: ignore[no-any-return]
+        return real(out, batch, tasks, *names)  # type: ignore[no-any-return]
 
     changes: dict[str, Any] = {field: writer}
     patched = dataclasses.replace(platform, **changes)

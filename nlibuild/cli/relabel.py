@@ -32,6 +32,7 @@ from nlibuild.options import (
     default_text,
     label_order_option,
     split_list,
+    store_label_names,
     store_settings,
 )
 from nlibuild.render import counted, render_table
@@ -186,6 +187,7 @@ def import_(
                 format=choice(PlatformFormat, format, "--format"),
                 annotators=annotators,
                 label_order=label_order_option(label_order, "--label-order"),
+                label_names=store_label_names(store),
             )
             result = run(store, cfg)
     render_vote_report(result)

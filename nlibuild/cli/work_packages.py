@@ -11,7 +11,7 @@ import typer
 
 from nlibuild.cli.common import open_store, out, state_of, user_errors
 from nlibuild.models import ElicitExportConfig, PlatformFormat, RelabelExportConfig
-from nlibuild.options import choice, split_list
+from nlibuild.options import choice, split_list, store_label_names
 from nlibuild.render import counted
 from nlibuild.store import Store
 
@@ -55,6 +55,7 @@ def export_package(
                 format=choice(PlatformFormat, format, "--format"),
                 out=out_dir,
                 instruction_langs=split_list([instructions]),
+                label_names=store_label_names(store),
             )
             result = run(store, cfg)
     out.print(

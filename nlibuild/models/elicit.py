@@ -97,6 +97,9 @@ class ElicitExportConfig(_Config):
     format: PlatformFormat
     out: OutputPath
     instruction_langs: tuple[str, ...] = ("en", "zh")
+    label_names: tuple[tuple[str, str], ...] = Field(
+        default=(), description="(label, the name people see): [labels.names], or the language's"
+    )
 
 
 class ElicitExportResult(BaseModel):

@@ -59,7 +59,7 @@ def run(store: Store, cfg: ElicitExportConfig) -> ElicitExportResult:
             for protocol_name, per_label in sorted(protocols.items()):
                 texts = {code: elicit_instructions(protocol_name, code) for code in langs}
                 files += platform.write_elicit_support_files(
-                    folder, protocol_name, per_label, texts
+                    folder, protocol_name, per_label, texts, cfg.label_names
                 )
             return files
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from nlibuild.batches import RELABEL_BATCH, chosen_batches
 from nlibuild.formats.platforms import platform_for
 from nlibuild.formats.tabular import write_package
+from nlibuild.label_names import LabelNames, shown_name
 from nlibuild.models import NLI_LABELS, RelabelExportConfig, RelabelExportResult, RelabelTask
 from nlibuild.presets import relabel_instructions_text
 from nlibuild.progress import progress
@@ -25,13 +26,19 @@ from nlibuild.queries.meta import store_labels
 from nlibuild.store import Store
 
 
-def relabel_instructions(lang: str, labels: list[str]) -> str:
-    """The validators' instructions in `lang`, closing with the labels this store offers."""
+def relabel_instructions(lang: str, labels: list[str], names: LabelNames = ()) -> str:
+    """The validators' instructions in `lang`, closing with the labels this store offers,
+    each with the name the forms show for it (`entailment` (蕴含))."""
     extra = labels[len(NLI_LABELS) :]
-    closing = f"\n\n`label`: {', '.join(f'`{label}`' for label in labels)}"
+    closing = f"\n\n`label`: {', '.join(_offered(label, names) for label in labels)}"
     if not extra:
         closing += " (this corpus uses no extra labels)"
     return relabel_instructions_text(lang).strip() + closing + "\n"
+
+
+def _offered(label: str, names: LabelNames) -> str:
+    shown = shown_name(label, names)
+    return f"`{label}`" if shown == label else f"`{label}` ({shown})"
 
 
 def run(store: Store, cfg: RelabelExportConfig) -> RelabelExportResult:
@@ -62,13 +69,16 @@ def run(store: Store, cfg: RelabelExportConfig) -> RelabelExportResult:
                         store, batch.pk
                     )
                 ]
-                files.append(platform.write_relabel_batch(folder, batch.id, batch_tasks))
+                files.append(
+                    platform.write_relabel_batch(folder, batch.id, batch_tasks, cfg.label_names)
+                )
                 tasks += len(batch_tasks)
                 advance(1)
             # The corpus language's instructions first: the MTurk form embeds the first.
             langs = sorted(cfg.instruction_langs, key=lambda code: (code != lang, code))
-            texts = {code: relabel_instructions(code, labels) for code in langs}
-            return files + platform.write_relabel_support_files(folder, labels, texts)
+            texts = {code: relabel_instructions(code, labels, cfg.label_names) for code in langs}
+            support = platform.write_relabel_support_files(folder, labels, texts, cfg.label_names)
+            return files + support
 
         with progress("relabel export", len(batches), "batches written") as advance:
             files = write_package(cfg.out, write)

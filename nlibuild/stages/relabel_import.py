@@ -25,6 +25,7 @@ from nlibuild.batches import RELABEL_BATCH
 from nlibuild.errors import ConflictError, InputError
 from nlibuild.formats.platforms import platform_for
 from nlibuild.formats.platforms.base import RawVote
+from nlibuild.label_names import canonical_label
 from nlibuild.labels import LabelNormaliser, UnknownLabel, unknown_label_hint
 from nlibuild.models import (
     NLI_LABELS,
@@ -101,7 +102,7 @@ class _Importer:
                 )
             assert vote.label is not None
             try:
-                label = normaliser.vote(vote.label)
+                label = normaliser.vote(canonical_label(vote.label, self.cfg.label_names))
             except UnknownLabel:
                 raise self.unknown_label(vote, normaliser) from None
             assert label is not None

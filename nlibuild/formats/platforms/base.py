@@ -16,6 +16,7 @@ from pathlib import Path
 from nlibuild.errors import InputError
 from nlibuild.formats.input_files import NUL_IN_TEXT, require_regular_file
 from nlibuild.formats.tabular import write_text
+from nlibuild.label_names import LabelNames
 from nlibuild.labels import LabelNormaliser
 from nlibuild.models import ElicitTask, Label, RelabelTask
 from nlibuild.render import counted
@@ -82,11 +83,14 @@ class VoteFile:
 
 ElicitBatchWriter = Callable[[Path, str, Sequence[ElicitTask]], Path]
 """(out folder, batch ID, tasks) -> the batch's task file."""
-RelabelBatchWriter = Callable[[Path, str, Sequence[RelabelTask]], Path]
-ElicitFormWriter = Callable[[Path, str, int, dict[str, str]], Path]
-"""(out folder, protocol, hypotheses per label, instructions by language) -> the form file."""
-RelabelFormWriter = Callable[[Path, Sequence[str], dict[str, str]], Path]
-"""(out folder, the labels offered, instructions by language) -> the form file."""
+RelabelBatchWriter = Callable[[Path, str, Sequence[RelabelTask], LabelNames], Path]
+"""(out folder, batch ID, tasks, the labels' names people see) -> the batch's task file."""
+ElicitFormWriter = Callable[[Path, str, int, dict[str, str], LabelNames], Path]
+"""(out folder, protocol, hypotheses per label, instructions by language, the labels' names
+people see) -> the form file."""
+RelabelFormWriter = Callable[[Path, Sequence[str], dict[str, str], LabelNames], Path]
+"""(out folder, the labels offered, instructions by language, the labels' names people see)
+-> the form file. Whatever names it shows, its answers come back as the labels."""
 AnswerReader = Callable[[Path, LabelNormaliser], AnswerFile]
 VoteReader = Callable[[Path, Sequence[str]], VoteFile]
 """(file, the labels the form offered) -> its votes."""
@@ -114,12 +118,18 @@ class Platform:
         return self.elicit_batch_writer(out, batch, tasks)
 
     def write_elicit_support_files(
-        self, out: Path, protocol: str, per_label: int, instructions: dict[str, str]
+        self,
+        out: Path,
+        protocol: str,
+        per_label: int,
+        instructions: dict[str, str],
+        names: LabelNames = (),
     ) -> list[Path]:
         """Instructions (one file per language) and the platform's form for one protocol."""
         written = _write_instructions(out, protocol, instructions)
         if self.elicit_form_writer is not None:
-            written.append(self.elicit_form_writer(out, protocol, per_label, instructions))
+            form = self.elicit_form_writer(out, protocol, per_label, instructions, names)
+            written.append(form)
         return written
 
     def read_answers(self, path: Path, normaliser: LabelNormaliser) -> AnswerFile:
@@ -139,17 +149,23 @@ class Platform:
                 raise InputError(path, f"{answer.where}: this answer {NUL_IN_TEXT}")
         return parsed
 
-    def write_relabel_batch(self, out: Path, batch: str, tasks: Sequence[RelabelTask]) -> Path:
+    def write_relabel_batch(
+        self, out: Path, batch: str, tasks: Sequence[RelabelTask], names: LabelNames = ()
+    ) -> Path:
         """The task file of one relabelling batch; returns its path."""
-        return self.relabel_batch_writer(out, batch, tasks)
+        return self.relabel_batch_writer(out, batch, tasks, names)
 
     def write_relabel_support_files(
-        self, out: Path, labels: Sequence[str], instructions: dict[str, str]
+        self,
+        out: Path,
+        labels: Sequence[str],
+        instructions: dict[str, str],
+        names: LabelNames = (),
     ) -> list[Path]:
         """Instructions (one file per language) and the platform's form for relabelling."""
         written = _write_instructions(out, RELABEL_FORM, instructions)
         if self.relabel_form_writer is not None:
-            written.append(self.relabel_form_writer(out, labels, instructions))
+            written.append(self.relabel_form_writer(out, labels, instructions, names))
         return written
 
     def read_votes(self, path: Path, labels: Sequence[str]) -> VoteFile:

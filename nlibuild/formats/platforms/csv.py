@@ -23,6 +23,7 @@ from nlibuild.formats.platforms.fields import (
     slot_names,
 )
 from nlibuild.formats.tabular import csv_rows, write_spreadsheet_csv
+from nlibuild.label_names import LabelNames
 from nlibuild.labels import LabelNormaliser, UnknownLabel, unknown_label_hint
 from nlibuild.lang import normalise_text
 from nlibuild.models import ElicitTask, Label, RelabelTask
@@ -46,14 +47,32 @@ def write_elicit_batch(out: Path, batch: str, tasks: Sequence[ElicitTask]) -> Pa
     return path
 
 
-def write_relabel_batch(out: Path, batch: str, tasks: Sequence[RelabelTask]) -> Path:
-    """One row per pair, with an empty label column."""
+def write_relabel_batch(
+    out: Path, batch: str, tasks: Sequence[RelabelTask], names: LabelNames
+) -> Path:
+    """One row per pair, with an empty label column, whose header lists the names people
+    see where the labels have names (`label (蕴含 / 中立 / 矛盾)`): a validator types one of
+    them, or the label itself."""
     records = [task.model_dump(mode="json") for task in tasks]
     columns = list(RelabelTask.model_fields)
     rows = [[r[c] if r[c] is not None else "" for c in columns] for r in records]
     path = out / f"{batch}.csv"
-    write_spreadsheet_csv(path, [*columns, LABEL_FIELD], [[*row, ""] for row in rows])
+    write_spreadsheet_csv(path, [*columns, label_header(names)], [[*row, ""] for row in rows])
     return path
+
+
+def label_header(names: LabelNames) -> str:
+    """The label column's header: `label`, followed by the names people see, if any."""
+    if not names:
+        return LABEL_FIELD
+    return f"{LABEL_FIELD} ({' / '.join(name for _, name in names)})"
+
+
+def _label_column(header: list[str]) -> str | None:
+    """The label column of a sheet: `label`, or `label (...)` as `label_header` wrote it."""
+    if LABEL_FIELD in header:
+        return LABEL_FIELD
+    return next((name for name in header if name.startswith(f"{LABEL_FIELD} (")), None)
 
 
 def read_answers(path: Path, normaliser: LabelNormaliser) -> AnswerFile:
@@ -132,8 +151,10 @@ def _long_answers(path: Path, rows: CsvRows, normaliser: LabelNormaliser) -> lis
 
 def read_votes(path: Path, labels: Sequence[str]) -> VoteFile:
     header, rows = csv_rows(path, from_spreadsheet=True)
-    missing = [name for name in ("pair_id", LABEL_FIELD) if name not in header]
-    if missing:
+    label_column = _label_column(header)
+    found = {"pair_id": "pair_id" in header, LABEL_FIELD: label_column is not None}
+    missing = [name for name, there in found.items() if not there]
+    if missing or label_column is None:
         raise InputError(
             path,
             f"no {' and no '.join(missing)} column: give the sheet `relabel export --format csv` "
@@ -151,7 +172,7 @@ def read_votes(path: Path, labels: Sequence[str]) -> VoteFile:
                 worker=row.get("annotator", "").strip() or None,
                 batch=row.get("batch", "").strip() or None,
                 pair_id=row["pair_id"].strip(),
-                label=row[LABEL_FIELD].strip() or None,
+                label=row[label_column].strip() or None,
             )
         )
     return result

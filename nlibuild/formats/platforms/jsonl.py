@@ -11,8 +11,9 @@ from pydantic import BaseModel, ValidationError
 from nlibuild.errors import InputError
 from nlibuild.formats.platforms.base import AnswerFile, Platform, RawAnswer, RawVote, VoteFile
 from nlibuild.formats.tabular import iter_json_objects, write_json_lines
+from nlibuild.label_names import LabelNames
 from nlibuild.labels import LabelNormaliser
-from nlibuild.models import ElicitAnswer, Label, RelabelVote
+from nlibuild.models import ElicitAnswer, Label, RelabelTask, RelabelVote
 
 
 def write_tasks(out: Path, batch: str, tasks: Sequence[BaseModel]) -> Path:
@@ -73,6 +74,14 @@ def _votes(path: Path) -> Iterator[RawVote]:
         )
 
 
+def write_relabel_tasks(
+    out: Path, batch: str, tasks: Sequence[RelabelTask], names: LabelNames
+) -> Path:
+    """A relabelling batch: its tasks as they are; a `label` written back may be a label or
+    the name people see for it (`relabel import` reads both)."""
+    return write_tasks(out, batch, tasks)
+
+
 def _invalid_field(path: Path, line: int, exc: ValidationError) -> InputError:
     """The error for the first field of a line the answer's model refused."""
     first = exc.errors()[0]
@@ -85,6 +94,6 @@ PLATFORM = Platform(
     names_workers=False,
     elicit_batch_writer=write_tasks,
     answer_reader=read_answers,
-    relabel_batch_writer=write_tasks,
+    relabel_batch_writer=write_relabel_tasks,
     vote_reader=read_votes,
 )

@@ -35,7 +35,9 @@ from nlibuild.formats.platforms.fields import (
     slot_hypotheses,
 )
 from nlibuild.formats.tabular import write_atomically, write_text
+from nlibuild.label_names import LabelNames, shown_name
 from nlibuild.labels import LabelNormaliser
+from nlibuild.models import RelabelTask
 
 
 def write_tasks(out: Path, batch: str, tasks: Sequence[BaseModel]) -> Path:
@@ -47,17 +49,26 @@ def write_tasks(out: Path, batch: str, tasks: Sequence[BaseModel]) -> Path:
     return path
 
 
+def write_relabel_tasks(
+    out: Path, batch: str, tasks: Sequence[RelabelTask], names: LabelNames
+) -> Path:
+    """A relabelling batch: the tasks as they are (the config shows the names)."""
+    return write_tasks(out, batch, tasks)
+
+
 def write_elicit_form(
-    out: Path, protocol: str, per_label: int, instructions: dict[str, str]
+    out: Path, protocol: str, per_label: int, instructions: dict[str, str], names: LabelNames
 ) -> Path:
     path = out / f"labelstudio-config.{protocol}.xml"
-    write_text(path, labelstudio_config(per_label, protocol))
+    write_text(path, labelstudio_config(per_label, protocol, names))
     return path
 
 
-def write_relabel_form(out: Path, labels: Sequence[str], instructions: dict[str, str]) -> Path:
+def write_relabel_form(
+    out: Path, labels: Sequence[str], instructions: dict[str, str], names: LabelNames
+) -> Path:
     path = out / f"labelstudio-config.{RELABEL_FORM}.xml"
-    write_text(path, relabel_labelstudio_config(labels))
+    write_text(path, relabel_labelstudio_config(labels, names))
     return path
 
 
@@ -215,9 +226,10 @@ def _texts(path: Path, where: str, name: str, texts: Any) -> list[str]:
     return texts
 
 
-def labelstudio_config(per_label: int, protocol: str) -> str:
+def labelstudio_config(per_label: int, protocol: str, names: LabelNames = ()) -> str:
     """A Label Studio labeling config: the premise, the `x` flag, one TextArea per
-    expected hypothesis (named like the csv columns, so answers read the same way)."""
+    expected hypothesis (named like the csv columns, so answers read the same way), under
+    a header with the label's name as people see it."""
     lines = [
         "<View>",
         f"  <!-- nlibuild elicitation, protocol {protocol}: {per_label} per label -->",
@@ -228,21 +240,24 @@ def labelstudio_config(per_label: int, protocol: str) -> str:
         "  </Choices>",
     ]
     for label in LABEL_ORDER:
-        lines.append(f'  <Header value={quoteattr(label.value.capitalize())} size="5"/>')
+        shown = shown_name(label.value, names)
+        lines.append(f'  <Header value={quoteattr(shown.capitalize())} size="5"/>')
         for k in range(1, per_label + 1):
             name = slot_name(label, k)
             lines.append(
                 f'  <TextArea name="{name}" toName="premise" rows="1" maxSubmissions="1" '
-                f'editable="true" placeholder={quoteattr(f"{label.value} {k}")}/>'
+                f'editable="true" placeholder={quoteattr(f"{shown} {k}")}/>'
             )
     lines.append("</View>")
     return "\n".join(lines) + "\n"
 
 
-def relabel_labelstudio_config(labels: Sequence[str]) -> str:
+def relabel_labelstudio_config(labels: Sequence[str], names: LabelNames = ()) -> str:
     """A Label Studio labeling config: the premise, the hypothesis and one required choice
-    `label` among `labels` (the NLI labels, then the store's extra labels)."""
-    choices = [f"    <Choice value={quoteattr(label)}/>" for label in labels]
+    `label` among `labels` (the NLI labels, then the store's extra labels). A choice shows
+    the name people see as its `value`, and its `alias`, which Label Studio writes into the
+    results instead of the value, is the label, so the export reads back unchanged."""
+    choices = [_choice(label, shown_name(label, names)) for label in labels]
     return (
         "\n".join(
             [
@@ -264,13 +279,19 @@ def relabel_labelstudio_config(labels: Sequence[str]) -> str:
     )
 
 
+def _choice(label: str, shown: str) -> str:
+    if shown == label:
+        return f"    <Choice value={quoteattr(label)}/>"
+    return f"    <Choice value={quoteattr(shown)} alias={quoteattr(label)}/>"
+
+
 PLATFORM = Platform(
     answer_file_kind="Label Studio's full JSON export",
     names_workers=True,
     elicit_batch_writer=write_tasks,
     elicit_form_writer=write_elicit_form,
     answer_reader=read_answers,
-    relabel_batch_writer=write_tasks,
+    relabel_batch_writer=write_relabel_tasks,
     relabel_form_writer=write_relabel_form,
     vote_reader=read_votes,
 )

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from markdown_it import MarkdownIt
 from pydantic import BaseModel
 
 from nlibuild.elicitation import LABEL_ORDER, slot_name
@@ -33,6 +34,7 @@ from nlibuild.formats.platforms.fields import (
     slot_hypotheses,
 )
 from nlibuild.formats.tabular import csv_rows, write_spreadsheet_csv, write_text
+from nlibuild.label_names import LabelNames, shown_name
 from nlibuild.labels import LabelNormaliser
 from nlibuild.models import ElicitTask, RelabelTask
 
@@ -52,27 +54,40 @@ def write_elicit_batch(out: Path, batch: str, tasks: Sequence[ElicitTask]) -> Pa
     return path
 
 
-def write_relabel_batch(out: Path, batch: str, tasks: Sequence[RelabelTask]) -> Path:
+def write_relabel_batch(
+    out: Path, batch: str, tasks: Sequence[RelabelTask], names: LabelNames
+) -> Path:
     path = out / f"{batch}.mturk-input.csv"
     _write_input(path, RelabelTask, tasks)
     return path
 
 
 def write_elicit_form(
-    out: Path, protocol: str, per_label: int, instructions: dict[str, str]
+    out: Path, protocol: str, per_label: int, instructions: dict[str, str], names: LabelNames
 ) -> Path:
     """The HIT template; it embeds the first instructions (the corpus language's)."""
     path = out / f"mturk-template.{protocol}.html"
     first = next(iter(instructions.values()), "")
-    write_text(path, mturk_template(per_label, protocol, first))
+    write_text(path, mturk_template(per_label, protocol, first, names))
     return path
 
 
-def write_relabel_form(out: Path, labels: Sequence[str], instructions: dict[str, str]) -> Path:
+def write_relabel_form(
+    out: Path, labels: Sequence[str], instructions: dict[str, str], names: LabelNames
+) -> Path:
     """The HIT template; it embeds the first instructions (the corpus language's)."""
     path = out / f"mturk-template.{RELABEL_FORM}.html"
-    write_text(path, relabel_mturk_template(labels, next(iter(instructions.values()), "")))
+    first = next(iter(instructions.values()), "")
+    write_text(path, relabel_mturk_template(labels, first, names))
     return path
+
+
+def instructions_html(markdown: str) -> str:
+    """The instructions' Markdown as HTML for the HIT's detailed instructions. CommonMark
+    with raw HTML off: a `<` in the text is shown, never run as markup in the worker's
+    page; tables on, as instructions may hold one."""
+    renderer = MarkdownIt("commonmark", {"html": False}).enable("table")
+    return str(renderer.render(markdown))
 
 
 def mturk_results(
@@ -232,16 +247,17 @@ def read_votes(path: Path, labels: Sequence[str]) -> VoteFile:
     return result
 
 
-def mturk_template(per_label: int, protocol: str, instructions: str) -> str:
+def mturk_template(per_label: int, protocol: str, instructions: str, names: LabelNames = ()) -> str:
     """An MTurk HIT layout (crowd-html-elements): the instructions, the premise, the `x`
-    box and one input per expected hypothesis. `${...}` are the input CSV's columns."""
+    box and one input per expected hypothesis, under the label's name as people see it.
+    `${...}` are the input CSV's columns."""
     fields = []
     for label in LABEL_ORDER:
-        fields.append(f"    <h3>{label.value.capitalize()}</h3>")
+        shown = html.escape(shown_name(label.value, names))
+        fields.append(f"    <h3>{shown.capitalize()}</h3>")
         for k in range(1, per_label + 1):
             fields.append(
-                f'    <crowd-input name="{slot_name(label, k)}" '
-                f'label="{label.value} {k}"></crowd-input>'
+                f'    <crowd-input name="{slot_name(label, k)}" label="{shown} {k}"></crowd-input>'
             )
     body = "\n".join(fields)
     return f"""<!-- nlibuild elicitation, protocol {protocol}: {per_label} per label -->
@@ -252,7 +268,7 @@ def mturk_template(per_label: int, protocol: str, instructions: str) -> str:
       <p>Write {per_label} hypothesis(es) per label for the premise.</p>
     </short-summary>
     <detailed-instructions>
-      <pre style="white-space: pre-wrap">{html.escape(instructions)}</pre>
+{_indented(instructions_html(instructions))}
     </detailed-instructions>
   </crowd-instructions>
   <p>Premise ${{premise_id}} (batch ${{batch}}):</p>
@@ -265,13 +281,14 @@ def mturk_template(per_label: int, protocol: str, instructions: str) -> str:
 """
 
 
-def relabel_mturk_template(labels: Sequence[str], instructions: str) -> str:
+def relabel_mturk_template(labels: Sequence[str], instructions: str, names: LabelNames = ()) -> str:
     """An MTurk HIT layout (crowd-html-elements): the instructions, the pair and a
     crowd-radio-group whose buttons are named after the labels (they come back in
-    Answer.taskAnswers as {"<label>": {"<label>": true}}). `${...}` are input columns."""
+    Answer.taskAnswers as {"<label>": {"<label>": true}}) and show the names people see.
+    `${...}` are input columns."""
     buttons = "\n".join(
         f'    <crowd-radio-button name="{html.escape(label)}" value="{html.escape(label)}">'
-        f"{html.escape(label)}</crowd-radio-button>"
+        f"{html.escape(shown_name(label, names))}</crowd-radio-button>"
         for label in labels
     )
     return f"""<!-- nlibuild relabelling: one label per pair -->
@@ -282,7 +299,7 @@ def relabel_mturk_template(labels: Sequence[str], instructions: str) -> str:
       <p>If the premise is true, is the hypothesis true, possibly true, or false?</p>
     </short-summary>
     <detailed-instructions>
-      <pre style="white-space: pre-wrap">{html.escape(instructions)}</pre>
+{_indented(instructions_html(instructions))}
     </detailed-instructions>
   </crowd-instructions>
   <p>Pair ${{pair_id}} (batch ${{batch}})</p>
@@ -294,6 +311,10 @@ def relabel_mturk_template(labels: Sequence[str], instructions: str) -> str:
   </crowd-radio-group>
 </crowd-form>
 """
+
+
+def _indented(markup: str) -> str:
+    return "\n".join(f"      {line}" if line else line for line in markup.strip().splitlines())
 
 
 PLATFORM = Platform(
