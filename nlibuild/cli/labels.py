@@ -31,7 +31,14 @@ def aggregate_labels(
 ) -> None:
     """Gold labels from the votes: the NLI label with at least 3 of the votes and more than
     any other, else '-'. Extra labels count as votes but are never gold; a pair with only
-    its author's vote keeps it (unvalidated). Ties give '-', whatever the vote order."""
+    its author's vote keeps it (unvalidated). Ties give '-', whatever the vote order.
+
+    Examples:
+
+    \b
+      nlibuild --db corpus.db aggregate-labels
+      nlibuild --db corpus.db aggregate-labels --method dawid-skene
+    """
     from nlibuild.stages.aggregate import run
 
     with user_errors():
