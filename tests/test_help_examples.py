@@ -10,7 +10,9 @@ have run before it.
 
 from __future__ import annotations
 
+import csv
 import importlib.util
+import json
 import shlex
 import shutil
 from collections.abc import Iterator
@@ -18,7 +20,7 @@ from pathlib import Path
 
 import pytest
 import typer
-from conftest import DATA, run_cli
+from conftest import DATA, PROJECT, SAMPLE_MNLI, run_cli
 from typer.core import TyperGroup
 from typer.testing import CliRunner
 
@@ -187,3 +189,57 @@ def test_shell_completion_is_on_and_prints_a_bash_script() -> None:
     result = CliRunner().invoke(app, ["--show-completion", "bash"], prog_name=PROGRAM)
     assert result.exit_code == 0, result.output
     assert "complete " in result.stdout and "_NLIBUILD_COMPLETE" in result.stdout
+
+
+README_FIRST_SCREEN = "## Your own file, start to finish"
+
+
+def readme_walkthrough() -> list[str]:
+    """The `nlibuild` command lines of the README's walkthrough block, continuations joined
+    and comments dropped."""
+    text = (PROJECT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index(README_FIRST_SCREEN) :]
+    start = section.index("```sh\n") + len("```sh\n")
+    block = section[start : section.index("\n```", start)]
+    commands: list[str] = []
+    for line in block.replace("\\\n", " ").splitlines():
+        words = shlex.split(line, comments=True)
+        if words[:1] == [PROGRAM]:
+            commands.append(shlex.join(words))
+    return commands
+
+
+def write_my_pairs(path: Path) -> None:
+    """The sample corpus as the csv the README describes: one pair a row, the author's label
+    and the validators' in label1..label5, empty where a pair has fewer votes."""
+    header = ["pair_id", "premise", "hypothesis", "genre", *(f"label{i}" for i in range(1, 6))]
+    with path.open("w", encoding="utf-8", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(header)
+        for line in SAMPLE_MNLI.read_text(encoding="utf-8").splitlines():
+            pair = json.loads(line)
+            votes = pair["annotator_labels"] + [""] * (5 - len(pair["annotator_labels"]))
+            writer.writerow(
+                [pair["pairID"], pair["sentence1"], pair["sentence2"], pair["genre"], *votes]
+            )
+
+
+def test_the_readme_first_screen_imports_aggregates_and_reports_a_users_csv(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("NLIBUILD_DB", raising=False)
+    monkeypatch.chdir(tmp_path)
+    write_my_pairs(tmp_path / "my_pairs.csv")
+    commands = readme_walkthrough()
+    assert [shlex.split(c)[3] for c in commands] == [
+        "init", "import", "aggregate-labels", "stats", "report",
+    ]  # fmt: skip
+    outputs = []
+    for command in commands:
+        result = run_cli(*shlex.split(command)[1:])
+        assert result.exit_code == 0, f"`{command}`: {result.stderr}"
+        outputs.append(result.stdout)
+    assert "48 pairs" in outputs[1]
+    assert "entailment 16, neutral 15, contradiction 14, - 3" in outputs[2]
+    assert "Fleiss' kappa" in outputs[3]
+    assert (tmp_path / "report.html").stat().st_size > 0
