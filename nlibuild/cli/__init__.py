@@ -29,9 +29,15 @@ from nlibuild.progress import set_quiet
 
 app = typer.Typer(
     name="nlibuild",
-    help="Build natural-language-inference corpora and check their quality, in one SQLite store.",
+    help="Build natural-language-inference corpora and check their quality, in one SQLite store."
+    "\n\nExamples:\n\n\b\n"
+    "  nlibuild --db corpus.db init --preset mnli\n"
+    "  nlibuild --db corpus.db import data/sample_mnli.jsonl --format mnli\n"
+    "  nlibuild --db corpus.db report --out report.html\n",
     no_args_is_help=True,
-    add_completion=False,
+    # Shell completion of commands and options (issue 18): `nlibuild --install-completion`
+    # for the current shell, `--show-completion SHELL` to see the script first.
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )

@@ -19,7 +19,9 @@ from nlibuild.options import choice, split_list
 from nlibuild.render import counted, render_table
 
 bias_app = typer.Typer(
-    help="Annotation-artifact baselines: what a model learns from one sentence alone.",
+    help="Annotation-artifact baselines: what a model learns from one sentence alone."
+    "\n\nExamples:\n\n\b\n"
+    "  nlibuild --db corpus.db bias hypothesis-only --resamples 200\n",
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -61,7 +63,14 @@ def hypothesis_only(
     2-4-grams, logistic regression; scikit-learn) and report its accuracy per evaluation
     split and group beside the training data's majority class, with a bootstrap interval.
     Far above the majority means the hypotheses give the label away (OCNLI Table 7:
-    about 65% on OCNLI, 62% on MNLI, against 38%)."""
+    about 65% on OCNLI, 62% on MNLI, against 38%).
+
+    Examples:
+
+    \b
+      nlibuild --db corpus.db bias hypothesis-only --resamples 200
+      nlibuild --db corpus.db bias hypothesis-only --cross-validate 5 --resamples 200
+    """
     from nlibuild.stages.artifacts import hypothesis_only as run
 
     with user_errors():

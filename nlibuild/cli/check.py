@@ -27,7 +27,13 @@ def check(
     format: Annotated[str, typer.Option("--format", help="table or json.")] = "table",
 ) -> None:
     """Recompute pair_labels and the majority gold from the votes and report every
-    difference; exit 1 if any. Read-only unless --repair."""
+    difference; exit 1 if any. Read-only unless --repair.
+
+    Examples:
+
+    \b
+      nlibuild --db corpus.db check
+    """
     from nlibuild.stages.check import advice, run
 
     with user_errors():

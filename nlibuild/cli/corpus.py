@@ -64,7 +64,14 @@ def init(
         ),
     ] = None,
 ) -> None:
-    """Create a new, empty store."""
+    """Create a new, empty store.
+
+    Examples:
+
+    \b
+      nlibuild --db corpus.db init --preset mnli
+      nlibuild --db zh.db init --preset ocnli --extra-labels unrelated
+    """
     from nlibuild.stages.init import run
 
     with user_errors():
@@ -154,7 +161,15 @@ def import_(
         ),
     ] = None,
 ) -> None:
-    """Load an existing NLI corpus: premises, pairs, every label as a vote, the released gold."""
+    """Load an existing NLI corpus: premises, pairs, every label as a vote, the released gold.
+
+    Examples:
+
+    \b
+      nlibuild --db corpus.db import data/sample_mnli.jsonl --format mnli
+      nlibuild --db table.db import data/sample_mnli.jsonl --format table --columns \\
+          id=pairID,premise_id=promptID,premise=sentence1,hypothesis=sentence2,votes=annotator_labels
+    """
     from nlibuild.stages.import_corpus import run
 
     with user_errors():
@@ -244,7 +259,14 @@ def export(
     card README.md with the label names, languages, license and the store's runs. xnli-tsv,
     xnli-jsonl and hf are multilingual: rows keyed by (language, pairID), each translated
     language's premise and hypothesis with the source's labels, written only where both
-    are translated."""
+    are translated.
+
+    Examples:
+
+    \b
+      nlibuild --db corpus.db export --format mnli-jsonl --out corpus.mnli.jsonl
+      nlibuild --db corpus.db export --format hf --out corpus-hf
+    """
     from nlibuild.stages.export import run
 
     with user_errors():
@@ -303,7 +325,13 @@ def info(
     ctx: typer.Context,
     format: Annotated[str, format_option()] = TableFormat.TABLE.value,
 ) -> None:
-    """Counts of the store: pairs by genre, language, label and protocol; validated pairs; runs."""
+    """Counts of the store: pairs by genre, language, label and protocol; validated pairs; runs.
+
+    Examples:
+
+    \b
+      nlibuild --db corpus.db info
+    """
     from nlibuild.stages.info import summarise
 
     with user_errors():
@@ -360,7 +388,13 @@ def runs(
     format: Annotated[str, format_option()] = TableFormat.TABLE.value,
 ) -> None:
     """The provenance log: every stage run with its status (running, ok, failed,
-    interrupted), config, signature, times, counts and, if it failed, its error."""
+    interrupted), config, signature, times, counts and, if it failed, its error.
+
+    Examples:
+
+    \b
+      nlibuild --db corpus.db runs
+    """
     with user_errors():
         fmt = choice(TableFormat, format, "--format")
         store = open_store(state_of(ctx))
@@ -394,7 +428,13 @@ def schemas(
         "schemas"
     ),
 ) -> None:
-    """Write the JSON Schema of every interchange file (generated from the models)."""
+    """Write the JSON Schema of every interchange file (generated from the models).
+
+    Examples:
+
+    \b
+      nlibuild schemas --out schemas
+    """
     from nlibuild.schemas import write_schemas
 
     written = write_schemas(out_dir)

@@ -40,7 +40,10 @@ from nlibuild.options import (
 from nlibuild.render import counted, render_table
 
 elicit_app = typer.Typer(
-    help="Hypothesis elicitation: batches of premises out to writers, their answers back in.",
+    help="Hypothesis elicitation: batches of premises out to writers, their answers back in."
+    "\n\nExamples:\n\n\b\n"
+    "  nlibuild --db corpus.db elicit create --protocol SINGLE --writers w01,w02 --batch-size 5\n"
+    "  nlibuild --db corpus.db elicit export --all --format labelstudio --out elicit-zh\n",
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -83,7 +86,14 @@ def create(
         typer.Option(help="A file of chosen premise IDs, one per line, batched instead of all."),
     ] = None,
 ) -> None:
-    """Group unassigned premises into batches, one writer each, genres spread, load balanced."""
+    """Group unassigned premises into batches, one writer each, genres spread, load balanced.
+
+    Examples:
+
+    \b
+      nlibuild --db corpus.db elicit create --protocol MULTI_CONSTRAINT --writers w01,w02 \\
+          --batch-size 4 --max-per-writer 8
+    """
     from nlibuild.stages.elicit_create import run
 
     with user_errors():
@@ -129,7 +139,14 @@ def export(
     out_dir: Annotated[Path, typer.Option("--out", help=PACKAGE_OUT_HELP)] = (Path("elicit-out")),
     instructions: InstructionsOption = "en,zh",
 ) -> None:
-    """Write the work package: task files with our IDs, instructions, the platform's form."""
+    """Write the work package: task files with our IDs, instructions, the platform's form.
+
+    Examples:
+
+    \b
+      nlibuild --db corpus.db elicit export e0001 --format labelstudio --out elicit-zh
+      nlibuild --db corpus.db elicit export --all --format csv --out elicit-csv
+    """
     from nlibuild.stages.elicit_export import run
 
     export_package(ctx, ElicitExportConfig, run, batches, all_batches, format, out_dir,
@@ -185,7 +202,14 @@ def import_(
         str | None, typer.Option(help="Meaning of integer labels in a long csv, e.g. e,n,c.")
     ] = None,
 ) -> None:
-    """Read writers' answers, check them against their batch and protocol, add the pairs."""
+    """Read writers' answers, check them against their batch and protocol, add the pairs.
+
+    Examples:
+
+    \b
+      nlibuild --db corpus.db elicit import data/elicit/zh_e0001.labelstudio.json --format \\
+          labelstudio --annotators data/elicit/annotators.csv
+    """
     from nlibuild.stages.elicit_import import run
 
     with user_errors():

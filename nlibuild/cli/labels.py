@@ -35,7 +35,15 @@ def aggregate_labels(
     more than any other, else '-'. Pairs with other numbers of votes than the preset's (5)
     get a warning saying what was applied. Extra labels count as votes but are never gold;
     a pair with only its author's vote keeps it (unvalidated). Ties give '-', whatever the
-    vote order."""
+    vote order.
+
+    Examples:
+
+    \b
+      nlibuild --db corpus.db aggregate-labels
+      nlibuild --db corpus.db aggregate-labels --method dawid-skene
+      nlibuild --db corpus.db aggregate-labels --min-agree 0.6
+    """
     from nlibuild.stages.aggregate import run
 
     with user_errors():

@@ -87,7 +87,14 @@ def ingest(
         bool, typer.Option("--strict", help="A genre not in the preset is an error.")
     ] = False,
 ) -> None:
-    """Read source texts into the sentence pool: split, clean, measure, deduplicate."""
+    """Read source texts into the sentence pool: split, clean, measure, deduplicate.
+
+    Examples:
+
+    \b
+      nlibuild --db corpus.db ingest data/sources/zh/gov.txt --genre gov
+      nlibuild --db corpus.db ingest data/sources/zh/phone.txt --genre phone
+    """
     from nlibuild.stages.ingest import format_of, run
 
     with user_errors():
@@ -191,7 +198,14 @@ def sample(
         typer.Option(help="Draw evenly from this many equal-width length bins."),
     ] = None,
 ) -> None:
-    """Move sentences from the pool into the premises, per genre, by length, seeded."""
+    """Move sentences from the pool into the premises, per genre, by length, seeded.
+
+    Examples:
+
+    \b
+      nlibuild --db corpus.db sample --per-genre 10 --seed 13
+      nlibuild --db corpus.db stats --table premises
+    """
     from nlibuild.stages.sample import run
 
     with user_errors():

@@ -38,7 +38,10 @@ from nlibuild.options import (
 from nlibuild.render import counted, render_table
 
 relabel_app = typer.Typer(
-    help="Relabelling: pairs out to more annotators (never the author), their labels back.",
+    help="Relabelling: pairs out to more annotators (never the author), their labels back."
+    "\n\nExamples:\n\n\b\n"
+    "  nlibuild --db corpus.db relabel create --fraction 0.5 --annotators w01,v01,v02,v03,v04\n"
+    "  nlibuild --db corpus.db relabel export --all --format csv --out relabel-csv\n",
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -105,7 +108,13 @@ def create(
     ] = None,
 ) -> None:
     """Pick pairs not yet relabelled, stratum by stratum (or the pairs --pairs lists), and
-    batch them out to validators."""
+    batch them out to validators.
+
+    Examples:
+
+    \b
+      nlibuild --db corpus.db relabel create --fraction 0.5 --annotators w01,v01,v02,v03,v04
+    """
     from nlibuild.stages.relabel_create import run
 
     with user_errors():
@@ -159,7 +168,13 @@ def export(
     out_dir: Annotated[Path, typer.Option("--out", help=PACKAGE_OUT_HELP)] = (Path("relabel-out")),
     instructions: InstructionsOption = "en,zh",
 ) -> None:
-    """Write the work package: one task per pair with our IDs, instructions, the form."""
+    """Write the work package: one task per pair with our IDs, instructions, the form.
+
+    Examples:
+
+    \b
+      nlibuild --db corpus.db relabel export --all --format labelstudio --out relabel-zh
+    """
     from nlibuild.stages.relabel_export import run
 
     export_package(ctx, RelabelExportConfig, run, batches, all_batches, format, out_dir,
@@ -176,7 +191,14 @@ def import_(
         str | None, typer.Option(help="Meaning of integer labels, e.g. e,n,c.")
     ] = None,
 ) -> None:
-    """Read validators' labels, check them against their batches, add them as votes."""
+    """Read validators' labels, check them against their batches, add them as votes.
+
+    Examples:
+
+    \b
+      nlibuild --db corpus.db relabel import data/relabel/zh_votes.jsonl
+      nlibuild --db corpus.db aggregate-labels
+    """
     from nlibuild.stages.relabel_import import run
 
     with user_errors():

@@ -56,6 +56,13 @@ def report(
     translation quality and scores, with charts.
 
     Example: nlibuild --db corpus.db report --out report.html --ci 0.95
+
+
+    Examples:
+
+    \b
+      nlibuild --db corpus.db report --out report.html
+      nlibuild --db corpus.db report --out report.html --ci 0.95 --min-count 2
     """
     from nlibuild.report import write_report
 

@@ -16,7 +16,10 @@ from nlibuild.render import counted
 
 score_app = typer.Typer(
     help="Score models and baselines on the corpus: accuracy per checkpoint, language, split "
-    "and slice, in the store.",
+    "and slice, in the store."
+    "\n\nExamples:\n\n\b\n"
+    "  nlibuild --db corpus.db score baselines\n"
+    "  nlibuild --db corpus.db score report\n",
     no_args_is_help=True,
 )
 
@@ -115,7 +118,15 @@ def train(
 ) -> None:
     """Fine-tune a local model on the train split, one job a seed, and record every
     checkpoint's accuracy per language, split and slice (needs the score extra:
-    pip install 'nlibuild[score]')."""
+    pip install 'nlibuild[score]').
+
+    Examples:
+
+    \b
+      nlibuild --db corpus.db score tiny-model --out tiny-model
+      nlibuild --db corpus.db score train --model tiny-model --seeds 1 --epochs 1 --eval-every \\
+          0.5 --batch-size 8
+    """
     from nlibuild.models import ScoreTrainConfig
     from nlibuild.stages.score_train import run
 
@@ -155,7 +166,14 @@ def plan(
     gpus_per_job: Annotated[int, typer.Option(help="GPUs (torchrun processes) a job.")] = 1,
 ) -> None:
     """Write one job folder per model x mode x seed, a launch script and plan.json, to run
-    on GPU nodes; bring the results back with `score import`."""
+    on GPU nodes; bring the results back with `score import`.
+
+    Examples:
+
+    \b
+      nlibuild --db corpus.db score tiny-model --out tiny-model
+      nlibuild --db corpus.db score plan --models tiny-model --seeds 1 --out plan
+    """
     from nlibuild.models import ScorePlanConfig
     from nlibuild.stages.score_plan import run
 
@@ -185,7 +203,15 @@ def import_(
     folder: Annotated[Path, typer.Argument(help="A folder written by `score plan`.")],
 ) -> None:
     """Merge the results of a plan's finished (and partly finished) jobs into the store;
-    importing again adds only what is new."""
+    importing again adds only what is new.
+
+    Examples:
+
+    \b
+      nlibuild --db corpus.db score tiny-model --out tiny-model
+      nlibuild --db corpus.db score plan --models tiny-model --seeds 1 --out plan
+      nlibuild --db corpus.db score import plan
+    """
     from nlibuild.models import ScoreImportConfig
     from nlibuild.stages.score_import import run
 
@@ -204,7 +230,13 @@ def baselines(
     seed: Annotated[int | None, typer.Option(help="Seed of the classifiers (default 13).")] = None,
 ) -> None:
     """Majority class, hypothesis-only bag of words and lexical overlap, on CPU, trained
-    on the train split and scored on every language's dev and test."""
+    on the train split and scored on every language's dev and test.
+
+    Examples:
+
+    \b
+      nlibuild --db corpus.db score baselines
+    """
     from nlibuild.models import ScoreBaselinesConfig
     from nlibuild.stages.score_baselines import run
 
@@ -228,8 +260,10 @@ def tiny_model(
     tokenizer is trained on the store's texts: a smoke test of `score train` on this corpus
     or on a GPU node, not a baseline (see `score baselines`). Needs the score extra.
 
-    Example: nlibuild score tiny-model --out tiny && nlibuild score train --model tiny
-    --seeds 1 --epochs 2 --eval-every 0.25
+    Examples:
+
+    \b
+      nlibuild --db corpus.db score tiny-model --out tiny-model
     """
     from nlibuild.models import ScoreTinyModelConfig
     from nlibuild.stages.score_tiny_model import run

@@ -114,7 +114,14 @@ def register(app: typer.Typer) -> None:
         format: Annotated[str, format_option()] = TableFormat.TABLE.value,
     ) -> None:
         """Test accuracy by checkpoint selection, Keung et al.'s Tables 2, 3 and 5, the
-        transfer gap, per-slice accuracy and the baselines of a score run."""
+        transfer gap, per-slice accuracy and the baselines of a score run.
+
+        Examples:
+
+        \b
+          nlibuild --db corpus.db score baselines
+          nlibuild --db corpus.db score report
+        """
         from nlibuild.score_report import score_report
 
         with user_errors():

@@ -50,7 +50,13 @@ def split(
 ) -> None:
     """Dev and test from relabelled pairs with a gold label (OCNLI 3.4), the rest train;
     all pairs of a premise stay in one split, and the closing line says whether any
-    premise is shared across splits."""
+    premise is shared across splits.
+
+    Examples:
+
+    \b
+      nlibuild --db corpus.db split --dev 10 --test 10 --from labelled --group-by pair
+    """
     from nlibuild.models import Protocol, SplitConfig, SplitGrouping, SplitSource
     from nlibuild.stages.split import run
 

@@ -37,7 +37,15 @@ def _table_names(separator: str, last: str | None = None) -> str:
 def stats_help() -> str:
     """The command's --help: one paragraph per table, in listing order."""
     tables = "\n\n".join(f"{t.name}: {t.help}" for t in stats_tables().values())
-    return f"Tables about the corpus.\n\n{tables}"
+    return f"Tables about the corpus.\n\n{tables}\n\n{_STATS_EXAMPLES}"
+
+
+_STATS_EXAMPLES = (
+    "Examples:\n\n\b\n"
+    "  nlibuild --db corpus.db stats --table agreement --ci 0.95\n"
+    "  nlibuild --db corpus.db stats --table lengths --format md\n"
+    "  nlibuild --db corpus.db stats --table agreement --by genre --plot agreement.png\n"
+)
 
 
 def stats(

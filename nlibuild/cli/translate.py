@@ -29,7 +29,11 @@ from nlibuild.options import choice, default_text, single_column_mapping_option,
 from nlibuild.render import Cell, counted, render_table, table_text
 
 translate_app = typer.Typer(
-    help="Translation: premises and hypotheses out as separate units, translations back in.",
+    help="Translation: premises and hypotheses out as separate units, translations back in."
+    "\n\nExamples:\n\n\b\n"
+    "  nlibuild --db corpus.db translate export --lang de --out units.de.tsv\n"
+    "  nlibuild --db corpus.db translate import data/translations/sample_mnli.de.tsv --lang de\n"
+    "  nlibuild --db corpus.db export --format xnli-tsv --lang en,de --out corpus.en-de.tsv\n",
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -51,7 +55,13 @@ def export(
     ] = False,
 ) -> None:
     """Write one unit per row: p:<premise id> (each premise once) and h:<pair id>, with the
-    source text and an empty text column; labels never travel with them."""
+    source text and an empty text column; labels never travel with them.
+
+    Examples:
+
+    \b
+      nlibuild --db corpus.db translate export --lang de --out units.de.tsv
+    """
     from nlibuild.formats.units import unit_format_of
     from nlibuild.stages.translate import export as run
 
@@ -131,7 +141,14 @@ def import_(
     what the checks found. A sample of the rows is identified (py3langid, offline): a file
     mostly in another language than --lang is refused unless --force. With --align rows,
     rows whose evidence says they do not line up with the reference are an error unless
-    --force."""
+    --force.
+
+    Examples:
+
+    \b
+      nlibuild --db corpus.db translate import data/translations/sample_mnli.de.tsv --lang de \\
+          --translator de01
+    """
     from nlibuild.formats.units import unit_format_of
     from nlibuild.stages.translate import import_ as run
 
@@ -223,7 +240,15 @@ def qa(
     of lowest sentence chrF.
 
     csv holds one table a file: with --out DIR both tables are written there; on stdout
-    only the corpus scores, and stderr says what was left out."""
+    only the corpus scores, and stderr says what was left out.
+
+    Examples:
+
+    \b
+      nlibuild --db corpus.db translate import data/translations/sample_mnli.de.tsv --lang de \\
+          --kind mt
+      nlibuild --db corpus.db translate qa --lang de --worst 3
+    """
     from nlibuild.stages.translate_qa import run
 
     with user_errors():
