@@ -84,3 +84,27 @@ def test_dawid_skene_shows_its_iterations(sample_db: Path, terminal: None) -> No
 def test_import_progress_is_off_with_quiet(db: Path, terminal: None) -> None:
     result = ok_result("-q", "--db", db, "import", SAMPLE_MNLI, "--format", "mnli")
     assert result.stderr == ""
+
+
+def test_translate_qa_counts_the_scores_it_has_computed(
+    sample_db: Path, tmp_path: Path, terminal: None
+) -> None:
+    units = tmp_path / "units.tsv"
+    ok("--db", sample_db, "translate", "export", "--lang", "de", "--out", units)
+    rows = units.read_text(encoding="utf-8").splitlines()
+    header, body = rows[0].split("\t"), [row.split("\t") for row in rows[1:]]
+    text = header.index("text")
+    for kind, name in (("human", "h.tsv"), ("mt", "m.tsv")):
+        filled = [header] + [
+            [*cells[:text], cells[header.index("source")] + (" ." if kind == "mt" else ""),
+             *cells[text + 1 :]]
+            for cells in body
+        ]  # fmt: skip
+        (tmp_path / name).write_text("\n".join("\t".join(r) for r in filled) + "\n")
+        # The "translations" are the English sources: --force past the language check.
+        ok("--db", sample_db, "translate", "import", tmp_path / name, "--lang", "de", "--kind",
+           kind, "--force")  # fmt: skip
+    result = ok_result("--db", sample_db, "translate", "qa", "--lang", "de")
+    # BLEU, chrF and the sentence chrF of every segment: three steps.
+    assert "3/3 scores" in shown(result.stderr)
+    assert "translate qa de" in shown(result.stderr)

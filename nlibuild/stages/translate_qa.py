@@ -19,6 +19,7 @@ from typing import Any
 from nlibuild.errors import ConfigError
 from nlibuild.lang import primary_language
 from nlibuild.models import QaMetric, TranslateQaConfig, TranslateQaResult, WorstSegment
+from nlibuild.progress import Advance, progress
 from nlibuild.queries.translations import translations_in
 from nlibuild.store import Store
 
@@ -36,9 +37,13 @@ def bleu_tokenizer(lang: str) -> tuple[str, str]:
 
 
 def _corpus_scores(
-    cfg: TranslateQaConfig, tokenizer: str, hypotheses: list[str], references: list[list[str]]
+    cfg: TranslateQaConfig,
+    tokenizer: str,
+    hypotheses: list[str],
+    references: list[list[str]],
+    advance: Advance,
 ) -> dict[QaMetric, tuple[float, str]]:
-    """(score, sacrebleu signature) of each metric of `cfg.metrics`."""
+    """(score, sacrebleu signature) of each metric of `cfg.metrics`; `advance(1)` after each."""
     from sacrebleu.metrics.bleu import BLEU  # imported here: slow to load
     from sacrebleu.metrics.chrf import CHRF
     from sacrebleu.metrics.ter import TER
@@ -54,6 +59,7 @@ def _corpus_scores(
         scorer = makers[metric]()
         score = scorer.corpus_score(hypotheses, references).score
         scores[metric] = (float(score), str(scorer.get_signature()))
+        advance(1)
     return scores
 
 
@@ -71,11 +77,14 @@ def run(store: Store, cfg: TranslateQaConfig) -> TranslateQaResult:
             f" import them with `nlibuild translate import FILE --lang {cfg.lang} --kind ...`"
         )
     tokenizer, why = bleu_tokenizer(cfg.lang)
-    scores = _corpus_scores(cfg, tokenizer, [hyps[u] for u in units], [[refs[u] for u in units]])
-    chrf = CHRF()
-    per_segment = sorted((chrf.sentence_score(hyps[u], [refs[u]]).score, u) for u in units)[
-        : cfg.worst
-    ]
+    # Each corpus score, then the sentence chrF of every segment: one step each.
+    with progress(f"translate qa {cfg.lang}", len(cfg.metrics) + 1, "scores") as advance:
+        hypotheses, references = [hyps[u] for u in units], [[refs[u] for u in units]]
+        scores = _corpus_scores(cfg, tokenizer, hypotheses, references, advance)
+        chrf = CHRF()
+        per_segment = sorted((chrf.sentence_score(hyps[u], [refs[u]]).score, u) for u in units)
+        advance(1)
+    per_segment = per_segment[: cfg.worst]
     with store.recorded_run("translate-qa", cfg) as run:
         run_id = run.id
         run.finish({"segments": len(units)})
