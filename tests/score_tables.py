@@ -2,8 +2,7 @@
 outside store.py, queries/ and core/ may not).
 
 The tables are migration 0010's (`score_jobs`, `score_checkpoints`, `score_accuracy`,
-`score_dynamics`), written with `IF NOT EXISTS` so that creating them is harmless once
-the store's own migration has.
+`score_dynamics`): every store made by `init` has them.
 """
 
 from __future__ import annotations
@@ -14,26 +13,6 @@ import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
 
-SCORE_TABLES = """
-CREATE TABLE IF NOT EXISTS score_jobs(pk INTEGER PRIMARY KEY,
-    run_id INTEGER NOT NULL REFERENCES runs(id), name TEXT NOT NULL, model TEXT NOT NULL,
-    mode TEXT NOT NULL, seed INTEGER NOT NULL, train_langs TEXT NOT NULL,
-    eval_langs TEXT NOT NULL, spec TEXT NOT NULL, folder TEXT NOT NULL,
-    finished INTEGER NOT NULL DEFAULT 0, UNIQUE(run_id, name));
-CREATE TABLE IF NOT EXISTS score_checkpoints(job_pk INTEGER NOT NULL REFERENCES score_jobs(pk),
-    idx INTEGER NOT NULL, step INTEGER NOT NULL, epoch REAL NOT NULL,
-    examples_seen INTEGER NOT NULL, train_loss REAL, seconds REAL NOT NULL,
-    PRIMARY KEY(job_pk, idx));
-CREATE TABLE IF NOT EXISTS score_accuracy(job_pk INTEGER NOT NULL, idx INTEGER NOT NULL,
-    lang TEXT NOT NULL, split TEXT NOT NULL, slice TEXT NOT NULL, value TEXT NOT NULL,
-    correct INTEGER NOT NULL, total INTEGER NOT NULL,
-    PRIMARY KEY(job_pk, idx, lang, split, slice, value),
-    FOREIGN KEY(job_pk, idx) REFERENCES score_checkpoints(job_pk, idx));
-CREATE TABLE IF NOT EXISTS score_dynamics(job_pk INTEGER NOT NULL REFERENCES score_jobs(pk),
-    pair_pk INTEGER NOT NULL REFERENCES pairs(pk), confidence REAL NOT NULL,
-    variability REAL NOT NULL, correctness REAL NOT NULL, PRIMARY KEY(job_pk, pair_pk));
-"""
-
 Counts = Mapping[tuple[str, str], tuple[int, int]]
 """(lang, split) -> (correct, total)"""
 
@@ -42,11 +21,6 @@ def _write(db: Path, sql: str, *params: object) -> int:
     with contextlib.closing(sqlite3.connect(db)) as conn, conn:
         conn.execute("PRAGMA foreign_keys = ON")
         return int(conn.execute(sql, params).lastrowid or 0)
-
-
-def create_score_tables(db: Path) -> None:
-    with contextlib.closing(sqlite3.connect(db)) as conn, conn:
-        conn.executescript(SCORE_TABLES)
 
 
 def add_run(db: Path, stage: str = "score-train") -> int:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from conftest import fails, json_rows, ok, query
-from score_tables import add_dynamics, add_job, add_run, create_score_tables
+from score_tables import add_dynamics, add_job, add_run
 
 # pair ID -> (confidence, variability) averaged over two seeds, written per seed below
 DYNAMICS = {
@@ -22,7 +22,6 @@ DYNAMICS = {
 
 @pytest.fixture
 def mapped_db(sample_db: Path) -> Path:
-    create_score_tables(sample_db)
     run_id = add_run(sample_db)
     for seed, shift in ((1, -0.01), (2, 0.01)):
         job = add_job(sample_db, run_id, f"tiny-zero-shot-s{seed}", seed=seed)

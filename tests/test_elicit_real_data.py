@@ -25,7 +25,9 @@ EU = FIXTURES / "xnli_eu_native" / "xnli-eu-native.tsv"
 SNLI = FIXTURES / "snli_prefix"
 
 
-def test_basque_native_pairs_import_as_one_single_protocol_answer_set(tmp_path: Path) -> None:
+def basque_elicited_store(tmp_path: Path) -> tuple[Path, str]:
+    """XNLIvar's 207 Basque premises sampled and their 621 pairs imported as one writer's
+    SINGLE answers; the store and the import's report."""
     db = new_store(tmp_path / "eu.db", "--lang", "eu")
     # The premises go through the pool like any sampled text: one per distinct premise.
     ok("--db", db, "ingest", EU, "--format", "tsv", "--field", "premise", "--genre", "native")
@@ -37,6 +39,11 @@ def test_basque_native_pairs_import_as_one_single_protocol_answer_set(tmp_path: 
         "--db", db, "elicit", "import", EU, "--format", "csv", "--batch", "e0001",
         "--writer", "eu01", "--label-order", "e,n,c",
     )  # fmt: skip
+    return db, report
+
+
+def test_basque_native_pairs_import_as_one_single_protocol_answer_set(tmp_path: Path) -> None:
+    db, report = basque_elicited_store(tmp_path)
     print(report)
     assert "Imported 207 answers: 621 pairs added, 0 rejected, 0 marked x" in report
     assert "no negator lexicon for 'eu'" in report

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import compact_table, fails, ok, query
-from score_tables import add_checkpoint, add_job, add_run, create_score_tables
+from score_tables import add_checkpoint, add_job, add_run
 
 from nlibuild.models import ScoreReport, ScoreReportConfig, SelectRule
 from nlibuild.queries.score_results import score_jobs, whole_accuracy
@@ -52,7 +52,6 @@ def add_series(db: Path, run_id: int, seed: int, series: dict[tuple[str, str], l
 
 @pytest.fixture
 def hand_db(db: Path) -> Path:
-    create_score_tables(db)
     run_id = add_run(db)
     for seed, series in SERIES.items():
         add_series(db, run_id, seed, series)
@@ -112,7 +111,6 @@ def test_table_5_gap_table_2_spread_and_the_transfer_gap(hand_db: Path) -> None:
 
 
 def test_directional_agreement_counts_pairs_that_change_half_a_point(db: Path) -> None:
-    create_score_tables(db)
     # target test changes: (0,1) +10, (0,2) +3 (left out), (0,3) +5 (exactly 0.5 points:
     # in), (1,2) -7, (1,3) -5, (2,3) +2 (left out): 4 pairs
     add_series(db, add_run(db), 1, {
@@ -146,7 +144,6 @@ def write_scored_jobs(db: Path, shuffle: bool) -> None:
     """Two seeds, two checkpoints, 60 test rows per language: pairs.jsonl and predictions
     in the job folders, the stored counts made from them. `shuffle` writes the same rows
     in another order."""
-    create_score_tables(db)
     run_id = add_run(db)
     rng = np.random.default_rng(7)
     rows = [(f"{lang}-{n:03d}", lang, split) for lang in ("en", "de")
@@ -203,7 +200,6 @@ def test_the_interval_holds_the_estimate_and_ignores_row_order(tmp_path: Path) -
 def small_db(db: Path) -> Path:
     """One job, two checkpoints, ten rows a split; slices at checkpoint 0; a majority
     baseline in a `score baselines` run."""
-    create_score_tables(db)
     job = add_job(db, add_run(db), "tiny-zero-shot-s1")
     add_checkpoint(db, job, 0, {("en", "dev"): (8, 10), ("de", "dev"): (5, 10),
                                 ("en", "test"): (7, 10), ("de", "test"): (6, 10)},
@@ -262,7 +258,6 @@ def test_json_holds_every_section(small_db: Path) -> None:
 
 def test_a_store_without_scores_is_one_error_line(db: Path) -> None:
     fails(db, "score", "report", says=("no score run", "nlibuild score train"))
-    create_score_tables(db)
     fails(db, "score", "report", says=("no score run",))
     fails(db, "score", "report", "--run", 1, says=("--run 1 is not a score run", "runs"))
 

@@ -8,30 +8,13 @@ the store is as it was."""
 from __future__ import annotations
 
 import csv
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, fails, ok, query, read_tsv, requires_fixtures
 
-SOURCE = [
-    ("A man plays a guitar on a stage.", "A man makes music.", "entailment"),
-    ("A man plays a guitar on a stage.", "The man is asleep at home.", "contradiction"),
-    ("Two dogs run across a snowy field.", "The dogs are outside.", "entailment"),
-    ("Two dogs run across a snowy field.", "The dogs are chasing a ball.", "neutral"),
-]
-GERMAN = [
-    ("Ein Mann spielt auf einer Bühne Gitarre.", "Ein Mann macht Musik."),
-    ("Ein Mann spielt auf einer Bühne Gitarre.", "Der Mann schläft zu Hause."),
-    ("Zwei Hunde rennen über ein verschneites Feld.", "Die Hunde sind draußen."),
-    ("Zwei Hunde rennen über ein verschneites Feld.", "Die Hunde jagen einen Ball."),
-]
-
-
-def write_tsv(path: Path, header: list[str], rows: Sequence[tuple[str, ...]]) -> Path:
-    lines = ["\t".join(header), *("\t".join(row) for row in rows)]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
+# The corpus and its German rows of the row-aligned tests.
+from test_translate_rows import GERMAN, SOURCE, write_tsv
 
 
 @pytest.fixture

@@ -30,6 +30,7 @@ from conftest import (
     write_jsonl,
 )
 from elicitation_data import NEWS, SINGLE, premise_store
+from test_elicit_real_data import basque_elicited_store
 
 from nlibuild.elicitation import Rule, Severity, check_answer
 from nlibuild.lang import overlap_share, overlap_shares
@@ -334,7 +335,6 @@ def test_subsets_of_an_empty_store_has_no_rows(db: Path) -> None:
 
 # --- real data ----------------------------------------------------------------------------
 
-EU = FIXTURES / "xnli_eu_native" / "xnli-eu-native.tsv"
 SNLI_DEV = FIXTURES / "snli_prefix" / "snli_1.0_dev.jsonl"
 
 
@@ -367,15 +367,7 @@ def test_snli_short_hypotheses_are_flagged_far_more_often_relative_to_themselves
 
 @requires_fixtures
 def test_basque_native_pairs_under_each_measure(tmp_path: Path) -> None:
-    db = new_store(tmp_path / "eu.db", "--lang", "eu")
-    ok("--db", db, "ingest", EU, "--format", "tsv", "--field", "premise", "--genre", "native")
-    ok("--db", db, "sample", "--genre", "native", "--n", 207, "--min-len", 1, "--max-len", 500)
-    ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--writers", "eu01",
-       "--batch-size", "300")  # fmt: skip
-    report = ok(
-        "--db", db, "elicit", "import", EU, "--format", "csv", "--batch", "e0001",
-        "--writer", "eu01", "--label-order", "e,n,c",
-    )  # fmt: skip
+    db, report = basque_elicited_store(tmp_path)
     assert "621 pairs added" in report
     rows = _flagged_by_measure(db)
     # The import checked the default (hypothesis-relative) measure: its findings are the

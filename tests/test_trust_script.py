@@ -30,6 +30,7 @@ from conftest import (
     table_counts,
     write_jsonl,
 )
+from test_translate import CORPUS  # the five pairs the translation tests use
 
 from nlibuild.language_id import SAMPLE_SIZE, identifier_code, identify_language, sample_units
 from nlibuild.translation_checks import unit_checks, unit_checks_of
@@ -52,14 +53,6 @@ IN_OWN_SCRIPT = {
     "el": "Μια γυναίκα διαβάζει εφημερίδα στο τρένο.",
 }
 
-CORPUS = [
-    ("P1", "The cat sat on the warm mat by the door.", "A cat is sitting.", "entailment"),
-    ("P1", "The cat sat on the warm mat by the door.", "No animal is present.", "contradiction"),
-    ("P2", "Two children are playing football in the park.", "Kids play outside.", "entailment"),
-    ("P2", "Two children are playing football in the park.", "The children are asleep at home.",
-     "contradiction"),
-    ("P3", "A woman is reading a newspaper on the train.", "A woman is reading.", "neutral"),
-]  # fmt: skip
 
 URDU = {
     "The cat sat on the warm mat by the door.": "بلی دروازے کے پاس گرم چٹائی پر بیٹھی تھی۔",
