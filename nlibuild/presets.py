@@ -50,6 +50,7 @@ from nlibuild.models import (
     InitConfig,
     Label,
     LengthUnit,
+    Lifetime,
     MinAgree,
     OnViolation,
     OverlapMeasure,
@@ -57,6 +58,7 @@ from nlibuild.models import (
     Protocol,
     RelabelCreateConfig,
     SampleConfig,
+    ServeConfig,
     Severity,
     StratumKey,
     check_table_columns,
@@ -319,6 +321,18 @@ class LabelsPreset(_Section):
     names: Annotated[dict[str, StrictStr], AfterValidator(_distinct_names)] | None = None
 
 
+class ServePreset(_Section):
+    """[serve]: where `nlibuild serve` listens, its limits, and how long sessions and
+    invites last (`12h`, `14d`)."""
+
+    host: StrictStr | None = None
+    port: Annotated[StrictInt, Field(ge=1, le=65535)] | None = None
+    body_limit: Annotated[StrictInt, Field(ge=1024)] | None = None
+    token_attempts_per_minute: _Count | None = None
+    session_lifetime: Lifetime | None = None
+    invite_lifetime: Lifetime | None = None
+
+
 class PresetSections(_Section):
     """A whole preset: the sections it may have, each optional."""
 
@@ -331,6 +345,7 @@ class PresetSections(_Section):
     relabel: RelabelPreset | None = None
     aggregate: AggregatePreset | None = None
     labels: LabelsPreset | None = None
+    serve: ServePreset | None = None
 
 
 def validate_preset(preset: dict[str, Any], origin: str = "preset") -> PresetSections:
@@ -420,6 +435,7 @@ SECTION_SETTINGS: dict[str, tuple[type[BaseModel], ...]] = {
     "elicit": (ElicitCreateConfig, ElicitImportConfig),
     "relabel": (RelabelCreateConfig,),
     "aggregate": (AggregateConfig,),
+    "serve": (ServeConfig,),
     "labels": (),  # read by the commands themselves (KEYS_COMMANDS_READ)
 }
 """The settings models each section fills; a key of the section one of them takes is not

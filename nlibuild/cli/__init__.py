@@ -24,6 +24,7 @@ from nlibuild.cli.common import State, err, error_line, out
 from nlibuild.cli.elicit import elicit_app
 from nlibuild.cli.relabel import relabel_app
 from nlibuild.cli.score import score_app
+from nlibuild.cli.serve import serve_app
 from nlibuild.cli.translate import translate_app
 from nlibuild.progress import set_quiet
 
@@ -47,6 +48,7 @@ app.add_typer(translate_app, name="translate")
 app.add_typer(relabel_app, name="relabel")
 app.add_typer(bias_app, name="bias")
 app.add_typer(score_app, name="score")
+app.add_typer(serve_app, name="serve")
 
 app.command("init")(corpus.init)
 app.command("import")(corpus.import_)

@@ -156,6 +156,13 @@ from nlibuild.models.score_report import (
     SpreadRow,
     TransferGapRow,
 )
+from nlibuild.models.serve import (
+    InviteRecord,
+    Lifetime,
+    Role,
+    ServeConfig,
+    parse_lifetime,
+)
 from nlibuild.models.split import (
     SplitConfig,
     SplitGrouping,
@@ -243,11 +250,13 @@ __all__ = [
     "IngestConfig",
     "IngestResult",
     "InitConfig",
+    "InviteRecord",
     "Label",
     "Launcher",
     "LengthStatsRow",
     "LengthUnit",
     "Level",
+    "Lifetime",
     "MinAgree",
     "MnliRecord",
     "NoGoldPolicy",
@@ -273,6 +282,7 @@ __all__ = [
     "RelabelTask",
     "RelabelVote",
     "ReportConfig",
+    "Role",
     "RuleCount",
     "RunRecord",
     "SampleConfig",
@@ -295,6 +305,7 @@ __all__ = [
     "ScoreTraining",
     "Seed",
     "SelectRule",
+    "ServeConfig",
     "Severity",
     "SliceRow",
     "SourceFormat",
@@ -329,4 +340,5 @@ __all__ = [
     "format_label_order",
     "min_agree_text",
     "parse_label_order",
+    "parse_lifetime",
 ]

@@ -1,0 +1,69 @@
+"""`nlibuild serve`: the workbench's settings, and the invites it lists."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, Field
+
+from nlibuild.models.base import _Config
+
+_LIFETIME = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([dhm])\s*$")
+_UNIT_SECONDS = {"d": 86400, "h": 3600, "m": 60}
+
+
+def parse_lifetime(text: str) -> timedelta:
+    """`14d`, `12h`, `90m` -> a positive time span; a `ValueError` saying the form otherwise."""
+    match = _LIFETIME.match(text)
+    seconds = float(match[1]) * _UNIT_SECONDS[match[2]] if match else 0.0
+    if seconds <= 0:
+        raise ValueError(f"{text!r} is not a time span: give days, hours or minutes, e.g. 14d")
+    return timedelta(seconds=seconds)
+
+
+def _checked_lifetime(text: str) -> str:
+    parse_lifetime(text)
+    return text.strip()
+
+
+Lifetime = Annotated[str, AfterValidator(_checked_lifetime)]
+"""A time span as people write it: `14d`, `12h`, `90m`."""
+
+
+class Role(StrEnum):
+    """Who an invite is for: a writer (elicitation batches), a validator (relabelling
+    batches) or the lead (the progress page; need not be an annotator)."""
+
+    WRITER = "writer"
+    VALIDATOR = "validator"
+    LEAD = "lead"
+
+
+class ServeConfig(_Config):
+    """`nlibuild serve` and its invites: where it listens and what it allows."""
+
+    host: str = Field(default="127.0.0.1", min_length=1)
+    port: int = Field(default=8765, ge=1, le=65535)
+    body_limit: int = Field(
+        default=64 * 1024, ge=1024, description="bytes a request body may have (413 beyond)"
+    )
+    token_attempts_per_minute: int = Field(
+        default=10, ge=1, description="failed logins one client address may make a minute"
+    )
+    session_lifetime: Lifetime = "12h"
+    invite_lifetime: Lifetime = "14d"
+
+
+class InviteRecord(BaseModel):
+    """An invite as `serve invites` lists it: no secret, only the token's first characters."""
+
+    prefix: str
+    person: str
+    role: Role
+    created: str
+    expires: str
+    revoked: str | None
+    status: str

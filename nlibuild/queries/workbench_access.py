@@ -1,0 +1,178 @@
+"""The workbench's access records (invites and sessions) and the reads its pages need.
+
+Unlike the other modules of queries/, this one also writes: invites and sessions are not
+corpus data and no stage makes them, so they are not recorded runs; each write here is one
+statement or one `store.atomic()` block, and the library that calls it
+(nlibuild/workbench/access.py) decides what is written. Times are UTC ISO strings of one
+fixed format, so SQL compares them as text.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from nlibuild.queries.batches import BatchRow
+from nlibuild.store import Store
+
+
+class TokenRow(NamedTuple):
+    """An invite as stored: never the token, only its selector and hash."""
+
+    pk: int
+    selector: str
+    token_sha256: str
+    person: str
+    role: str
+    created: str
+    expires: str
+    revoked: str | None
+
+
+class SessionRow(NamedTuple):
+    """A live session with the invite it came from."""
+
+    token_pk: int
+    person: str
+    role: str
+    expires: str
+
+
+_TOKEN_COLUMNS = "pk, selector, token_sha256, person, role, created, expires, revoked"
+
+
+def insert_token(
+    store: Store,
+    selector: str,
+    token_sha256: str,
+    person: str,
+    annotator_pk: int | None,
+    role: str,
+    created: str,
+    expires: str,
+) -> int:
+    """Store a new invite; its key."""
+    with store.atomic():
+        cursor = store.conn.execute(
+            "INSERT INTO workbench_tokens(selector, token_sha256, person, annotator_pk, role, "
+            "created, expires) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (selector, token_sha256, person, annotator_pk, role, created, expires),
+        )
+    return int(cursor.lastrowid or 0)
+
+
+def tokens_with_selector(store: Store, selector: str) -> list[TokenRow]:
+    """The invites whose token begins with `selector` (a login compares their hashes)."""
+    rows = store.conn.execute(
+        f"SELECT {_TOKEN_COLUMNS} FROM workbench_tokens WHERE selector = ?", (selector,)
+    ).fetchall()
+    return [TokenRow(*row) for row in rows]
+
+
+def all_tokens(store: Store) -> list[TokenRow]:
+    """Every invite, oldest first."""
+    rows = store.conn.execute(f"SELECT {_TOKEN_COLUMNS} FROM workbench_tokens ORDER BY pk")
+    return [TokenRow(*row) for row in rows.fetchall()]
+
+
+def revoke_tokens(store: Store, pks: list[int], when: str) -> None:
+    """Mark these invites revoked (their sessions end with them: see `live_session`)."""
+    with store.atomic():
+        store.conn.executemany(
+            "UPDATE workbench_tokens SET revoked = ? WHERE pk = ? AND revoked IS NULL",
+            [(when, pk) for pk in pks],
+        )
+
+
+def insert_session(
+    store: Store, session_sha256: str, token_pk: int, created: str, expires: str
+) -> None:
+    with store.atomic():
+        store.conn.execute(
+            "INSERT INTO workbench_sessions(session_sha256, token_pk, created, expires) "
+            "VALUES (?, ?, ?, ?)",
+            (session_sha256, token_pk, created, expires),
+        )
+
+
+def live_session(store: Store, session_sha256: str, now: str) -> SessionRow | None:
+    """The session with this hash if neither it nor its invite has expired and the invite
+    is not revoked; None otherwise."""
+    row = store.conn.execute(
+        "SELECT t.pk, t.person, t.role, min(s.expires, t.expires) FROM workbench_sessions s "
+        "JOIN workbench_tokens t ON t.pk = s.token_pk "
+        "WHERE s.session_sha256 = ?1 AND s.expires > ?2 AND t.expires > ?2 "
+        "AND t.revoked IS NULL",
+        (session_sha256, now),
+    ).fetchone()
+    return SessionRow(*row) if row else None
+
+
+def delete_session(store: Store, session_sha256: str) -> None:
+    with store.atomic():
+        store.conn.execute(
+            "DELETE FROM workbench_sessions WHERE session_sha256 = ?", (session_sha256,)
+        )
+
+
+def annotator_key(store: Store, annotator_id: str) -> int | None:
+    row = store.conn.execute("SELECT pk FROM annotators WHERE id = ?", (annotator_id,))
+    found = row.fetchone()
+    return int(found[0]) if found else None
+
+
+_BATCH_ROWS = (
+    "SELECT b.pk, b.id, b.kind, b.protocol, b.lang, a.id, count(s.item_id), "
+    "coalesce(sum(s.status = 'open'), 0) "
+    "FROM batches b JOIN annotators a ON a.pk = b.annotator_pk "
+    "LEFT JOIN assignments s ON s.batch_pk = b.pk "
+)
+
+
+def batches_of_annotator(store: Store, annotator_id: str, kind: str) -> list[BatchRow]:
+    """The batches of `kind` given to this annotator, and no one else's."""
+    rows = store.conn.execute(
+        _BATCH_ROWS + "WHERE a.id = ? AND b.kind = ? GROUP BY b.pk ORDER BY b.pk",
+        (annotator_id, kind),
+    ).fetchall()
+    return [BatchRow(*row) for row in rows]
+
+
+def batch_of_annotator(
+    store: Store, annotator_id: str, kind: str, batch_id: str
+) -> BatchRow | None:
+    """The batch `batch_id` if it is of `kind` and given to this annotator; None otherwise
+    (not there, of another kind, or someone else's: the caller cannot tell which)."""
+    row = store.conn.execute(
+        _BATCH_ROWS + "WHERE b.id = ? AND a.id = ? AND b.kind = ? GROUP BY b.pk",
+        (batch_id, annotator_id, kind),
+    ).fetchone()
+    return BatchRow(*row) if row else None
+
+
+def relabel_items_blind(store: Store, batch_pk: int) -> list[tuple[str, str, str, str]]:
+    """(pair id, premise, hypothesis, status) of a relabelling batch, in its order: what a
+    validator may see, and nothing of the author, the label or the votes."""
+    rows = store.conn.execute(
+        "SELECT p.id, pr.text, p.hypothesis, s.status FROM assignments s "
+        "JOIN pairs p ON p.id = s.item_id JOIN premises pr ON pr.pk = p.premise_pk "
+        "WHERE s.batch_pk = ? ORDER BY s.position",
+        (batch_pk,),
+    ).fetchall()
+    return [(row[0], row[1], row[2], row[3]) for row in rows]
+
+
+class ViolationCount(NamedTuple):
+    rule: str
+    severity: str
+    kept: int
+    rejected: int
+
+
+def violations_per_rule(store: Store) -> list[ViolationCount]:
+    """How many violations each rule found, with the pairs kept despite them and those
+    rejected, most frequent first."""
+    rows = store.conn.execute(
+        "SELECT rule, severity, sum(kept != 0), sum(kept = 0) FROM violations "
+        "GROUP BY rule, severity ORDER BY count(*) DESC, rule"
+    ).fetchall()
+    return [ViolationCount(*row) for row in rows]

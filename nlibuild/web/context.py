@@ -1,0 +1,149 @@
+"""What every request of the workbench shares: its settings, the store (one connection per
+worker thread), the templates and the failed-login counter."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import jinja2
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.templating import Jinja2Templates
+from starlette.types import Scope
+
+from nlibuild.models import ServeConfig, parse_lifetime
+from nlibuild.store import Store
+from nlibuild.workbench.access import Person, csrf_token, session_person
+
+SESSION_COOKIE = "nlibuild_session"
+TEMPLATES = Path(__file__).parent / "templates"
+STATIC = Path(__file__).parent / "static"
+
+ResultT = TypeVar("ResultT")
+
+
+class ThreadStores:
+    """One open `Store` per thread: sqlite3 connections are not shared between threads, and
+    Starlette runs each page's function in a worker thread. Every connection has the
+    kernel's busy timeout and the store is in WAL mode, so readers never wait for a writer."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._local = threading.local()
+        Store.open(path).close()  # a missing or foreign file fails now, not on a page
+
+    def get(self) -> Store:
+        store: Store | None = getattr(self._local, "store", None)
+        if store is None:
+            store = Store.open(self.path)
+            self._local.store = store
+        return store
+
+
+class FailedLogins:
+    """Failed token attempts per client address over the last minute, in memory: one
+    process serves the workbench, so memory sees every attempt, and a guess costs no write
+    to the store (whose one write lock the annotators' submissions need). A restart forgets
+    them, which a 256-bit token can afford."""
+
+    WINDOW_S = 60.0
+
+    def __init__(self, per_minute: int) -> None:
+        self.per_minute = per_minute
+        self._attempts: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def _recent(self, address: str, now: float) -> deque[float]:
+        attempts = self._attempts.setdefault(address, deque())
+        while attempts and attempts[0] <= now - self.WINDOW_S:
+            attempts.popleft()
+        return attempts
+
+    def retry_after(self, address: str) -> int | None:
+        """Seconds until this address may try again, or None if it may now."""
+        now = time.monotonic()
+        with self._lock:
+            attempts = self._recent(address, now)
+            if len(attempts) < self.per_minute:
+                return None
+            return max(1, int(attempts[0] + self.WINDOW_S - now + 0.999))
+
+    def record(self, address: str) -> None:
+        with self._lock:
+            self._recent(address, time.monotonic()).append(time.monotonic())
+
+
+def _templates() -> Jinja2Templates:
+    # Autoescape on for every template: a premise holding `<script>` shows as text.
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    return Jinja2Templates(env=env)
+
+
+@dataclass
+class WebContext:
+    store_path: Path
+    config: ServeConfig
+    stores: ThreadStores = field(init=False)
+    templates: Jinja2Templates = field(init=False)
+    failed_logins: FailedLogins = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.stores = ThreadStores(self.store_path)
+        self.templates = _templates()
+        self.failed_logins = FailedLogins(self.config.token_attempts_per_minute)
+        self.session_lifetime = parse_lifetime(self.config.session_lifetime)
+
+    def session_person(self, session_id: str) -> Person | None:
+        return session_person(self.stores.get(), session_id)
+
+    def with_store(self, work: Callable[[Store], ResultT]) -> ResultT:
+        return work(self.stores.get())
+
+    def page(
+        self,
+        request: Request,
+        template: str,
+        values: dict[str, Any],
+        status: int = 200,
+        headers: Mapping[str, str] | None = None,
+    ) -> Response:
+        """A page of `template` with what every page's layout needs."""
+        state = request.scope.get("state", {})
+        session_id = state.get("session_id")
+        common = {
+            "person": state.get("person"),
+            "csrf_token": csrf_token(session_id) if session_id else "",
+            "lang": "en",
+        }
+        return self.templates.TemplateResponse(
+            request, template, common | values, status_code=status, headers=headers
+        )
+
+
+def error_response(
+    context: WebContext,
+    scope: Scope,
+    status: int,
+    message: str,
+    headers: Mapping[str, str] | None = None,
+) -> Response:
+    """The error page (401, 403, 404, 413, 429, ...) with one sentence of what to do."""
+    titles = {
+        401: "Please sign in",
+        403: "Not allowed",
+        404: "Not found",
+        413: "Too much at once",
+        429: "Too many attempts",
+    }
+    values = {"title": titles.get(status, "Error"), "message": message, "status": status}
+    return context.page(Request(scope), "error.html", values, status, headers)

@@ -1,0 +1,148 @@
+"""The workbench's pages. Each is a plain function Starlette runs in a worker thread (the
+store's calls block); what it shows comes from nlibuild/workbench/ and the stats tables."""
+
+from __future__ import annotations
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+
+from nlibuild.models import AgreementStat, Role
+from nlibuild.stats.agreement import agreement_stats
+from nlibuild.web.auth import current_person, own_batch_or_404, require_role
+from nlibuild.web.context import SESSION_COOKIE, WebContext, error_response
+from nlibuild.workbench.access import (
+    batch_items,
+    close_session,
+    open_session,
+    own_batches,
+    progress_per_batch,
+    violation_counts,
+)
+
+REFUSALS = {
+    "unknown": "This link is not valid. Check that you copied all of it, or ask your lead.",
+    "expired": "This link has expired. Ask your lead for a new one.",
+    "revoked": "This link has been withdrawn. Ask your lead for a new one.",
+}
+
+
+def healthz(request: Request) -> Response:
+    return PlainTextResponse("ok")
+
+
+def login(context: WebContext, request: Request) -> Response:
+    """A personal link: a session for a live token; 403 for any other, 429 once an address
+    has failed `token_attempts_per_minute` times within a minute."""
+    address = request.client.host if request.client else "unknown"
+    wait = context.failed_logins.retry_after(address)
+    if wait is not None:
+        message = f"Too many links that did not work; wait {wait} seconds and try again."
+        return error_response(context, request.scope, 429, message, {"Retry-After": str(wait)})
+    token = request.path_params["token"]
+    result = context.with_store(lambda s: open_session(s, token, context.session_lifetime))
+    if result.person is None or result.session_id is None:
+        context.failed_logins.record(address)
+        return error_response(context, request.scope, 403, REFUSALS[result.refusal or ""])
+    # A page that moves on to / rather than a 303: after a link followed from an e-mail (a
+    # navigation another site started), browsers withhold SameSite=Strict cookies from the
+    # redirects of that navigation, so / would not see the new session; a navigation this
+    # page starts is same-site (RFC 6265bis, 5.2.1).
+    response = context.page(request, "signed_in.html", {"title": "Signed in", "who": result.person})
+    response.set_cookie(
+        SESSION_COOKIE,
+        result.session_id,
+        max_age=int(context.session_lifetime.total_seconds()),
+        path="/",
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )
+    return response
+
+
+def logout(context: WebContext, request: Request) -> Response:
+    session_id = request.scope.get("state", {}).get("session_id")
+    if session_id:
+        context.with_store(lambda store: close_session(store, session_id))
+    response = context.page(request, "signed_out.html", {"title": "Signed out", "person": None})
+    response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="strict")
+    return response
+
+
+def home(context: WebContext, request: Request) -> Response:
+    """The signed-in person's own batches, with a link to each (the lead: the lead page)."""
+    person = current_person(request)
+    batches = context.with_store(lambda store: own_batches(store, person))
+    link = {Role.WRITER: "/write/", Role.VALIDATOR: "/label/"}.get(person.role, "")
+    values = {
+        "title": "Your work",
+        "open_batches": [b for b in batches if b.open],
+        "done_batches": [b for b in batches if not b.open],
+        "link": link,
+    }
+    return context.page(request, "home.html", values)
+
+
+def batch_page(context: WebContext, request: Request, role: Role) -> Response:
+    """A batch's items, read-only for now (the writing and labelling forms are wave 2)."""
+    require_role(request, role)
+    batch = own_batch_or_404(context, request, request.path_params["batch_id"])
+    items = context.with_store(lambda store: batch_items(store, batch))
+    values = {"title": f"Batch {batch.id}", "batch": batch, "items": items, "lang": batch.lang}
+    return context.page(request, "batch.html", values)
+
+
+def write(context: WebContext, request: Request) -> Response:
+    return batch_page(context, request, Role.WRITER)
+
+
+def label(context: WebContext, request: Request) -> Response:
+    return batch_page(context, request, Role.VALIDATOR)
+
+
+def lead(context: WebContext, request: Request) -> Response:
+    """Progress per batch and annotator, violations per rule, agreement so far."""
+    require_role(request, Role.LEAD)
+    progress = context.with_store(progress_per_batch)
+    per_annotator: dict[tuple[str, str], list[int]] = {}
+    for row in progress:
+        counts = per_annotator.setdefault((row.annotator, row.kind), [0, 0])
+        counts[0] += row.open
+        counts[1] += row.answered
+    values = {
+        "title": "Lead",
+        "per_annotator": [(*key, *counts) for key, counts in sorted(per_annotator.items())],
+        "progress": [
+            (r.batch, r.kind, r.protocol or "", r.lang, r.annotator, r.items, r.open, r.answered)
+            for r in progress
+        ],
+        "violations": context.with_store(violation_counts),
+        "agreement": [
+            (s.statistic, agreement_text(s), f"{s.denominator} pairs")
+            for s in context.with_store(agreement_stats)
+            if s.group == "all"
+        ],
+    }
+    return context.page(request, "lead.html", values)
+
+
+def agreement_text(stat: AgreementStat) -> str:
+    """A statistic as `stats --table agreement` shows it: chance-corrected coefficients
+    with three decimals, shares as percentages."""
+    if stat.value is None:
+        return "n.a."
+    if "kappa" in stat.statistic or "alpha" in stat.statistic:
+        return f"{stat.value:.3f}"
+    return f"{stat.value:.1%}"
+
+
+def http_error(context: WebContext, request: Request, exc: Exception) -> Response:
+    """Starlette's HTTP errors (a page's 403 and 404, an unknown path) as the error page."""
+    assert isinstance(exc, HTTPException)
+    message = (
+        exc.detail
+        if exc.status_code != 404 or exc.detail != "Not Found"
+        else ("There is no such page. Go back to your work.")
+    )
+    return error_response(context, request.scope, exc.status_code, message, exc.headers)

@@ -1,0 +1,264 @@
+"""Who may open the workbench: invites (personal links), their sessions, and the batches
+a person may see. No web code here: `nlibuild serve`'s subcommands and nlibuild/web/ both
+call it, and it reads and writes through queries/workbench_access.py.
+
+A token is `secrets.token_urlsafe(32)` (256 random bits). The store keeps its first
+`SELECTOR_LENGTH` characters, to find it and to name it in `serve invites`, and the SHA-256
+of the whole token, which a login compares with `hmac.compare_digest`; the rest, 35
+characters (about 209 bits), exists only in the link. Session IDs are random and stored as
+hashes the same way; a session's CSRF token is derived from its ID, so it needs no column.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from nlibuild.errors import ConfigError
+from nlibuild.models import ANNOTATOR_ID_PATTERN, InviteRecord, Role
+from nlibuild.queries import workbench_access as records
+from nlibuild.queries.batches import BatchRow, batch_premises, batches_of_kind
+from nlibuild.store import Store
+
+SELECTOR_LENGTH = 8
+"""Characters of a token kept in clear: enough to find it among thousands (48 bits)."""
+
+ANNOTATOR_ROLES = (Role.WRITER, Role.VALIDATOR)
+"""Roles whose person must be an annotator of the store (the work is theirs)."""
+
+BATCH_KIND_OF_ROLE = {Role.WRITER: "elicit", Role.VALIDATOR: "relabel"}
+"""Which batches each role works on."""
+
+
+def now_utc() -> datetime:
+    return datetime.now(UTC)
+
+
+def stamp(moment: datetime) -> str:
+    """The one text form of a time in the access tables (compared as text in SQL)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def sha256_hex(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Invite:
+    """A new invite: the token is shown once, here, and never stored."""
+
+    token: str
+    person: str
+    role: Role
+    expires: str
+
+
+@dataclass(frozen=True)
+class Person:
+    """Whoever holds a live session."""
+
+    name: str
+    role: Role
+    token_pk: int
+
+
+@dataclass(frozen=True)
+class Login:
+    """What a token gave: a person with a new session ID (for the cookie), or why not."""
+
+    person: Person | None
+    session_id: str | None
+    refusal: str | None
+
+
+def create_invite(store: Store, person: str, role: Role, lifetime: timedelta) -> Invite:
+    """A new invite for `person`: an annotator of the store for writers and validators;
+    any ID (letters, digits, `_.@-`) for a lead, who need not be an annotator."""
+    if not re.match(ANNOTATOR_ID_PATTERN, person):
+        raise ConfigError(
+            f"--annotator {person!r}: an ID is letters, digits, '_', '.', '@' and '-', "
+            "starting with a letter or digit"
+        )
+    annotator_pk = records.annotator_key(store, person)
+    if role in ANNOTATOR_ROLES and annotator_pk is None:
+        raise ConfigError(
+            f"--annotator {person}: no annotator with this ID in {store.path}; "
+            f"a {role.value} must be one (e.g. named by `elicit create --writers` or "
+            "`relabel create --annotators`): check the ID"
+        )
+    token = secrets.token_urlsafe(32)
+    created = now_utc()
+    expires = stamp(created + lifetime)
+    records.insert_token(
+        store,
+        token[:SELECTOR_LENGTH],
+        sha256_hex(token),
+        person,
+        annotator_pk,
+        role.value,
+        stamp(created),
+        expires,
+    )
+    return Invite(token, person, role, expires)
+
+
+def _status(row: records.TokenRow, now: str) -> str:
+    if row.revoked is not None:
+        return "revoked"
+    return "expired" if row.expires <= now else "active"
+
+
+def list_invites(store: Store) -> list[InviteRecord]:
+    """Every invite with its status (active, expired, revoked), no secret."""
+    now = stamp(now_utc())
+    return [
+        InviteRecord(
+            prefix=row.selector,
+            person=row.person,
+            role=Role(row.role),
+            created=row.created,
+            expires=row.expires,
+            revoked=row.revoked,
+            status=_status(row, now),
+        )
+        for row in records.all_tokens(store)
+    ]
+
+
+def revoke_invites(store: Store, person: str | None, token_prefix: str | None) -> int:
+    """Revoke every invite of `person`, or those whose token begins with `token_prefix`
+    (at least `SELECTOR_LENGTH` characters); how many were still live. Their sessions end
+    at once. Naming nothing that was ever invited is an error (a mistyped ID)."""
+    if (person is None) == (token_prefix is None):
+        raise ConfigError("name what to revoke: --annotator ID or --token-prefix PREFIX")
+    rows = records.all_tokens(store)
+    if token_prefix is not None:
+        if len(token_prefix) < SELECTOR_LENGTH:
+            raise ConfigError(
+                f"--token-prefix {token_prefix!r}: give at least {SELECTOR_LENGTH} characters "
+                "(as `serve invites` shows them)"
+            )
+        matched = [r for r in rows if token_prefix.startswith(r.selector)]
+        # Characters beyond the selector cannot be checked without the token: say so.
+        what = f"--token-prefix {token_prefix}"
+    else:
+        matched = [r for r in rows if r.person == person]
+        what = f"--annotator {person}"
+    if not matched:
+        raise ConfigError(f"{what}: no invite matches; `nlibuild serve invites` lists them")
+    live = [r.pk for r in matched if r.revoked is None]
+    records.revoke_tokens(store, live, stamp(now_utc()))
+    return len(live)
+
+
+def open_session(store: Store, token: str, session_lifetime: timedelta) -> Login:
+    """Check a token from a personal link and, if it is live, open a session for it."""
+    now = now_utc()
+    digest = sha256_hex(token)
+    found = [
+        row
+        for row in records.tokens_with_selector(store, token[:SELECTOR_LENGTH])
+        if hmac.compare_digest(row.token_sha256, digest)
+    ]
+    if not found:
+        return Login(None, None, "unknown")
+    row = found[0]
+    if row.revoked is not None:
+        return Login(None, None, "revoked")
+    if row.expires <= stamp(now):
+        return Login(None, None, "expired")
+    session_id = secrets.token_urlsafe(32)
+    records.insert_session(
+        store, sha256_hex(session_id), row.pk, stamp(now), stamp(now + session_lifetime)
+    )
+    return Login(Person(row.person, Role(row.role), row.pk), session_id, None)
+
+
+def session_person(store: Store, session_id: str) -> Person | None:
+    """The person of a live session (None: unknown, expired, or its invite revoked)."""
+    row = records.live_session(store, sha256_hex(session_id), stamp(now_utc()))
+    return Person(row.person, Role(row.role), row.token_pk) if row else None
+
+
+def close_session(store: Store, session_id: str) -> None:
+    records.delete_session(store, sha256_hex(session_id))
+
+
+def csrf_token(session_id: str) -> str:
+    """The session's CSRF token: a keyed hash of its ID, which only the cookie holds, so a
+    page of another site can neither read nor compute it."""
+    return hmac.new(session_id.encode("utf-8"), b"nlibuild-csrf", hashlib.sha256).hexdigest()
+
+
+def csrf_matches(session_id: str, given: str | None) -> bool:
+    return given is not None and hmac.compare_digest(csrf_token(session_id), given)
+
+
+def own_batches(store: Store, person: Person) -> list[BatchRow]:
+    """The batches this person works on: a writer's elicitation batches, a validator's
+    relabelling batches; none for a lead."""
+    kind = BATCH_KIND_OF_ROLE.get(person.role)
+    return records.batches_of_annotator(store, person.name, kind) if kind else []
+
+
+def own_batch(store: Store, person: Person, batch_id: str) -> BatchRow | None:
+    """The batch if it is this person's to work on; None for anything else."""
+    kind = BATCH_KIND_OF_ROLE.get(person.role)
+    return records.batch_of_annotator(store, person.name, kind, batch_id) if kind else None
+
+
+@dataclass(frozen=True)
+class ItemView:
+    """An item as a person sees it on a batch's page: a writer sees the premise; a
+    validator sees the premise and hypothesis only, never the author, the intended label
+    or other votes (blind relabelling, as SNLI, MNLI and OCNLI validated)."""
+
+    id: str
+    premise: str
+    hypothesis: str | None
+    status: str
+
+
+def batch_items(store: Store, batch: BatchRow) -> list[ItemView]:
+    """The items of one of a person's batches (`own_batch`), in the batch's order."""
+    if batch.kind == "elicit":
+        return [ItemView(p.id, p.text, None, p.status) for p in batch_premises(store, batch.pk)]
+    return [
+        ItemView(pair_id, premise, hypothesis, status)
+        for pair_id, premise, hypothesis, status in records.relabel_items_blind(store, batch.pk)
+    ]
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One batch's progress for the lead."""
+
+    batch: str
+    kind: str
+    protocol: str | None
+    lang: str
+    annotator: str
+    items: int
+    open: int
+
+    @property
+    def answered(self) -> int:
+        return self.items - self.open
+
+
+def progress_per_batch(store: Store) -> list[Progress]:
+    """Every elicitation and relabelling batch with its open and answered items."""
+    return [
+        Progress(b.id, b.kind, b.protocol, b.lang, b.annotator, b.items, b.open)
+        for kind in BATCH_KIND_OF_ROLE.values()
+        for b in batches_of_kind(store, kind)
+    ]
+
+
+def violation_counts(store: Store) -> list[records.ViolationCount]:
+    """The violations the import checks found, per rule and severity."""
+    return records.violations_per_rule(store)
