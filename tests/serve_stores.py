@@ -1,0 +1,86 @@
+"""Stores and clients for the workbench's tests (tests/test_serve_*.py).
+
+The store is the one the README's elicitation walkthrough makes from the bundled data:
+Chinese premises sampled from five genres, four MULTI_CONSTRAINT batches for writers w01
+and w02, w02's first batch answered (data/elicit/zh_e0001.labelstudio.json), and the pairs
+sent to validators w01, v01-v04 for relabelling. Built once per session, copied per test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import DATA, copy_store, ok, query
+from starlette.testclient import TestClient
+
+from nlibuild.models import Role, ServeConfig
+from nlibuild.store import Store
+from nlibuild.web.app import create_app
+from nlibuild.workbench.access import create_invite
+
+ZH_GENRES = ("gov", "news", "lit", "tv", "phone")
+
+
+def build_workbench_store(db: Path) -> Path:
+    ok("--db", db, "init", "--preset", "ocnli")
+    for genre in ZH_GENRES:
+        ok("--db", db, "ingest", DATA / "sources" / "zh" / f"{genre}.txt", "--genre", genre)
+    ok("--db", db, "sample", "--per-genre", 10, "--seed", 13)
+    ok("--db", db, "elicit", "create", "--protocol", "MULTI_CONSTRAINT", "--writers",
+       "w01,w02", "--batch-size", 4, "--max-per-writer", 8)  # fmt: skip
+    ok("--db", db, "elicit", "import", DATA / "elicit" / "zh_e0001.labelstudio.json",
+       "--format", "labelstudio", "--annotators", DATA / "elicit" / "annotators.csv")  # fmt: skip
+    ok("--db", db, "relabel", "create", "--fraction", 0.5, "--annotators",
+       "w01,v01,v02,v03,v04")  # fmt: skip
+    return db
+
+
+@pytest.fixture(scope="session")
+def workbench_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_workbench_store(tmp_path_factory.mktemp("workbench") / "template.db")
+
+
+@pytest.fixture
+def workbench_db(workbench_template: Path, tmp_path: Path) -> Path:
+    """A fresh copy of the workbench store."""
+    return copy_store(workbench_template, tmp_path / "corpus.db")
+
+
+def batches_of(db: Path, annotator: str, kind: str) -> list[str]:
+    rows = query(
+        db,
+        "SELECT b.id FROM batches b JOIN annotators a ON a.pk = b.annotator_pk "
+        "WHERE a.id = ? AND b.kind = ? ORDER BY b.pk",
+        annotator,
+        kind,
+    )
+    return [row[0] for row in rows]
+
+
+def invite(db: Path, person: str, role: Role, lifetime: timedelta = timedelta(days=1)) -> str:
+    """A new invite's token (what the personal link carries)."""
+    with Store.open(db) as store:
+        return create_invite(store, person, role, lifetime).token
+
+
+def client_of(db: Path, **settings: Any) -> TestClient:
+    """An in-process client of the workbench over `db` (ServeConfig's defaults, or these)."""
+    return TestClient(create_app(db, ServeConfig(**settings)))
+
+
+def signed_in(db: Path, person: str, role: Role, **settings: Any) -> TestClient:
+    """A client that has opened a new personal link of `person`."""
+    client = client_of(db, **settings)
+    response = client.get(f"/t/{invite(db, person, role)}")
+    assert response.status_code == 200, response.text
+    return client
+
+
+@pytest.fixture
+def writer(workbench_db: Path) -> Iterator[TestClient]:
+    with signed_in(workbench_db, "w01", Role.WRITER) as client:
+        yield client
