@@ -102,6 +102,10 @@ SETUP_OF: dict[str, tuple[str, ...]] = {
     "score train": MNLI_SPLIT,
     "score plan": MNLI_SPLIT,
     "score import": MNLI_SPLIT,
+    "serve": ZH_BATCHES,
+    "serve invite": ZH_BATCHES,
+    "serve invites": ZH_BATCHES,
+    "serve revoke": (*ZH_BATCHES, "--db corpus.db serve invite --annotator w01"),
 }
 """Command path (as typed after `nlibuild`) -> the setup its examples assume."""
 

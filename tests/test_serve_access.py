@@ -140,7 +140,7 @@ def test_the_lead_sees_progress_violations_and_agreement_of_every_batch(
 ) -> None:
     with signed_in(workbench_db, "lead01", Role.LEAD) as lead:
         page = lead.get("/lead").text
-    for batch, in query(workbench_db, "SELECT id FROM batches"):
+    for (batch,) in query(workbench_db, "SELECT id FROM batches"):
         assert f"<td>{batch}</td>" in page
     rules = {rule for (rule,) in query(workbench_db, "SELECT DISTINCT rule FROM violations")}
     assert rules and all(f"<td>{rule}</td>" in page for rule in rules)

@@ -15,6 +15,7 @@ from nlibuild.errors import ConfigError
 from nlibuild.models import Role, ServeConfig, TableFormat, parse_lifetime
 from nlibuild.options import choice, default_text, store_settings
 from nlibuild.render import render_table
+from nlibuild.store import Store
 
 # The group's help is the callback's docstring (with its examples).
 serve_app = typer.Typer(
@@ -77,23 +78,24 @@ def serve(
       nlibuild --db corpus.db serve invite --annotator w01 --role writer
       nlibuild --db corpus.db serve invites
     """
-    state = state_of(ctx)
-    with user_errors(), open_store(state) as store:
-        config = store_settings(store, ServeConfig, "serve", host=host, port=port)
-    ctx.meta["serve_config"] = config
+    # A subcommand opens the store itself (after its own --help, which needs no store).
+    ctx.meta["serve_flags"] = {"host": host, "port": port}
     if ctx.invoked_subcommand is not None:
         return
-    warning = exposure_warning(config.host)
-    if warning:
-        err.print(warning, markup=False)
+    state = state_of(ctx)
     with user_errors():
+        with open_store(state) as store:
+            config = serve_config(ctx, store)
+        warning = exposure_warning(config.host)
+        if warning:
+            err.print(warning, markup=False)
         run_server(state.db, config)
 
 
-def _config(ctx: typer.Context) -> ServeConfig:
-    config = ctx.meta["serve_config"]
-    assert isinstance(config, ServeConfig)
-    return config
+def serve_config(ctx: typer.Context, store: Store) -> ServeConfig:
+    """The settings: `serve`'s --host and --port, the store's `[serve]`, the defaults."""
+    flags = ctx.meta.get("serve_flags", {})
+    return store_settings(store, ServeConfig, "serve", **flags)
 
 
 @serve_app.command("invite")
@@ -129,15 +131,14 @@ def invite(
     """
     from nlibuild.workbench.access import create_invite
 
-    config = _config(ctx)
-    with user_errors():
+    with user_errors(), open_store(state_of(ctx)) as store:
+        config = serve_config(ctx, store)
         chosen = choice(Role, role.lower(), "--role")
         try:
             lifetime = parse_lifetime(expires or config.invite_lifetime)
         except ValueError as exc:
             raise ConfigError(f"--expires: {exc}") from None
-        with open_store(state_of(ctx)) as store:
-            made = create_invite(store, annotator, chosen, lifetime)
+        made = create_invite(store, annotator, chosen, lifetime)
     base = (base_url or f"http://{config.host}:{config.port}").rstrip("/")
     out.print(f"{base}/t/{made.token}", markup=False)
     err.print(
