@@ -173,3 +173,12 @@ def test_signing_out_ends_the_session(workbench_db: Path, writer: TestClient) ->
     csrf = page.split('name="csrf_token" value="', 1)[1].split('"', 1)[0]
     assert writer.post("/logout", data={"csrf_token": csrf}).status_code == 200
     assert writer.get("/").status_code == 401
+
+
+def test_a_login_drops_expired_sessions(workbench_db: Path) -> None:
+    client = client_of(workbench_db)
+    assert client.get(f"/t/{invite(workbench_db, 'w01', Role.WRITER)}").status_code == 200
+    query(workbench_db, "UPDATE workbench_sessions SET expires = '2000-01-01T00:00:00.000000Z'")
+    assert client.get("/").status_code == 401
+    assert signed_in(workbench_db, "w02", Role.WRITER).get("/").status_code == 200
+    assert query(workbench_db, "SELECT count(*) FROM workbench_sessions") == [(1,)]

@@ -86,7 +86,10 @@ def revoke_tokens(store: Store, pks: list[int], when: str) -> None:
 def insert_session(
     store: Store, session_sha256: str, token_pk: int, created: str, expires: str
 ) -> None:
+    """Store a new session, and drop the sessions that have expired (a login is rare
+    enough to carry that clean-up, and no other write needs to)."""
     with store.atomic():
+        store.conn.execute("DELETE FROM workbench_sessions WHERE expires <= ?", (created,))
         store.conn.execute(
             "INSERT INTO workbench_sessions(session_sha256, token_pk, created, expires) "
             "VALUES (?, ?, ?, ?)",
