@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, MutableMapping
-from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -90,7 +89,7 @@ class BodyLimit:
             message = f"A request may carry at most {limit // 1024} KiB; send less at once."
             await error_response(self.context, scope, 413, message)(scope, receive, send)
             return
-        await self.app(scope, _replay(body), send)
+        await self.app(scope, _replay(body, receive), send)
 
 
 async def _read_body(receive: Receive, limit: int) -> bytes:
@@ -110,24 +109,23 @@ async def _read_body(receive: Receive, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def _replay(body: bytes) -> Callable[[], Awaitable[MutableMapping[str, Any]]]:
-    """A `receive` that gives the buffered body once, then waits for the disconnect."""
+def _replay(body: bytes, receive: Receive) -> Callable[[], Awaitable[MutableMapping[str, Any]]]:
+    """A `receive` that gives the buffered body once, then the client's own messages (its
+    disconnect, which a streaming response listens for)."""
     sent = False
 
-    async def receive() -> MutableMapping[str, Any]:
+    async def replayed() -> MutableMapping[str, Any]:
         nonlocal sent
         if not sent:
             sent = True
             return {"type": "http.request", "body": body, "more_body": False}
-        return {"type": "http.disconnect"}
+        return await receive()
 
-    return receive
+    return replayed
 
 
 def session_id_of(scope: Scope) -> str | None:
-    cookie = SimpleCookie(Request(scope).headers.get("cookie", ""))
-    morsel = cookie.get(SESSION_COOKIE)
-    return morsel.value if morsel and morsel.value else None
+    return Request(scope).cookies.get(SESSION_COOKIE) or None
 
 
 def is_public(path: str) -> bool:
@@ -175,7 +173,7 @@ class CsrfCheck:
         if problem:
             await error_response(self.context, scope, 403, problem)(scope, receive, send)
             return
-        await self.app(scope, _replay(body), send)
+        await self.app(scope, _replay(body, receive), send)
 
 
 def _foreign_origin(request: Request) -> str | None:
