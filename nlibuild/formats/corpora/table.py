@@ -2,11 +2,12 @@
 
 The files teams hold come in many shapes (KLUE's JSON array, LiveNLI's csv with a column a
 vote, AmericasNLI's one file with a language column): instead of a converter each, this
-reader takes the file's rows from `table_rows.py` (the kind from its suffix: `.csv`, `.tsv`,
-`.jsonl`, `.json` for one JSON array of objects, `.parquet`) and is told which column holds what (`--columns`, the keys
-of `models.TABLE_COLUMN_KEYS`; a key not given takes the column of its own name when the
-file has one) and what the label values mean (`--labels 0=entailment,...`). Columns the
-mapping leaves out are kept on the pair, as the other readers keep theirs.
+reader takes the file's rows from `table_rows.py` (the kind from its suffix: `.csv`,
+`.tsv`, `.jsonl`, `.json` for one JSON array of objects, `.parquet`) and is told which
+column holds what (`--columns`, the keys of `models.TABLE_COLUMN_KEYS`; a key not given
+takes the column of its own name when the file has one) and what the label values mean
+(`--labels 0=entailment,...`). Columns the mapping leaves out are kept on the pair, as the
+other readers keep theirs.
 """
 
 from __future__ import annotations
