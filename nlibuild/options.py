@@ -229,3 +229,16 @@ def translate_mapping_options(
             )
         mapping[key] = names[0]
     return mapping, label_values or named.labels, lang_column
+
+
+def platform_columns_option(text: str | None) -> dict[str, str] | None:
+    """`elicit/relabel import --format table --columns batch=B,pair_id=ID,...`: each key one
+    column (which keys the import reads, its settings model checks)."""
+    if text is None:
+        return None
+    mapping: dict[str, str] = {}
+    for key, names in _column_items(text, "--columns").items():
+        if len(names) != 1 or not names[0]:
+            raise ConfigError(f"--columns: {key} takes one column; write {key}=COLUMN")
+        mapping[key] = names[0]
+    return mapping
