@@ -242,3 +242,18 @@ def test_columns_are_refused_for_a_platform_format(
     path.write_text("{}\n", encoding="utf-8")
     fails(template, "relabel", "import", path, "--format", "jsonl", "--columns", "label=x",
           says=("--columns and --labels are for --format table",))  # fmt: skip
+
+
+def test_a_damaged_parquet_file_is_one_error_line_for_every_import(
+    relabel_template: tuple[Path, list[dict[str, Any]]], tmp_path: Path
+) -> None:
+    # The fuzz suite mutates text files; a parquet file cut short stands for its binary kin.
+    template, tasks = relabel_template
+    whole = write_table(tmp_path / "whole.parquet", [{"pair_id": t["pair_id"], "label": "e"}
+                                                     for t in tasks])  # fmt: skip
+    cut = tmp_path / "cut.parquet"
+    cut.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
+    for args in (("relabel", "import", cut, "--format", "table"),
+                 ("elicit", "import", cut, "--format", "table"),
+                 ("translate", "import", cut, "--lang", "de")):  # fmt: skip
+        fails(template, *args, says=("cut.parquet", "cannot be read as parquet"))
