@@ -140,7 +140,8 @@ def test_a_mapped_column_the_file_lacks_is_one_error_naming_its_columns(
     db, _ = english
     rows = [{"id": u["unit_id"], "translation": u["text"]} for u in units_by_id(db, tmp_path)]
     path = write_table(tmp_path / "units.parquet", rows)
-    fails(db, "translate", "import", path, "--lang", "de", "--columns", "unit_id=unit,text=translation",
+    fails(db, "translate", "import", path, "--lang", "de",
+          "--columns", "unit_id=unit,text=translation",
           says=("units.parquet", "no column 'unit'", "columns: id, translation"))  # fmt: skip
 
 

@@ -44,9 +44,7 @@ def _rows(path: Path) -> TableRows:
     return read_table_rows(path, table_kind(path, "--format table"), from_spreadsheet=True)
 
 
-def _hypothesis_keys(
-    header: Sequence[str], asked: Mapping[str, str]
-) -> dict[str, tuple[str, ...]]:
+def _hypothesis_keys(header: Sequence[str], asked: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
     """The hypothesis keys: `<label>_<k>` and `<label>` (a list), as asked, else the
     columns of those names the file has."""
     keys: dict[str, tuple[str, ...]] = {
