@@ -194,3 +194,51 @@ def preset_table(store: Store, name: str) -> TablePreset:
             "name the columns, or add the table to the preset given to init"
         )
     return tables[name]
+
+
+def translate_mapping_options(
+    store: Store,
+    columns: str | None,
+    labels: str | None,
+    lang_column: str | None,
+    keys: tuple[str, ...],
+    context: str,
+) -> tuple[dict[str, str], dict[str, str] | None, str | None]:
+    """`translate import`'s columns, label values and language column: `--columns` as
+    written (each of `keys` one column), or `--columns @NAME` for the store's preset's
+    `[import.tables.NAME]`, read as the corpus import reads it: its `lang` is the
+    language column (`--lang-column`), its `id` the pair ID column (`pair_id`)."""
+    label_values = value_mapping_option(labels, "--labels")
+    if columns is None or not columns.startswith("@"):
+        return (
+            single_column_mapping_option(columns, "--columns", keys, context),
+            label_values,
+            lang_column,
+        )
+    named = preset_table(store, columns[1:])
+    mapping: dict[str, str] = {}
+    for key, names in named.columns.items():
+        if key == "lang":  # a given --lang-column wins
+            lang_column = lang_column or names[0]
+            continue
+        key = "pair_id" if key == "id" and "pair_id" in keys else key
+        if key not in keys or len(names) != 1:
+            raise ConfigError(
+                f"--columns {columns}: [import.tables.{columns[1:]}] names {key}, which "
+                f"translate import {context} does not read (its keys: {', '.join(keys)}, lang)"
+            )
+        mapping[key] = names[0]
+    return mapping, label_values or named.labels, lang_column
+
+
+def platform_columns_option(text: str | None) -> dict[str, str] | None:
+    """`elicit/relabel import --format table --columns batch=B,pair_id=ID,...`: each key one
+    column (which keys the import reads, its settings model checks)."""
+    if text is None:
+        return None
+    mapping: dict[str, str] = {}
+    for key, names in _column_items(text, "--columns").items():
+        if len(names) != 1 or not names[0]:
+            raise ConfigError(f"--columns: {key} takes one column; write {key}=COLUMN")
+        mapping[key] = names[0]
+    return mapping

@@ -39,6 +39,9 @@ from nlibuild.errors import ConfigError
 from nlibuild.formats.input_files import read_utf8_text
 from nlibuild.models import (
     GENRE_PATTERN,
+    ROW_COLUMN_KEYS,
+    TABLE_COLUMN_KEYS,
+    UNIT_COLUMN_KEYS,
     AggregateConfig,
     ElicitCreateConfig,
     ElicitImportConfig,
@@ -229,13 +232,19 @@ def _column_lists(value: object) -> object:
     return value
 
 
+NAMED_TABLE_KEYS = tuple(dict.fromkeys((*TABLE_COLUMN_KEYS, *UNIT_COLUMN_KEYS, *ROW_COLUMN_KEYS)))
+"""What a named mapping may name: the keys of `import --format table` and of `translate
+import` (each command takes the keys it reads and refuses a mapping naming others)."""
+
+
 def _checked_columns(value: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
-    check_table_columns(value)
+    check_table_columns(value, NAMED_TABLE_KEYS)
     return value
 
 
 class TablePreset(_Section):
-    """[import.tables.NAME]: a named mapping for `import --format table --columns @NAME`:
+    """[import.tables.NAME]: a named mapping for `import --format table --columns @NAME`
+    (and `translate import --columns @NAME`):
     `columns` as `--columns` takes them (a string a key, an array for votes), and the
     `labels` the file's label values stand for, as `--labels` takes them."""
 

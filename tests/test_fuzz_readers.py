@@ -121,6 +121,9 @@ READERS = [
            ("translate", "import", "{file}", "--lang", "de", "--partial")),
     Reader("translate-jsonl", "corpus", "jsonl", "units.de.jsonl",
            ("translate", "import", "{file}", "--lang", "de", "--kind", "mt", "--partial")),
+    Reader("translate-json-array", "corpus", "json", "units.de.json",
+           ("translate", "import", "{file}", "--lang", "de", "--partial",
+            "--columns", "unit_id=id,text=translation")),
     Reader("translate-rows", "myxnli", "tsv", "sw.rows.tsv",
            ("translate", "import", "{file}", "--lang", "sw", "--align", "rows",
             "--reference", "{myxnli.tsv}"), needs=MYXNLI),
@@ -136,6 +139,8 @@ READERS = [
             "{annotators.csv}")),
     Reader("elicit-mturk", "elicit", "csv", "answers.mturk.csv",
            ("elicit", "import", "{file}", "--format", "mturk", "--annotators", "{annotators.csv}")),
+    Reader("elicit-table", "elicit", "json", "answers.table.json",
+           ("elicit", "import", "{file}", "--format", "table", "--columns", "worker=who")),
     Reader("elicit-annotators", "elicit", "csv", "annotators.csv",
            ("elicit", "import", "{answers.labelstudio.json}", "--format", "labelstudio",
             "--annotators", "{file}")),
@@ -151,6 +156,9 @@ READERS = [
     Reader("relabel-mturk", "relabel", "csv", "votes.mturk.csv",
            ("relabel", "import", "{file}", "--format", "mturk", "--annotators",
             "{relabel-annotators.csv}")),
+    Reader("relabel-table", "relabel", "tsv", "votes.table.tsv",
+           ("relabel", "import", "{file}", "--format", "table", "--columns", "worker=rater",
+            "--labels", "0=entailment,1=neutral,2=contradiction")),
     Reader("relabel-annotators", "relabel", "csv", "relabel-annotators.csv",
            ("relabel", "import", "{votes.labelstudio.json}", "--format", "labelstudio",
             "--annotators", "{file}")),
@@ -215,6 +223,8 @@ def corpus_files(corpus: Path, files: Path) -> None:
     write_csv(files / "units.de.csv", rows)
     records = [dict(zip(rows[0], row, strict=True)) for row in rows[1:]]
     write_jsonl(files / "units.de.jsonl", records)
+    renamed = [{"id": r["unit_id"], "translation": r["text"]} for r in records]
+    (files / "units.de.json").write_text(json.dumps(renamed, indent=1), "utf-8")
     (files / "validators.txt").write_text("v01\nv02\nv03\nv04\nv05\n", encoding="utf-8")
     (files / "ocnli.json").write_text(first_lines(DATA / "sample_ocnli.json", 6), "utf-8")
     for preset in ("mnli", "ocnli"):
@@ -230,6 +240,11 @@ def relabel_files(relabel: Path, files: Path) -> None:
     write_jsonl(files / "votes.jsonl",
                 [{k: t[k] for k in ("batch", "annotator", "pair_id")} | {"label": "neutral"}
                  for t in tasks])  # fmt: skip
+    (files / "votes.table.tsv").write_text(
+        "batch\trater\tpair_id\tlabel\n"
+        + "".join(f"{t['batch']}\t{t['annotator']}\t{t['pair_id']}\t1\n" for t in tasks),
+        encoding="utf-8",
+    )
     with (package / "r0001.csv").open(encoding="utf-8", newline="") as handle:
         sheet = list(csv.reader(handle))
     write_csv(files / "votes.csv", [sheet[0]] + [[*row[:-1], "neutral"] for row in sheet[1:]])
@@ -263,6 +278,8 @@ def elicit_files(elicit: Path, files: Path) -> None:
     tasks = read_jsonl(package / "e0001.tasks.jsonl")
     answers = [{k: t[k] for k in ("batch", "writer", "premise_id")} | SINGLE for t in tasks]
     write_jsonl(files / "answers.jsonl", answers)
+    table = [{"who" if k == "writer" else k: v for k, v in a.items()} for a in answers]
+    (files / "answers.table.json").write_text(json.dumps(table, indent=1), "utf-8")
     slots = {f"{label}_1": texts[0] for label, texts in SINGLE.items()}
     with (package / "e0001.csv").open(encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle)

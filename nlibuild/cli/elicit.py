@@ -12,6 +12,7 @@ from nlibuild.cli.common import open_store, out, state_of, user_errors
 from nlibuild.cli.work_packages import (
     PACKAGE_OUT_HELP,
     AnnotatorMapOption,
+    ImportPlatformOption,
     InstructionsOption,
     PlatformOption,
     export_package,
@@ -34,6 +35,7 @@ from nlibuild.options import (
     choice,
     default_text,
     label_order_option,
+    platform_columns_option,
     split_list,
     store_settings,
 )
@@ -157,7 +159,7 @@ def export(
 def import_(
     ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="The answers file.")],
-    format: PlatformOption = "jsonl",
+    format: ImportPlatformOption = "jsonl",
     annotators: AnnotatorMapOption = None,
     on_violation: Annotated[
         str | None,
@@ -201,6 +203,16 @@ def import_(
     label_order: Annotated[
         str | None, typer.Option(help="Meaning of integer labels in a long csv, e.g. e,n,c.")
     ] = None,
+    columns: Annotated[
+        str | None,
+        typer.Option(
+            "--columns",
+            help="--format table: which column holds what, e.g. worker=annotator_id,"
+            "entailment_1=hyp_e (keys: batch, premise_id, premise, worker, unusable, "
+            "entailment_1 .. contradiction_9, or entailment, neutral, contradiction for a "
+            "list); a key not given takes the column the csv and jsonl formats use.",
+        ),
+    ] = None,
 ) -> None:
     """Read writers' answers, check them against their batch and protocol, add the pairs.
 
@@ -240,6 +252,7 @@ def import_(
                 batch=batch,
                 writer=writer,
                 label_order=label_order_option(label_order, "--label-order"),
+                columns=platform_columns_option(columns),
             )
             result = run(store, cfg)
     render_import_report(result)

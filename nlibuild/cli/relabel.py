@@ -12,6 +12,7 @@ from nlibuild.cli.common import open_store, out, state_of, user_errors
 from nlibuild.cli.work_packages import (
     PACKAGE_OUT_HELP,
     AnnotatorMapOption,
+    ImportPlatformOption,
     InstructionsOption,
     PlatformOption,
     export_package,
@@ -31,9 +32,11 @@ from nlibuild.options import (
     choice,
     default_text,
     label_order_option,
+    platform_columns_option,
     split_list,
     store_label_names,
     store_settings,
+    value_mapping_option,
 )
 from nlibuild.render import counted, render_table
 
@@ -185,10 +188,27 @@ def export(
 def import_(
     ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="The labels file.")],
-    format: PlatformOption = "jsonl",
+    format: ImportPlatformOption = "jsonl",
     annotators: AnnotatorMapOption = None,
     label_order: Annotated[
         str | None, typer.Option(help="Meaning of integer labels, e.g. e,n,c.")
+    ] = None,
+    columns: Annotated[
+        str | None,
+        typer.Option(
+            "--columns",
+            help="--format table: which column holds what, e.g. pair_id=id,worker=rater,"
+            "label=answer (keys: batch, pair_id, worker, label); a key not given takes the "
+            "column the csv and jsonl formats use.",
+        ),
+    ] = None,
+    labels: Annotated[
+        str | None,
+        typer.Option(
+            "--labels",
+            help="--format table: what the label values mean, e.g. "
+            "0=entailment,1=neutral,2=contradiction (- for no label).",
+        ),
     ] = None,
 ) -> None:
     """Read validators' labels, check them against their batches, add them as votes.
@@ -210,6 +230,8 @@ def import_(
                 annotators=annotators,
                 label_order=label_order_option(label_order, "--label-order"),
                 label_names=store_label_names(store),
+                columns=platform_columns_option(columns) or {},
+                label_values=value_mapping_option(labels, "--labels") or {},
             )
             result = run(store, cfg)
     render_vote_report(result)

@@ -25,7 +25,7 @@ from nlibuild.models import (
     TranslationKind,
     UnitFormat,
 )
-from nlibuild.options import choice, default_text, single_column_mapping_option, split_list
+from nlibuild.options import choice, default_text, split_list, translate_mapping_options
 from nlibuild.render import Cell, counted, render_table, table_text
 
 translate_app = typer.Typer(
@@ -48,7 +48,8 @@ def export(
     out_path: Annotated[Path, typer.Option("--out", help="The file to write.")],
     kind: Annotated[str, typer.Option(help=_KIND_HELP)] = TranslationKind.HUMAN.value,
     format: Annotated[
-        str | None, typer.Option("--format", help="tsv, csv or jsonl (default: from --out).")
+        str | None,
+        typer.Option("--format", help="tsv, csv, jsonl, json or parquet (default: from --out)."),
     ] = None,
     missing_only: Annotated[
         bool, typer.Option("--missing-only", help="Only units without a translation yet.")
@@ -73,7 +74,7 @@ def export(
                 kind=choice(TranslationKind, kind, "--kind"),
                 format=choice(UnitFormat, format, "--format")
                 if format
-                else unit_format_of(out_path),
+                else unit_format_of(out_path, reading=False),
                 out=out_path,
                 missing_only=missing_only,
             )
@@ -94,7 +95,11 @@ def import_(
     lang: Annotated[str, typer.Option(help="The language of the translations.")],
     kind: Annotated[str, typer.Option(help=_KIND_HELP)] = TranslationKind.HUMAN.value,
     format: Annotated[
-        str | None, typer.Option("--format", help="tsv, csv or jsonl (default: from the suffix).")
+        str | None,
+        typer.Option(
+            "--format",
+            help="tsv, csv, jsonl, json (one JSON array) or parquet (default: from the suffix).",
+        ),
     ] = None,
     translator: Annotated[
         str | None, typer.Option(help="Who translated (an annotator ID).")
@@ -130,7 +135,24 @@ def import_(
             help="The file's columns when they have other names: unit_id=ID,text=TEXT[,lang=L] "
             "(--align id), premise=P,hypothesis=H[,label=L,pair_id=ID] (--align rows, e.g. "
             "premise=sentence1_tgt,hypothesis=sentence2_tgt); a key left out takes its usual "
-            "column.",
+            "column; or @NAME for the preset's [import.tables.NAME].",
+        ),
+    ] = None,
+    labels: Annotated[
+        str | None,
+        typer.Option(
+            "--labels",
+            help="--align rows: what the file's label values mean, e.g. "
+            "0=entailment,1=neutral,2=contradiction (- for no label); the labels are "
+            "compared with the reference's.",
+        ),
+    ] = None,
+    lang_column: Annotated[
+        str | None,
+        typer.Option(
+            "--lang-column",
+            help="A file holding several languages (AmericasNLI): the column naming each "
+            "row's language; only the rows of --lang are read.",
         ),
     ] = None,
 ) -> None:
@@ -155,6 +177,10 @@ def import_(
     with user_errors():
         store = open_store(state_of(ctx))
         with store:
+            unit_columns, label_values, lang_column = translate_mapping_options(
+                store, columns, labels, lang_column,
+                UNIT_COLUMN_KEYS if align == "id" else ROW_COLUMN_KEYS, f"with --align {align}",
+            )  # fmt: skip
             cfg = TranslateImportConfig(
                 path=file,
                 lang=lang,
@@ -165,12 +191,9 @@ def import_(
                 align=align,
                 reference=reference,
                 force=force,
-                columns=single_column_mapping_option(
-                    columns,
-                    "--columns",
-                    UNIT_COLUMN_KEYS if align == "id" else ROW_COLUMN_KEYS,
-                    f"with --align {align}",
-                ),
+                columns=unit_columns,
+                label_values=label_values or {},
+                lang_column=lang_column,
             )
             result = run(store, cfg)
     checks = ", ".join(f"{name} {n}" for name, n in result.checks.items()) or "none"

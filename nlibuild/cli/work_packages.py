@@ -25,6 +25,14 @@ PACKAGE_OUT_HELP = (
 )
 
 PlatformOption = Annotated[str, typer.Option("--format", help=f"Platform: {_FORMATS}.")]
+ImportPlatformOption = Annotated[
+    str,
+    typer.Option(
+        "--format",
+        help=f"Platform: {_FORMATS}; or table (any csv, tsv, jsonl, JSON array or parquet "
+        "file, read by --columns).",
+    ),
+]
 InstructionsOption = Annotated[
     str, typer.Option(help="Languages of the instructions to include (default en,zh).")
 ]

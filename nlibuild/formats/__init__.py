@@ -7,7 +7,8 @@
   and relabelling work goes out to and answers come back from. The registry
   `platforms.PLATFORMS` maps each `--format` to its `Platform`.
 - `sources.py`: source texts for `ingest`; `units.py`: files of translation units;
-  `tabular.py`: the reading and writing machinery every format shares.
+  `tabular.py`: the reading and writing machinery every format shares; `table_rows.py`:
+  the rows of any csv/tsv/jsonl/JSON-array/parquet file, for every import told its columns.
 
 A new corpus format is one new module in `corpora/` whose `FORMAT` is a `CorpusFormat`
 (a reader, a writer or both), plus one line in `CORPUS_FORMATS` (and its name in

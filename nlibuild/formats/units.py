@@ -17,11 +17,20 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, NamedTuple
 
+import orjson
+
 from nlibuild.errors import InputError
-from nlibuild.formats.column_mapping import resolve_columns
-from nlibuild.formats.input_files import require_regular_file
-from nlibuild.formats.tabular import csv_rows, iter_json_objects, write_atomically, write_json_lines
-from nlibuild.models import ROW_COLUMN_KEYS, UNIT_COLUMN_KEYS, TranslationUnit, UnitFormat
+from nlibuild.formats.column_mapping import resolve_columns, shown_columns
+from nlibuild.formats.table_rows import TABLE_KINDS, Row, TableRows, cell_text, read_table_rows
+from nlibuild.formats.tabular import write_atomically, write_json_lines
+from nlibuild.lang import primary_language
+from nlibuild.models import (
+    NO_GOLD,
+    ROW_COLUMN_KEYS,
+    UNIT_COLUMN_KEYS,
+    TranslationUnit,
+    UnitFormat,
+)
 
 if TYPE_CHECKING:
     import polars as pl
@@ -29,12 +38,23 @@ if TYPE_CHECKING:
 COLUMNS = tuple(TranslationUnit.model_fields)
 
 
-def unit_format_of(path: Path) -> UnitFormat:
-    """The format a file's suffix names (.tsv, .csv, .jsonl/.json), else tsv."""
+def unit_format_of(path: Path, reading: bool = True) -> UnitFormat:
+    """The format a file's suffix names (.tsv, .csv, .jsonl, .json, .parquet), else tsv. A
+    `.json` file read is one JSON array when it starts with `[`, else JSON lines (as
+    nlibuild read every `.json` file of units before it read arrays)."""
     suffix = path.suffix.lower().lstrip(".")
-    if suffix in ("jsonl", "json"):
-        return UnitFormat.JSONL
-    return UnitFormat.CSV if suffix == "csv" else UnitFormat.TSV
+    if suffix == "json" and reading:
+        return UnitFormat.JSON if _starts_an_array(path) else UnitFormat.JSONL
+    return UnitFormat(suffix) if suffix in UnitFormat.__members__.values() else UnitFormat.TSV
+
+
+def _starts_an_array(path: Path) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            start = handle.read(4096)
+    except OSError:
+        return True  # the reader says what is wrong with the path
+    return start.removeprefix(codecs.BOM_UTF8).lstrip().startswith(b"[")
 
 
 def _one_line(text: str) -> str:
@@ -45,6 +65,11 @@ def write_units(path: Path, fmt: UnitFormat, units: Sequence[TranslationUnit]) -
     """Write the units; returns how many."""
     if fmt is UnitFormat.JSONL:
         return write_json_lines(path, (u.model_dump() for u in units))
+    if fmt is UnitFormat.JSON:
+        text = orjson.dumps([u.model_dump() for u in units], option=orjson.OPT_INDENT_2)
+        return write_atomically(path, lambda handle: handle.write(text) and len(units))
+    if fmt is UnitFormat.PARQUET:
+        return write_atomically(path, lambda handle: _write_parquet(handle, units))
 
     def write(handle: IO[bytes]) -> int:
         text = io.StringIO(newline="")
@@ -60,6 +85,16 @@ def write_units(path: Path, fmt: UnitFormat, units: Sequence[TranslationUnit]) -
         return len(units)
 
     return write_atomically(path, write)
+
+
+def _write_parquet(handle: IO[bytes], units: Sequence[TranslationUnit]) -> int:
+    import polars as pl
+
+    frame = pl.DataFrame(
+        {c: pl.Series([getattr(u, c) for u in units], dtype=pl.String) for c in COLUMNS}
+    )
+    frame.write_parquet(handle)
+    return len(units)
 
 
 class UnitColumns(NamedTuple):
@@ -79,42 +114,30 @@ def read_units(
     path: Path, fmt: UnitFormat, columns: Mapping[str, str] | None = None
 ) -> Iterator[tuple[int, str, str, str | None]]:
     """(line, unit ID, translated text, the row's `lang` if it has one) of every row, read
-    from the columns `columns` names (`UnitColumns.of`)."""
-    require_regular_file(path)
+    from the columns `columns` names (`UnitColumns.of`), whatever kind of table file."""
     names = UnitColumns.of(columns)
-    if fmt is UnitFormat.JSONL:
-        for line, record in iter_json_objects(path, "jsonl"):
-            unit_id, text = record.get(names.unit_id), record.get(names.text)
-            if not isinstance(unit_id, str) or not unit_id:
-                raise InputError(
-                    path, f"each line needs a {names.unit_id} (p:<premise> or h:<pair>)", line
-                )
-            if not isinstance(text, str):
-                raise InputError(path, f"{unit_id}: field {names.text!r} must be a string", line)
-            lang = record.get(names.lang)
-            yield line, unit_id, text, lang if isinstance(lang, str) else None
+    table = read_table_rows(path, fmt.value)
+    if not table.header:
         return
-    header, rows = csv_rows(path, "\t" if fmt is UnitFormat.TSV else ",")
-    if columns:
-        resolve_columns(
-            path, header, 1, {key: (name,) for key, name in columns.items()},
-            {key: (key,) for key in UNIT_COLUMN_KEYS}, required=("unit_id", "text"),
-        )  # fmt: skip
-    missing = [c for c in (names.unit_id, names.text) if c not in header]
-    if missing:
-        raise InputError(
-            path,
-            f"no {' and no '.join(missing)} column: give the file `nlibuild translate export` "
-            "wrote, with the text column filled",
-            1,
-        )
-    for line, row in rows:
-        unit_id = row[names.unit_id].strip()
-        if not unit_id:
+    asked = {key: (name,) for key, name in (columns or {}).items()}
+    resolve_columns(
+        path, table.header, table.header_line, asked,
+        {key: (key,) for key in UNIT_COLUMN_KEYS}, required=("unit_id", "text"),
+    )  # fmt: skip
+    for line, row in table.rows:
+        unit_id, text = row.get(names.unit_id), row.get(names.text)
+        if unit_id is None or not cell_text(unit_id).strip():
             raise InputError(
-                path, f"a row without {names.unit_id}; fill it or remove the row", line
-            )
-        yield line, unit_id, row[names.text], (row.get(names.lang) or "").strip() or None
+                path, f"a row without {names.unit_id} (p:<premise> or h:<pair>); fill it or "
+                "remove the row", line,
+            )  # fmt: skip
+        if text is not None and not isinstance(text, str):
+            raise InputError(
+                path, f"{cell_text(unit_id).strip()}: column {names.text!r} must hold text, "
+                f"found {text!r}", line,
+            )  # fmt: skip
+        lang = cell_text(row.get(names.lang)).strip() or None
+        yield line, cell_text(unit_id).strip(), text or "", lang
 
 
 def read_unit_table(
@@ -205,21 +228,39 @@ class SentencePairRow(NamedTuple):
     """The columns `copy` comes from, e.g. sentence1_en/sentence2_en."""
 
 
+class RowSelection(NamedTuple):
+    """How a row-aligned file is read beyond its columns: the rows of one language of a
+    file holding several (AmericasNLI: a language column), and what its label values mean."""
+
+    lang_column: str | None = None
+    lang: str | None = None
+    label_values: Mapping[str, str] | None = None
+
+
+ALL_ROWS = RowSelection()
+"""Every row, labels as written."""
+
+
 def _sentence_pairs(
     path: Path,
     premise_columns: Callable[[list[str]], list[str]],
     missing: str,
     copy_of: Callable[[list[str], str], str | None] = lambda header, premise: None,
     columns: Mapping[str, str] | None = None,
+    selection: RowSelection = ALL_ROWS,
 ) -> list[SentencePairRow]:
-    """Every row of a tsv (csv by suffix) of sentence pairs: the premise from the first of
-    `premise_columns(header)` present, the hypothesis from its `sentence2` twin (or
-    `hypothesis`), the label from `gold_label` or `label` when there is one, and the
-    `copy_of(header, premise column)` premise column and its twin when there is one; a
-    key of `columns` (`ROW_COLUMN_KEYS`) names its column instead."""
+    """Every row of a table file of sentence pairs (any kind `table_rows.py` reads; tsv
+    when the suffix names none): the premise from the first of `premise_columns(header)`
+    present, the hypothesis from its `sentence2` twin (or `hypothesis`), the label from
+    `gold_label` or `label` when there is one, and the `copy_of(header, premise column)`
+    premise column and its twin when there is one; a key of `columns` (`ROW_COLUMN_KEYS`)
+    names its column instead. `selection` keeps one language's rows and maps labels."""
     if not path.exists():
-        raise InputError(path, missing)  # anything else there is refused by csv_rows
-    header, rows = csv_rows(path, "," if path.suffix.lower() == ".csv" else "\t")
+        raise InputError(path, missing)  # anything else there is refused by the reader
+    table = read_table_rows(path, TABLE_KINDS.get(path.suffix.lower(), "tsv"))
+    header = table.header
+    if not header:
+        return []
     if columns:
         premise, hypothesis, label, pair_id = _mapped_pair_columns(
             path, header, premise_columns(header), columns
@@ -234,15 +275,70 @@ def _sentence_pairs(
     copy_twin = _twin(copy) if copy else None
     ids = [(c, c) for c in ALIGNMENT_COLUMNS if c in header and not (pair_id and c == "pairID")]
     ids += [("pairID", pair_id)] if pair_id else []
+    rows = _selected_rows(table, selection)
     return [
         SentencePairRow(
-            line, row[premise], row[hypothesis], row[label] if label else None,
-            {key: row[c].strip() for key, c in ids if row[c].strip()},
-            (row[copy], row[copy_twin]) if copy and copy_twin else None,
+            line, cell_text(row.get(premise)), cell_text(row.get(hypothesis)),
+            _row_label(path, line, row, label, selection.label_values),
+            {key: cell_text(row.get(c)).strip() for key, c in ids if cell_text(row.get(c)).strip()},
+            (cell_text(row.get(copy)), cell_text(row.get(copy_twin)))
+            if copy and copy_twin else None,
             f"{copy}/{copy_twin}" if copy and copy_twin else None,
         )
         for line, row in rows
     ]  # fmt: skip
+
+
+def _selected_rows(table: TableRows, selection: RowSelection) -> list[tuple[int, Row]]:
+    """The rows of `selection.lang` in `selection.lang_column` (every row without one):
+    a row naming no language is an error, as is a file with no row of the language."""
+    column, lang = selection.lang_column, selection.lang
+    if column is None or lang is None:
+        return list(table.rows)
+    if column not in table.header:
+        raise InputError(
+            table.path,
+            f"--lang-column {column}: the file has no column {column!r} "
+            f"(columns: {shown_columns(table.header)}); name one of those",
+            table.header_line,
+        )
+    kept, seen = [], set()
+    for line, row in table.rows:
+        row_lang = cell_text(row.get(column)).strip()
+        if not row_lang:
+            raise InputError(
+                table.path, f"column {column!r} names no language; fill it or remove the row", line
+            )
+        seen.add(row_lang)
+        if primary_language(row_lang) == primary_language(lang):
+            kept.append((line, row))
+    if not kept:
+        raise InputError(
+            table.path,
+            f"no row of {lang} in column {column!r} (it holds {', '.join(sorted(seen))}); "
+            "check --lang",
+        )
+    return kept
+
+
+def _row_label(
+    path: Path, line: int, row: Row, column: str | None, label_values: Mapping[str, str] | None
+) -> str | None:
+    """A row's label as written, or as `--labels` maps it (`-` for none)."""
+    if column is None:
+        return None
+    raw = cell_text(row.get(column)).strip()
+    if not label_values or not raw:
+        return raw if column in row else None
+    if raw not in label_values:
+        raise InputError(
+            path,
+            f"label value {raw!r} in column {column!r} is not one of --labels' values "
+            f"({', '.join(label_values)}); add it to --labels",
+            line,
+        )
+    label = label_values[raw]
+    return None if label == NO_GOLD else label
 
 
 def _mapped_pair_columns(
@@ -291,9 +387,12 @@ def _other_language_copy(lang: str) -> Callable[[list[str], str], str | None]:
 
 
 def read_row_aligned(
-    path: Path, lang: str, columns: Mapping[str, str] | None = None
+    path: Path,
+    lang: str,
+    columns: Mapping[str, str] | None = None,
+    selection: RowSelection = ALL_ROWS,
 ) -> list[SentencePairRow]:
-    """The rows of a tsv translation that follows its source row by row (myXNLI:
+    """The rows of a translation that follows its source row by row (myXNLI:
     `sentence1_<lang>`, KorNLI: `sentence1`, or the columns `--columns` names); see
     `_sentence_pairs`."""
     return _sentence_pairs(
@@ -302,6 +401,7 @@ def read_row_aligned(
         "no such file; check the path",
         _other_language_copy(lang),
         columns,
+        selection,
     )
 
 

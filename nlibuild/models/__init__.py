@@ -33,12 +33,14 @@ from nlibuild.models.artifacts import (
 )
 from nlibuild.models.base import (
     ANNOTATOR_ID_PATTERN,
+    ANSWER_COLUMN_KEYS,
     DEFAULT_LABEL_ORDER,
     DEFAULT_MAX_OVERLAP,
     DEFAULT_OVERLAP_MEASURE,
     NLI_LABELS,
     NO_GOLD,
     SEED_LIMIT,
+    VOTE_COLUMN_KEYS,
     Label,
     Level,
     OverlapMeasure,
@@ -190,6 +192,7 @@ from nlibuild.models.translate import (
 __all__ = [
     "ALL_LANGS",
     "ANNOTATOR_ID_PATTERN",
+    "ANSWER_COLUMN_KEYS",
     "BASELINE_MODES",
     "DEFAULT_LABEL_ORDER",
     "DEFAULT_MAX_OVERLAP",
@@ -204,6 +207,7 @@ __all__ = [
     "TABLE_COLUMN_KEYS",
     "UNIT_COLUMN_KEYS",
     "UNKNOWN_LICENSE",
+    "VOTE_COLUMN_KEYS",
     "AccuracyRow",
     "AggregateConfig",
     "AggregateMethod",

@@ -3,6 +3,7 @@ several subjects use, and `_Config`, the base of every stage's settings."""
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Annotated, Any, Self
 
@@ -131,3 +132,28 @@ class PlatformFormat(StrEnum):
     CSV = "csv"
     LABELSTUDIO = "labelstudio"
     MTURK = "mturk"
+    TABLE = "table"
+    """Answers back only: any table file, read by `--columns` (`formats/platforms/table.py`)."""
+
+
+ANSWER_COLUMN_KEYS = ("batch", "premise_id", "premise", "worker", "unusable")
+"""What `elicit import --format table --columns` can name, besides the hypotheses: a column
+a slot (`entailment_1`), or a list a label (`entailment`)."""
+VOTE_COLUMN_KEYS = ("batch", "pair_id", "worker", "label")
+"""What `relabel import --format table --columns` can name."""
+_HYPOTHESIS_KEY = re.compile(r"(entailment|neutral|contradiction)(_[1-9])?")
+
+
+def check_platform_columns(
+    fmt: PlatformFormat, columns: dict[str, str], keys: tuple[str, ...], hypotheses: bool
+) -> None:
+    """A ValueError for a `--columns` mapping of an elicit or relabel import that is not
+    for `--format table` or names a key it does not read."""
+    if columns and fmt is not PlatformFormat.TABLE:
+        raise ValueError(f"--columns and --labels are for --format table, not {fmt.value}")
+    for key, column in columns.items():
+        if key not in keys and not (hypotheses and _HYPOTHESIS_KEY.fullmatch(key)):
+            more = ", entailment_1 .. contradiction_9, entailment" if hypotheses else ""
+            raise ValueError(f"--columns: no key {key!r}; the keys are {', '.join(keys)}{more}")
+        if not column.strip():
+            raise ValueError(f"--columns: {key} names no column; write {key}=COLUMN")

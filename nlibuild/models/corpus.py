@@ -3,7 +3,7 @@ the interchange records of the corpus files nlibuild reads and writes."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
@@ -72,12 +72,14 @@ TABLE_COLUMN_KEYS = (
 columns (one vote each, in order); every other key takes one."""
 
 
-def check_table_columns(columns: Mapping[str, tuple[str, ...]]) -> None:
-    """A ValueError for the first key of a table mapping that is unknown, names no column,
-    or names several where one is taken."""
+def check_table_columns(
+    columns: Mapping[str, tuple[str, ...]], keys: Sequence[str] = TABLE_COLUMN_KEYS
+) -> None:
+    """A ValueError for the first key of a table mapping that is not one of `keys`, names
+    no column, or names several where one is taken."""
     for key, names in columns.items():
-        if key not in TABLE_COLUMN_KEYS:
-            raise ValueError(f"no key {key!r}; the keys are {', '.join(TABLE_COLUMN_KEYS)}")
+        if key not in keys:
+            raise ValueError(f"no key {key!r}; the keys are {', '.join(keys)}")
         if not names or not all(name.strip() for name in names):
             raise ValueError(f"{key} names no column; write {key}=COLUMN")
         if len(names) > 1 and key != "votes":

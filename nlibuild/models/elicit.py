@@ -5,11 +5,12 @@ from __future__ import annotations
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from nlibuild.core.signature import OutputPath
 from nlibuild.models.base import (
     ANNOTATOR_ID_PATTERN,
+    ANSWER_COLUMN_KEYS,
     DEFAULT_MAX_OVERLAP,
     DEFAULT_OVERLAP_MEASURE,
     Label,
@@ -18,6 +19,7 @@ from nlibuild.models.base import (
     Protocol,
     Seed,
     _Config,
+    check_platform_columns,
 )
 
 
@@ -124,6 +126,16 @@ class ElicitImportConfig(_Config):
     batch: str | None = Field(default=None, description="for files without a batch column")
     writer: str | None = Field(default=None, description="for files without a writer column")
     label_order: tuple[Label, Label, Label] | None = None
+    columns: dict[str, str] = Field(
+        default_factory=dict,
+        description="--format table: the file's column for each of ANSWER_COLUMN_KEYS and "
+        "the hypotheses (entailment_1, ... or entailment, ...)",
+    )
+
+    @model_validator(mode="after")
+    def _columns_for_tables(self) -> ElicitImportConfig:
+        check_platform_columns(self.format, self.columns, ANSWER_COLUMN_KEYS, hypotheses=True)
+        return self
 
 
 class RuleCount(BaseModel):

@@ -5,15 +5,17 @@ from __future__ import annotations
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from nlibuild.models.base import (
     ANNOTATOR_ID_PATTERN,
+    VOTE_COLUMN_KEYS,
     Label,
     PlatformFormat,
     Protocol,
     Seed,
     _Config,
+    check_platform_columns,
 )
 from nlibuild.models.elicit import ElicitExportConfig, ElicitExportResult
 
@@ -105,6 +107,21 @@ class RelabelImportConfig(_Config):
     label_names: tuple[tuple[str, str], ...] = Field(
         default=(), description="(label, the name people see): a name typed back is its label"
     )
+    columns: dict[str, str] = Field(
+        default_factory=dict,
+        description="--format table: the file's column for each of VOTE_COLUMN_KEYS",
+    )
+    label_values: dict[str, str] = Field(
+        default_factory=dict,
+        description="--format table: the label each of the file's label values stands for",
+    )
+
+    @model_validator(mode="after")
+    def _columns_for_tables(self) -> RelabelImportConfig:
+        check_platform_columns(self.format, self.columns, VOTE_COLUMN_KEYS, hypotheses=False)
+        if self.label_values and self.format is not PlatformFormat.TABLE:
+            raise ValueError(f"--labels is for --format table, not {self.format.value}")
+        return self
 
 
 class VoterReport(BaseModel):

@@ -17,11 +17,14 @@ class TranslationKind(StrEnum):
 
 
 class UnitFormat(StrEnum):
-    """Files of translation units: tab-separated (unquoted), csv, or JSON lines."""
+    """Files of translation units: tab-separated (unquoted), csv, JSON lines, one JSON array
+    of objects, or parquet (the kinds `formats/table_rows.py` reads)."""
 
     TSV = "tsv"
     CSV = "csv"
     JSONL = "jsonl"
+    JSON = "json"
+    PARQUET = "parquet"
 
 
 class TranslationUnit(BaseModel):
@@ -81,6 +84,16 @@ class TranslateImportConfig(_Config):
         description="the file's column for each of UNIT_COLUMN_KEYS (--align id) or "
         "ROW_COLUMN_KEYS (--align rows)",
     )
+    lang_column: str | None = Field(
+        default=None,
+        description="a file holding several languages: the column naming each row's; only "
+        "the rows of `lang` are read",
+    )
+    label_values: dict[str, str] = Field(
+        default_factory=dict,
+        description="--align rows: the label each of the file's label values stands for "
+        "(- for none), before the labels are compared with the reference's",
+    )
 
     @model_validator(mode="after")
     def _column_keys_of_the_alignment(self) -> TranslateImportConfig:
@@ -93,6 +106,12 @@ class TranslateImportConfig(_Config):
                 )
             if not column.strip():
                 raise ValueError(f"--columns: {key} names no column; write {key}=COLUMN")
+        if self.label_values and self.align != "rows":
+            raise ValueError("--labels is for --align rows, whose files carry labels")
+        if self.lang_column is not None and "lang" in self.columns:
+            raise ValueError(
+                "--lang-column and --columns lang= both name a language column; give one"
+            )
         return self
 
 

@@ -37,7 +37,7 @@ from nlibuild.elicitation import (
 )
 from nlibuild.errors import ConfigError, ConflictError, InputError, in_file
 from nlibuild.formats.input_files import require_regular_file
-from nlibuild.formats.platforms import platform_for
+from nlibuild.formats.platforms import import_platform
 from nlibuild.formats.platforms.base import RawAnswer
 from nlibuild.labels import LabelNormaliser
 from nlibuild.lang import normalise_text
@@ -368,7 +368,7 @@ class _Importer:
 
 def run(store: Store, cfg: ElicitImportConfig) -> ElicitImportResult:
     normaliser = LabelNormaliser(label_order=cfg.label_order)
-    platform = platform_for(cfg.format)
+    platform = import_platform(cfg.format, cfg.columns, {})
     # The negator files are read only once the first pair of their language is checked, and
     # the map once the answers are read: a wrong path is refused before any of that work.
     for negators in cfg.negators:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from nlibuild.annotators import platform_annotators
 from nlibuild.batches import RELABEL_BATCH
 from nlibuild.errors import ConflictError, InputError
-from nlibuild.formats.platforms import platform_for
+from nlibuild.formats.platforms import import_platform
 from nlibuild.formats.platforms.base import RawVote
 from nlibuild.label_names import canonical_label
 from nlibuild.labels import LabelNormaliser, UnknownLabel, unknown_label_hint
@@ -206,7 +206,8 @@ class _Importer:
 
 
 def run(store: Store, cfg: RelabelImportConfig) -> RelabelImportResult:
-    parsed = platform_for(cfg.format).read_votes(cfg.path, store_labels(store))
+    platform = import_platform(cfg.format, cfg.columns, cfg.label_values)
+    parsed = platform.read_votes(cfg.path, store_labels(store))
     unlabelled = [v for v in parsed.votes if v.label is None]
     if unlabelled:
         parsed.dropped["left without a label"] += len(unlabelled)

@@ -22,6 +22,7 @@ import polars as pl
 from nlibuild.errors import ConfigError, ConflictError, InputError
 from nlibuild.formats.input_files import NUL_IN_TEXT, require_regular_file
 from nlibuild.formats.units import (
+    RowSelection,
     SentencePairRow,
     read_reference,
     read_row_aligned,
@@ -83,9 +84,13 @@ def _listed(ids: list[str]) -> str:
 
 
 def _rows_by_id(cfg: TranslateImportConfig) -> pl.DataFrame:
-    """The rows of a file of units: line, unit, text (as written)."""
-    frame = read_unit_table(cfg.path, cfg.format, cfg.columns)
+    """The rows of a file of units: line, unit, text (as written); with --lang-column only
+    the rows of --lang."""
+    columns = cfg.columns | ({"lang": cfg.lang_column} if cfg.lang_column else {})
+    frame = read_unit_table(cfg.path, cfg.format, columns)
     target = primary_language(cfg.lang)
+    if cfg.lang_column is not None:
+        frame = _rows_of_language(cfg, frame, cfg.lang_column)
     marked = frame["lang"].drop_nulls().unique().to_list()
     wrong = {lang for lang in marked if primary_language(lang) != target}
     if wrong:
@@ -111,6 +116,27 @@ def _rows_by_id(cfg: TranslateImportConfig) -> pl.DataFrame:
             cfg.path, f"{unit} again (first at line {first}); keep one of the rows", second
         )
     return frame.drop("lang")
+
+
+def _rows_of_language(cfg: TranslateImportConfig, frame: pl.DataFrame, column: str) -> pl.DataFrame:
+    """The rows of a file holding several languages whose `column` names --lang's."""
+    unnamed = frame.filter(pl.col("lang").is_null())
+    if unnamed.height:
+        raise InputError(
+            cfg.path,
+            f"column {column!r} names no language; fill it or remove the row",
+            unnamed["line"][0],
+        )
+    langs = frame["lang"].unique().sort().to_list()
+    target = primary_language(cfg.lang)
+    kept = [lang for lang in langs if primary_language(lang) == target]
+    if not kept:
+        raise InputError(
+            cfg.path,
+            f"no row of {cfg.lang} in column {column!r} (it holds {', '.join(langs)}); "
+            "check --lang",
+        )
+    return frame.filter(pl.col("lang").is_in(kept))
 
 
 def _plain(text: str) -> str:
@@ -188,7 +214,8 @@ def _rows_by_position(
     repetition) says they do not line up are refused unless --force; a label column that
     disagrees is reported (labels are never taken from a translation)."""
     assert cfg.reference is not None
-    translated = read_row_aligned(cfg.path, cfg.lang, cfg.columns)
+    selection = RowSelection(cfg.lang_column, cfg.lang, cfg.label_values or None)
+    translated = read_row_aligned(cfg.path, cfg.lang, cfg.columns, selection)
     for row in translated:
         if "\x00" in row.premise or "\x00" in row.hypothesis:
             raise InputError(cfg.path, f"this row {NUL_IN_TEXT}", row.line)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from nlibuild.errors import ConfigError
-from nlibuild.formats.platforms import csv, jsonl, labelstudio, mturk
+from nlibuild.formats.platforms import csv, jsonl, labelstudio, mturk, table
 from nlibuild.formats.platforms.base import Platform
 from nlibuild.models import PlatformFormat
 
@@ -21,6 +21,7 @@ PLATFORMS: Mapping[PlatformFormat, Platform] = {
     PlatformFormat.CSV: csv.PLATFORM,
     PlatformFormat.LABELSTUDIO: labelstudio.PLATFORM,
     PlatformFormat.MTURK: mturk.PLATFORM,
+    PlatformFormat.TABLE: table.PLATFORM,
 }
 """The platform behind each `--format` of the elicit and relabel export and import."""
 
@@ -31,3 +32,13 @@ def platform_for(fmt: PlatformFormat) -> Platform:
     if found is None:
         raise ConfigError(f"no platform {fmt!s}; nlibuild knows {', '.join(sorted(PLATFORMS))}")
     return found
+
+
+def import_platform(
+    fmt: PlatformFormat, columns: Mapping[str, str], label_values: Mapping[str, str]
+) -> Platform:
+    """The platform an import reads its file with: `--format table` told its columns and
+    label values, any other the registered one."""
+    if fmt is PlatformFormat.TABLE:
+        return table.table_platform(columns, label_values)
+    return platform_for(fmt)

@@ -1,0 +1,199 @@
+"""`--format table`: answers and votes in a team's own table file, any kind `table_rows.py`
+reads (csv, tsv, jsonl, a JSON array, parquet), told its columns by `--columns`.
+
+With no mapping a key takes the column the csv and jsonl platforms use (`writer` for an
+elicitation's worker, `annotator` for a relabelling's), so a sheet nlibuild sent out and a
+spreadsheet exported as parquet or JSON array read alike. Hypotheses come one a column
+(`entailment_1 .. contradiction_3`) or as a list a label (`entailment`, as the jsonl
+platform's answers hold them, or a JSON array in a csv cell). What is read becomes the
+`RawAnswer`s and `RawVote`s every platform gives, so all that follows is shared. There is
+nothing to export in this format: work goes out as csv, jsonl, Label Studio or MTurk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from nlibuild.errors import ConfigError, InputError
+from nlibuild.formats.column_mapping import resolve_columns
+from nlibuild.formats.platforms.base import AnswerFile, Platform, RawAnswer, RawVote, VoteFile
+from nlibuild.formats.platforms.fields import LABEL_FIELD, SLOT, is_marked
+from nlibuild.formats.table_rows import Row, TableRows, cell_text, read_table_rows, table_kind
+from nlibuild.labels import LabelNormaliser
+from nlibuild.models import NO_GOLD, Label
+
+_ANSWER_DEFAULTS: dict[str, tuple[str, ...]] = {
+    "batch": ("batch",),
+    "premise_id": ("premise_id",),
+    "premise": ("premise",),
+    "worker": ("writer",),
+    "unusable": ("unusable",),
+}
+_VOTE_DEFAULTS: dict[str, tuple[str, ...]] = {
+    "batch": ("batch",),
+    "pair_id": ("pair_id",),
+    "worker": ("annotator",),
+}
+
+
+def _rows(path: Path) -> TableRows:
+    return read_table_rows(path, table_kind(path, "--format table"), from_spreadsheet=True)
+
+
+def _hypothesis_keys(header: Sequence[str], asked: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
+    """The hypothesis keys: `<label>_<k>` and `<label>` (a list), as asked, else the
+    columns of those names the file has."""
+    keys: dict[str, tuple[str, ...]] = {
+        name: (name,) for name in header if SLOT.match(name) or name in set(Label)
+    }
+    return keys | {key: (column,) for key, column in asked.items() if key not in _ANSWER_DEFAULTS}
+
+
+def read_answers(path: Path, columns: Mapping[str, str]) -> AnswerFile:
+    """One answer a row, read by the mapping `columns` (`models.ANSWER_COLUMN_KEYS`)."""
+    table = _rows(path)
+    if not table.header:
+        return AnswerFile([])
+    asked = {key: (column,) for key, column in columns.items()}
+    hypotheses = _hypothesis_keys(table.header, columns)
+    mapping = resolve_columns(
+        path, table.header, table.header_line, asked, _ANSWER_DEFAULTS | hypotheses, required=()
+    )
+    if "premise_id" not in mapping and "premise" not in mapping:
+        raise InputError(
+            path, "no premise_id (or premise) column: name it with --columns premise_id=COLUMN",
+            table.header_line,
+        )  # fmt: skip
+    if not any(key in mapping for key in hypotheses):
+        raise InputError(
+            path,
+            "no hypothesis columns: expected entailment_1 .. contradiction_3, or a list a "
+            "label (entailment, neutral, contradiction); name them with --columns",
+            table.header_line,
+        )
+    return AnswerFile([_answer(path, line, row, mapping) for line, row in table.rows])
+
+
+def _answer(path: Path, line: int, row: Row, mapping: Mapping[str, tuple[str, ...]]) -> RawAnswer:
+    def one(key: str) -> str | None:
+        return cell_text(row.get(mapping[key][0])).strip() or None if key in mapping else None
+
+    by_slot: dict[Label, dict[int, str]] = {}
+    for key, (column,) in mapping.items():
+        label, _, slot = key.partition("_")
+        if label not in set(Label) or key in _ANSWER_DEFAULTS:
+            continue
+        texts = _texts(path, line, column, row.get(column))
+        for k, text in enumerate(texts, start=int(slot) if slot else 1):
+            by_slot.setdefault(Label(label), {})[k] = text
+    return RawAnswer(
+        where=f"{path.name}, line {line}",
+        worker=one("worker"),
+        batch=one("batch"),
+        premise_id=one("premise_id"),
+        premise=one("premise"),
+        unusable="unusable" in mapping and is_marked(row.get(mapping["unusable"][0])),
+        hypotheses={
+            label: [slots.get(k, "") for k in range(1, max(slots) + 1)]
+            for label, slots in by_slot.items()
+        },
+    )
+
+
+def _texts(path: Path, line: int, column: str, value: Any) -> list[str]:
+    """A hypothesis cell: one text, or a list of them (a JSON array in a csv cell too)."""
+    if isinstance(value, str) and value.lstrip().startswith("["):
+        try:
+            value = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return [value]
+    if isinstance(value, list):
+        if not all(isinstance(item, str) for item in value):
+            raise InputError(path, f"column {column!r} must hold texts, found {value!r}", line)
+        return value
+    if value is not None and not isinstance(value, str):
+        raise InputError(path, f"column {column!r} must hold text, found {value!r}", line)
+    return [value or ""]
+
+
+def read_votes(path: Path, columns: Mapping[str, str], label_values: Mapping[str, str]) -> VoteFile:
+    """One vote a row, read by the mapping `columns` (`models.VOTE_COLUMN_KEYS`), its label
+    mapped by `label_values` when given (`-` for no label)."""
+    table = _rows(path)
+    if not table.header:
+        return VoteFile([])
+    label_column = next(
+        (name for name in table.header if name.startswith(f"{LABEL_FIELD} (")), LABEL_FIELD
+    )
+    defaults = _VOTE_DEFAULTS | {"label": (LABEL_FIELD, label_column)}
+    asked = {key: (column,) for key, column in columns.items()}
+    mapping = resolve_columns(
+        path, table.header, table.header_line, asked, defaults, required=("pair_id", "label")
+    )
+    votes = VoteFile([])
+    for line, row in table.rows:
+        pair_id = cell_text(row.get(mapping["pair_id"][0])).strip()
+        if not pair_id:
+            raise InputError(path, "this row has no pair_id; fill it in or delete the row", line)
+        worker, batch = (
+            cell_text(row.get(mapping[key][0])).strip() or None if key in mapping else None
+            for key in ("worker", "batch")
+        )
+        label = _vote_label(path, line, row, mapping["label"][0], label_values)
+        votes.votes.append(
+            RawVote(f"{path.name}, line {line}", line, worker, batch, pair_id, label)
+        )
+    return votes
+
+
+def _vote_label(
+    path: Path, line: int, row: Row, column: str, label_values: Mapping[str, str]
+) -> str | None:
+    raw = cell_text(row.get(column)).strip()
+    if not raw or not label_values:
+        return raw or None
+    if raw not in label_values:
+        raise InputError(
+            path,
+            f"label value {raw!r} in column {column!r} is not one of --labels' values "
+            f"({', '.join(label_values)}); add it to --labels",
+            line,
+        )
+    return None if label_values[raw] == NO_GOLD else label_values[raw]
+
+
+def _no_export(*_: object) -> Path:
+    raise ConfigError(
+        "--format table is for reading answers back; send the work out with --format csv, "
+        "jsonl, labelstudio or mturk"
+    )
+
+
+def table_platform(
+    columns: Mapping[str, str] | None = None, label_values: Mapping[str, str] | None = None
+) -> Platform:
+    """The table platform reading by `columns` and `label_values`."""
+    columns, label_values = columns or {}, label_values or {}
+
+    def answers(path: Path, normaliser: LabelNormaliser) -> AnswerFile:
+        return read_answers(path, columns)
+
+    def votes(path: Path, labels: Sequence[str]) -> VoteFile:
+        return read_votes(path, columns, label_values)
+
+    return Platform(
+        answer_file_kind="a table file",
+        names_workers=False,
+        elicit_batch_writer=_no_export,
+        answer_reader=answers,
+        relabel_batch_writer=_no_export,
+        vote_reader=votes,
+    )
+
+
+PLATFORM = table_platform()
+"""The table platform with no mapping: the csv and jsonl platforms' column names."""

@@ -1,0 +1,260 @@
+"""One reader for every import told its columns: `translate import`, `elicit import --format
+table` and `relabel import --format table` read csv, tsv, jsonl, JSON arrays and parquet as
+`import --format table` does (`formats/table_rows.py`). The same content in any of the five
+kinds gives the same store; a mapping naming a column the file lacks is one error line
+naming the file and the columns it has; `--labels` maps label values; `--lang-column` keeps
+the rows of one language; a preset names a mapping for `--columns @NAME`."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import copy_store, fails, new_store, ok, query, read_jsonl, run_cli
+from elicitation_data import NEWS, SINGLE, premise_store
+from test_generic_reader import write_table
+from test_relabel import ANNOTATORS, all_tasks, authors_label, build_store
+from test_translate_columns import checks, stored, units_by_id
+from test_translate_rows import GERMAN, SOURCE, write_tsv
+
+KINDS = (".csv", ".tsv", ".jsonl", ".json", ".parquet")
+
+DIGESTED = {
+    "pairs": "SELECT id, hypothesis, author_label, premise_pk, batch_pk, author_pk FROM pairs",
+    "votes": "SELECT pair_pk, annotator_pk, position, label FROM votes",
+    "translations": "SELECT unit_id, lang, kind, text FROM translations",
+    "checks": 'SELECT unit_id, "check", detail FROM translation_checks',
+    "violations": "SELECT * FROM violations",
+}
+
+
+def digest(db: Path) -> str:
+    """A hash of what an import adds, whatever its file's kind (runs differ by the file's
+    SHA-256 and are left out)."""
+    hashed = hashlib.sha256()
+    for sql in DIGESTED.values():
+        hashed.update(repr(sorted(query(db, sql), key=repr)).encode())
+    return hashed.hexdigest()
+
+
+# --- translate import ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def english(db: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """The English source rows imported into `db`, and their file."""
+    path = write_tsv(tmp_path / "source.tsv", ["sentence1", "sentence2", "gold_label"], SOURCE)
+    ok("--db", db, "import", path, "--format", "xnli", "--lang", "en")
+    return db, path
+
+
+@pytest.mark.parametrize("align", ["id", "rows"])
+def test_translations_in_every_kind_of_table_file_give_the_same_store(
+    english: tuple[Path, Path], tmp_path: Path, align: str
+) -> None:
+    db, reference = english
+    if align == "id":
+        rows: list[dict[str, Any]] = [
+            {"id": u["unit_id"], "translation": u["text"]} for u in units_by_id(db, tmp_path)
+        ]
+        extra: tuple[str, ...] = ("--columns", "unit_id=id,text=translation")
+    else:
+        rows = [{"label": label, "premise_de": p, "hypothesis_de": h}
+                for (_, _, label), (p, h) in zip(SOURCE, GERMAN, strict=True)]  # fmt: skip
+        extra = ("--align", "rows", "--reference", str(reference),
+                 "--columns", "premise=premise_de,hypothesis=hypothesis_de")  # fmt: skip
+    digests = set()
+    for kind in KINDS:
+        store = copy_store(db, tmp_path / kind.lstrip(".") / "corpus.db")
+        path = write_table(tmp_path / f"de{kind}", rows)
+        ok("--db", store, "translate", "import", path, "--lang", "de", *extra)
+        assert len(stored(store)) == 6
+        digests.add(digest(store))
+    assert len(digests) == 1
+
+
+def test_a_language_column_picks_the_rows_of_lang(
+    english: tuple[Path, Path], tmp_path: Path
+) -> None:
+    # AmericasNLI-like: one file, the rows of every language, a column naming each row's.
+    db, reference = english
+    german = [{"language": "de", "label": label, "premise": p, "hypothesis": h}
+              for (_, _, label), (p, h) in zip(SOURCE, GERMAN, strict=True)]  # fmt: skip
+    spanish = [row | {"language": "es", "premise": "Algo.", "hypothesis": "Otra cosa."}
+               for row in german]  # fmt: skip
+    mixed = [row for pair in zip(spanish, german, strict=True) for row in pair]
+    path = write_table(tmp_path / "americasnli.tsv", mixed)
+    ok("--db", db, "translate", "import", path, "--lang", "de", "--align", "rows",
+       "--reference", reference, "--lang-column", "language")  # fmt: skip
+    texts = {text for _, _, _, text in stored(db)}
+    assert texts == {t for pair in GERMAN for t in pair}
+    fails(db, "translate", "import", path, "--lang", "fr", "--align", "rows",
+          "--reference", reference, "--lang-column", "language",
+          says=("americasnli.tsv", "no row of fr in column 'language'", "de, es"))  # fmt: skip
+
+
+def test_labels_map_a_numbered_label_column_before_it_is_compared(
+    english: tuple[Path, Path], tmp_path: Path
+) -> None:
+    db, reference = english
+    # CLUE's numbering (n,e,c), which read as GLUE's (e,n,c) would disagree with the source.
+    numbers = {"neutral": "0", "entailment": "1", "contradiction": "2"}
+    rows = [{"label": numbers[label], "premise": p, "hypothesis": h}
+            for (_, _, label), (p, h) in zip(SOURCE, GERMAN, strict=True)]  # fmt: skip
+    path = write_table(tmp_path / "numbered.json", rows)
+    args = ("translate", "import", path, "--lang", "de", "--align", "rows", "--reference",
+            reference)  # fmt: skip
+    unmapped = copy_store(db, tmp_path / "unmapped" / "corpus.db")
+    result = run_cli("--db", unmapped, *args, "--force")
+    assert result.exit_code == 0, result.output
+    assert [c for c in checks(unmapped) if c[1] == "label_mismatch"]
+    ok("--db", db, *args, "--labels", "0=neutral,1=entailment,2=contradiction")
+    assert not [c for c in checks(db) if c[1] == "label_mismatch"]
+    assert len(stored(db)) == 6
+
+
+PRESET = """
+[import.tables.mt]
+columns = { premise = "premise_tgt", hypothesis = "hypo", lang = "language" }
+"""
+
+
+def test_a_preset_mapping_names_the_columns_of_a_translation(tmp_path: Path) -> None:
+    preset = tmp_path / "mt.toml"
+    preset.write_text(PRESET, encoding="utf-8")
+    db = new_store(tmp_path / "corpus.db", "--preset", str(preset))
+    reference = write_tsv(tmp_path / "source.tsv", ["sentence1", "sentence2", "gold_label"], SOURCE)
+    ok("--db", db, "import", reference, "--format", "xnli", "--lang", "en")
+    rows = [{"language": "de", "premise_tgt": p, "hypo": h} for p, h in GERMAN]
+    path = write_table(tmp_path / "mt.parquet", rows)
+    ok("--db", db, "translate", "import", path, "--lang", "de", "--align", "rows",
+       "--reference", reference, "--columns", "@mt")  # fmt: skip
+    assert {text for *_, text in stored(db)} == {t for pair in GERMAN for t in pair}
+
+
+def test_a_mapped_column_the_file_lacks_is_one_error_naming_its_columns(
+    english: tuple[Path, Path], tmp_path: Path
+) -> None:
+    db, _ = english
+    rows = [{"id": u["unit_id"], "translation": u["text"]} for u in units_by_id(db, tmp_path)]
+    path = write_table(tmp_path / "units.parquet", rows)
+    fails(db, "translate", "import", path, "--lang", "de",
+          "--columns", "unit_id=unit,text=translation",
+          says=("units.parquet", "no column 'unit'", "columns: id, translation"))  # fmt: skip
+
+
+# --- elicit import --format table ----------------------------------------------------------
+
+
+@pytest.fixture
+def elicit_store(tmp_path: Path) -> tuple[Path, list[dict[str, Any]]]:
+    """Six news premises in SINGLE batches of three for w01 and w02, and their tasks."""
+    db = premise_store(tmp_path / "corpus.db", {"news": NEWS}, "--lang", "en")
+    ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--writers", "w01,w02",
+       "--batch-size", 3)  # fmt: skip
+    package = tmp_path / "package"
+    ok("--db", db, "elicit", "export", "--all", "--format", "jsonl", "--out", package)
+    tasks = [t for path in sorted(package.glob("e*.tasks.jsonl")) for t in read_jsonl(path)]
+    return db, tasks
+
+
+def test_answers_in_every_kind_of_table_file_give_the_same_store(
+    elicit_store: tuple[Path, list[dict[str, Any]]], tmp_path: Path
+) -> None:
+    template, tasks = elicit_store
+    rows = [{"batch_id": t["batch"], "who": t["writer"], "premise_id": t["premise_id"],
+             **{f"{label}_1": texts[0] for label, texts in SINGLE.items()}}
+            for t in tasks]  # fmt: skip
+    digests = set()
+    for kind in KINDS:
+        db = copy_store(template, tmp_path / kind.lstrip(".") / "corpus.db")
+        path = write_table(tmp_path / f"answers{kind}", rows)
+        report = ok("--db", db, "elicit", "import", path, "--format", "table",
+                    "--columns", "batch=batch_id,worker=who")  # fmt: skip
+        assert "Imported 6 answers: 18 pairs added" in report
+        digests.add(digest(db))
+    assert len(digests) == 1
+    fails(template, "elicit", "import", path, "--format", "table", "--columns", "worker=writer",
+          says=("answers.parquet", "no column 'writer'", "batch_id, who"))  # fmt: skip
+
+
+def test_answers_with_the_jsonl_platforms_columns_need_no_mapping(
+    elicit_store: tuple[Path, list[dict[str, Any]]], tmp_path: Path
+) -> None:
+    # A list a label, as the jsonl platform's answers hold them, here in a JSON array file.
+    template, tasks = elicit_store
+    rows = [{"batch": t["batch"], "writer": t["writer"], "premise_id": t["premise_id"], **SINGLE}
+            for t in tasks]  # fmt: skip
+    as_table = copy_store(template, tmp_path / "table" / "corpus.db")
+    ok("--db", as_table, "elicit", "import", write_table(tmp_path / "answers.json", rows),
+       "--format", "table")  # fmt: skip
+    as_jsonl = copy_store(template, tmp_path / "jsonl" / "corpus.db")
+    ok("--db", as_jsonl, "elicit", "import", write_table(tmp_path / "answers.jsonl", rows),
+       "--format", "jsonl")  # fmt: skip
+    assert digest(as_table) == digest(as_jsonl)
+
+
+# --- relabel import --format table ---------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def relabel_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, Any]]]:
+    root = tmp_path_factory.mktemp("relabel-table")
+    db = build_store(root / "corpus.db")
+    ok("--db", db, "relabel", "create", "--annotators", ANNOTATORS)
+    ok("--db", db, "relabel", "export", "--all", "--format", "jsonl", "--out", root / "package")
+    return db, all_tasks(root / "package")
+
+
+def test_votes_in_every_kind_of_table_file_give_the_same_store_through_labels(
+    relabel_template: tuple[Path, list[dict[str, Any]]], tmp_path: Path
+) -> None:
+    template, tasks = relabel_template
+    number = {"entailment": "0", "neutral": "1", "contradiction": "2"}
+    rows = [{"batch": t["batch"], "rater": t["annotator"], "pair": t["pair_id"],
+             "answer": number[authors_label(t)]} for t in tasks]  # fmt: skip
+    as_jsonl = copy_store(template, tmp_path / "jsonl-platform" / "corpus.db")
+    words = [{"batch": r["batch"], "annotator": r["rater"], "pair_id": r["pair"],
+              "label": authors_label(t)} for r, t in zip(rows, tasks, strict=True)]  # fmt: skip
+    ok("--db", as_jsonl, "relabel", "import", write_table(tmp_path / "votes.jsonl", words))
+    digests = set()
+    for kind in KINDS:
+        db = copy_store(template, tmp_path / kind.lstrip(".") / "corpus.db")
+        path = write_table(tmp_path / f"votes{kind}", rows)
+        ok("--db", db, "relabel", "import", path, "--format", "table",
+           "--columns", "worker=rater,pair_id=pair,label=answer",
+           "--labels", "0=entailment,1=neutral,2=contradiction")  # fmt: skip
+        digests.add(digest(db))
+    assert digests == {digest(as_jsonl)}
+    fails(template, "relabel", "import", path, "--format", "table",
+          "--columns", "worker=rater,pair_id=pair,label=answer", "--labels", "0=entailment",
+          says=("votes.parquet, line 2", "label value '1'", "add it to --labels"))  # fmt: skip
+    fails(template, "relabel", "import", path, "--format", "table",
+          says=("votes.parquet", "no pair_id column", "batch, rater, pair, answer"))  # fmt: skip
+
+
+def test_columns_are_refused_for_a_platform_format(
+    relabel_template: tuple[Path, list[dict[str, Any]]], tmp_path: Path
+) -> None:
+    template, _ = relabel_template
+    path = tmp_path / "votes.jsonl"
+    path.write_text("{}\n", encoding="utf-8")
+    fails(template, "relabel", "import", path, "--format", "jsonl", "--columns", "label=x",
+          says=("--columns and --labels are for --format table",))  # fmt: skip
+
+
+def test_a_damaged_parquet_file_is_one_error_line_for_every_import(
+    relabel_template: tuple[Path, list[dict[str, Any]]], tmp_path: Path
+) -> None:
+    # The fuzz suite mutates text files; a parquet file cut short stands for its binary kin.
+    template, tasks = relabel_template
+    whole = write_table(tmp_path / "whole.parquet", [{"pair_id": t["pair_id"], "label": "e"}
+                                                     for t in tasks])  # fmt: skip
+    cut = tmp_path / "cut.parquet"
+    cut.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
+    for args in (("relabel", "import", cut, "--format", "table"),
+                 ("elicit", "import", cut, "--format", "table"),
+                 ("translate", "import", cut, "--lang", "de")):  # fmt: skip
+        fails(template, *args, says=("cut.parquet", "cannot be read as parquet"))
