@@ -36,10 +36,18 @@ HEADERS: dict[str, str] = {
     "author_gold": "author's label = gold",
     "author_pairs": "pairs (author)",
     "chrf": "chrF",
+    "en_dev": "en-dev",
+    "target_dev": "target-dev",
+    "target_dev_gain": "target-dev - en-dev",
+    "oracle_gain": "oracle - en-dev",
+    "spread": "max - min",
+    "en_dev_agrees": "en dev",
+    "target_dev_agrees": "target dev",
     "started_utc": "started (UTC)",
 }
-"""Field names whose header says more than the name with spaces (`stats --table annotators`);
-any other name is shown with its underscores as spaces."""
+"""Field names whose header says more than the name with spaces (`stats --table annotators`,
+`score report`'s Keung et al. columns); any other name is shown with its underscores as
+spaces."""
 
 _BORDER = 1
 _PADDING = 2

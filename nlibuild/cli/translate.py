@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
-from typing import IO, Annotated
+from typing import Annotated
 
 import typer
 
 from nlibuild.cli.common import err, open_store, out, state_of, user_errors
-from nlibuild.errors import ConfigError, OutputError
-from nlibuild.formats.tabular import write_atomically
 from nlibuild.models import (
     ROW_COLUMN_KEYS,
     UNIT_COLUMN_KEYS,
