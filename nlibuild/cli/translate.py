@@ -21,6 +21,7 @@ from nlibuild.models import (
     UnitFormat,
 )
 from nlibuild.options import choice, default_text, single_column_mapping_option, split_list
+from nlibuild.progress import step
 from nlibuild.render import (
     NamedTable,
     check_table_folder,
@@ -78,7 +79,8 @@ def export(
                 out=out_path,
                 missing_only=missing_only,
             )
-            result = run(store, cfg)
+            with step(f"translate export {out_path.name}", "file written"):
+                result = run(store, cfg)
     out.print(
         f"Exported {counted(result.premises + result.hypotheses, 'unit')} to translate into "
         f"{cfg.lang} ({counted(result.premises, 'premise')}, {result.hypotheses} "
@@ -173,7 +175,8 @@ def import_(
                     f"with --align {align}",
                 ),
             )
-            result = run(store, cfg)
+            with step(f"translate import {file.name}", "file read, checked and stored"):
+                result = run(store, cfg)
     checks = ", ".join(f"{name} {n}" for name, n in result.checks.items()) or "none"
     out.print(
         f"Imported {counted(result.rows, 'unit')} of {cfg.lang} ({cfg.kind.value}): "
