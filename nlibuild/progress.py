@@ -72,3 +72,12 @@ def progress(label: str, total: int | None = None, unit: str = "pairs") -> Itera
     ) as bar:
         task = bar.add_task(label, total=total)
         yield lambda done: bar.advance(task, done)
+
+
+@contextmanager
+def step(label: str, unit: str) -> Iterator[None]:
+    """One step that gives no count as it goes (a query, a model's fit): a bar of one
+    `unit` with its elapsed time, done when the block ends; a sign of life all the same."""
+    with progress(label, 1, unit) as advance:
+        yield
+        advance(1)

@@ -12,6 +12,10 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import IO
 
 import orjson
 import regex
@@ -20,7 +24,8 @@ from rich.console import Console
 from rich.table import Table
 from tabulate import tabulate
 
-from nlibuild.formats.tabular import guard_formula
+from nlibuild.errors import ConfigError, OutputError
+from nlibuild.formats.tabular import guard_formula, write_atomically
 from nlibuild.models import TableFormat
 
 Cell = str | int | float | None
@@ -30,9 +35,19 @@ HEADERS: dict[str, str] = {
     "agree_pairs": "pairs (agreement)",
     "author_gold": "author's label = gold",
     "author_pairs": "pairs (author)",
+    "chrf": "chrF",
+    "en_dev": "en-dev",
+    "target_dev": "target-dev",
+    "target_dev_gain": "target-dev - en-dev",
+    "oracle_gain": "oracle - en-dev",
+    "spread": "max - min",
+    "en_dev_agrees": "en dev",
+    "target_dev_agrees": "target dev",
+    "started_utc": "started (UTC)",
 }
-"""Field names whose header says more than the name with spaces (`stats --table annotators`);
-any other name is shown with its underscores as spaces."""
+"""Field names whose header says more than the name with spaces (`stats --table annotators`,
+`score report`'s Keung et al. columns); any other name is shown with its underscores as
+spaces."""
 
 _BORDER = 1
 _PADDING = 2
@@ -245,3 +260,71 @@ def render_table(
         return
     text = table_text(columns, rows, fmt, decimals)
     console.print(text, end="", markup=False, highlight=False, soft_wrap=True)
+
+
+@dataclass(frozen=True)
+class NamedTable:
+    """One of several tables a command shows: `name` is its file's stem under `--out DIR`
+    (`qa-units` -> `qa-units.csv`), `columns` its snake_case field names."""
+
+    name: str
+    title: str
+    columns: Sequence[str]
+    rows: Sequence[Sequence[Cell]]
+    decimals: int = 4
+
+
+TABLE_EXTENSIONS = {TableFormat.CSV: "csv", TableFormat.JSON: "json", TableFormat.MD: "md",
+                    TableFormat.LATEX: "tex"}  # fmt: skip
+"""The file a table is written to under `--out DIR`, by format."""
+
+
+def check_table_folder(folder: Path, fmt: TableFormat) -> None:
+    """`--out DIR` as the tables' folder; refused before a run is recorded, so a wrong one
+    leaves the store as it was."""
+    if fmt not in TABLE_EXTENSIONS:
+        raise ConfigError("--out DIR writes files: give --format csv, json, md or latex with it")
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"{folder}: --out names a folder to write the tables to, not a file")
+
+
+def write_tables(folder: Path, tables: Sequence[NamedTable], fmt: TableFormat) -> list[Path]:
+    """Each table as its own file `<name>.<ext>` in `folder` (one table a file: what csv
+    holds and what a script reading json expects); returns the paths written."""
+    written = []
+    for table in tables:
+        path = folder / f"{table.name}.{TABLE_EXTENSIONS[fmt]}"
+        data = table_text(table.columns, table.rows, fmt, table.decimals).encode()
+        write_atomically(path, partial(_write_bytes, data))
+        written.append(path)
+    return written
+
+
+def _write_bytes(data: bytes, handle: IO[bytes]) -> int:
+    return handle.write(data)
+
+
+def render_tables(
+    out: Console, notes: Console, tables: Sequence[NamedTable], fmt: TableFormat
+) -> None:
+    """Several tables on `out`. People's formats get every table that has rows, each under
+    its title; csv and json get the first (the command's main table) alone, as a file of
+    either holds one table, and `notes` (stderr) says once what was left out and that
+    `--out DIR` writes each table to its own file."""
+    if fmt in (TableFormat.CSV, TableFormat.JSON):
+        first, rest = tables[0], [table for table in tables[1:] if table.rows]
+        render_table(out, "", first.columns, first.rows, fmt, first.decimals)
+        if rest:
+            left = ", ".join(f"{t.name} ({counted(len(t.rows), 'row')})" for t in rest)
+            files = ", ".join(f"{t.name}.{TABLE_EXTENSIONS[fmt]}" for t in tables)
+            notes.print(f"Left out of this {fmt.value}: {left}; give --out DIR to write each "
+                        f"table to its own file ({files})", markup=False)  # fmt: skip
+        return
+    for table in tables:
+        if not table.rows:
+            continue
+        if fmt is TableFormat.MD:
+            out.print(f"{table.title}\n", markup=False, highlight=False, soft_wrap=True)
+        elif fmt is TableFormat.LATEX:
+            out.print(f"% {table.title}", markup=False, highlight=False, soft_wrap=True)
+        render_table(out, table.title, table.columns, table.rows, fmt, table.decimals)

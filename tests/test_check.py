@@ -9,6 +9,8 @@ show as stale gold, a gold written by hand as wrong gold.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import shutil
 from pathlib import Path
@@ -17,7 +19,6 @@ from typing import Any
 import pytest
 from conftest import (
     FIXTURES,
-    json_object,
     json_rows,
     ok,
     query,
@@ -147,21 +148,32 @@ def test_votes_added_after_aggregate_labels_show_as_stale_gold(sample_db: Path) 
     assert result.stderr == (
         "Error: the majority gold of 4 pairs is stale: run `nlibuild aggregate-labels`\n"
     )
-    findings = {f["check"]: f for f in json.loads(result.stdout)["findings"]}
+    findings = {f["check"]: f for f in json.loads(result.stdout)}
     assert {kind: f["pairs"] for kind, f in findings.items()} == {
         "counts": 0, "missing": 0, "extra": 0, "gold-stale": 4, "gold-differs": 0
     }  # fmt: skip
     # The pairs whose author's label was not neutral: their gold turns neutral.
-    stale = findings["gold-stale"]["first_pair_ids"]
+    stale = findings["gold-stale"]["first_pair_ids"].split()
     assert all(not pair.endswith("n") for pair in stale), stale
     ok("--db", sample_db, "aggregate-labels")
-    assert json_object("--db", sample_db, "check")["findings"][3]["pairs"] == 0
+    assert json_rows("--db", sample_db, "check")[3]["pairs"] == 0
 
 
-def test_check_takes_table_or_json_only(sample_db: Path) -> None:
+def test_check_as_csv_is_the_findings_table_and_repair_out_writes_both(
+    sample_db: Path, tmp_path: Path
+) -> None:
+    ok("--db", sample_db, "aggregate-labels")
+    relabel_every_waiting_pair(sample_db, "neutral")
     result = run_cli("--db", sample_db, "check", "--format", "csv")
-    assert result.exit_code == 1
-    assert result.stderr == "Error: check --format: table or json, not csv\n"
+    table = list(csv.reader(io.StringIO(result.stdout)))
+    assert table[0] == ["check", "description", "pairs", "first_pair_ids"]
+    assert len(table) == 6 and all(len(row) == 4 for row in table)
+    assert result.stderr == (  # nothing left out: without --repair, one table
+        "Error: the majority gold of 4 pairs is stale: run `nlibuild aggregate-labels`\n"
+    )
+    folder = tmp_path / "check"
+    run_cli("--db", sample_db, "check", "--repair", "--format", "csv", "--out", folder)
+    assert sorted(p.name for p in folder.iterdir()) == ["check-findings.csv", "check-repairs.csv"]
 
 
 @requires_fixtures

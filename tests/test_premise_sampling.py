@@ -459,7 +459,7 @@ def test_premise_stats_agree_with_the_store(en_store: Path) -> None:
     ok("--db", en_store, "sample", "--genre", "fiction", "--n", "5", "--seed", "3")
     result = ok("--db", en_store, "stats", "--table", "premises", "--format", "csv")
     assert result.splitlines()[0] == (
-        "genre,lang,unit,pool,qualifying,sampled,mean,min,max,histogram,sampled mean"
+        "genre,lang,unit,pool,qualifying,sampled,mean,min,max,histogram,sampled_mean"
     )
     rows = csv_rows("--db", en_store, "stats", "--table", "premises")
     groups = query(en_store, "SELECT DISTINCT genre, lang FROM sentences ORDER BY genre, lang")

@@ -108,3 +108,47 @@ def test_translate_qa_counts_the_scores_it_has_computed(
     # BLEU, chrF and the sentence chrF of every segment: three steps.
     assert "3/3 scores" in shown(result.stderr)
     assert "translate qa de" in shown(result.stderr)
+
+
+STEPS = {
+    "split": (("split", "--dev", "10", "--test", "10", "--from", "labelled", "--group-by",
+               "pair", "--replace"), "split", "1/1 splits drawn"),
+    "pmi": (("stats", "--table", "pmi"), "stats --table pmi", "1/1 table computed"),
+    "cues": (("stats", "--table", "cues"), "stats --table cues", "1/1 table computed"),
+    "subsets": (("stats", "--table", "subsets"), "stats --table subsets", "1/1 table computed"),
+    "lengths": (("stats", "--table", "lengths"), "stats --table lengths", "1/1 table computed"),
+    "hypothesis-only": (("bias", "hypothesis-only", "--cross-validate", "2", "--resamples", "50"),
+                        "bias hypothesis-only", "1/1 models trained and scored"),
+    "translate export": (("translate", "export", "--lang", "de", "--out", "{tmp}/u.de.tsv"),
+                         "translate export u.de.tsv", "1/1 file written"),
+    "report": (("report", "--out", "{tmp}/report.html"), "report corpus.db", "sections written"),
+}  # fmt: skip
+"""Steps that run over a second on a 100k-pair corpus (bench numbers in the commit), each
+with the label its bar draws and the count it says."""
+
+
+@pytest.mark.parametrize("step", STEPS.values(), ids=list(STEPS))
+def test_each_slow_step_draws_its_bar_and_quiet_draws_none(
+    sample_db: Path, tmp_path: Path, terminal: None, step: tuple[tuple[str, ...], str, str]
+) -> None:
+    command, label, count = step
+    args = [arg.replace("{tmp}", str(tmp_path)) for arg in command]
+    drawn = shown(ok_result("--db", sample_db, *args).stderr)
+    assert label in drawn and count in drawn, drawn
+    assert ok_result("--quiet", "--db", sample_db, *args).stderr == ""
+
+
+def test_translate_import_draws_its_bar(sample_db: Path, tmp_path: Path, terminal: None) -> None:
+    units = tmp_path / "units.jsonl"
+    ok("--db", sample_db, "translate", "export", "--lang", "de", "--out", units)
+    filled = tmp_path / "filled.jsonl"
+    filled.write_text("".join(
+        json.dumps(row | {"text": row["source"] + " ."}) + "\n"
+        for row in map(json.loads, units.read_text(encoding="utf-8").splitlines())
+    ), encoding="utf-8")  # fmt: skip
+    drawn = shown(
+        ok_result(
+            "--db", sample_db, "translate", "import", filled, "--lang", "de", "--force"
+        ).stderr
+    )
+    assert "translate import filled.jsonl" in drawn and "file read, checked and stored" in drawn

@@ -166,7 +166,7 @@ def test_translate_qa_out_writes_one_csv_a_table(sample_db: Path, tmp_path: Path
               "--out", folder)  # fmt: skip
     assert sorted(p.name for p in folder.iterdir()) == ["qa-corpus.csv", "qa-units.csv"]
     units = list(csv.DictReader((folder / "qa-units.csv").open(encoding="utf-8")))
-    assert len(units) == 4 and list(units[0]) == ["unit", "chrF", "hypothesis", "reference"]
+    assert len(units) == 4 and list(units[0]) == ["unit", "chrf", "hypothesis", "reference"]
     corpus = list(csv.DictReader((folder / "qa-corpus.csv").open(encoding="utf-8")))
     assert [row["metric"] for row in corpus] == ["BLEU", "chrF"]
     assert "wrote" in text and "qa-units.csv" in text

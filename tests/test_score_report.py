@@ -7,11 +7,14 @@ language, and de), every split 1000 rows, so a count of 655 is accuracy 0.655.
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import compact_table, fails, ok, query
+from conftest import compact_table, fails, json_rows, ok, ok_result, query
 from score_tables import add_checkpoint, add_job, add_run
 
 from nlibuild.models import ScoreReport, ScoreReportConfig, SelectRule
@@ -237,23 +240,38 @@ def test_select_changes_the_slice_and_transfer_tables(small_db: Path) -> None:
     assert not any("| genre |" in line for line in lines)  # no slices stored at checkpoint 1
 
 
-def test_csv_is_one_tidy_long_table(small_db: Path) -> None:
-    lines = ok("--db", small_db, "score", "report", "--format", "csv").splitlines()
+def test_csv_on_stdout_is_the_accuracy_table_and_stderr_names_the_others(
+    small_db: Path,
+) -> None:
+    result = ok_result("--db", small_db, "score", "report", "--format", "csv")
+    table = list(csv.reader(io.StringIO(result.stdout)))
+    assert table[0] == ["group", "lang", "select", "accuracy", "low", "high", "seeds"]
+    assert ["tiny/zero-shot", "de", "target-dev", "0.5000", "", "", "1"] in table
+    assert all(len(row) == len(table[0]) for row in table)  # one rectangular table, no prose
+    assert "Left out of this csv: score-gaps (2 rows)" in result.stderr
+    assert "score-baselines (2 rows); give --out DIR" in result.stderr
 
-    assert lines[0] == "section,row,measure,value"
-    assert "1,tiny/zero-shot/de/target-dev,accuracy,0.5000" in lines
-    assert "7,majority/de,accuracy,0.4000" in lines
+
+def test_json_is_the_accuracy_table_as_records(small_db: Path) -> None:
+    records = json_rows("--db", small_db, "score", "report")
+    assert {"group": "tiny/zero-shot", "lang": "de", "select": "target-dev", "accuracy": 0.5,
+            "low": None, "high": None, "seeds": 1} in records  # fmt: skip
 
 
-def test_json_holds_every_section(small_db: Path) -> None:
-    import json
-
-    report = json.loads(ok("--db", small_db, "score", "report", "--format", "json"))
-    assert report["baselines"] == [
-        {"baseline": "majority", "lang": "de", "accuracy": 0.4, "total": 10},
-        {"baseline": "majority", "lang": "en", "accuracy": 0.3, "total": 10},
+def test_out_writes_each_section_as_its_own_json_file(small_db: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "report"
+    ok("--db", small_db, "score", "report", "--format", "json", "--out", folder)
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "score-accuracy.json", "score-agreement.json", "score-baselines.json", "score-gaps.json",
+        "score-slices.json", "score-spread.json", "score-transfer.json",
+    ]  # fmt: skip
+    baselines = json.loads((folder / "score-baselines.json").read_text(encoding="utf-8"))
+    assert baselines == [
+        {"baseline": "majority", "lang": "de", "accuracy": 0.4, "rows": 10},
+        {"baseline": "majority", "lang": "en", "accuracy": 0.3, "rows": 10},
     ]
-    assert [r["select"] for r in report["transfer"]] == ["en-dev"]
+    transfer = json.loads((folder / "score-transfer.json").read_text(encoding="utf-8"))
+    assert [r["select"] for r in transfer] == ["en-dev"]
 
 
 def test_a_store_without_scores_is_one_error_line(db: Path) -> None:

@@ -6,14 +6,17 @@ translated test sets this way)."""
 from __future__ import annotations
 
 import csv
+import json
+import re
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import (
     FIXTURES,
     assert_user_error,
-    json_object,
     ok,
     read_jsonl,
     requires_fixtures,
@@ -25,6 +28,24 @@ from sacrebleu.metrics.chrf import CHRF
 from sacrebleu.metrics.ter import TER
 
 from nlibuild.stages.translate_qa import bleu_tokenizer
+
+
+def qa_scores(*args: str | Path) -> dict[str, Any]:
+    """`translate qa ARGS... --format json --out DIR` read back as one record: each metric's
+    score and signature (None when not computed), the lowest-chrF units as `worst`, and the
+    segment count and BLEU tokenizer from the line on stdout."""
+    with tempfile.TemporaryDirectory() as folder:
+        line = ok(*args, "--format", "json", "--out", folder)
+        corpus = json.loads((Path(folder) / "qa-corpus.json").read_text(encoding="utf-8"))
+        worst = json.loads((Path(folder) / "qa-units.json").read_text(encoding="utf-8"))
+    said = re.match(r"Scored (\d+) segments?; BLEU tokenizer (\S+)", line)
+    assert said is not None, line
+    record: dict[str, Any] = {"segments": int(said[1]), "tokenizer": said[2], "worst": worst}
+    for metric in ("bleu", "chrf", "ter"):
+        row = next((r for r in corpus if r["metric"].lower() == metric), None)
+        record[metric] = row and row["score"]
+        record[f"{metric}_signature"] = row and row["sacrebleu_signature"]
+    return record
 
 
 def fill(units: Path, out: Path, text_of: dict[str, str]) -> Path:
@@ -69,7 +90,7 @@ def test_scores_equal_sacrebleu_on_the_same_segments(sample_db: Path, tmp_path: 
        "--force")  # fmt: skip
     ok("--db", db, "translate", "import", fill(units, tmp_path / "m.jsonl", mt), "--lang", "de",
        "--kind", "mt", "--force")  # fmt: skip
-    result = json_object("--db", db, "translate", "qa", "--lang", "de", "--metrics",
+    result = qa_scores("--db", db, "translate", "qa", "--lang", "de", "--metrics",
                          "bleu,chrf,ter")  # fmt: skip
     order = sorted(sources)
     hyps, refs = [mt[u] for u in order], [[human[u] for u in order]]
@@ -85,11 +106,11 @@ def test_scores_equal_sacrebleu_on_the_same_segments(sample_db: Path, tmp_path: 
     text = ok("--db", db, "translate", "qa", "--lang", "de", "--worst", "3")
     assert "Lowest sentence chrF" in text and "Scored 64 segments; BLEU tokenizer 13a" in text
     # By default BLEU and chrF only, XTREME's scores: TER is computed when asked for.
-    default = json_object("--db", db, "translate", "qa", "--lang", "de")
+    default = qa_scores("--db", db, "translate", "qa", "--lang", "de")
     assert (default["bleu"], default["chrf"]) == (result["bleu"], result["chrf"])
     assert default["ter"] is None and default["ter_signature"] is None
     assert "TER" not in text and "chrF" in text
-    only_ter = json_object("--db", db, "translate", "qa", "--lang", "de", "--metrics", "TER")
+    only_ter = qa_scores("--db", db, "translate", "qa", "--lang", "de", "--metrics", "TER")
     assert only_ter["ter"] == result["ter"] and only_ter["bleu"] is only_ter["chrf"] is None
     assert only_ter["worst"] == result["worst"]  # ranked by sentence chrF all the same
 
@@ -120,7 +141,7 @@ def test_myxnli_burmese_mt_against_the_human_translation(db: Path, tmp_path: Pat
     assert len(mt) > 0.95 * len(records)
     ok("--db", db, "translate", "import", fill(units, tmp_path / "mt.jsonl", mt), "--lang", "my",
        "--kind", "mt", "--partial")  # fmt: skip
-    result = json_object("--db", db, "translate", "qa", "--lang", "my", "--metrics",
+    result = qa_scores("--db", db, "translate", "qa", "--lang", "my", "--metrics",
                          "chrf,bleu,ter")  # fmt: skip
     print(
         f"myXNLI test, Burmese MT against human: {result['segments']} segments, "
@@ -148,11 +169,11 @@ def test_myxnli_swahili_mt_against_the_human_translation(db: Path, tmp_path: Pat
     ok("--db", db, "translate", "import", fill(units, tmp_path / "mt.jsonl", mt), "--lang", "sw",
        "--kind", "mt", "--partial")  # fmt: skip
     started = time.perf_counter()
-    result = json_object("--db", db, "translate", "qa", "--lang", "sw", "--metrics",
+    result = qa_scores("--db", db, "translate", "qa", "--lang", "sw", "--metrics",
                          "bleu,chrf,ter")  # fmt: skip
     with_ter = time.perf_counter() - started
     started = time.perf_counter()
-    default = json_object("--db", db, "translate", "qa", "--lang", "sw")
+    default = qa_scores("--db", db, "translate", "qa", "--lang", "sw")
     without_ter = time.perf_counter() - started
     print(
         f"myXNLI test, Swahili MT against human: {result['segments']} segments, "

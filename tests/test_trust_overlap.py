@@ -308,7 +308,7 @@ def test_subsets_shows_the_overlap_distribution_under_the_measure(tmp_path: Path
     (csv_row,) = csv_rows("--db", db, "stats", "--table", "subsets", "--max-overlap", "0.4",
                           "--overlap-measure", "premise")  # fmt: skip
     assert float(csv_row["over_overlap_limit"]) == pytest.approx(1 / 3, abs=1e-4)
-    assert float(csv_row["overlap_0.4-0.6"]) == pytest.approx(1 / 3, abs=1e-4)
+    assert float(csv_row["overlap_40_60"]) == pytest.approx(1 / 3, abs=1e-4)
     assert float(csv_row["overlap_median"]) == 0.0
     table = ok("--db", db, "stats", "--table", "subsets")
     assert "share of the hypothesis's units found in the premise" in table

@@ -16,6 +16,7 @@ from nlibuild.models import (
     TableFormat,
 )
 from nlibuild.options import choice, split_list
+from nlibuild.progress import step
 from nlibuild.render import counted, render_table
 
 bias_app = typer.Typer(
@@ -96,7 +97,7 @@ def hypothesis_only(
             lang=lang,
         )
         store = open_store(state_of(ctx))
-        with store:
+        with store, step("bias hypothesis-only", "models trained and scored"):
             result = run(store, cfg)
     _render_hypothesis_only(result, fmt, ci)
 

@@ -109,3 +109,12 @@ def files_progress(paths: list[Path], label: str) -> Iterator[Callable[[int], No
 
 def format_option() -> Any:
     return typer.Option("--format", help="table (on a terminal), csv, json, md or latex.")
+
+
+def table_folder_option() -> Any:
+    """`--out DIR` of a command that shows several tables: each written to its own file."""
+    return typer.Option(
+        "--out",
+        help="A folder to write each table to as its own file (<table>.csv, .json, .md or "
+        ".tex; with --format csv, json, md or latex).",
+    )

@@ -418,7 +418,7 @@ def runs(
         for r in records
     ]
     columns = [
-        "run", "stage", "status", "started (UTC)", "seconds", "counts", "signature", "error"
+        "run", "stage", "status", "started_utc", "seconds", "counts", "signature", "error"
     ]  # fmt: skip
     render_table(out, "Runs", columns, rows, fmt)
 

@@ -9,6 +9,7 @@ import typer
 from nlibuild.cli.common import open_store, out, state_of, user_errors
 from nlibuild.errors import ConfigError
 from nlibuild.options import choice, split_list
+from nlibuild.progress import step
 
 
 def split(
@@ -77,7 +78,8 @@ def split(
                 group_by=choice(SplitGrouping, group_by, "--group-by"),
                 replace=replace,
             )
-            result = run(store, cfg)
+            with step("split", "splits drawn"):
+                result = run(store, cfg)
     levels = "; ".join(
         f"{name} by level: " + ", ".join(f"{k} {n}" for k, n in counts.items())
         for name, counts in result.levels.items()

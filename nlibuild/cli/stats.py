@@ -21,6 +21,7 @@ from nlibuild.models import (
 )
 from nlibuild.options import choice, default_text, split_list
 from nlibuild.plots import refuse_unplotted, table_figure, write_png
+from nlibuild.progress import step
 from nlibuild.stats import StatsOptions, StatsTable, stats_tables
 
 # The command's own options, which every table takes (--plot refuses a table it cannot draw).
@@ -183,7 +184,8 @@ def stats(
         store = open_store(state_of(ctx))
         with store:
             settings = chosen.settings(options, store)
-            result = chosen.compute(store, settings)
+            with step(f"stats --table {chosen.name}", "table computed"):
+                result = chosen.compute(store, settings)
             if plot is not None:
                 write_png(table_figure(chosen.name, store, result), plot)
     chosen.render(result, settings, fmt, stdout)

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
-from typing import IO, Annotated
+from typing import Annotated
 
 import typer
 
 from nlibuild.cli.common import err, open_store, out, state_of, user_errors
-from nlibuild.errors import ConfigError, OutputError
-from nlibuild.formats.tabular import write_atomically
 from nlibuild.models import (
     ROW_COLUMN_KEYS,
     UNIT_COLUMN_KEYS,
@@ -26,7 +21,14 @@ from nlibuild.models import (
     UnitFormat,
 )
 from nlibuild.options import choice, default_text, split_list, translate_mapping_options
-from nlibuild.render import Cell, counted, render_table, table_text
+from nlibuild.progress import step
+from nlibuild.render import (
+    NamedTable,
+    check_table_folder,
+    counted,
+    render_tables,
+    write_tables,
+)
 
 translate_app = typer.Typer(
     help="Translation: premises and hypotheses out as separate units, translations back in."
@@ -78,7 +80,8 @@ def export(
                 out=out_path,
                 missing_only=missing_only,
             )
-            result = run(store, cfg)
+            with step(f"translate export {out_path.name}", "file written"):
+                result = run(store, cfg)
     out.print(
         f"Exported {counted(result.premises + result.hypotheses, 'unit')} to translate into "
         f"{cfg.lang} ({counted(result.premises, 'premise')}, {result.hypotheses} "
@@ -195,7 +198,8 @@ def import_(
                 label_values=label_values or {},
                 lang_column=lang_column,
             )
-            result = run(store, cfg)
+            with step(f"translate import {file.name}", "file read, checked and stored"):
+                result = run(store, cfg)
     checks = ", ".join(f"{name} {n}" for name, n in result.checks.items()) or "none"
     out.print(
         f"Imported {counted(result.rows, 'unit')} of {cfg.lang} ({cfg.kind.value}): "
@@ -262,8 +266,8 @@ def qa(
     language: zh for Chinese, characters for ja/ko/th/my, 13a otherwise), and the segments
     of lowest sentence chrF.
 
-    csv holds one table a file: with --out DIR both tables are written there; on stdout
-    only the corpus scores, and stderr says what was left out.
+    csv and json hold one table a file: with --out DIR both tables are written there; on
+    stdout only the corpus scores, and stderr says what was left out.
 
     Examples:
 
@@ -277,7 +281,7 @@ def qa(
     with user_errors():
         fmt = choice(TableFormat, format, "--format")
         if out_dir is not None:
-            _check_table_folder(out_dir, fmt)
+            check_table_folder(out_dir, fmt)
         store = open_store(state_of(ctx))
         with store:
             cfg = TranslateQaConfig(
@@ -294,31 +298,14 @@ def qa(
         )
         tables = _qa_tables(result, cfg)
         if out_dir is not None:
-            written = _write_tables(out_dir, tables, fmt)
+            written = write_tables(out_dir, tables, fmt)
             out.print(f"{summary}; wrote {', '.join(str(p) for p in written)}", markup=False)
             return
-    if fmt is TableFormat.JSON:
-        out.print(result.model_dump_json(), markup=False)
-        return
-    if fmt is TableFormat.CSV:
-        _print_first_csv(tables, summary)
-        return
-    for table in tables:
-        if table.rows:
-            render_table(out, table.title, table.columns, table.rows, fmt, table.decimals)
-    out.print(summary, markup=False)
+    render_tables(out, err, tables, fmt)
+    (out if fmt is TableFormat.TABLE else err).print(summary, markup=False)
 
 
-@dataclass(frozen=True)
-class _QaTable:
-    name: str
-    title: str
-    columns: list[str]
-    rows: Sequence[Sequence[Cell]]
-    decimals: int
-
-
-def _qa_tables(result: TranslateQaResult, cfg: TranslateQaConfig) -> list[_QaTable]:
+def _qa_tables(result: TranslateQaResult, cfg: TranslateQaConfig) -> list[NamedTable]:
     """The corpus scores, then the segments of lowest chrF: two tables with different
     columns, which a tidy file keeps apart."""
     title = f"{cfg.hyp.value} against {cfg.ref.value}, {cfg.lang}: {result.segments} segments"
@@ -328,45 +315,7 @@ def _qa_tables(result: TranslateQaResult, cfg: TranslateQaConfig) -> list[_QaTab
     corpus = [score for score in scores if score[1] is not None]  # metrics not asked for
     units = [(w.unit_id, w.chrf, w.hypothesis, w.reference) for w in result.worst]
     return [
-        _QaTable("qa-corpus", title, ["metric", "score", "sacrebleu_signature"], corpus, 2),
-        _QaTable("qa-units", "Lowest sentence chrF",
-                 ["unit", "chrF", "hypothesis", "reference"], units, 1),
+        NamedTable("qa-corpus", title, ["metric", "score", "sacrebleu_signature"], corpus, 2),
+        NamedTable("qa-units", "Lowest sentence chrF",
+                 ["unit", "chrf", "hypothesis", "reference"], units, 1),
     ]  # fmt: skip
-
-
-_EXTENSIONS = {TableFormat.CSV: "csv", TableFormat.JSON: "json", TableFormat.MD: "md",
-               TableFormat.LATEX: "tex"}  # fmt: skip
-
-
-def _check_table_folder(folder: Path, fmt: TableFormat) -> None:
-    """Refused before the run is recorded, so a wrong --out leaves the store as it was."""
-    if fmt not in _EXTENSIONS:
-        raise ConfigError("--out DIR writes files: give --format csv, json, md or latex with it")
-    if folder.exists() and not folder.is_dir():
-        raise OutputError(f"{folder}: --out names a folder to write the tables to, not a file")
-
-
-def _write_tables(folder: Path, tables: list[_QaTable], fmt: TableFormat) -> list[Path]:
-    written = []
-    for table in tables:
-        path = folder / f"{table.name}.{_EXTENSIONS[fmt]}"
-        data = table_text(table.columns, table.rows, fmt, table.decimals).encode()
-        write_atomically(path, partial(_write_bytes, data))
-        written.append(path)
-    return written
-
-
-def _write_bytes(data: bytes, handle: IO[bytes]) -> int:
-    return handle.write(data)
-
-
-def _print_first_csv(tables: list[_QaTable], summary: str) -> None:
-    """One table on stdout, as csv holds one; what is left out is said on stderr."""
-    first, rest = tables[0], [t for t in tables[1:] if t.rows]
-    out.print(table_text(first.columns, first.rows, TableFormat.CSV, first.decimals), end="",
-              markup=False, soft_wrap=True)  # fmt: skip
-    err.print(summary, markup=False)
-    if rest:
-        left = ", ".join(f"{t.name} ({counted(len(t.rows), 'row')})" for t in rest)
-        err.print(f"Left out of this csv: {left}; give --out DIR to write each table to a file",
-                  markup=False)  # fmt: skip

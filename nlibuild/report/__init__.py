@@ -18,6 +18,7 @@ from typing import Any
 
 from nlibuild.errors import NlibuildError
 from nlibuild.models import PmiConfig, ReportConfig
+from nlibuild.progress import progress
 from nlibuild.report import html as page
 from nlibuild.stats import StatsOptions, stats_tables
 from nlibuild.store import Store
@@ -197,14 +198,16 @@ SECTIONS: list[Section] = [
 def report_html(store: Store, cfg: ReportConfig) -> str:
     """The page, every section in order; a section without data says why."""
     bodies = []
-    for key, title, write in SECTIONS:
-        try:
-            body = write(store, cfg)
-        except (Unavailable, NlibuildError) as missing:
-            # A store read-only to this user cannot record the cue tables' runs: that
-            # section says so, the others are still worth the page.
-            body = page.unavailable(str(missing))
-        bodies.append((key, title, body))
+    with progress(f"report {store.path.name}", len(SECTIONS), "sections written") as advance:
+        for key, title, write in SECTIONS:
+            try:
+                body = write(store, cfg)
+            except (Unavailable, NlibuildError) as missing:
+                # A store read-only to this user cannot record the cue tables' runs: that
+                # section says so, the others are still worth the page.
+                body = page.unavailable(str(missing))
+            bodies.append((key, title, body))
+            advance(1)
     name = store.path.name
     return page.page(f"Datasheet of {name}", store.meta().get("lang", "en"), bodies)
 

@@ -42,7 +42,11 @@ def compute_cues(store: Store, settings: CuesConfig) -> CuesResult:
     return cue_table(store, settings)
 
 
-_BIN_NAMES = [f"overlap {low:.1f}-{high:.1f}" for low, high in itertools.pairwise(OVERLAP_BINS)]
+# csv keys of the overlap histogram's bins, bounds in percent: `overlap_40_60` (snake_case,
+# as every key of a machine format).
+_BIN_NAMES = [
+    f"overlap_{100 * low:.0f}_{100 * high:.0f}" for low, high in itertools.pairwise(OVERLAP_BINS)
+]
 
 
 def render_cues(result: CuesResult, settings: CuesConfig, fmt: TableFormat, out: Console) -> None:
@@ -56,7 +60,7 @@ def render_cues(result: CuesResult, settings: CuesConfig, fmt: TableFormat, out:
         render_table(
             out, title,
             ["group_by", "group", "label", "pairs", "negated", "mean_overlap",
-             *(n.replace(" ", "_") for n in _BIN_NAMES), "over_limit", "mean_length", "unit"],
+             *_BIN_NAMES, "over_limit", "mean_length", "unit"],
             [(r.group_by, r.group, r.label, r.pairs, r.negated, r.mean_overlap, *r.overlap_bins,
               r.over_limit, r.mean_length, r.unit) for r in result.rows],
             fmt,

@@ -61,8 +61,8 @@ def render_lengths(
         "Mean lengths (XNLI Table 2): premises and hypotheses, in tokens split at "
         "punctuation (sacrebleu intl, XNLI's count), characters (zh, ko: OCNLI's) or ICU "
         "words (th, ja, my)",
-        ["lang", "kind", "unit", "premises", "premise mean", "hypotheses",
-         "hypothesis mean"],
+        ["lang", "kind", "unit", "premises", "premise_mean", "hypotheses",
+         "hypothesis_mean"],
         [(r.lang, r.kind, r.unit, r.premises, r.premise_mean, r.hypotheses,
           r.hypothesis_mean) for r in rows],
         fmt,

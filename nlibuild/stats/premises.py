@@ -110,7 +110,7 @@ def render_premises(
         print_json_rows(rows, out)
         return
     columns = ["genre", "lang", "unit", "pool", "qualifying", "sampled", "mean", "min", "max",
-               "histogram", "sampled mean"]  # fmt: skip
+               "histogram", "sampled_mean"]  # fmt: skip
     render_table(
         out,
         "Premises and the sentence pool",

@@ -173,7 +173,11 @@ def overlap_distribution(shares: list[float], max_overlap: float) -> OverlapDist
     )
 
 
-_BIN_NAMES = [f"overlap_{low:.1f}-{high:.1f}" for low, high in itertools.pairwise(OVERLAP_BINS)]
+# csv keys of the overlap histogram's bins, bounds in percent: `overlap_40_60` (snake_case,
+# as every key of a machine format).
+_BIN_NAMES = [
+    f"overlap_{100 * low:.0f}_{100 * high:.0f}" for low, high in itertools.pairwise(OVERLAP_BINS)
+]
 _CSV_FIELDS = [
     f for f in SubsetRow.model_fields
     if f not in {"protocol", "lang", "unit", "overlap_quartiles", "overlap_bins"}
