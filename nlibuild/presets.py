@@ -59,6 +59,7 @@ from nlibuild.models import (
     SampleConfig,
     Severity,
     StratumKey,
+    WorkbenchConfig,
     check_table_columns,
     parse_label_order,
 )
@@ -319,6 +320,14 @@ class LabelsPreset(_Section):
     names: Annotated[dict[str, StrictStr], AfterValidator(_distinct_names)] | None = None
 
 
+class WorkbenchPreset(_Section):
+    """[workbench]: `nlibuild serve`'s writing page: the rules whose findings refuse a
+    submission (elicitation's rule names and too_short) and the shortest hypothesis."""
+
+    blocking_rules: tuple[StrictStr, ...] | None = None
+    min_hypothesis_chars: Annotated[StrictInt, Field(ge=0)] | None = None
+
+
 class PresetSections(_Section):
     """A whole preset: the sections it may have, each optional."""
 
@@ -331,6 +340,7 @@ class PresetSections(_Section):
     relabel: RelabelPreset | None = None
     aggregate: AggregatePreset | None = None
     labels: LabelsPreset | None = None
+    workbench: WorkbenchPreset | None = None
 
 
 def validate_preset(preset: dict[str, Any], origin: str = "preset") -> PresetSections:
@@ -421,6 +431,7 @@ SECTION_SETTINGS: dict[str, tuple[type[BaseModel], ...]] = {
     "relabel": (RelabelCreateConfig,),
     "aggregate": (AggregateConfig,),
     "labels": (),  # read by the commands themselves (KEYS_COMMANDS_READ)
+    "workbench": (WorkbenchConfig,),
 }
 """The settings models each section fills; a key of the section one of them takes is not
 unknown to the others (`[elicit] max_overlap` is `elicit import`'s, not `elicit create`'s)."""

@@ -124,6 +124,11 @@ class ElicitImportConfig(_Config):
     batch: str | None = Field(default=None, description="for files without a batch column")
     writer: str | None = Field(default=None, description="for files without a writer column")
     label_order: tuple[Label, Label, Label] | None = None
+    source: str | None = Field(
+        default=None,
+        description="where answers that come from no file came from: `workbench` (the run's "
+        "settings and signature say so)",
+    )
 
 
 class RuleCount(BaseModel):

@@ -105,6 +105,11 @@ class RelabelImportConfig(_Config):
     label_names: tuple[tuple[str, str], ...] = Field(
         default=(), description="(label, the name people see): a name typed back is its label"
     )
+    source: str | None = Field(
+        default=None,
+        description="where votes that come from no file came from: `workbench` (the run's "
+        "settings and signature say so)",
+    )
 
 
 class VoterReport(BaseModel):

@@ -1,0 +1,2 @@
+-- Schema 11: the workbench's access tables (issue 19). This placeholder keeps the numbers
+-- without a gap on the wb-work branch; wb-access's file of the same name replaces it.

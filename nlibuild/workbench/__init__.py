@@ -1,0 +1,1 @@
+"""The workbench's library: what `nlibuild serve` shows annotators and records from them."""
