@@ -165,7 +165,7 @@ def test_eight_writers_submitting_fifty_answers_each_lose_none(tmp_path: Path) -
             with open_store(db) as store:
                 for batch, premise in work[writer]:
                     submit_answer(store, writer, batch, premise, False, as_labels(SINGLE))
-        except BaseException as exc:  # noqa: BLE001 - reported by the test below
+        except BaseException as exc:
             failures.append(exc)
 
     threads = [threading.Thread(target=write, args=(w,)) for w in writers]

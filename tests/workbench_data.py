@@ -11,7 +11,7 @@ from elicitation_data import FICTION, NEWS, premise_store
 from nlibuild.models import Label
 from nlibuild.store import Store
 
-BLOCK_NOTHING = '[workbench]\nblocking_rules = []\n'
+BLOCK_NOTHING = "[workbench]\nblocking_rules = []\n"
 """A preset whose submissions no rule refuses, so findings reach the store as violations."""
 
 
@@ -35,8 +35,9 @@ def batches_of(db: Path) -> dict[str, list[str]]:
 
     found: dict[str, list[str]] = {}
     for batch, writer in query(
-        db, "SELECT b.id, a.id FROM batches b JOIN annotators a ON a.pk = b.annotator_pk "
-        "WHERE b.kind = 'elicit' ORDER BY b.pk"
+        db,
+        "SELECT b.id, a.id FROM batches b JOIN annotators a ON a.pk = b.annotator_pk "
+        "WHERE b.kind = 'elicit' ORDER BY b.pk",
     ):
         found.setdefault(writer, []).append(batch)
     return found
@@ -49,8 +50,10 @@ def premises_of(db: Path, batch: str) -> list[tuple[str, str]]:
     return [
         (row[0], row[1])
         for row in query(
-            db, "SELECT p.id, p.text FROM assignments s JOIN batches b ON b.pk = s.batch_pk "
-            "JOIN premises p ON p.id = s.item_id WHERE b.id = ? ORDER BY s.position", batch
+            db,
+            "SELECT p.id, p.text FROM assignments s JOIN batches b ON b.pk = s.batch_pk "
+            "JOIN premises p ON p.id = s.item_id WHERE b.id = ? ORDER BY s.position",
+            batch,
         )
     ]
 
