@@ -109,7 +109,8 @@ def test_a_misspelt_key_is_refused_with_the_key_it_was_meant_to_be() -> None:
 def test_an_unknown_section_is_refused_with_the_sections_there_are() -> None:
     assert preset_error("[smaple]\nn = 250\n") == (
         "bad.toml: [smaple]: unknown section; did you mean [sample]? (known: [aggregate], "
-        "[corpus], [elicit], [export], [import], [ingest], [labels], [relabel], [sample])"
+        "[corpus], [elicit], [export], [import], [ingest], [labels], [relabel], [sample], "
+        "[workbench])"
     )
 
 
