@@ -57,3 +57,18 @@ class ConflictError(NlibuildError):
 
 class OutputError(NlibuildError):
     """An output file that cannot be written."""
+
+
+class NotFoundError(NlibuildError):
+    """Something asked for by ID that does not exist, or is not the asker's to see (the
+    workbench answers both alike, so that guessing another person's batch ID reveals
+    nothing)."""
+
+
+class SubmissionRefused(NlibuildError):
+    """A workbench submission that the preset's blocking rules refuse; nothing was recorded.
+    `findings` are (rule, message) of what blocks it."""
+
+    def __init__(self, message: str, findings: tuple[tuple[str, str], ...] = ()) -> None:
+        super().__init__(message)
+        self.findings = findings

@@ -88,22 +88,41 @@ class NegatorLexicon:
     def find(self, text: str) -> list[str]:
         """The negators in `text`, in order (as the lexicon writes them, case-folded; a word
         matched by a `*` ending as written)."""
-        prefilter = self._prefilter
-        folded = fold(text)
-        if prefilter is None or not prefilter.search(folded):
+        return [entry for entry, _, _ in self._matches(fold(text))[1]]
+
+    def find_spans(self, text: str) -> list[NegatorSpan]:
+        """The negators of `find`, each with where it stands in `text` as given (offsets
+        of Python's str, end exclusive): what a page highlights while a writer types."""
+        folded_of = _folded_offsets(text)
+        folded, matches = self._matches(fold(text))
+        if not matches:
             return []
-        words = segment(folded, self.lang)
-        if self._joins_words:
-            return self._find_in_joined(words)
-        return self._find_in_spaced(words)
+        assert len(folded) == len(folded_of)  # fold() works character by character
+        return [
+            NegatorSpan(entry, folded_of[start], folded_of[end - 1] + 1)
+            for entry, start, end in matches
+        ]
 
     def negated(self, text: str) -> bool:
         return bool(self.find(text))
 
+    def _matches(self, folded: str) -> tuple[str, list[tuple[str, int, int]]]:
+        """(entry, start, end) of each negator, as offsets into the folded text."""
+        prefilter = self._prefilter
+        if prefilter is None or not prefilter.search(folded):
+            return folded, []
+        words = segment(folded, self.lang)
+        starts = _word_offsets(folded, words)
+        if self._joins_words:
+            return folded, self._find_in_joined(words, starts)
+        return folded, self._find_in_spaced(words, starts)
+
     def _ends_in(self, word: str) -> bool:
         return any(word.endswith(s) and len(word) > len(s) for s in self.suffixes)
 
-    def _find_in_spaced(self, words: Sequence[str]) -> list[str]:
+    def _find_in_spaced(
+        self, words: Sequence[str], starts: Sequence[int]
+    ) -> list[tuple[str, int, int]]:
         found = []
         i = 0
         while i < len(words):
@@ -116,18 +135,25 @@ class NegatorLexicon:
             if not match and self._ends_in(words[i]):
                 match = words[i]
             if match and not is_exception:
-                found.append(match)
+                last = i + width - 1
+                found.append((match, starts[i], starts[last] + len(words[last])))
             i += width
         return found
 
-    def _find_in_joined(self, words: Sequence[str]) -> list[str]:
+    def _find_in_joined(
+        self, words: Sequence[str], word_starts: Sequence[int]
+    ) -> list[tuple[str, int, int]]:
         text = "".join(words)
+        # Where each character of the joined words stands in the folded text (the spaces
+        # jieba drops are not in `text`).
+        folded_at = [at + j for word, at in zip(words, word_starts, strict=True)
+                     for j in range(len(word))]  # fmt: skip
         starts, ends, offset = [], set(), 0
         for word in words:
             starts.append(offset)
             offset += len(word)
             ends.add(offset)
-        found: list[str] = []
+        found: list[tuple[str, int, int]] = []
         done = 0  # where the last entry matched ends: no entry starts inside it
         for word, start in zip(words, starts, strict=True):
             if start < done:
@@ -139,13 +165,40 @@ class NegatorLexicon:
                 if is_exception and end not in ends and end > start + len(word):
                     continue  # an exception ending inside a later word is not that word
                 if not is_exception:
-                    found.append(entry)
+                    found.append((entry, folded_at[start], folded_at[end - 1] + 1))
                 done = end
                 break
             else:
                 if self._ends_in(word):
-                    found.append(word)
+                    end = start + len(word)
+                    found.append((word, folded_at[start], folded_at[end - 1] + 1))
         return found
+
+
+@dataclass(frozen=True)
+class NegatorSpan:
+    """A negator found in a text: the lexicon's entry and its place, [start, end)."""
+
+    negator: str
+    start: int
+    end: int
+
+
+def _word_offsets(folded: str, words: Sequence[str]) -> list[int]:
+    """Where each word of a segmentation starts in the text it was cut from (the
+    segmenters return pieces of the text in order, dropping only white space)."""
+    starts, at = [], 0
+    for word in words:
+        at = folded.index(word, at)
+        starts.append(at)
+        at += len(word)
+    return starts
+
+
+def _folded_offsets(text: str) -> list[int]:
+    """For each character of `fold(text)`, the index of the character of `text` it came
+    from (case folding may turn one character into two: ß is ss)."""
+    return [i for i, char in enumerate(text) for _ in fold(char)]
 
 
 def negator_lexicon(lang: str, extra_files: tuple[Path, ...] = ()) -> NegatorLexicon:

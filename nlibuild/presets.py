@@ -64,6 +64,7 @@ from nlibuild.models import (
     ServeConfig,
     Severity,
     StratumKey,
+    WorkbenchConfig,
     check_table_columns,
     parse_label_order,
 )
@@ -342,6 +343,14 @@ class ServePreset(_Section):
     invite_lifetime: Lifetime | None = None
 
 
+class WorkbenchPreset(_Section):
+    """[workbench]: `nlibuild serve`'s writing page: the rules whose findings refuse a
+    submission (elicitation's rule names and too_short) and the shortest hypothesis."""
+
+    blocking_rules: tuple[StrictStr, ...] | None = None
+    min_hypothesis_chars: Annotated[StrictInt, Field(ge=0)] | None = None
+
+
 class PresetSections(_Section):
     """A whole preset: the sections it may have, each optional."""
 
@@ -355,6 +364,7 @@ class PresetSections(_Section):
     aggregate: AggregatePreset | None = None
     labels: LabelsPreset | None = None
     serve: ServePreset | None = None
+    workbench: WorkbenchPreset | None = None
 
 
 def validate_preset(preset: dict[str, Any], origin: str = "preset") -> PresetSections:
@@ -446,6 +456,7 @@ SECTION_SETTINGS: dict[str, tuple[type[BaseModel], ...]] = {
     "aggregate": (AggregateConfig,),
     "serve": (ServeConfig,),
     "labels": (),  # read by the commands themselves (KEYS_COMMANDS_READ)
+    "workbench": (WorkbenchConfig,),
 }
 """The settings models each section fills; a key of the section one of them takes is not
 unknown to the others (`[elicit] max_overlap` is `elicit import`'s, not `elicit create`'s)."""

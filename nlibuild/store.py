@@ -611,6 +611,56 @@ class Store:
             rows,
         )
 
+    # --- the workbench (issue 19): drafts, times per item, undoing a vote --------------
+
+    def save_draft(self, batch_pk: int, item_id: str, fields_json: str) -> str:
+        """Keep a writer's draft of one item (replacing the one before); returns its time."""
+        saved = _now()
+        with self.atomic():
+            self.conn.execute(
+                "INSERT INTO drafts(batch_pk, item_id, fields_json, updated_at) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT(batch_pk, item_id) DO UPDATE SET "
+                "fields_json = excluded.fields_json, updated_at = excluded.updated_at",
+                (batch_pk, item_id, fields_json, saved),
+            )
+        return saved
+
+    def add_vote_times(self, rows: Sequence[tuple[int, int, float]], run_id: int) -> None:
+        """(pair_pk, annotator_pk, seconds) spent before each vote a run added."""
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO vote_times(pair_pk, annotator_pk, seconds, run_id) "
+            "VALUES (?, ?, ?, ?)",
+            [(*row, run_id) for row in rows],
+        )
+
+    def remove_vote(self, pair_pk: int, annotator_pk: int, batch_pk: int, run_id: int) -> int:
+        """Take back a validator's vote (never an author's, position 0) on a pair, with its
+        time, reopen its assignment, and recount the pair; returns the votes removed. The
+        run is the newest that changed votes, so `aggregate-labels` sees its gold is stale."""
+        removed = self.conn.execute(
+            "DELETE FROM votes WHERE pair_pk = ? AND annotator_pk = ? AND position >= 1",
+            (pair_pk, annotator_pk),
+        ).rowcount
+        if not removed:
+            return 0
+        self.conn.execute(
+            "DELETE FROM vote_times WHERE pair_pk = ? AND annotator_pk = ?",
+            (pair_pk, annotator_pk),
+        )
+        self.conn.execute(
+            "UPDATE assignments SET status = 'open', answer_key = NULL, answered_run_id = NULL "
+            "WHERE batch_pk = ? AND item_id = (SELECT id FROM pairs WHERE pk = ?)",
+            (batch_pk, pair_pk),
+        )
+        left = self.conn.execute("SELECT count(*) FROM votes WHERE pair_pk = ?", (pair_pk,))
+        if left.fetchone()[0]:
+            self.refresh_pair_labels([pair_pk])  # its gold stays until aggregate-labels
+        else:
+            self.remove_pair_labels([pair_pk])
+        self.set_meta(LAST_VOTE_RUN, str(run_id))
+        self._meta_vote_run = run_id
+        return removed
+
     def add_elicited_pairs(self, rows: Sequence[ElicitedPairRow], run_id: int) -> None:
         """Pairs written by writers (see `ElicitedPairRow`)."""
         self.conn.executemany(

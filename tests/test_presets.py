@@ -110,7 +110,7 @@ def test_an_unknown_section_is_refused_with_the_sections_there_are() -> None:
     assert preset_error("[smaple]\nn = 250\n") == (
         "bad.toml: [smaple]: unknown section; did you mean [sample]? (known: [aggregate], "
         "[corpus], [elicit], [export], [import], [ingest], [labels], [relabel], [sample], "
-        "[serve])"
+        "[serve], [workbench])"
     )
 
 

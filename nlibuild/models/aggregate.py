@@ -95,4 +95,7 @@ class AnnotatorStat(BaseModel):
     author_pairs: int
     violations: int
     reliability: float | None = None
+    seconds_per_item: float | None = Field(
+        default=None, description="median seconds before a vote (the workbench records them)"
+    )
     flagged: bool = False

@@ -137,6 +137,12 @@ class ElicitImportConfig(_Config):
         check_platform_columns(self.format, self.columns, ANSWER_COLUMN_KEYS, hypotheses=True)
         return self
 
+    source: str | None = Field(
+        default=None,
+        description="where answers that come from no file came from: `workbench` (the run's "
+        "settings and signature say so)",
+    )
+
 
 class RuleCount(BaseModel):
     rule: str

@@ -123,6 +123,12 @@ class RelabelImportConfig(_Config):
             raise ValueError(f"--labels is for --format table, not {self.format.value}")
         return self
 
+    source: str | None = Field(
+        default=None,
+        description="where votes that come from no file came from: `workbench` (the run's "
+        "settings and signature say so)",
+    )
+
 
 class VoterReport(BaseModel):
     """One annotator's votes in a relabel import."""

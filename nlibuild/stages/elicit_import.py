@@ -38,7 +38,7 @@ from nlibuild.elicitation import (
 from nlibuild.errors import ConfigError, ConflictError, InputError, in_file
 from nlibuild.formats.input_files import require_regular_file
 from nlibuild.formats.platforms import import_platform
-from nlibuild.formats.platforms.base import RawAnswer
+from nlibuild.formats.platforms.base import AnswerFile, RawAnswer
 from nlibuild.labels import LabelNormaliser
 from nlibuild.lang import normalise_text
 from nlibuild.models import (
@@ -378,6 +378,12 @@ def run(store: Store, cfg: ElicitImportConfig) -> ElicitImportResult:
     parsed = platform.read_answers(cfg.path, normaliser)
     if platform.names_workers and cfg.writer:
         raise ConfigError("--writer is for jsonl and csv files; platforms name their workers")
+    return run_answers(store, cfg, parsed)
+
+
+def run_answers(store: Store, cfg: ElicitImportConfig, parsed: AnswerFile) -> ElicitImportResult:
+    """The answers of a file read (`run`), or given in memory (the workbench's one answer,
+    with `cfg.source` set), checked and recorded as one run."""
     with store.recorded_run("elicit-import", cfg) as run:
         run_id = run.id
         importer = _Importer(store, cfg, run_id)

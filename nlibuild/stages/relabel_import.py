@@ -24,7 +24,7 @@ from nlibuild.annotators import platform_annotators
 from nlibuild.batches import RELABEL_BATCH
 from nlibuild.errors import ConflictError, InputError
 from nlibuild.formats.platforms import import_platform
-from nlibuild.formats.platforms.base import RawVote
+from nlibuild.formats.platforms.base import RawVote, VoteFile
 from nlibuild.label_names import canonical_label
 from nlibuild.labels import LabelNormaliser, UnknownLabel, unknown_label_hint
 from nlibuild.models import (
@@ -32,6 +32,7 @@ from nlibuild.models import (
     RelabelImportConfig,
     RelabelImportResult,
     VoterReport,
+    VoteUndoConfig,
 )
 from nlibuild.queries.batches import Assignment, assignments_of_items, batches_of_kind
 from nlibuild.queries.meta import store_labels
@@ -65,6 +66,7 @@ class _Importer:
     votes: list[tuple[int, int, int, str]] = field(default_factory=list)
     answered: list[tuple[str, str, int, int, str]] = field(default_factory=list)
     violations: list[ViolationRow] = field(default_factory=list)
+    times: list[tuple[int, int, float]] = field(default_factory=list)
     tally: dict[str, Counter[str]] = field(default_factory=dict)
     annotator_pks: dict[str, int] = field(default_factory=dict)
 
@@ -200,14 +202,23 @@ class _Importer:
             self.answered.append(
                 ("answered", vote.label, self.run_id, assignment.batch_pk, pair_id)
             )
+            if vote.raw.seconds is not None:
+                self.times.append((pair_pk, self.annotator_pks[annotator], vote.raw.seconds))
             counts["added"] += 1
         self.store.add_votes(self.votes, self.run_id)
+        self.store.add_vote_times(self.times, self.run_id)
         self.store.mark_answered(self.answered)
 
 
 def run(store: Store, cfg: RelabelImportConfig) -> RelabelImportResult:
     platform = import_platform(cfg.format, cfg.columns, cfg.label_values)
     parsed = platform.read_votes(cfg.path, store_labels(store))
+    return run_votes(store, cfg, parsed)
+
+
+def run_votes(store: Store, cfg: RelabelImportConfig, parsed: VoteFile) -> RelabelImportResult:
+    """The votes of a file read (`run`), or given in memory (the workbench's one vote, with
+    `cfg.source` set), checked and recorded as one run."""
     unlabelled = [v for v in parsed.votes if v.label is None]
     if unlabelled:
         parsed.dropped["left without a label"] += len(unlabelled)
@@ -244,3 +255,24 @@ def run(store: Store, cfg: RelabelImportConfig) -> RelabelImportResult:
              "violations_added": added},
         )  # fmt: skip
     return result
+
+
+def undo_vote(store: Store, cfg: VoteUndoConfig) -> int:
+    """Take back an annotator's vote on a pair of their relabelling batch (the workbench's
+    undo), as a run of its own: the vote, its time and the assignment's answer go, and the
+    pair's counts are recounted. Returns the votes removed (0: there was none)."""
+    annotator_pk = store.annotator_pks([cfg.annotator]).get(cfg.annotator)
+    targets = vote_targets(store, [cfg.pair])
+    assignment = next(
+        (a for a in assignments_of_items(store, RELABEL_BATCH, [cfg.pair])
+         if a.batch_id == cfg.batch and a.annotator == cfg.annotator),
+        None,
+    )  # fmt: skip
+    if annotator_pk is None or cfg.pair not in targets or assignment is None:
+        raise ConflictError(f"{cfg.annotator} has no pair {cfg.pair} in batch {cfg.batch}")
+    if cfg.annotator not in targets[cfg.pair][3]:
+        return 0
+    with store.recorded_run("relabel-undo", cfg) as run:
+        removed = store.remove_vote(targets[cfg.pair][0], annotator_pk, assignment.batch_pk, run.id)
+        run.finish({"removed": removed})
+    return removed

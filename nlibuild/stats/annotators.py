@@ -50,6 +50,7 @@ def annotator_stats(
     import numpy as np
 
     from nlibuild.queries.votes import read_votes
+    from nlibuild.queries.workbench_work import seconds_per_item
 
     read = read_votes(store, min_agree)
     items = read.items
@@ -67,6 +68,7 @@ def annotator_stats(
     ids = store.annotator_ids()
     violations = store.violations_per_annotator()
     reliability = store.reliabilities("dawid-skene")
+    seconds = seconds_per_item(store)
     rows = []
     for pk in np.unique(annotators):
         mine = annotators == pk
@@ -86,6 +88,7 @@ def annotator_stats(
                 author_pairs=author_n,
                 violations=violations.get(annotator, 0),
                 reliability=reliability.get(annotator),
+                seconds_per_item=seconds.get(annotator),
                 flagged=agree is not None and agree < threshold,
             )
         )
@@ -116,6 +119,8 @@ def render_annotators(
     """Sorted by --sort, missing values last."""
     sort = settings.sort
     columns = list(AnnotatorStat.model_fields)
+    if all(row.seconds_per_item is None for row in rows):
+        columns.remove("seconds_per_item")  # shown once the workbench has recorded times
     ordered = sorted(rows, key=lambda r: (getattr(r, sort) is None, getattr(r, sort)))
     if fmt is TableFormat.JSON:
         print_json_rows(ordered, out)
@@ -130,7 +135,8 @@ TABLE = StatsTable(
     rank=40,
     help="per annotator, votes (as author, as validator), agreement with gold leaving "
     "their own vote out, for authors the share of their pairs whose gold is their label, "
-    "elicitation violations, the Dawid-Skene reliability when computed.",
+    "elicitation violations, the Dawid-Skene reliability when computed, the median "
+    "seconds per item where the workbench recorded them.",
     options=frozenset({"threshold", "sort"}),
     settings=annotators_settings,
     compute=compute_annotators,

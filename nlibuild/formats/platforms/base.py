@@ -73,6 +73,8 @@ class RawVote:
     batch: str | None
     pair_id: str
     label: str | None
+    seconds: float | None = None
+    """The time the annotator spent on the pair, where the platform measured it."""
 
 
 @dataclass

@@ -1,0 +1,103 @@
+"""Read paths of the workbench's writing and relabelling pages (issue 19): a person's own
+batches, drafts, their own votes and times per item. Every query that returns work is
+bounded by the annotator it is for, so that no page can show another person's."""
+
+from __future__ import annotations
+
+from statistics import median
+from typing import NamedTuple
+
+from nlibuild.store import Store
+
+
+class OwnBatch(NamedTuple):
+    """A batch of one annotator's, with its items and those still open."""
+
+    pk: int
+    id: str
+    kind: str
+    protocol: str | None
+    lang: str
+    items: int
+    open: int
+
+
+class OwnPair(NamedTuple):
+    """A pair of a validator's relabelling batch, as they may see it (no author, no
+    intended label, no other vote)."""
+
+    pk: int
+    id: str
+    position: int
+    lang: str
+    genre: str | None
+    premise: str
+    hypothesis: str
+    own_vote: str | None
+
+
+def own_batches(store: Store, annotator_id: str, kind: str) -> list[OwnBatch]:
+    """The annotator's batches of `kind`, in creation order."""
+    rows = store.conn.execute(
+        "SELECT b.pk, b.id, b.kind, b.protocol, b.lang, count(s.item_id), "
+        "coalesce(sum(s.status = 'open'), 0) FROM batches b "
+        "JOIN annotators a ON a.pk = b.annotator_pk "
+        "LEFT JOIN assignments s ON s.batch_pk = b.pk "
+        "WHERE a.id = ? AND b.kind = ? GROUP BY b.pk ORDER BY b.pk",
+        (annotator_id, kind),
+    ).fetchall()
+    return [OwnBatch(*row) for row in rows]
+
+
+def own_batch(store: Store, annotator_id: str, kind: str, batch_id: str) -> OwnBatch | None:
+    """The batch `batch_id` when it is of `kind` and the annotator's, else None."""
+    return next((b for b in own_batches(store, annotator_id, kind) if b.id == batch_id), None)
+
+
+def drafts_of_batch(store: Store, batch_pk: int) -> dict[str, tuple[str, str]]:
+    """item id -> (fields JSON, saved at) of a batch's drafts."""
+    rows = store.conn.execute(
+        "SELECT item_id, fields_json, updated_at FROM drafts WHERE batch_pk = ?", (batch_pk,)
+    ).fetchall()
+    return {item: (fields, saved) for item, fields, saved in rows}
+
+
+def draft(store: Store, batch_pk: int, item_id: str) -> tuple[str, str] | None:
+    """(fields JSON, saved at) of one item's draft."""
+    row = store.conn.execute(
+        "SELECT fields_json, updated_at FROM drafts WHERE batch_pk = ? AND item_id = ?",
+        (batch_pk, item_id),
+    ).fetchone()
+    return (row[0], row[1]) if row else None
+
+
+def own_pairs(store: Store, annotator_id: str, batch_pk: int) -> list[OwnPair]:
+    """The pairs of a relabelling batch in its order, with the annotator's own vote; a pair
+    the annotator wrote is left out (a writer never validates their own pair)."""
+    rows = store.conn.execute(
+        "SELECT p.pk, p.id, s.position, p.lang, pr.genre, pr.text, p.hypothesis, "
+        "(SELECT v.label FROM votes v WHERE v.pair_pk = p.pk AND v.annotator_pk = me.pk "
+        " AND v.position >= 1) "
+        "FROM assignments s JOIN pairs p ON p.id = s.item_id "
+        "JOIN premises pr ON pr.pk = p.premise_pk JOIN annotators me ON me.id = ? "
+        "WHERE s.batch_pk = ? AND p.author_pk IS NOT me.pk ORDER BY s.position",
+        (annotator_id, batch_pk),
+    ).fetchall()
+    return [OwnPair(*row) for row in rows]
+
+
+def seconds_per_item(store: Store) -> dict[str, float]:
+    """annotator -> the median seconds they spent on an item before voting, for those
+    with recorded times (the workbench records them)."""
+    times: dict[str, list[float]] = {}
+    for annotator, seconds in store.conn.execute(
+        "SELECT a.id, t.seconds FROM vote_times t JOIN annotators a ON a.pk = t.annotator_pk"
+    ):
+        times.setdefault(annotator, []).append(seconds)
+    return {annotator: float(median(values)) for annotator, values in times.items()}
+
+
+def pair_ids_of_run(store: Store, run_id: int) -> list[str]:
+    """The IDs of the pairs a run added, in key order."""
+    rows = store.conn.execute("SELECT id FROM pairs WHERE run_id = ? ORDER BY pk", (run_id,))
+    return [row[0] for row in rows]

@@ -1,0 +1,139 @@
+"""The relabel page's library: a validator's batches, their items blind, and their votes.
+
+Blind, as the papers' validation was (MNLI, XNLI, OCNLI: validators saw the premise and
+the hypothesis only): an item holds the two sentences, its language and genre, and the
+validator's own vote; never the pair's author, its intended label or anyone else's vote.
+A pair the validator wrote is never among their items, nor can they vote on it.
+
+A vote is recorded by `relabel import`'s own logic (`stages.relabel_import.run_votes`)
+with an in-memory vote and the seconds spent on the item (stored in `vote_times`). The
+same label again changes nothing. A vote is changed by undoing it first (`undo_vote`, a
+run of its own that removes the vote and reopens the item), then voting again: the import
+keeps a person's first vote and refuses a different second one, and the page's undo is the
+explicit way to take one back.
+"""
+
+from __future__ import annotations
+
+from nlibuild.batches import RELABEL_BATCH
+from nlibuild.errors import ConflictError, NotFoundError, SubmissionRefused
+from nlibuild.formats.platforms.base import RawVote, VoteFile
+from nlibuild.label_names import shown_name
+from nlibuild.models import (
+    LabelChoice,
+    PlatformFormat,
+    RelabelImportConfig,
+    RelabelItem,
+    RelabelPage,
+    VoteResult,
+    VoteUndoConfig,
+    WorkBatch,
+)
+from nlibuild.options import store_label_names
+from nlibuild.queries.meta import store_labels
+from nlibuild.queries.workbench_work import OwnBatch, OwnPair, own_batch, own_batches, own_pairs
+from nlibuild.stages.relabel_import import run_votes
+from nlibuild.stages.relabel_import import undo_vote as undo_stage
+from nlibuild.store import Store
+from nlibuild.workbench.feedback import WORKBENCH_PATH, WORKBENCH_SOURCE
+
+
+def validator_batches(store: Store, annotator_id: str) -> list[WorkBatch]:
+    """The validator's own relabelling batches, with how many pairs are still open."""
+    return [
+        WorkBatch(id=b.id, kind=b.kind, protocol=None, lang=b.lang, items=b.items, open=b.open)
+        for b in own_batches(store, annotator_id, RELABEL_BATCH)
+    ]
+
+
+def label_choices(store: Store) -> list[LabelChoice]:
+    """The store's labels, then its extra labels, with the names people read and the keys
+    1..n that choose them."""
+    names = store_label_names(store)
+    return [
+        LabelChoice(label=label, name=shown_name(label, names), key=str(key))
+        for key, label in enumerate(store_labels(store), 1)
+    ]
+
+
+def _validators_batch(store: Store, annotator_id: str, batch_id: str) -> OwnBatch:
+    batch = own_batch(store, annotator_id, RELABEL_BATCH, batch_id)
+    if batch is None:
+        raise NotFoundError(f"no relabelling batch {batch_id!r} of {annotator_id}")
+    return batch
+
+
+def relabel_items(store: Store, annotator_id: str, batch_id: str) -> RelabelPage:
+    """The batch's pairs in order, blind (see the module docstring); NotFound when the
+    batch is not this validator's."""
+    batch = _validators_batch(store, annotator_id, batch_id)
+    return RelabelPage(
+        batch=batch.id,
+        lang=batch.lang,
+        labels=label_choices(store),
+        items=[_item(pair) for pair in own_pairs(store, annotator_id, batch.pk)],
+    )
+
+
+def _item(pair: OwnPair) -> RelabelItem:
+    return RelabelItem(
+        pair_id=pair.id,
+        position=pair.position,
+        lang=pair.lang,
+        genre=pair.genre,
+        premise=pair.premise,
+        hypothesis=pair.hypothesis,
+        own_vote=pair.own_vote,
+    )
+
+
+def _own_pair(store: Store, annotator_id: str, batch_id: str, pair_id: str) -> OwnPair:
+    batch = _validators_batch(store, annotator_id, batch_id)
+    pair = next((p for p in own_pairs(store, annotator_id, batch.pk) if p.id == pair_id), None)
+    if pair is None:
+        raise NotFoundError(f"no pair {pair_id!r} in batch {batch_id} of {annotator_id}")
+    return pair
+
+
+def record_vote(
+    store: Store,
+    annotator_id: str,
+    batch_id: str,
+    pair_id: str,
+    label: str,
+    seconds_spent: float | None = None,
+) -> VoteResult:
+    """Record the validator's label for a pair of their batch, with the seconds spent on it,
+    as `relabel import` records a vote. The same label again changes nothing; another label
+    for a pair they voted on is a conflict until they undo the vote."""
+    pair = _own_pair(store, annotator_id, batch_id, pair_id)
+    labels = store_labels(store)
+    if label not in labels:
+        raise SubmissionRefused(f"label {label!r} is not one of {', '.join(labels)}")
+    if pair.own_vote is not None:
+        if pair.own_vote == label:
+            return VoteResult(run_id=None, unchanged=True, label=label)
+        raise ConflictError(
+            f"{annotator_id} labelled {pair_id} {pair.own_vote}; undo that vote to change it"
+        )
+    vote = RawVote(
+        where=f"{WORKBENCH_SOURCE}, batch {batch_id}, pair {pair_id}",
+        line=None,
+        worker=None,  # the batch's annotator, as a file without an annotator column says
+        batch=batch_id,
+        pair_id=pair_id,
+        label=label,
+        seconds=None if seconds_spent is None else max(float(seconds_spent), 0.0),
+    )
+    cfg = RelabelImportConfig(
+        path=WORKBENCH_PATH, format=PlatformFormat.JSONL, source=WORKBENCH_SOURCE
+    )
+    result = run_votes(store, cfg, VoteFile([vote]))
+    return VoteResult(run_id=result.run_id, unchanged=result.added == 0, label=label)
+
+
+def undo_vote(store: Store, annotator_id: str, batch_id: str, pair_id: str) -> bool:
+    """Take back the validator's vote on a pair of their batch; whether there was one."""
+    _own_pair(store, annotator_id, batch_id, pair_id)
+    cfg = VoteUndoConfig(annotator=annotator_id, batch=batch_id, pair=pair_id)
+    return undo_stage(store, cfg) > 0
