@@ -74,7 +74,8 @@ Tasks = list[dict[str, Any]]
 
 
 def create(db: Path, *args: CliArg, protocol: str = "SINGLE", writers: str = "w01") -> str:
-    return ok("--db", db, "elicit", "create", "--protocol", protocol, "--annotators", writers, *args)
+    return ok("--db", db, "elicit", "create", "--protocol", protocol, "--annotators", writers,
+              *args)  # fmt: skip
 
 
 def export(db: Path, fmt: str, out: Path, *batches: str) -> Path:

@@ -689,8 +689,9 @@ def test_mturk_results_come_back_and_rejected_assignments_are_dropped(
     workers = annotator_map(tmp_path / "workers.csv", ("mturk", "A2XK9EXAMPLE", "v04"))
 
     report = ok(
-        "--db", created, "relabel", "import", results, "--format", "mturk", "--annotator-map", workers
-    )
+        "--db", created, "relabel", "import", results, "--format", "mturk",
+        "--annotator-map", workers,
+    )  # fmt: skip
 
     assert_votes(created, [t for t in tasks if t["pair_id"] != rejected])
     assert f"Imported {len(tasks) - 1} votes, 1 rejected on MTurk: " in report
