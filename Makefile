@@ -33,17 +33,17 @@ demo: $(STAMP)
 	$(BIN)/nlibuild --db $(DEMO)/premises.db sample --per-genre 10 --seed 13
 	$(BIN)/nlibuild --db $(DEMO)/premises.db stats --table premises
 	$(BIN)/nlibuild --db $(DEMO)/premises.db elicit create --protocol MULTI_CONSTRAINT \
-		--writers w01,w02 --batch-size 4 --max-per-writer 8
+		--annotators w01,w02 --batch-size 4 --max-per-writer 8
 	$(BIN)/nlibuild --db $(DEMO)/premises.db elicit export e0001 --format labelstudio \
 		--out $(DEMO)/elicit-zh
 	$(BIN)/nlibuild --db $(DEMO)/premises.db elicit import data/elicit/zh_e0001.labelstudio.json \
-		--format labelstudio --annotators data/elicit/annotators.csv
+		--format labelstudio --annotator-map data/elicit/annotators.csv
 	$(BIN)/nlibuild --db $(DEMO)/english.db init --lang en
 	for genre in $(EN_GENRES); do \
 		$(BIN)/nlibuild --db $(DEMO)/english.db ingest data/sources/en/$$genre.txt --genre $$genre \
 		|| exit 1; done
 	$(BIN)/nlibuild --db $(DEMO)/english.db sample --per-genre 2 --seed 13
-	$(BIN)/nlibuild --db $(DEMO)/english.db elicit create --protocol SINGLE --writers ann,ben \
+	$(BIN)/nlibuild --db $(DEMO)/english.db elicit create --protocol SINGLE --annotators ann,ben \
 		--batch-size 5
 	$(BIN)/nlibuild --db $(DEMO)/english.db elicit export e0001 --format csv --out $(DEMO)/elicit-en
 	$(BIN)/nlibuild --db $(DEMO)/english.db elicit import data/elicit/en_e0001.csv --format csv

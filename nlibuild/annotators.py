@@ -3,7 +3,7 @@
 A platform (Label Studio, MTurk, ...) names its workers by its own IDs; a store names
 annotators by stable IDs of its own (`w017`), so that votes and pairs stay comparable
 across platforms and anonymised releases. The mapping comes from a map file given once
-(`--annotators MAP`) and is stored as aliases, so later imports of the same platform need
+(`--annotator-map FILE`) and is stored as aliases, so later imports of the same platform need
 no map. Elicitation and relabelling imports both resolve workers this way.
 """
 
@@ -17,6 +17,22 @@ from nlibuild.formats.input_files import read_utf8_text
 from nlibuild.formats.tabular import csv_records
 from nlibuild.queries.annotators import platform_aliases
 from nlibuild.store import Store
+
+
+def is_annotator_map(value: str) -> bool:
+    """Whether `value` names a map file: a regular file whose first line is a map's header
+    (it names platform_id and annotator). Only such a value is taken as a map under the
+    imports' old spelling `--annotators`, which elsewhere names annotators (FILE|IDS)."""
+    path = Path(value)
+    if not path.is_file():
+        return False
+    try:
+        with path.open(encoding="utf-8-sig", errors="replace") as handle:
+            first = handle.readline(4096)
+    except OSError:
+        return False
+    header = {cell.strip() for cell in first.replace("\t", ",").split(",")}
+    return {"platform_id", "annotator"} <= header
 
 
 def read_annotator_map(path: Path, platform: str) -> dict[str, str]:

@@ -1,6 +1,6 @@
 """What the elicitation and relabelling tests share: the premises, a careful writer's
 answers, a store of sampled premises, and the platform files they both read and write
-(exported task files, the worker map of `--annotators`, MTurk's input and batch results
+(exported task files, the worker map of `--annotator-map`, MTurk's input and batch results
 CSVs)."""
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def premise_store(db: Path, genres: Mapping[str, list[str]], *init_args: str) ->
 
 
 def annotator_map(path: Path, *rows: tuple[str, str, str]) -> Path:
-    """The `--annotators` CSV: (platform, platform_id, annotator) per row."""
+    """The `--annotator-map` CSV: (platform, platform_id, annotator) per row."""
     lines = ["platform,platform_id,annotator", *(",".join(row) for row in rows)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path

@@ -916,7 +916,7 @@ def test_elicitation_violations_are_counted_per_writer(tmp_path: Path) -> None:
     source.write_text("\n\n".join(premises) + "\n", encoding="utf-8")
     ok("--db", db, "ingest", source, "--genre", "news")
     ok("--db", db, "sample", "--genre", "news", "--n", 2, "--min-len", 3, "--max-len", 40)
-    ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--writers", "w01")
+    ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--annotators", "w01")
     package = tmp_path / "package"
     ok("--db", db, "elicit", "export", "--all", "--format", "jsonl", "--out", package)
     tasks = read_jsonl(package / "e0001.tasks.jsonl")

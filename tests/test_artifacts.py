@@ -428,7 +428,7 @@ def test_pmi_run_is_recorded_with_its_signature(pmi_db: Path) -> None:
     assert (run["stage"], run["status"], run["signature"]) == ("stats-pmi", "ok", signature[2])
     assert "by:protocol" in run["signature"] and "min-count:1" in run["signature"]
     assert run["counts"] == {"pairs": 6, "without_gold": 1, "rows": 9}
-    assert run["config"]["by"] == "protocol"
+    assert run["config"]["by"] == ["protocol"]  # --by is a list: one grouping here
     other = ok("--db", pmi_db, "stats", "--table", "pmi", "--min-count", "1", "--top", "2")
     assert signature[2] not in other
 

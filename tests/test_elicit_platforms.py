@@ -13,7 +13,7 @@
   results CSV, with Answer.<field> columns or one crowd-form Answer.taskAnswers) and turns
   them into pairs `<premise>-<e|n|c><k>` with the author's label, level, protocol and batch
   and the author's vote at position 0. Cancelled and rejected platform work is dropped and
-  reported; platform worker IDs are mapped with --annotators.
+  reported; platform worker IDs are mapped with --annotator-map.
 - An answer that breaks a rule is reported and stored in `violations` (exit 0); one that
   cannot be read is one `Error:` line, exit 1, and a store exactly as it was. Importing the
   same answers again adds nothing.
@@ -74,7 +74,8 @@ Tasks = list[dict[str, Any]]
 
 
 def create(db: Path, *args: CliArg, protocol: str = "SINGLE", writers: str = "w01") -> str:
-    return ok("--db", db, "elicit", "create", "--protocol", protocol, "--writers", writers, *args)
+    return ok("--db", db, "elicit", "create", "--protocol", protocol, "--annotators", writers,
+              *args)  # fmt: skip
 
 
 def export(db: Path, fmt: str, out: Path, *batches: str) -> Path:
@@ -503,7 +504,7 @@ def test_a_labelstudio_export_comes_back_as_pairs(store: Path, tmp_path: Path) -
     users = annotator_map(tmp_path / "users.csv", ("labelstudio", "4", "w01"))
 
     report = ok("--db", store, "elicit", "import", exported, "--format", "labelstudio",
-                "--annotators", users)  # fmt: skip
+                "--annotator-map", users)  # fmt: skip
 
     assert "Imported 6 answers: 45 pairs added, 0 rejected, 1 marked x" in report
     assert_round_trip(store, batch_tasks, "MULTI", unusable=(x,))
@@ -527,7 +528,7 @@ def test_a_cancelled_labelstudio_annotation_is_dropped_and_reported(
     users = annotator_map(tmp_path / "users.csv", ("labelstudio", "4", "w01"))
 
     report = ok("--db", store, "elicit", "import", exported, "--format", "labelstudio",
-                "--annotators", users)  # fmt: skip
+                "--annotator-map", users)  # fmt: skip
 
     assert "Imported 5 answers, 1 cancelled (skipped) in Label Studio: 15 pairs added" in report
     assert not any(pair[0].startswith(f"{skipped}-") for pair in stored_pairs(store))
@@ -548,7 +549,7 @@ def test_a_labelstudio_user_given_as_an_object_is_mapped_by_user_id(
     users = annotator_map(tmp_path / "users.csv", ("labelstudio", "4", "w01"))
 
     report = ok("--db", store, "elicit", "import", exported, "--format", "labelstudio",
-                "--annotators", users)  # fmt: skip
+                "--annotator-map", users)  # fmt: skip
 
     assert "18 pairs added" in report
     assert_round_trip(store, batch_tasks, "SINGLE")
@@ -569,7 +570,7 @@ def test_mturk_results_with_answer_columns_come_back_as_pairs(store: Path, tmp_p
     )
 
     report = ok("--db", store, "elicit", "import", results, "--format", "mturk",
-                "--annotators", workers)  # fmt: skip
+                "--annotator-map", workers)  # fmt: skip
 
     assert "Imported 6 answers: 45 pairs added, 0 rejected, 1 marked x" in report
     assert_round_trip(store, batch_tasks, "MULTI_CONSTRAINT", unusable=(x,))
@@ -591,7 +592,7 @@ def test_mturk_crowd_form_task_answers_come_back_as_pairs(store: Path, tmp_path:
     workers = annotator_map(tmp_path / "workers.csv", ("mturk", "A1B2C3D4E5", "w01"))
 
     report = ok("--db", store, "elicit", "import", results, "--format", "mturk",
-                "--annotators", workers)  # fmt: skip
+                "--annotator-map", workers)  # fmt: skip
 
     assert "Imported 6 answers: 18 pairs added, 0 rejected, 0 marked x" in report
     assert_round_trip(store, batch_tasks, "SINGLE")
@@ -608,7 +609,7 @@ def test_a_ticked_crowd_form_checkbox_marks_the_premise_x(store: Path, tmp_path:
     workers = annotator_map(tmp_path / "workers.csv", ("mturk", "A1B2C3D4E5", "w01"))
 
     report = ok("--db", store, "elicit", "import", results, "--format", "mturk",
-                "--annotators", workers)  # fmt: skip
+                "--annotator-map", workers)  # fmt: skip
 
     assert "Imported 6 answers: 0 pairs added, 0 rejected, 6 marked x" in report
     assert query(store, "SELECT DISTINCT status FROM assignments") == [("unusable",)]
@@ -628,7 +629,7 @@ def test_a_flattened_crowd_form_checkbox_column_marks_the_premise_x(
     workers = annotator_map(tmp_path / "workers.csv", ("mturk", "A1B2C3D4E5", "w01"))
 
     report = ok("--db", store, "elicit", "import", results, "--format", "mturk",
-                "--annotators", workers)  # fmt: skip
+                "--annotator-map", workers)  # fmt: skip
 
     assert "Imported 6 answers: 15 pairs added, 0 rejected, 1 marked x" in report
     assert_round_trip(store, batch_tasks, "SINGLE", unusable=(x,))
@@ -646,7 +647,7 @@ def test_rejected_mturk_assignments_are_dropped_and_reported(store: Path, tmp_pa
     workers = annotator_map(tmp_path / "workers.csv", ("mturk", "A1B2C3D4E5", "w01"))
 
     report = ok("--db", store, "elicit", "import", results, "--format", "mturk",
-                "--annotators", workers)  # fmt: skip
+                "--annotator-map", workers)  # fmt: skip
 
     assert "Imported 5 answers, 1 rejected on MTurk: 15 pairs added" in report
     assert not any(pair[0].startswith(f"{rejected}-") for pair in stored_pairs(store))
@@ -665,7 +666,7 @@ def test_platform_workers_mapped_once_are_known_to_later_imports(
             out / f"{batch}.mturk-input.csv",
             answered_all(tasks(out, "mturk", batch), SINGLE),
         )
-        mapping = ("--annotators", workers) if batch == "e0001" else ()
+        mapping = ("--annotator-map", workers) if batch == "e0001" else ()
         report = ok("--db", store, "elicit", "import", results, "--format", "mturk", *mapping)
         assert "9 pairs added" in report
     assert {pair[6] for pair in stored_pairs(store)} == {"w01"}
@@ -790,7 +791,7 @@ def test_a_second_create_continues_numbering_with_premises_no_batch_holds(mixed:
 
 def test_nothing_left_to_batch_is_an_error(store: Path) -> None:
     create(store)
-    fails(store, "elicit", "create", "--protocol", "SINGLE", "--writers", "w02",
+    fails(store, "elicit", "create", "--protocol", "SINGLE", "--annotators", "w02",
           says=("no premises", "waiting for writers"))  # fmt: skip
 
 
@@ -835,7 +836,7 @@ def test_a_labelstudio_export_of_another_project_is_an_error(
             ]
         )
     )  # fmt: skip
-    fails(store, "elicit", "import", exported, "--format", "labelstudio", "--annotators", users,
+    fails(store, "elicit", "import", exported, "--format", "labelstudio", "--annotator-map", users,
           says=("sentiment.json", "task 11", "no premise_id and batch"))  # fmt: skip
 
 
@@ -850,7 +851,7 @@ def test_a_labelstudio_result_field_that_is_not_ours_is_an_error(
     tasks_json[1]["annotations"][0]["result"][0]["from_name"] = "sentiment"
     exported.write_text(json.dumps(tasks_json), encoding="utf-8")
 
-    fails(store, "elicit", "import", exported, "--format", "labelstudio", "--annotators", users,
+    fails(store, "elicit", "import", exported, "--format", "labelstudio", "--annotator-map", users,
           says=("export.json", "task 102", "'sentiment'", "another project"))  # fmt: skip
 
 
@@ -860,7 +861,7 @@ def test_label_studio_json_min_is_an_error(
     store, batch_tasks, users = labelstudio_batch
     json_min = tmp_path / "min.json"
     json_min.write_text(json.dumps([t | {"entailment_1": "Hi."} for t in batch_tasks]))
-    fails(store, "elicit", "import", json_min, "--format", "labelstudio", "--annotators", users,
+    fails(store, "elicit", "import", json_min, "--format", "labelstudio", "--annotator-map", users,
           says=("min.json", "full JSON export"))  # fmt: skip
 
 
@@ -880,7 +881,7 @@ def test_mturk_results_without_the_worker_column_are_an_error(
         tmp_path / "results.csv", input_csv, answered_all(batch_tasks, SINGLE), drop=("WorkerId",)
     )
     workers = annotator_map(tmp_path / "workers.csv", ("mturk", "A1B2C3D4E5", "w01"))
-    fails(store, "elicit", "import", results, "--format", "mturk", "--annotators", workers,
+    fails(store, "elicit", "import", results, "--format", "mturk", "--annotator-map", workers,
           says=("results.csv, line 1", "missing column(s) WorkerId"))  # fmt: skip
 
 
@@ -899,7 +900,7 @@ def test_an_unknown_platform_worker_without_a_map_is_an_error(
         results = labelstudio_export(tmp_path / "results.json", batch_tasks, answers)
         worker = "'4'"
     fails(store, "elicit", "import", results, "--format", fmt,
-          says=(f"{fmt} worker {worker}", "--annotators"))  # fmt: skip
+          says=(f"{fmt} worker {worker}", "--annotator-map"))  # fmt: skip
     assert query(store, "SELECT count(*) FROM annotator_aliases") == [(0,)]
 
 
@@ -1067,7 +1068,7 @@ def test_a_platform_export_downloaded_again_adds_nothing(
         answered_all(batch_tasks, SINGLE),
     )
     ok("--db", store, "elicit", "import", exported, "--format", "labelstudio",
-       "--annotators", users)  # fmt: skip
+       "--annotator-map", users)  # fmt: skip
     before = table_counts(store)
     again = shutil.copy(exported, tmp_path / "project-7-at-2024-05-03-17-45-9d8e7f6a.json")
 
@@ -1095,7 +1096,7 @@ def test_a_violation_in_an_export_downloaded_again_is_stored_once(
         tmp_path / "users.csv", ("labelstudio", "4", "w01"), ("labelstudio", "5", "w02")
     )
     ok("--db", store, "elicit", "import", exported, "--format", "labelstudio",
-       "--annotators", users)  # fmt: skip
+       "--annotator-map", users)  # fmt: skip
     assert [v[0] for v in violations(store)] == ["other_writer"]
     before = table_counts(store)
     again = shutil.copy(exported, tmp_path / "project-7-at-2024-05-03-17-45-9d8e7f6a.json")

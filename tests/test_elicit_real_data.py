@@ -32,7 +32,7 @@ def basque_elicited_store(tmp_path: Path) -> tuple[Path, str]:
     # The premises go through the pool like any sampled text: one per distinct premise.
     ok("--db", db, "ingest", EU, "--format", "tsv", "--field", "premise", "--genre", "native")
     ok("--db", db, "sample", "--genre", "native", "--n", 207, "--min-len", 1, "--max-len", 500)
-    ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--writers", "eu01",
+    ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--annotators", "eu01",
        "--batch-size", "300")  # fmt: skip
     # The tsv has premise, hypothesis, label: a long answer sheet naming premises by text.
     report = ok(

@@ -14,7 +14,7 @@ from conftest import fails
 
 @pytest.mark.parametrize(
     ("command", "option"),
-    [(("elicit", "create", "--protocol", "SINGLE"), "--writers"),
+    [(("elicit", "create", "--protocol", "SINGLE"), "--annotators"),
      (("relabel", "create", "--fraction", "0.5"), "--annotators")],
 )  # fmt: skip
 @pytest.mark.parametrize(

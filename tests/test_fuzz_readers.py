@@ -135,15 +135,16 @@ READERS = [
     Reader("elicit-csv", "elicit", "csv", "answers.csv",
            ("elicit", "import", "{file}", "--format", "csv")),
     Reader("elicit-labelstudio", "elicit", "json", "answers.labelstudio.json",
-           ("elicit", "import", "{file}", "--format", "labelstudio", "--annotators",
+           ("elicit", "import", "{file}", "--format", "labelstudio", "--annotator-map",
             "{annotators.csv}")),
     Reader("elicit-mturk", "elicit", "csv", "answers.mturk.csv",
-           ("elicit", "import", "{file}", "--format", "mturk", "--annotators", "{annotators.csv}")),
+           ("elicit", "import", "{file}", "--format", "mturk", "--annotator-map",
+            "{annotators.csv}")),
     Reader("elicit-table", "elicit", "json", "answers.table.json",
            ("elicit", "import", "{file}", "--format", "table", "--columns", "worker=who")),
     Reader("elicit-annotators", "elicit", "csv", "annotators.csv",
            ("elicit", "import", "{answers.labelstudio.json}", "--format", "labelstudio",
-            "--annotators", "{file}")),
+            "--annotator-map", "{file}")),
     Reader("elicit-negators", "elicit", "lines", "negators.txt",
            ("elicit", "import", "{answers.jsonl}", "--format", "jsonl", "--negators", "{file}")),
     Reader("relabel-jsonl", "relabel", "jsonl", "votes.jsonl",
@@ -151,17 +152,17 @@ READERS = [
     Reader("relabel-csv", "relabel", "csv", "votes.csv",
            ("relabel", "import", "{file}", "--format", "csv")),
     Reader("relabel-labelstudio", "relabel", "json", "votes.labelstudio.json",
-           ("relabel", "import", "{file}", "--format", "labelstudio", "--annotators",
+           ("relabel", "import", "{file}", "--format", "labelstudio", "--annotator-map",
             "{relabel-annotators.csv}")),
     Reader("relabel-mturk", "relabel", "csv", "votes.mturk.csv",
-           ("relabel", "import", "{file}", "--format", "mturk", "--annotators",
+           ("relabel", "import", "{file}", "--format", "mturk", "--annotator-map",
             "{relabel-annotators.csv}")),
     Reader("relabel-table", "relabel", "tsv", "votes.table.tsv",
            ("relabel", "import", "{file}", "--format", "table", "--columns", "worker=rater",
             "--labels", "0=entailment,1=neutral,2=contradiction")),
     Reader("relabel-annotators", "relabel", "csv", "relabel-annotators.csv",
            ("relabel", "import", "{votes.labelstudio.json}", "--format", "labelstudio",
-            "--annotators", "{file}")),
+            "--annotator-map", "{file}")),
     Reader("ingest-txt", "empty", "lines", "news.txt", ("ingest", "{file}", "--genre", "news")),
     Reader("ingest-jsonl", "empty", "jsonl", "news.jsonl",
            ("ingest", "{file}", "--genre-field", "genre", "--field", "text")),
@@ -171,10 +172,10 @@ READERS = [
     Reader("init-preset-mnli", None, "lines", "mnli.toml", ("init", "--preset", "{file}")),
     Reader("init-preset-ocnli", None, "lines", "ocnli.toml", ("init", "--preset", "{file}")),
     Reader("elicit-create-premises", "premises", "lines", "premises.txt",
-           ("elicit", "create", "--protocol", "SINGLE", "--writers", "w01",
+           ("elicit", "create", "--protocol", "SINGLE", "--annotators", "w01",
             "--premises", "{file}"), names_ids=True),
     Reader("elicit-create-writers", "premises", "lines", "writers.txt",
-           ("elicit", "create", "--protocol", "SINGLE", "--writers", "{file}"), names_ids=True),
+           ("elicit", "create", "--protocol", "SINGLE", "--annotators", "{file}"), names_ids=True),
     Reader("relabel-create-annotators", "corpus", "lines", "validators.txt",
            ("relabel", "create", "--annotators", "{file}", "--fraction", "0.5"),
            names_ids=True),
@@ -354,7 +355,7 @@ def workshop(tmp_path_factory: pytest.TempPathFactory) -> Workshop:
        "--fraction", "0.5")  # fmt: skip
     premises = premise_store(root / "premises" / "corpus.db", {"news": NEWS}, "--lang", "en")
     elicit = copy_store(premises, root / "elicit" / "corpus.db")
-    ok("--db", elicit, "elicit", "create", "--protocol", "SINGLE", "--writers", "w01")
+    ok("--db", elicit, "elicit", "create", "--protocol", "SINGLE", "--annotators", "w01")
     stores = {
         "corpus": corpus,
         "ocnli": new_store(root / "ocnli" / "corpus.db", "--preset", "ocnli"),
@@ -413,7 +414,7 @@ def succeeds_or_refuses(db: Path, args: list[str], names_ids: bool) -> bool:
     assert line.startswith("Error: "), line
     assert not line.startswith("Error: internal error"), line
     # The fuzzed file, or another input of the command whose content the change makes
-    # wrong (an --annotators map that no longer maps a worker: the answers are named).
+    # wrong (an --annotator-map map that no longer maps a worker: the answers are named).
     named = [Path(arg).name for arg in args if Path(arg).is_file()]
     if not names_ids:
         assert any(name in line for name in named), f"the line names no input file: {line}"

@@ -53,13 +53,13 @@ ZH_POOL = (
 ZH_PREMISES = (*ZH_POOL, "--db corpus.db sample --per-genre 10 --seed 13")
 ZH_BATCHES = (
     *ZH_PREMISES,
-    "--db corpus.db elicit create --protocol MULTI_CONSTRAINT --writers w01,w02 "
+    "--db corpus.db elicit create --protocol MULTI_CONSTRAINT --annotators w01,w02 "
     "--batch-size 4 --max-per-writer 8",
 )
 ZH_PAIRS = (
     *ZH_BATCHES,
     "--db corpus.db elicit import data/elicit/zh_e0001.labelstudio.json --format labelstudio "
-    "--annotators data/elicit/annotators.csv",
+    "--annotator-map data/elicit/annotators.csv",
 )
 ZH_RELABEL = (
     *ZH_PAIRS,

@@ -176,7 +176,7 @@ def test_labelstudio_shows_the_names_and_exports_the_labels(store: Path, tmp_pat
     users = annotator_map(tmp_path / "users.csv", ("labelstudio", "17", "v02"))
 
     ok("--db", store, "relabel", "import", by_alias, "--format", "labelstudio",
-       "--annotators", users)  # fmt: skip
+       "--annotator-map", users)  # fmt: skip
 
     assert_votes(store, tasks)
 
@@ -192,7 +192,7 @@ def test_mturk_buttons_show_the_names_and_answer_with_the_labels(
     results = mturk_votes(tmp_path / "results.csv", out / "r0004.mturk-input.csv", "A2XK9")
     workers = annotator_map(tmp_path / "workers.csv", ("mturk", "A2XK9", "v04"))
 
-    ok("--db", store, "relabel", "import", results, "--format", "mturk", "--annotators", workers)
+    ok("--db", store, "relabel", "import", results, "--format", "mturk", "--annotator-map", workers)
 
     assert_votes(store, tasks)
 

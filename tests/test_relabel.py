@@ -79,7 +79,7 @@ def build_store(db: Path, *, reverse: bool = False) -> Path:
     premise_store(db, genres, "--lang", "en", "--extra-labels", "unrelated")
     for genre, protocol in (("news", "SINGLE"), ("fiction", "MULTI")):
         ok("--db", db, "elicit", "create", "--protocol", protocol, "--genre", genre,
-           "--writers", "w01,w02", "--batch-size", 3)  # fmt: skip
+           "--annotators", "w01,w02", "--batch-size", 3)  # fmt: skip
     package = db.parent / "elicit-package"
     ok("--db", db, "elicit", "export", "--all", "--format", "jsonl", "--out", package)
     answers = [
@@ -665,7 +665,7 @@ def test_a_labelstudio_export_comes_back_with_mapped_users_and_skips_dropped(
     users = annotator_map(tmp_path / "users.csv", ("labelstudio", "17", "v02"))
 
     report = ok("--db", created, "relabel", "import", exported, "--format", "labelstudio",
-                "--annotators", users)  # fmt: skip
+                "--annotator-map", users)  # fmt: skip
 
     kept = [t for t in tasks if t["pair_id"] != skipped]
     assert_votes(created, kept)
@@ -689,8 +689,9 @@ def test_mturk_results_come_back_and_rejected_assignments_are_dropped(
     workers = annotator_map(tmp_path / "workers.csv", ("mturk", "A2XK9EXAMPLE", "v04"))
 
     report = ok(
-        "--db", created, "relabel", "import", results, "--format", "mturk", "--annotators", workers
-    )
+        "--db", created, "relabel", "import", results, "--format", "mturk",
+        "--annotator-map", workers,
+    )  # fmt: skip
 
     assert_votes(created, [t for t in tasks if t["pair_id"] != rejected])
     assert f"Imported {len(tasks) - 1} votes, 1 rejected on MTurk: " in report
@@ -852,7 +853,7 @@ def test_two_different_votes_in_one_file_are_an_error_naming_both_lines(
         ({"batch": "r0099"}, ("line 3", "batch 'r0099' is not a relabelling batch")),
         ({"batch": "e0001"}, ("line 3", "batch 'e0001' is not a relabelling batch")),
         ({"pair_id": "news_0099-e1"}, ("line 3", "pair 'news_0099-e1' is not in this store")),
-        ({"annotator": "A3WORKER"}, ("line 3", "jsonl worker 'A3WORKER'", "--annotators")),
+        ({"annotator": "A3WORKER"}, ("line 3", "jsonl worker 'A3WORKER'", "--annotator-map")),
         ({"pair_id": ""}, ("line 3", "pair_id")),
     ],
 )

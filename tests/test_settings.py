@@ -82,11 +82,11 @@ def test_sample_takes_the_flag_then_the_preset_then_its_default(preset: dict[str
 def test_elicit_create_reads_the_protocol_in_any_case_and_0_as_no_cap(
     preset: dict[str, Any],
 ) -> None:
-    cfg = ElicitCreateConfig.from_preset(preset, "elicit", "mine.toml", writers=("w01",))
+    cfg = ElicitCreateConfig.from_preset(preset, "elicit", "mine.toml", annotators=("w01",))
     assert cfg.protocol is Protocol.MULTI
     assert (cfg.batch_size, cfg.max_per_writer, cfg.seed) == (20, None, 13)
     flagged = ElicitCreateConfig.from_preset(
-        preset, "elicit", "mine.toml", writers=("w01",), protocol=Protocol.SINGLE,
+        preset, "elicit", "mine.toml", annotators=("w01",), protocol=Protocol.SINGLE,
         batch_size=5, max_per_writer=8,
     )  # fmt: skip
     assert (flagged.protocol, flagged.batch_size, flagged.max_per_writer) == (
@@ -175,7 +175,7 @@ def test_a_section_key_no_setting_takes_names_file_section_and_key(
     monkeypatch.setitem(presets.SECTION_SETTINGS, "elicit", (ElicitCreateConfig,))
     preset = {"elicit": {"batch_size": 10, "on_violation": "reject"}}
     with pytest.raises(ConfigError) as caught:
-        ElicitCreateConfig.from_preset(preset, "elicit", "mine.toml", writers=("w01",))
+        ElicitCreateConfig.from_preset(preset, "elicit", "mine.toml", annotators=("w01",))
     assert str(caught.value).startswith(
         "mine.toml: [elicit] on_violation: no setting of ElicitCreateConfig takes this key"
     )
@@ -197,13 +197,13 @@ def test_every_key_a_section_allows_fills_a_setting_or_a_command(section: str) -
 
 def test_a_flag_the_model_refuses_names_the_option() -> None:
     with pytest.raises(ConfigError, match=r"^option batch_size: Input should be greater"):
-        ElicitCreateConfig.from_preset({}, "elicit", "p", writers=("w01",), batch_size=0,
+        ElicitCreateConfig.from_preset({}, "elicit", "p", annotators=("w01",), batch_size=0,
                                        protocol=Protocol.SINGLE)  # fmt: skip
 
 
 def test_a_setting_neither_flag_nor_preset_gives_names_both_places() -> None:
     with pytest.raises(ConfigError) as caught:
-        ElicitCreateConfig.from_preset({}, "elicit", "p", writers=("w01",))
+        ElicitCreateConfig.from_preset({}, "elicit", "p", annotators=("w01",))
     assert str(caught.value) == (
         "give --protocol (SINGLE, MULTI, MULTI_ENCOURAGE, MULTI_CONSTRAINT), "
         "or set [elicit] protocol in the preset"

@@ -22,7 +22,7 @@ def _store(tmp_path: Path) -> Path:
 
 
 def _create(db: Path, protocol: str, writers: str = "w01") -> str:
-    return ok("--db", db, "elicit", "create", "--protocol", protocol, "--writers", writers)
+    return ok("--db", db, "elicit", "create", "--protocol", protocol, "--annotators", writers)
 
 
 def _batch_premises(db: Path) -> dict[str, tuple[str, list[str]]]:
@@ -65,9 +65,9 @@ def test_a_premise_of_a_single_batch_can_go_to_multi_but_not_again_to_single(
         ("MULTI", sorted(batches["e0001"][1])),
     ]
     assert len(batches["e0001"][1]) == 3
-    fails(db, "elicit", "create", "--protocol", "SINGLE", "--writers", "w02",
+    fails(db, "elicit", "create", "--protocol", "SINGLE", "--annotators", "w02",
           says=("no premises", "SINGLE"))  # fmt: skip
-    fails(db, "elicit", "create", "--protocol", "MULTI", "--writers", "w02",
+    fails(db, "elicit", "create", "--protocol", "MULTI", "--annotators", "w02",
           says=("no premises", "MULTI"))  # fmt: skip
     # The other two protocols still have every premise to draw.
     _create(db, "MULTI_CONSTRAINT", "w02")
@@ -133,14 +133,14 @@ def test_chosen_premises_are_batched_and_only_they(tmp_path: Path) -> None:
     chosen = tmp_path / "chosen.txt"
     chosen.write_text(f"# two of three\n{ids[2]}\n\n{ids[0]}\n{ids[0]}\n", encoding="utf-8")
 
-    ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--writers", "w01",
+    ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--annotators", "w01",
        "--premises", chosen)  # fmt: skip
 
     assert sorted(_batch_premises(db)["e0001"][1]) == [ids[0], ids[2]]
     # Chosen again for SINGLE they are taken; for MULTI they are still waiting.
-    fails(db, "elicit", "create", "--protocol", "SINGLE", "--writers", "w01",
+    fails(db, "elicit", "create", "--protocol", "SINGLE", "--annotators", "w01",
           "--premises", chosen, says=(ids[2], "not waiting", "SINGLE"))  # fmt: skip
-    ok("--db", db, "elicit", "create", "--protocol", "MULTI", "--writers", "w01",
+    ok("--db", db, "elicit", "create", "--protocol", "MULTI", "--annotators", "w01",
        "--premises", chosen)  # fmt: skip
     assert sorted(_batch_premises(db)["e0002"][1]) == [ids[0], ids[2]]
 
@@ -151,10 +151,10 @@ def test_an_unknown_chosen_premise_is_one_error_line(tmp_path: Path) -> None:
     chosen = tmp_path / "chosen.txt"
     chosen.write_text(f"{ids[0]}\nnope-1\nnope-2\n", encoding="utf-8")
 
-    fails(db, "elicit", "create", "--protocol", "SINGLE", "--writers", "w01",
+    fails(db, "elicit", "create", "--protocol", "SINGLE", "--annotators", "w01",
           "--premises", chosen,
           says=("chosen.txt", "'nope-1'", "1 more", "not in the store"))  # fmt: skip
     empty = tmp_path / "empty.txt"
     empty.write_text("# none\n", encoding="utf-8")
-    fails(db, "elicit", "create", "--protocol", "SINGLE", "--writers", "w01",
+    fails(db, "elicit", "create", "--protocol", "SINGLE", "--annotators", "w01",
           "--premises", empty, says=("empty.txt", "no premise IDs"))  # fmt: skip

@@ -142,7 +142,7 @@ def test_mturk_input_is_guarded_and_its_results_read_back(relabelled: Path, tmp_
     workers = annotator_map(tmp_path / "workers.csv", ("mturk", "WORKER1", "v01"))
 
     report = ok("--db", relabelled, "relabel", "import", results, "--format", "mturk",
-                "--annotators", workers)  # fmt: skip
+                "--annotator-map", workers)  # fmt: skip
 
     assert "Imported 4 votes" in report
 
@@ -156,7 +156,7 @@ def test_an_elicitation_sheet_reads_back_guarded_premises_and_hypotheses(
     premises = ["-Dashes open this sentence about the harbour.",
                 "@Someone wrote this sentence about the weather today."]  # fmt: skip
     db = premise_store(tmp_path / "corpus.db", {"news": premises}, "--lang", "en")
-    ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--writers", "w01")
+    ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--annotators", "w01")
     out = tmp_path / "package"
     ok("--db", db, "elicit", "export", "--all", "--format", "csv", "--out", out)
     rows = read_sheet(out / "e0001.csv")

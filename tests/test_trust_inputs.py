@@ -320,7 +320,7 @@ def no_hang() -> Iterator[None]:
 def test_an_annotator_map_that_is_a_fifo_is_refused_unopened(db: Path, tmp_path: Path) -> None:
     fifo = tmp_path / "map.csv"
     os.mkfifo(fifo)  # opening it for reading would block until a writer came
-    fails(db, "elicit", "import", elicit_answers(tmp_path), "--annotators", fifo,
+    fails(db, "elicit", "import", elicit_answers(tmp_path), "--annotator-map", fifo,
           says=(str(fifo), "annotator map is a FIFO", "not a regular file"))  # fmt: skip
 
 

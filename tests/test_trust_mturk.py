@@ -51,13 +51,13 @@ def _labelstudio(
 ) -> list[str]:
     labelstudio_export(path, batch_tasks, answers)
     users = annotator_map(path.parent / "users.csv", ("labelstudio", "4", "w01"))
-    return [str(path), "--format", "labelstudio", "--annotators", str(users)]
+    return [str(path), "--format", "labelstudio", "--annotator-map", str(users)]
 
 
 def _mturk(out: Path, path: Path, batch_tasks: Tasks, answers: dict[str, Answer]) -> list[str]:
     mturk_results(path, out / "e0001.mturk-input.csv", answers)
     workers = annotator_map(path.parent / "workers.csv", ("mturk", "A1B2C3D4E5", "w01"))
-    return [str(path), "--format", "mturk", "--annotators", str(workers)]
+    return [str(path), "--format", "mturk", "--annotator-map", str(workers)]
 
 
 PLATFORMS: dict[str, tuple[str, AnswerWriter]] = {
@@ -134,7 +134,7 @@ def test_a_labelstudio_annotation_with_no_result_is_an_empty_submission(
     users = annotator_map(tmp_path / "users.csv", ("labelstudio", "4", "w01"))
 
     report = ok("--db", store, "elicit", "import", exported, "--format", "labelstudio",
-                "--annotators", users)  # fmt: skip
+                "--annotator-map", users)  # fmt: skip
 
     assert "Imported 5 answers, 1 empty submission left open: 15 pairs added" in report
     assert status(store, empty) == [("open",)]

@@ -145,7 +145,7 @@ def _answered_store(tmp_path: Path, *init_args: str) -> tuple[Path, Path]:
     copy of the premise (hypothesis-relative 100%, premise-relative 42%)."""
     tmp_path.mkdir(parents=True, exist_ok=True)
     db = premise_store(tmp_path / "corpus.db", {"news": NEWS[:1]}, *init_args)
-    ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--writers", "w01")
+    ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--annotators", "w01")
     (premise_id,) = [row[0] for row in query(db, "SELECT id FROM premises")]
     answers = write_jsonl(
         tmp_path / "answers.jsonl",

@@ -33,7 +33,7 @@ def elicit_store(db: Path) -> Path:
     premise_store(db, {"news": NEWS, "fiction": FICTION}, "--lang", "en")
     for genre, protocol in (("news", "SINGLE"), ("fiction", "MULTI")):
         ok("--db", db, "elicit", "create", "--protocol", protocol, "--genre", genre,
-           "--writers", "w01,w02", "--batch-size", 3)  # fmt: skip
+           "--annotators", "w01,w02", "--batch-size", 3)  # fmt: skip
     return db
 
 

@@ -128,7 +128,7 @@ def test_sample_refuses_a_seed_too_large_to_use(tmp_path: Path) -> None:
         ("split", "--dev", "4", "--test", "4", "--from", "labelled"),
         ("relabel", "create", "--annotators", "v01,v02,v03", "--fraction", "0.5"),
         ("stats", "--table", "agreement", "--ci", "0.9", "--resamples", "10"),
-        ("elicit", "create", "--protocol", "SINGLE", "--writers", "w01"),
+        ("elicit", "create", "--protocol", "SINGLE", "--annotators", "w01"),
         ("bias", "hypothesis-only", "--cross-validate", "2"),
     ],
 )

@@ -118,7 +118,7 @@ def test_the_installed_command_runs_the_ocnli_preset_outside_the_sources(
     assert "paragraph:line|clean:callhome" in ingested
     run("sample", "--per-genre", "3")
     # No --protocol: the preset's MULTI_CONSTRAINT, whose instructions ship in the wheel.
-    assert "of MULTI_CONSTRAINT" in run("elicit", "create", "--writers", "w01")
+    assert "of MULTI_CONSTRAINT" in run("elicit", "create", "--annotators", "w01")
     run("elicit", "export", "--all", "--format", "jsonl", "--out", "package")
     instructions = tmp_path / "package" / "instructions.MULTI_CONSTRAINT.zh.md"
     assert instructions.read_text(encoding="utf-8").startswith(

@@ -39,7 +39,11 @@ def hypothesis_only(
     ] = None,
     by: Annotated[
         list[str] | None,
-        typer.Option("--by", help="Also per protocol, level, genre and/or author."),
+        typer.Option(
+            "--by",
+            help="Also per protocol, level, genre and/or author: a list (--by genre,protocol "
+            "or --by genre --by protocol), one section per grouping.",
+        ),
     ] = None,
     premise_only: Annotated[
         bool, typer.Option("--premise-only", help="Train on the premise instead (a sanity check).")

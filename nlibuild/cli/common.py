@@ -1,5 +1,5 @@
 """What every command module of the CLI shares: consoles, the store option, error
-handling, progress bars and the --format option. (Parsing option values is
+handling, deprecation lines, progress bars and the --format option. (Parsing option values is
 nlibuild/options.py, shared with the `stats` tables.) No SQL here either."""
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from rich.progress import (
     TransferSpeedColumn,
 )
 
-from nlibuild.errors import NlibuildError
+from nlibuild._version import VERSION
+from nlibuild.errors import ConfigError, NlibuildError
 from nlibuild.progress import progress_console
 from nlibuild.store import Store
 
@@ -118,3 +119,35 @@ def table_folder_option() -> Any:
         help="A folder to write each table to as its own file (<table>.csv, .json, .md or "
         ".tex; with --format csv, json, md or latex).",
     )
+
+
+def removal_release(version: str = VERSION) -> str:
+    """The release an old spelling goes in: the next minor one (0.1.0 -> 0.2)."""
+    major, minor = version.split(".")[:2]
+    return f"{major}.{int(minor) + 1}"
+
+
+def deprecation_line(old: str, new: str, changed: str = "") -> str:
+    """The one wording of every deprecated spelling: `Deprecated: --writers is now
+    --annotators; the old spelling goes in nlibuild 0.2`, with what else changed in
+    brackets after the new name when the meaning moved too."""
+    more = f" ({changed})" if changed else ""
+    goes = f"the old spelling goes in nlibuild {removal_release()}"
+    return f"Deprecated: {old} is now {new}{more}; {goes}"
+
+
+def warn_deprecated(old: str, new: str, changed: str = "") -> None:
+    """Say on stderr, once a command, that an old spelling was used (stdout stays the
+    result, so a pipe or a `--format csv` file is not broken by the line)."""
+    err.print(deprecation_line(old, new, changed), markup=False)
+
+
+def renamed_option(new: str, new_value: Any, old: str, old_value: Any) -> Any:
+    """The value of an option given by its new name or (deprecated, hidden) its old one;
+    both at once is a `ConfigError`, as the two could disagree."""
+    if old_value is None:
+        return new_value
+    if new_value is not None:
+        raise ConfigError(f"{old} is the old spelling of {new}: give {new} alone")
+    warn_deprecated(old, new)
+    return old_value

@@ -210,7 +210,12 @@ def import_(
 
 def export(
     ctx: typer.Context,
-    out_path: Annotated[Path, typer.Option("--out", help="The file to write (hf: the folder).")],
+    out_path: Annotated[
+        Path,
+        typer.Option(
+            "--out", help="The file to write; with --format hf, the folder (a package of files)."
+        ),
+    ],
     format: Annotated[
         str | None,
         typer.Option(

@@ -8,13 +8,15 @@ from typing import Annotated
 import typer
 
 from nlibuild.annotator_ids import read_annotator_ids
-from nlibuild.cli.common import open_store, out, state_of, user_errors
+from nlibuild.cli.common import open_store, out, renamed_option, state_of, user_errors
 from nlibuild.cli.work_packages import (
     PACKAGE_OUT_HELP,
     AnnotatorMapOption,
     ImportPlatformOption,
     InstructionsOption,
+    OldAnnotatorMapOption,
     PlatformOption,
+    annotator_map,
     export_package,
 )
 from nlibuild.errors import ConfigError
@@ -44,7 +46,8 @@ from nlibuild.render import counted, render_table
 elicit_app = typer.Typer(
     help="Hypothesis elicitation: batches of premises out to writers, their answers back in."
     "\n\nExamples:\n\n\b\n"
-    "  nlibuild --db corpus.db elicit create --protocol SINGLE --writers w01,w02 --batch-size 5\n"
+    "  nlibuild --db corpus.db elicit create --protocol SINGLE --annotators w01,w02 "
+    "--batch-size 5\n"
     "  nlibuild --db corpus.db elicit export --all --format labelstudio --out elicit-zh\n",
     no_args_is_help=True,
     rich_markup_mode=None,
@@ -59,9 +62,15 @@ def create(
     protocol: Annotated[
         str | None, typer.Option(help=f"Elicitation protocol: {_PROTOCOLS} (OCNLI 3.2).")
     ] = None,
+    annotators: Annotated[
+        str | None,
+        typer.Option(
+            help="FILE|IDS: the writers, a file with one ID per line or a comma-separated list."
+        ),
+    ] = None,
     writers: Annotated[
         str | None,
-        typer.Option(help="Writer IDs: a file with one per line, or a comma-separated list."),
+        typer.Option(hidden=True, help="Deprecated spelling of --annotators."),
     ] = None,
     batch_size: Annotated[
         int | None,
@@ -93,7 +102,7 @@ def create(
     Examples:
 
     \b
-      nlibuild --db corpus.db elicit create --protocol MULTI_CONSTRAINT --writers w01,w02 \\
+      nlibuild --db corpus.db elicit create --protocol MULTI_CONSTRAINT --annotators w01,w02 \\
           --batch-size 4 --max-per-writer 8
     """
     from nlibuild.stages.elicit_create import run
@@ -101,14 +110,15 @@ def create(
     with user_errors():
         store = open_store(state_of(ctx))
         with store:
-            if writers is None:
-                raise ConfigError("name the writers with --writers: a file, or IDs like w01,w02")
+            annotators = renamed_option("--annotators", annotators, "--writers", writers)
+            if annotators is None:
+                raise ConfigError("name the writers with --annotators: a file, or IDs like w01,w02")
             cfg = store_settings(
                 store,
                 ElicitCreateConfig,
                 "elicit",
                 protocol=choice(Protocol, protocol.upper(), "--protocol") if protocol else None,
-                writers=read_annotator_ids(writers),
+                annotators=read_annotator_ids(annotators),
                 batch_size=batch_size,
                 max_per_writer=max_per_writer,
                 genres=split_list(genre),
@@ -160,7 +170,8 @@ def import_(
     ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="The answers file.")],
     format: ImportPlatformOption = "jsonl",
-    annotators: AnnotatorMapOption = None,
+    annotator_map_file: AnnotatorMapOption = None,
+    old_annotator_map: OldAnnotatorMapOption = None,
     on_violation: Annotated[
         str | None,
         typer.Option(
@@ -220,7 +231,7 @@ def import_(
 
     \b
       nlibuild --db corpus.db elicit import data/elicit/zh_e0001.labelstudio.json --format \\
-          labelstudio --annotators data/elicit/annotators.csv
+          labelstudio --annotator-map data/elicit/annotators.csv
     """
     from nlibuild.stages.elicit_import import run
 
@@ -233,7 +244,7 @@ def import_(
                 "elicit",
                 path=file,
                 format=choice(PlatformFormat, format, "--format"),
-                annotators=annotators,
+                annotator_map=annotator_map(annotator_map_file, old_annotator_map, "elicit import"),
                 on_violation=(
                     choice(OnViolation, on_violation, "--on-violation") if on_violation else None
                 ),

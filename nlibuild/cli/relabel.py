@@ -14,7 +14,9 @@ from nlibuild.cli.work_packages import (
     AnnotatorMapOption,
     ImportPlatformOption,
     InstructionsOption,
+    OldAnnotatorMapOption,
     PlatformOption,
+    annotator_map,
     export_package,
 )
 from nlibuild.errors import ConfigError
@@ -66,7 +68,9 @@ def create(
     ctx: typer.Context,
     annotators: Annotated[
         str | None,
-        typer.Option(help="Annotator IDs: a file with one per line, or a comma-separated list."),
+        typer.Option(
+            help="FILE|IDS: the validators, a file with one ID per line or a comma-separated list."
+        ),
     ] = None,
     fraction: Annotated[
         float | None,
@@ -189,7 +193,8 @@ def import_(
     ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="The labels file.")],
     format: ImportPlatformOption = "jsonl",
-    annotators: AnnotatorMapOption = None,
+    annotator_map_file: AnnotatorMapOption = None,
+    old_annotator_map: OldAnnotatorMapOption = None,
     label_order: Annotated[
         str | None, typer.Option(help="Meaning of integer labels, e.g. e,n,c.")
     ] = None,
@@ -227,7 +232,9 @@ def import_(
             cfg = RelabelImportConfig(
                 path=file,
                 format=choice(PlatformFormat, format, "--format"),
-                annotators=annotators,
+                annotator_map=annotator_map(
+                    annotator_map_file, old_annotator_map, "relabel import"
+                ),
                 label_order=label_order_option(label_order, "--label-order"),
                 label_names=store_label_names(store),
                 columns=platform_columns_option(columns) or {},

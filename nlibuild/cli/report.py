@@ -16,7 +16,7 @@ from nlibuild.options import default_text
 def report(
     ctx: typer.Context,
     out_path: Annotated[
-        Path, typer.Option("--out", help="The HTML page to write, e.g. report.html.")
+        Path, typer.Option("--out", help="The file to write: one HTML page, e.g. report.html.")
     ],
     ci: Annotated[
         float | None,

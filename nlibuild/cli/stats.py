@@ -101,8 +101,9 @@ def stats(
         list[str] | None,
         typer.Option(
             "--by",
-            help="agreement: also per protocol, level, genre and/or lang; pmi: one of "
-            "protocol, level, genre, author; cues: one of those (default protocol).",
+            help="A list (--by genre,protocol or --by genre --by protocol), one section per "
+            "grouping after all pairs: agreement: protocol, level, genre, lang; pmi, cues: "
+            "protocol, level, genre, author (cues: default protocol).",
         ),
     ] = None,
     include_extra: Annotated[
@@ -154,7 +155,9 @@ def stats(
     ] = None,
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="cartography: write the listed pair IDs here, one a line."),
+        typer.Option(
+            "--out", help="cartography: the file to write the listed pair IDs to, one a line."
+        ),
     ] = None,
     plot: Annotated[
         Path | None,

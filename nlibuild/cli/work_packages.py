@@ -1,4 +1,5 @@
-"""What `elicit` and `relabel` share: the platform options and the body of their `export`
+"""What `elicit` and `relabel` share: the platform options (the worker map's old spelling
+included) and the body of their `export`
 commands (a work package of batches for an annotation platform)."""
 
 from __future__ import annotations
@@ -9,7 +10,9 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from nlibuild.cli.common import open_store, out, state_of, user_errors
+from nlibuild.annotators import is_annotator_map
+from nlibuild.cli.common import open_store, out, state_of, user_errors, warn_deprecated
+from nlibuild.errors import ConfigError
 from nlibuild.models import ElicitExportConfig, PlatformFormat, RelabelExportConfig
 from nlibuild.options import choice, split_list, store_label_names
 from nlibuild.render import counted
@@ -38,8 +41,36 @@ InstructionsOption = Annotated[
 ]
 AnnotatorMapOption = Annotated[
     Path | None,
-    typer.Option(help="csv: platform,platform_id,annotator: platform worker IDs to ours."),
+    typer.Option(
+        "--annotator-map",
+        help="FILE: a csv platform,platform_id,annotator mapping platform worker IDs to ours "
+        "(needed once per platform: the store keeps it).",
+    ),
 ]
+OldAnnotatorMapOption = Annotated[
+    str | None,
+    typer.Option("--annotators", hidden=True, help="Deprecated spelling of --annotator-map."),
+]
+
+
+def annotator_map(new: Path | None, old: str | None, command: str) -> Path | None:
+    """The worker map of an import: `--annotator-map FILE`, or for one release the old
+    spelling `--annotators` when its value is such a map (with a deprecation line); any
+    other value of `--annotators` there is an error that says where the map went."""
+    if old is None:
+        return new
+    if new is not None:
+        raise ConfigError("--annotators is the old spelling of --annotator-map: give one")
+    if not is_annotator_map(old):
+        raise ConfigError(
+            f"--annotators {old}: `{command}` takes no annotator IDs; its platform worker map "
+            "is now --annotator-map FILE (a csv with the header platform,platform_id,annotator)"
+        )
+    warn_deprecated(
+        "--annotators FILE (the platform worker map)", "--annotator-map FILE",
+        "--annotators names annotators, FILE|IDS, in every command",
+    )  # fmt: skip
+    return Path(old)
 
 
 def export_package(

@@ -44,7 +44,9 @@ class ArtifactScope(_Config):
 class PmiConfig(_Config):
     """`nlibuild stats --table pmi`: OCNLI Table 8, (word, label) pairs ranked by PMI."""
 
-    by: ArtifactGroup | None = None
+    by: tuple[ArtifactGroup, ...] = Field(
+        default=(), description="after all pairs, one section per grouping, in this order"
+    )
     top: int = Field(default=3, ge=1)
     smoothing: float = Field(default=100.0, ge=0, description="add-k (Gururangan et al. 2018)")
     min_count: int = Field(default=20, ge=1)
@@ -80,7 +82,10 @@ class PmiResult(BaseModel):
 class CuesConfig(_Config):
     """`nlibuild stats --table cues`: negators, overlap and length per label and group."""
 
-    by: ArtifactGroup = ArtifactGroup.PROTOCOL
+    by: tuple[ArtifactGroup, ...] = Field(
+        default=(ArtifactGroup.PROTOCOL,),
+        description="after all pairs, one section per grouping, in this order",
+    )
     max_overlap: float = Field(default=DEFAULT_MAX_OVERLAP, gt=0, le=1)
     overlap_measure: OverlapMeasure = DEFAULT_OVERLAP_MEASURE
     negator_files: tuple[Path, ...] = ()

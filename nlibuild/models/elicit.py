@@ -46,7 +46,7 @@ class ElicitCreateConfig(_Config):
     """`nlibuild elicit create`: batches of unassigned premises, one writer each."""
 
     protocol: Protocol
-    writers: tuple[str, ...] = Field(min_length=1)
+    annotators: tuple[str, ...] = Field(min_length=1, description="the writers")
     batch_size: int = Field(default=50, ge=1)
     max_per_writer: int | None = Field(default=None, ge=1, description="premises, over all runs")
     genres: tuple[str, ...] = ()
@@ -62,19 +62,19 @@ class ElicitCreateConfig(_Config):
         # `--max-per-writer 0` and a preset's `max_per_writer = 0` both mean no cap.
         return None if value == 0 else value
 
-    @field_validator("writers")
+    @field_validator("annotators")
     @classmethod
-    def _writer_ids(cls, writers: tuple[str, ...]) -> tuple[str, ...]:
+    def _writer_ids(cls, annotators: tuple[str, ...]) -> tuple[str, ...]:
         import re
 
-        for writer in writers:
+        for writer in annotators:
             if not re.match(ANNOTATOR_ID_PATTERN, writer):
                 raise ValueError(
                     f"writer ID {writer!r}: use letters, digits and . _ - @ (e.g. w01)"
                 )
-        if len(set(writers)) != len(writers):
+        if len(set(annotators)) != len(annotators):
             raise ValueError("a writer is named twice")
-        return writers
+        return annotators
 
 
 class CreatedBatch(BaseModel):
@@ -117,7 +117,7 @@ class ElicitImportConfig(_Config):
 
     path: Path
     format: PlatformFormat
-    annotators: Path | None = Field(default=None, description="platform ID -> annotator map")
+    annotator_map: Path | None = Field(default=None, description="platform ID -> annotator map")
     on_violation: OnViolation = OnViolation.FLAG
     max_overlap: float = Field(default=DEFAULT_MAX_OVERLAP, gt=0, le=1)
     overlap_measure: OverlapMeasure = DEFAULT_OVERLAP_MEASURE

@@ -102,7 +102,7 @@ class RelabelImportConfig(_Config):
 
     path: Path
     format: PlatformFormat
-    annotators: Path | None = Field(default=None, description="platform ID -> annotator map")
+    annotator_map: Path | None = Field(default=None, description="platform ID -> annotator map")
     label_order: tuple[Label, Label, Label] | None = None
     label_names: tuple[tuple[str, str], ...] = Field(
         default=(), description="(label, the name people see): a name typed back is its label"

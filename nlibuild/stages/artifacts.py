@@ -112,7 +112,7 @@ _EVERY_PAIR = "leave --split out to read every pair"
 def pmi_table(store: Store, cfg: PmiConfig) -> PmiResult:
     """OCNLI Table 8: per group (and for all pairs first), the top (word, label) pairs."""
     with store.recorded_run("stats-pmi", cfg) as run:
-        fields = ["hypothesis", *([cfg.by.value] if cfg.by else [])]
+        fields = ["hypothesis", *(by.value for by in cfg.by)]
         _check_splits(store, [("--split", cfg.scope.splits)], _EVERY_PAIR)
         frame, without_gold, untranslated = _labelled(store, cfg.scope, fields)
         languages = sorted(set(frame["lang"].to_list()))
@@ -128,7 +128,7 @@ def pmi_table(store: Store, cfg: PmiConfig) -> PmiResult:
         }
         rows: list[PmiRow] = []
         order = {label: i for i, label in enumerate(NLI_LABELS)}
-        for by in (None, cfg.by) if cfg.by else (None,):
+        for by in (None, *cfg.by):  # all pairs, then a section per grouping
             found = []
             for lang, part in parts.items():
                 suffix = f" ({lang})" if len(languages) > 1 else ""
@@ -170,25 +170,27 @@ def cue_table(store: Store, cfg: CuesConfig) -> CuesResult:
     with store.recorded_run("stats-cues", cfg) as run:
         _check_splits(store, [("--split", cfg.scope.splits)], _EVERY_PAIR)
         frame, without_gold, untranslated = _labelled(
-            store, cfg.scope, ["hypothesis", "premise", cfg.by.value]
+            store, cfg.scope, ["hypothesis", "premise", *(by.value for by in cfg.by)]
         )
         run_id = run.id
         langs = frame["lang"].to_list()
         lexicons = {lang: negator_lexicon(lang, cfg.negator_files) for lang in set(langs)}
         edges = np.asarray(OVERLAP_BINS[1:-1])
-        # Keyed (is it a group of --by, group, label, language): a writer or genre that is
-        # called "all" stays apart from the row of every pair.
-        tally: dict[tuple[bool, str, str, str], list[list[float]]] = defaultdict(
+        # Keyed (grouping: 0 for all pairs, k for the k-th of --by; group, label, language):
+        # a writer or genre that is called "all" stays apart from the row of every pair.
+        tally: dict[tuple[int, str, str, str], list[list[float]]] = defaultdict(
             lambda: [[], [], []]
         )
-        for hypothesis, premise, lang, label, group in zip(
+        groups = list(zip(*(_groups(frame, by) for by in cfg.by), strict=True))
+        for hypothesis, premise, lang, label, in_groups in zip(
             frame["hypothesis"].to_list(), frame["premise"].to_list(), langs,
-            frame["label"].to_list(), _groups(frame, cfg.by), strict=True,
+            frame["label"].to_list(), groups, strict=True,
         ):  # fmt: skip
             overlap = overlap_share(hypothesis, premise or "", lang, cfg.overlap_measure)
             negated = float(lexicons[lang].negated(hypothesis))
             length = float(text_length(hypothesis, lang))
-            for key in ((False, ALL, label, lang), (True, group, label, lang)):
+            keys = [(k, group, label, lang) for k, group in enumerate(in_groups, 1)]
+            for key in [(0, ALL, label, lang), *keys]:
                 cell = tally[key]
                 cell[0].append(overlap)
                 cell[1].append(negated)
@@ -197,16 +199,16 @@ def cue_table(store: Store, cfg: CuesConfig) -> CuesResult:
         several = len(lexicons) > 1
         order = {label: i for i, label in enumerate(NLI_LABELS)}
         keys = sorted(tally, key=lambda k: (k[0], k[1], k[3], order[k[2]]))
-        for grouped, group, label, lang in keys:
+        for grouping, group, label, lang in keys:
             overlaps, negations, lengths = (
-                np.asarray(v) for v in tally[(grouped, group, label, lang)]
+                np.asarray(v) for v in tally[(grouping, group, label, lang)]
             )
             n = len(overlaps)
             bins = np.bincount(np.searchsorted(edges, overlaps, side="right"),
                                minlength=len(OVERLAP_BINS) - 1)  # fmt: skip
             rows.append(
                 CueRow(
-                    group_by=cfg.by.value if grouped else ALL,
+                    group_by=cfg.by[grouping - 1].value if grouping else ALL,
                     group=group + (f" ({lang})" if several else ""), label=label, pairs=n,
                     negated=float(negations.mean()) if not lexicons[lang].empty else None,
                     mean_overlap=float(overlaps.mean()),

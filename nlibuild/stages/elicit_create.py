@@ -103,10 +103,10 @@ def run(store: Store, cfg: ElicitCreateConfig) -> ElicitCreateResult:
                 f"premise has pairs or a batch of {cfg.protocol.value}); draw more with "
                 "`nlibuild sample`, or give these premises another --protocol"
             )
-        writer_pks = store.ensure_annotators(cfg.writers)
+        writer_pks = store.ensure_annotators(cfg.annotators)
         loads = items_per_annotator(store, ELICIT_BATCH)
-        load = {w: loads.get(w, 0) for w in cfg.writers}
-        tie_order = {w: seeded_rank(cfg.seed, w) for w in cfg.writers}
+        load = {w: loads.get(w, 0) for w in cfg.annotators}
+        tie_order = {w: seeded_rank(cfg.seed, w) for w in cfg.annotators}
         cap = cfg.max_per_writer
         number = _next_batch_number(batch_ids(store))
         created: list[CreatedBatch] = []
@@ -119,7 +119,7 @@ def run(store: Store, cfg: ElicitCreateConfig) -> ElicitCreateResult:
             queue = interleave_genres(lang_premises, cfg.seed)
             start = 0  # the queue is consumed from here on (no copying of its rest)
             while start < len(queue):
-                open_writers = [w for w in cfg.writers if cap is None or load[w] < cap]
+                open_writers = [w for w in cfg.annotators if cap is None or load[w] < cap]
                 if not open_writers:
                     break
                 writer = min(open_writers, key=lambda w: (load[w], tie_order[w]))

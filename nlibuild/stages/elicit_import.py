@@ -1,7 +1,7 @@
 """`nlibuild elicit import`: writers' answers back from a platform, checked, into pairs.
 
 Each answer is one writer's work on one premise of a batch. It is mapped to our IDs (the
-platform's worker ID through `--annotators MAP` or the aliases stored by an earlier import),
+platform's worker ID through `--annotator-map FILE` or the aliases stored by an earlier import),
 checked against its batch (the right writer, a premise the batch holds) and against the
 protocol's rules (`elicitation.check_answer`), and becomes pairs `<premise>-<e|n|c><k>` with
 the author's label, level, protocol and batch, and the author's vote.
@@ -114,7 +114,7 @@ class _Importer:
 
     def writers(self, answers: list[RawAnswer]) -> dict[str | None, str]:
         """platform worker ID -> our annotator ID for every worker in the file."""
-        mapping = platform_annotators(self.store, self.platform, self.cfg.annotators)
+        mapping = platform_annotators(self.store, self.platform, self.cfg.annotator_map)
         workers = {a.worker for a in answers}
         known = self.store.annotator_pks(w for w in workers if w is not None)
         resolved: dict[str | None, str] = {}
@@ -138,7 +138,7 @@ class _Importer:
             raise InputError(
                 self.cfg.path,
                 f"{where}: {self.platform} worker {worker!r} (and {len(unknown) - 1} more) is not "
-                "an annotator of this store; pass --annotators MAP, a csv with the header "
+                "an annotator of this store; pass --annotator-map FILE, a csv with the header "
                 f"platform,platform_id,annotator and rows like {self.platform},{worker},w01",
             )
         return resolved
@@ -373,8 +373,8 @@ def run(store: Store, cfg: ElicitImportConfig) -> ElicitImportResult:
     # the map once the answers are read: a wrong path is refused before any of that work.
     for negators in cfg.negators:
         require_regular_file(negators, "negator file")
-    if cfg.annotators is not None:
-        require_regular_file(cfg.annotators, "annotator map")
+    if cfg.annotator_map is not None:
+        require_regular_file(cfg.annotator_map, "annotator map")
     parsed = platform.read_answers(cfg.path, normaliser)
     if platform.names_workers and cfg.writer:
         raise ConfigError("--writer is for jsonl and csv files; platforms name their workers")

@@ -1,7 +1,7 @@
 """`nlibuild relabel import`: validators' labels back from a platform, checked, into votes.
 
 Each vote is one annotator's label for one pair. Platform worker IDs are mapped to our
-annotators as `elicit import` maps them (`--annotators MAP`, or the aliases stored by an
+annotators as `elicit import` maps them (`--annotator-map FILE`, or the aliases stored by an
 earlier import); a file without worker IDs (a jsonl or csv without `annotator`) is taken to
 be by the annotator its batch belongs to. Labels are normalised (`e`, `Neutral`, integers
 with `--label-order`, the store's extra labels); an unknown one is an error.
@@ -74,7 +74,7 @@ class _Importer:
         """Our annotator and the normalised label of every labelled vote, checking that
         each names a pair of the store and a relabelling batch."""
         batches = {b.id: b for b in batches_of_kind(self.store, RELABEL_BATCH)}
-        mapping = platform_annotators(self.store, self.cfg.format.value, self.cfg.annotators)
+        mapping = platform_annotators(self.store, self.cfg.format.value, self.cfg.annotator_map)
         known = self.store.annotator_pks(v.worker for v in raw_votes if v.worker)
         extra = store_labels(self.store)[len(NLI_LABELS) :]
         normaliser = LabelNormaliser(extra, self.cfg.label_order)
@@ -99,7 +99,7 @@ class _Importer:
                 raise self.error(
                     vote,
                     f"{platform} worker {vote.worker!r} is not an annotator of this store; pass "
-                    "--annotators MAP, a csv with the header platform,platform_id,annotator "
+                    "--annotator-map FILE, a csv with the header platform,platform_id,annotator "
                     f"and rows like {platform},{vote.worker},v01",
                 )
             assert vote.label is not None

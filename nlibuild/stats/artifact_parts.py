@@ -1,26 +1,34 @@
-"""What the two annotation-artifact tables, pmi and cues, share: the --by group, which
-rows start a group, and the closing line's account of the pairs left out."""
+"""What the two annotation-artifact tables, pmi and cues, share: the --by groupings, which
+rows start a group and how a group is named, and the closing line's account of the pairs
+left out."""
 
 from __future__ import annotations
 
-from nlibuild.errors import ConfigError
+from collections.abc import Hashable, Sequence
+
 from nlibuild.models import ArtifactGroup
 from nlibuild.options import choice
 from nlibuild.render import counted
 
 
-def artifact_group(chosen: tuple[str, ...], option: str = "--by") -> ArtifactGroup | None:
-    """One of protocol, level, genre, author (or none)."""
-    if len(chosen) > 1:
-        raise ConfigError(
-            f"{option} {','.join(chosen)}: give one of protocol, level, genre, author"
-        )
-    return choice(ArtifactGroup, chosen[0], option) if chosen else None
+def artifact_groups(chosen: tuple[str, ...], option: str = "--by") -> tuple[ArtifactGroup, ...]:
+    """Groupings among protocol, level, genre, author, each once, in the order given. Several
+    are several sections of the table, one per grouping after the section of all pairs, as
+    `stats --table agreement --by` and `bias hypothesis-only --by` read a list: a user who
+    asks for genre and protocol gets each breakdown, not the (often sparse) cross of both."""
+    groups = tuple(dict.fromkeys(choice(ArtifactGroup, name, option) for name in chosen))
+    return groups
 
 
-def group_starts(groups: list[str]) -> list[bool]:
+def group_starts(groups: Sequence[Hashable]) -> list[bool]:
     """Whether each row starts its group (the group is printed once, as in OCNLI Table 8)."""
     return [i == 0 or group != groups[i - 1] for i, group in enumerate(groups)]
+
+
+def group_name(group_by: str, group: str, groupings: int) -> str:
+    """A group as the people's formats show it: its value, and with several groupings also
+    which one it belongs to (`genre: news`), as two groupings may share a value."""
+    return f"{group_by}: {group}" if groupings > 1 and group_by != "all" else group
 
 
 def left_out(without_gold: int, untranslated: int, lang: str | None) -> str:

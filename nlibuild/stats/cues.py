@@ -19,7 +19,7 @@ from nlibuild.models import (
 )
 from nlibuild.render import counted, render_table
 from nlibuild.stats import StatsOptions, StatsTable, print_json_rows
-from nlibuild.stats.artifact_parts import artifact_group, group_starts, left_out
+from nlibuild.stats.artifact_parts import artifact_groups, group_name, group_starts, left_out
 from nlibuild.stats.subsets import overlap_rule
 from nlibuild.store import Store
 
@@ -27,7 +27,7 @@ from nlibuild.store import Store
 def cues_settings(options: StatsOptions, store: Store) -> CuesConfig:
     overlap = overlap_rule(options, store)
     return CuesConfig(
-        by=artifact_group(options.by) or ArtifactGroup.PROTOCOL,
+        by=artifact_groups(options.by) or (ArtifactGroup.PROTOCOL,),
         max_overlap=overlap.max_overlap,
         overlap_measure=overlap.measure,
         negator_files=options.negators,
@@ -70,14 +70,16 @@ def render_cues(result: CuesResult, settings: CuesConfig, fmt: TableFormat, out:
     def percent(value: float | None) -> str:
         return "n.a." if value is None else f"{100 * value:.1f}"
 
-    starts = group_starts([r.group for r in result.rows])
+    starts = group_starts([(r.group_by, r.group) for r in result.rows])
+    several = len(settings.by)
     units = sorted({r.unit for r in result.rows})
     render_table(
         out,
         f"{title} (shares in %; histogram bins of overlap from "
         f"{', '.join(f'{low:.1f}' for low in OVERLAP_BINS[:-1])}; length in {'/'.join(units)})",
         ["group", "label", "pairs", "negator", "overlap", "histogram", ">limit", "length"],
-        [(r.group if first else "", r.label, r.pairs, percent(r.negated),
+        [(group_name(r.group_by, r.group, several) if first else "", r.label, r.pairs,
+          percent(r.negated),
           percent(r.mean_overlap), " ".join(f"{100 * b:.0f}" for b in r.overlap_bins),
           percent(r.over_limit), f"{r.mean_length:.1f}" if r.mean_length is not None else "")
          for r, first in zip(result.rows, starts, strict=True)],
@@ -101,8 +103,9 @@ def render_cues(result: CuesResult, settings: CuesConfig, fmt: TableFormat, out:
 TABLE = StatsTable(
     name="cues",
     rank=80,
-    help="per group (--by, default protocol) and gold label: the share of hypotheses with "
-    "a negator (the elicitation lexicons), the mean overlap with the premise and its "
+    help="per group (--by, default protocol; a list: one section per grouping) and gold "
+    "label: the share of hypotheses with a negator (the elicitation lexicons), the mean "
+    "overlap with the premise and its "
     "histogram, the share over the overlap limit, and the mean length. The gold label is "
     "the majority (aggregate-labels), else the corpus's released label, else the author's; "
     "pairs with '-' are left out.",

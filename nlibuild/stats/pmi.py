@@ -10,7 +10,7 @@ from nlibuild.models import ArtifactScope, PmiConfig, PmiResult, TableFormat, Wo
 from nlibuild.options import choice
 from nlibuild.render import counted, render_table
 from nlibuild.stats import StatsOptions, StatsTable, print_json_rows
-from nlibuild.stats.artifact_parts import artifact_group, group_starts, left_out
+from nlibuild.stats.artifact_parts import artifact_groups, group_name, group_starts, left_out
 from nlibuild.store import Store
 
 
@@ -18,7 +18,7 @@ def pmi_settings(options: StatsOptions, store: Store) -> PmiConfig:
     top = {} if options.top is None else {"top": options.top}
     return PmiConfig(
         **top,
-        by=artifact_group(options.by),
+        by=artifact_groups(options.by),
         smoothing=options.smoothing,
         min_count=options.min_count,
         per_label=options.per_label,
@@ -43,12 +43,14 @@ def render_pmi(result: PmiResult, settings: PmiConfig, fmt: TableFormat, out: Co
         render_table(out, "", columns,
                      [tuple(r.model_dump().values()) for r in result.rows], fmt)  # fmt: skip
         return
-    starts = group_starts([r.group for r in result.rows])
+    starts = group_starts([(r.group_by, r.group) for r in result.rows])
+    several = len(settings.by)
     render_table(
         out,
         f"Top (word, label) pairs by PMI (OCNLI Table 8), {result.units}",
         ["group", "pairs", "word", "label", "PMI", "counts"],
-        [(r.group if first else "", r.pairs if first else "", r.word, r.label, f"{r.pmi:.2f}",
+        [(group_name(r.group_by, r.group, several) if first else "", r.pairs if first else "",
+          r.word, r.label, f"{r.pmi:.2f}",
           f"{r.count}/{r.word_count}")
          for r, first in zip(result.rows, starts, strict=True)],
         fmt,
@@ -65,7 +67,8 @@ def render_pmi(result: PmiResult, settings: PmiConfig, fmt: TableFormat, out: Co
 TABLE = StatsTable(
     name="pmi",
     rank=70,
-    help="OCNLI's Table 8: for all pairs and per --by group, the top (word, label) pairs "
+    help="OCNLI's Table 8: for all pairs and per group of each --by grouping (a list: one "
+    "section per grouping), the top (word, label) pairs "
     'by PMI between a hypothesis word and the gold label, with counts "pairs with the word '
     'and the label / pairs with the word". Add-k smoothing (k = --smoothing) of the '
     "word-by-label table as in Gururangan et al. (2018); natural log. Words are case-folded "

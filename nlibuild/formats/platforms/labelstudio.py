@@ -108,7 +108,7 @@ def read_answers(path: Path, normaliser: LabelNormaliser) -> AnswerFile:
 
 def _labelstudio_user(completed_by: Any) -> str | None:
     """The annotator's Label Studio user ID: `completed_by` is the ID (an int), or in some
-    versions an object with `id` and `email`. Maps (--annotators) name users by ID."""
+    versions an object with `id` and `email`. Maps (--annotator-map) name users by ID."""
     if isinstance(completed_by, dict):
         completed_by = completed_by.get("id")
     return None if completed_by is None else str(completed_by)
