@@ -341,6 +341,7 @@ class ServePreset(_Section):
     token_attempts_per_minute: _Count | None = None
     session_lifetime: Lifetime | None = None
     invite_lifetime: Lifetime | None = None
+    max_seconds_per_item: Annotated[StrictFloat, Field(gt=0)] | None = None
 
 
 class WorkbenchPreset(_Section):

@@ -55,6 +55,12 @@ class ServeConfig(_Config):
     )
     session_lifetime: Lifetime = "12h"
     invite_lifetime: Lifetime = "14d"
+    max_seconds_per_item: float = Field(
+        default=600.0,
+        gt=0,
+        description="the most seconds the relabel page records for one item: a page left "
+        "open over a break would otherwise weigh on an annotator's median time",
+    )
 
 
 class InviteRecord(BaseModel):

@@ -97,10 +97,6 @@ def write(context: WebContext, request: Request) -> Response:
     return batch_page(context, request, Role.WRITER)
 
 
-def label(context: WebContext, request: Request) -> Response:
-    return batch_page(context, request, Role.VALIDATOR)
-
-
 def lead(context: WebContext, request: Request) -> Response:
     """Progress per batch and annotator, violations per rule, agreement so far."""
     require_role(request, Role.LEAD)

@@ -1,0 +1,195 @@
+"""The relabel page (issue 19): `/label/<batch>`, a validator's pairs one at a time.
+
+The page shows the first pair the validator has not labelled yet: its premise and
+hypothesis, the store's labels (and the preset's extra labels) by the names people read,
+each a button with its key (1..n), progress through the assignment, and an undo of the
+last vote. Blind, as the papers' validation was (MNLI, XNLI, OCNLI: validators saw the two
+sentences only): never the pair's author, its intended label, its ID (an OCNLI pair ID ends
+in the intended label, `-c2`) or other votes; items are numbered by their place in the
+batch.
+
+Every choice is a submit button of a plain POST form, so the page works without script;
+static/label.js adds the keys and posts the vote as JSON with the seconds spent on the
+item. A vote goes through `workbench.relabelling.record_vote` (a `relabel import` run of
+one vote); undo through `undo_vote`. The items before the one shown are all labelled (the
+page always shows the first open one), so "the last vote" is the item just before it, or
+the batch's last item once all are labelled: undo needs no state beyond the page.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from nlibuild.errors import ConflictError, NotFoundError, SubmissionRefused
+from nlibuild.models import RelabelItem, RelabelPage, Role
+from nlibuild.web.auth import require_role
+from nlibuild.web.context import WebContext
+from nlibuild.workbench.relabelling import record_vote, relabel_items, undo_vote
+
+
+@dataclass(frozen=True)
+class LabelView:
+    """What the page shows of a batch: the item to label now (None once all are) and its
+    number, the number of the item an undo takes back (None when none is labelled)."""
+
+    page: RelabelPage
+    current: RelabelItem | None
+    number: int | None
+    undo_number: int | None
+
+    @classmethod
+    def of(cls, page: RelabelPage) -> LabelView:
+        items = page.items
+        number = next((n for n, item in enumerate(items, 1) if item.own_vote is None), None)
+        last_labelled = (number - 1) if number is not None else len(items)
+        return cls(
+            page=page,
+            current=items[number - 1] if number is not None else None,
+            number=number,
+            undo_number=last_labelled or None,
+        )
+
+    @property
+    def answered(self) -> int:
+        return sum(item.own_vote is not None for item in self.page.items)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A vote or undo as posted: by the form (no time) or by label.js (JSON, with time)."""
+
+    number: int
+    label: str
+    seconds: float | None
+    wants_json: bool
+
+
+def routes(context: WebContext) -> list[Route]:
+    """The relabel page's routes, bound to the application's context."""
+    return [
+        Route("/label/{batch_id}", partial(label_page, context)),
+        Route("/label/{batch_id}/vote", partial(vote, context), methods=["POST"]),
+        Route("/label/{batch_id}/undo", partial(undo, context), methods=["POST"]),
+    ]
+
+
+def _items(context: WebContext, person: str, batch_id: str) -> RelabelPage:
+    try:
+        return context.with_store(lambda store: relabel_items(store, person, batch_id))
+    except NotFoundError:
+        raise HTTPException(404, f"There is no batch {batch_id} of yours.") from None
+
+
+def label_page(context: WebContext, request: Request) -> Response:
+    person = require_role(request, Role.VALIDATOR)
+    batch_id = request.path_params["batch_id"]
+    view = LabelView.of(_items(context, person.name, batch_id))
+    values = {
+        "title": f"Batch {batch_id}",
+        "lang": view.page.lang,
+        "view": view,
+        "total": len(view.page.items),
+        "labels": view.page.labels,
+    }
+    return context.page(request, "label.html", values)
+
+
+async def vote(context: WebContext, request: Request) -> Response:
+    """One label for the item numbered `item`: 303 back to the page (a form), or JSON
+    saying where to go next (label.js). The same label again changes nothing; a different
+    one for a labelled item is 409 (undo it first)."""
+    person = require_role(request, Role.VALIDATOR)
+    batch_id = request.path_params["batch_id"]
+    answer = await _answer(request, context.config.max_seconds_per_item)
+
+    def record() -> Response:
+        pair = _pair(context, person.name, batch_id, answer)
+        try:
+            context.with_store(
+                lambda s: record_vote(s, person.name, batch_id, pair, answer.label, answer.seconds)
+            )
+        except ConflictError:
+            message = f"Item {answer.number} is labelled already; undo that label to change it."
+            return _refused(answer, 409, message)
+        except SubmissionRefused:
+            return _refused(answer, 400, f"{answer.label!r} is not one of this batch's labels.")
+        return _moved_on(batch_id, answer, {"label": answer.label})
+
+    return await run_in_threadpool(record)
+
+
+async def undo(context: WebContext, request: Request) -> Response:
+    """Take back the label of the item numbered `item` (nothing when it has none)."""
+    person = require_role(request, Role.VALIDATOR)
+    batch_id = request.path_params["batch_id"]
+    answer = await _answer(request, context.config.max_seconds_per_item)
+
+    def take_back() -> Response:
+        pair = _pair(context, person.name, batch_id, answer)
+        undone = context.with_store(lambda s: undo_vote(s, person.name, batch_id, pair))
+        return _moved_on(batch_id, answer, {"undone": undone})
+
+    return await run_in_threadpool(take_back)
+
+
+def _pair(context: WebContext, person: str, batch_id: str, answer: Answer) -> str:
+    """The ID of the item numbered `answer.number` (the page never shows pair IDs)."""
+    items = _items(context, person, batch_id).items
+    if not 1 <= answer.number <= len(items):
+        raise HTTPException(404, f"Batch {batch_id} has no item {answer.number}.")
+    return items[answer.number - 1].pair_id
+
+
+async def _answer(request: Request, max_seconds: float) -> Answer:
+    wants_json = request.headers.get("content-type", "").startswith("application/json")
+    fields: Any
+    try:
+        fields = await request.json() if wants_json else dict(await request.form())
+    except ValueError:
+        fields = None
+    if not isinstance(fields, dict):
+        raise HTTPException(400, "This request is not a vote; reload the page and try again.")
+    number = fields.get("item")
+    if isinstance(number, str) and number.isdigit():
+        number = int(number)
+    if not isinstance(number, int) or isinstance(number, bool):
+        raise HTTPException(400, "This vote names no item; reload the page and try again.")
+    label = fields.get("label", "")
+    return Answer(
+        number=number,
+        label=label if isinstance(label, str) else "",
+        seconds=capped_seconds(fields.get("seconds"), max_seconds),
+        wants_json=wants_json,
+    )
+
+
+def capped_seconds(given: object, max_seconds: float) -> float | None:
+    """The seconds a browser says were spent on an item, at most `max_seconds` (a page left
+    open over a break is not time spent labelling); None for anything not a time."""
+    if isinstance(given, bool) or not isinstance(given, int | float):
+        return None
+    if not math.isfinite(given) or given < 0:
+        return None
+    return min(float(given), max_seconds)
+
+
+def _moved_on(batch_id: str, answer: Answer, result: dict[str, Any]) -> Response:
+    page = f"/label/{batch_id}"
+    if answer.wants_json:
+        return JSONResponse(result | {"next": page})
+    return RedirectResponse(page, status_code=303)
+
+
+def _refused(answer: Answer, status: int, message: str) -> Response:
+    if answer.wants_json:
+        return JSONResponse({"error": message}, status_code=status)
+    raise HTTPException(status, message)

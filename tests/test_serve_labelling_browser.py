@@ -1,0 +1,163 @@
+"""The relabel page in a real headless Chromium (Debian's package, driven by playwright) on a
+real server (uvicorn on a free loopback port, in a thread): a validator opens their personal
+link and labels a whole small batch with the keyboard alone (keys 1-3, one undo and a new
+label); the votes are in the store with the seconds spent, and the page logs no console
+error. A screenshot is kept as a test artifact (out/test-artifacts/label.png).
+
+Skipped, with the reason, where Chromium or playwright is absent (`apt-get install
+chromium` and the dev extra's playwright provide them; playwright's own browser download is
+not used)."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+from conftest import PROJECT, ok, query, write_jsonl
+from elicitation_data import SINGLE, premise_store
+from serve_stores import batches_of, invite
+
+from nlibuild.models import Role, ServeConfig
+from nlibuild.web.app import create_app
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+ARTIFACTS = PROJECT / "out" / "test-artifacts"
+PREMISES = ["The council approved the new budget on Monday.", "A storm closed the harbour."]
+KEYS = {"1": "entailment", "2": "neutral", "3": "contradiction"}
+
+sync_api: Any = pytest.importorskip(
+    "playwright.sync_api", reason="playwright is not installed (pip install playwright)"
+)
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="no chromium on PATH (Debian: apt-get install chromium)"
+)
+
+
+def relabel_store(tmp_path: Path) -> Path:
+    """Two English premises, their three SINGLE pairs each by w01, all six to v01."""
+    db = premise_store(tmp_path / "corpus.db", {"news": PREMISES}, "--lang", "en")
+    ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--writers", "w01")
+    batch = batches_of(db, "w01", "elicit")[0]
+    answers = [
+        {"batch": batch, "writer": "w01", "premise_id": premise} | SINGLE
+        for (premise,) in query(db, "SELECT id FROM premises ORDER BY id")
+    ]
+    ok("--db", db, "elicit", "import", write_jsonl(tmp_path / "answers.jsonl", answers))
+    ok("--db", db, "relabel", "create", "--annotators", "v01", "--fraction", 1,
+       "--validators", 1)  # fmt: skip
+    return db
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """The workbench on a free loopback port over a new store: (base URL, store)."""
+    db = relabel_store(tmp_path)
+    port = free_port()
+    config = uvicorn.Config(
+        create_app(db, ServeConfig(port=port)), host="127.0.0.1", port=port, log_level="warning"
+    )
+    running = uvicorn.Server(config)
+    thread = threading.Thread(target=running.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not running.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}", db
+    finally:
+        running.should_exit = True
+        thread.join(timeout=10)
+
+
+def tab_to(tab: Any, selector: str, presses: int = 12) -> None:
+    """Press Tab until the element matching `selector` has the focus."""
+    for _ in range(presses):
+        tab.keyboard.press("Tab")
+        if tab.evaluate(f"document.activeElement.matches({selector!r})"):
+            return
+    raise AssertionError(f"Tab never reached {selector}")
+
+
+def test_a_validator_labels_a_whole_batch_with_the_keyboard_alone(
+    server: tuple[str, Path],
+) -> None:
+    base, db = server
+    batch = batches_of(db, "v01", "relabel")[0]
+    items = query(db, "SELECT count(*) FROM assignments s JOIN batches b ON b.pk = s.batch_pk "
+                  "WHERE b.id = ?", batch)[0][0]  # fmt: skip
+    assert items == 6
+    keys = [str(number % 3 + 1) for number in range(items)]  # 1, 2, 3, 1, ...
+    # The last two items by the focused buttons: Tab to the second and Space, then Enter on
+    # the first (which has the focus when an item is shown).
+    presses = {number: [key] for number, key in enumerate(keys, 1)}
+    presses[items - 1], keys[items - 2] = ["Tab", " "], "2"
+    presses[items], keys[items - 1] = ["Enter"], "1"
+    problems: list[str] = []
+    foreign: list[str] = []
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM)
+        try:
+            tab = browser.new_page(viewport={"width": 1000, "height": 700})
+            tab.on("console", lambda message: problems.append(message.text)
+                   if message.type in ("error", "warning") else None)  # fmt: skip
+            tab.on("pageerror", lambda error: problems.append(str(error)))
+            tab.on("response", lambda response: problems.append(f"{response.status} {response.url}")
+                   if response.status >= 400 else None)  # fmt: skip
+            tab.on("request", lambda request: None if request.url.startswith(base)
+                   else foreign.append(request.url))  # fmt: skip
+            tab.goto(f"{base}/t/{invite(db, 'v01', Role.VALIDATOR)}")
+            tab.wait_for_url(f"{base}/")
+            tab_to(tab, f'a[href="/label/{batch}"]')
+            tab.keyboard.press("Enter")
+            tab.wait_for_url(f"{base}/label/{batch}")
+            for number in range(1, items + 1):
+                label_item(tab, number, items, presses[number])
+                if number == 3:  # take it back with u, see the pair again, label it anew
+                    tab.keyboard.press("u")
+                    tab.get_by_text(f"Item 3 of {items}").wait_for()
+                    keys[2] = "2"
+                    label_item(tab, 3, items, [keys[2]])
+                if number == 2:
+                    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+                    screenshot = ARTIFACTS / "label.png"
+                    tab.screenshot(path=str(screenshot), full_page=True)
+            tab.get_by_text("every item of this batch is labelled").wait_for()
+        finally:
+            browser.close()
+    print(f"screenshot: {screenshot}")
+    assert problems == [] and foreign == []
+    votes = query(db, "SELECT v.label FROM votes v JOIN annotators a ON a.pk = v.annotator_pk "
+                  "JOIN assignments s ON s.item_id = (SELECT id FROM pairs WHERE pk = v.pair_pk) "
+                  "WHERE a.id = 'v01' ORDER BY s.position")  # fmt: skip
+    assert [label for (label,) in votes] == [KEYS[key] for key in keys]
+    times = [seconds for (seconds,) in query(db, "SELECT seconds FROM vote_times")]
+    assert len(times) == items and all(0 < seconds < 60 for seconds in times)
+    undone = query(db, "SELECT count(*) FROM runs WHERE stage = 'relabel-undo'")
+    assert undone == [(1,)]
+    assert screenshot.stat().st_size > 5_000
+
+
+def label_item(tab: Any, number: int, items: int, keys: list[str]) -> None:
+    """On item `number`, with the first choice focused, press `keys` after a moment's
+    reading; wait until the next item (or the end) is shown."""
+    tab.get_by_text(f"Item {number} of {items}").wait_for()
+    assert tab.evaluate("document.activeElement.dataset.key") == "1"
+    tab.wait_for_timeout(120)
+    for key in keys:
+        tab.keyboard.press(key)
+    if number < items:
+        tab.get_by_text(f"Item {number + 1} of {items}").wait_for()
