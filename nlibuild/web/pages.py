@@ -93,10 +93,6 @@ def batch_page(context: WebContext, request: Request, role: Role) -> Response:
     return context.page(request, "batch.html", values)
 
 
-def write(context: WebContext, request: Request) -> Response:
-    return batch_page(context, request, Role.WRITER)
-
-
 def label(context: WebContext, request: Request) -> Response:
     return batch_page(context, request, Role.VALIDATOR)
 
