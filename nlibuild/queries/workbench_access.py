@@ -152,18 +152,6 @@ def batch_of_annotator(
     return BatchRow(*row) if row else None
 
 
-def relabel_items_blind(store: Store, batch_pk: int) -> list[tuple[str, str, str, str]]:
-    """(pair id, premise, hypothesis, status) of a relabelling batch, in its order: what a
-    validator may see, and nothing of the author, the label or the votes."""
-    rows = store.conn.execute(
-        "SELECT p.id, pr.text, p.hypothesis, s.status FROM assignments s "
-        "JOIN pairs p ON p.id = s.item_id JOIN premises pr ON pr.pk = p.premise_pk "
-        "WHERE s.batch_pk = ? ORDER BY s.position",
-        (batch_pk,),
-    ).fetchall()
-    return [(row[0], row[1], row[2], row[3]) for row in rows]
-
-
 class ViolationCount(NamedTuple):
     rule: str
     severity: str

@@ -20,7 +20,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from nlibuild.models import ServeConfig
-from nlibuild.web import label_pages, pages
+from nlibuild.web import label_pages, pages, writing_pages
 from nlibuild.web.context import STATIC, WebContext
 from nlibuild.web.security import BodyLimit, CsrfCheck, SecurityHeaders, SessionGate
 
@@ -37,7 +37,7 @@ def create_app(store_path: Path, config: ServeConfig) -> Starlette:
         Route("/healthz", pages.healthz),
         Route("/t/{token}", bound(pages.login)),
         Route("/", bound(pages.home)),
-        Route("/write/{batch_id}", bound(pages.write)),
+        *writing_pages.routes(context),
         *label_pages.routes(context),
         Route("/lead", bound(pages.lead)),
         Route("/logout", bound(pages.logout), methods=["POST"]),

@@ -9,10 +9,9 @@ from starlette.responses import PlainTextResponse, Response
 
 from nlibuild.models import AgreementStat, Role
 from nlibuild.stats.agreement import agreement_stats
-from nlibuild.web.auth import current_person, own_batch_or_404, require_role
+from nlibuild.web.auth import current_person, require_role
 from nlibuild.web.context import SESSION_COOKIE, WebContext, error_response
 from nlibuild.workbench.access import (
-    batch_items,
     close_session,
     open_session,
     own_batches,
@@ -82,19 +81,6 @@ def home(context: WebContext, request: Request) -> Response:
         "link": link,
     }
     return context.page(request, "home.html", values)
-
-
-def batch_page(context: WebContext, request: Request, role: Role) -> Response:
-    """A batch's items, read-only for now (the writing and labelling forms are wave 2)."""
-    require_role(request, role)
-    batch = own_batch_or_404(context, request, request.path_params["batch_id"])
-    items = context.with_store(lambda store: batch_items(store, batch))
-    values = {"title": f"Batch {batch.id}", "batch": batch, "items": items, "lang": batch.lang}
-    return context.page(request, "batch.html", values)
-
-
-def write(context: WebContext, request: Request) -> Response:
-    return batch_page(context, request, Role.WRITER)
 
 
 def lead(context: WebContext, request: Request) -> Response:

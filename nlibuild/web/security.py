@@ -180,6 +180,11 @@ def _foreign_origin(request: Request) -> str | None:
     """Whether an Origin or Referer header names a site other than this server."""
     here = f"{request.url.scheme}://{request.url.netloc}"
     origin = request.headers.get("origin")
+    if origin == "null":
+        # A form POST from a page under `Referrer-Policy: no-referrer` carries `Origin: null`
+        # (Fetch standard, "append a request `Origin` header"), as does Chromium's: it names
+        # no site, so the CSRF token alone decides, as for a request without the header.
+        origin = None
     if origin is not None and origin != here:
         return "This form was sent from another site; open the page here and send it again."
     referer = request.headers.get("referer")

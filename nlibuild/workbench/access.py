@@ -21,7 +21,7 @@ from datetime import UTC, datetime, timedelta
 from nlibuild.errors import ConfigError
 from nlibuild.models import ANNOTATOR_ID_PATTERN, InviteRecord, Role
 from nlibuild.queries import workbench_access as records
-from nlibuild.queries.batches import BatchRow, batch_premises, batches_of_kind
+from nlibuild.queries.batches import BatchRow, batches_of_kind
 from nlibuild.store import Store
 
 SELECTOR_LENGTH = 8
@@ -209,28 +209,6 @@ def own_batch(store: Store, person: Person, batch_id: str) -> BatchRow | None:
     """The batch if it is this person's to work on; None for anything else."""
     kind = BATCH_KIND_OF_ROLE.get(person.role)
     return records.batch_of_annotator(store, person.name, kind, batch_id) if kind else None
-
-
-@dataclass(frozen=True)
-class ItemView:
-    """An item as a person sees it on a batch's page: a writer sees the premise; a
-    validator sees the premise and hypothesis only, never the author, the intended label
-    or other votes (blind relabelling, as SNLI, MNLI and OCNLI validated)."""
-
-    id: str
-    premise: str
-    hypothesis: str | None
-    status: str
-
-
-def batch_items(store: Store, batch: BatchRow) -> list[ItemView]:
-    """The items of one of a person's batches (`own_batch`), in the batch's order."""
-    if batch.kind == "elicit":
-        return [ItemView(p.id, p.text, None, p.status) for p in batch_premises(store, batch.pk)]
-    return [
-        ItemView(pair_id, premise, hypothesis, status)
-        for pair_id, premise, hypothesis, status in records.relabel_items_blind(store, batch.pk)
-    ]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,108 @@
+// The writing page's live feedback (nlibuild/web/writing_pages.py). As the writer types, the
+// fields go, 250 ms after the last keystroke, to the page's feedback route, which answers
+// with the checks of `elicit import` already worded; this script only puts those texts into
+// the page (textContent, never innerHTML: the texts hold what the writer typed), disables
+// submitting while a blocking rule finds something, and reports the draft as saved.
+"use strict";
+(() => {
+  const form = document.getElementById("write-form");
+  if (!form) return;
+  const feedbackUrl = form.dataset.feedbackUrl;
+  const submitButton = document.getElementById("submit-answer");
+  const blockedReason = document.getElementById("blocked-reason");
+  const draftStatus = document.getElementById("draft-status");
+  const DEBOUNCE_MS = 250;
+  let timer = null;
+  let sent = 0; // the newest request's number: an older answer arriving late is dropped
+
+  function answer() {
+    const fields = {};
+    for (const area of form.querySelectorAll("textarea[data-slot]")) {
+      fields[area.dataset.slot] = area.value;
+    }
+    const unusable = document.getElementById("f-unusable");
+    return { fields, unusable: Boolean(unusable && unusable.checked) };
+  }
+
+  function element(tag, className, text) {
+    const made = document.createElement(tag);
+    if (className) made.className = className;
+    if (text !== undefined) made.textContent = text;
+    return made;
+  }
+
+  function showNotes(list, notes) {
+    list.replaceChildren(...notes.map((note) => element("li", `note sev-${note.severity}`, note.text)));
+  }
+
+  function showField(box, field, maxOverlap) {
+    const overlap = box.querySelector(".overlap");
+    overlap.classList.toggle("over", field.over_limit);
+    if (field.overlap === null) {
+      overlap.replaceChildren();
+    } else {
+      const meter = element("meter");
+      meter.min = 0;
+      meter.max = 1;
+      meter.low = maxOverlap * 0.8;
+      meter.high = maxOverlap;
+      meter.optimum = 0;
+      meter.value = field.overlap;
+      overlap.replaceChildren(meter, " ", element("span", "", field.overlap_text));
+    }
+    const marked = box.querySelector(".marked");
+    if (field.segments.some((part) => part.marked)) {
+      marked.replaceChildren(...field.segments.map((part) =>
+        part.marked ? element("mark", "", part.text) : document.createTextNode(part.text)));
+    } else {
+      marked.replaceChildren();
+    }
+    showNotes(box.querySelector(".notes"), field.notes);
+  }
+
+  function show(view) {
+    for (const [slot, field] of Object.entries(view.fields)) {
+      const box = document.getElementById(`fb-${slot}`);
+      if (box) showField(box, field, view.max_overlap);
+    }
+    showNotes(document.querySelector("#answer-feedback .notes"), view.answer_notes);
+    submitButton.disabled = view.blocked;
+    blockedReason.textContent = view.blocked ? view.blocked_reason : "";
+    if (view.saved_at) draftStatus.textContent = `Draft saved ${view.saved_at}`;
+  }
+
+  async function check(save) {
+    const number = ++sent;
+    try {
+      const response = await window.nlibuild.post(feedbackUrl, { ...answer(), save });
+      if (number !== sent) return;
+      if (!response.ok) {
+        draftStatus.textContent = `Feedback unavailable (HTTP ${response.status}); submitting still checks everything.`;
+        return;
+      }
+      show(await response.json());
+    } catch (error) {
+      if (number === sent) draftStatus.textContent = "Feedback unavailable: the server did not answer.";
+    }
+  }
+
+  function later() {
+    clearTimeout(timer);
+    timer = setTimeout(() => check(true), DEBOUNCE_MS);
+  }
+
+  form.addEventListener("input", later);
+  form.addEventListener("change", (event) => {
+    if (event.target.type === "checkbox") later();
+  });
+  form.addEventListener("submit", () => clearTimeout(timer));
+  form.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && !submitButton.disabled) {
+      event.preventDefault();
+      form.requestSubmit(submitButton);
+    }
+  });
+  const firstEmpty = [...form.querySelectorAll("textarea[data-slot]")].find((area) => !area.value);
+  if (firstEmpty && !window.location.hash) firstEmpty.focus();
+  check(false);
+})();
