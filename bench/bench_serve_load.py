@@ -103,7 +103,7 @@ def sessions(db: Path, base: str, annotators: int) -> list[tuple[str, str, int]]
     return [(f"{base}/t/{links[who]}", batch, n) for who, batch, n in batches]
 
 
-def run_load(db: Path, annotators: int) -> tuple[float, list[tuple[str, float]]]:
+def run_load(db: Path, annotators: int, think_s: float) -> tuple[float, list[tuple[str, float]]]:
     """Every validator labels their batch at once; (wall seconds, every request's timing)."""
     with running_server(db) as base:
         work = sessions(db, base, annotators)
@@ -112,9 +112,14 @@ def run_load(db: Path, annotators: int) -> tuple[float, list[tuple[str, float]]]
             done = list(
                 pool.map(
                     lambda job: label_batch(
-                        job[0], job[1], [LABELS[k % 3] for k in range(job[2])], seconds=3.0
+                        job[1][0],
+                        job[1][1],
+                        [LABELS[k % 3] for k in range(job[1][2])],
+                        seconds=3.0,
+                        think_s=think_s,
+                        seed=job[0],
                     ),
-                    work,
+                    enumerate(work),
                 )
             )
         wall = time.perf_counter() - start
@@ -144,7 +149,12 @@ def percentiles_ms(seconds: list[float]) -> tuple[float, float, float]:
 
 
 def report(
-    annotators: int, items: int, wall: float, timings: list[tuple[str, float]], counts: dict
+    annotators: int,
+    items: int,
+    think_s: float,
+    wall: float,
+    timings: list[tuple[str, float]],
+    counts: dict[str, int],
 ) -> str:
     expected = annotators * items
     rows = []
@@ -161,7 +171,8 @@ def report(
             f"- Machine: {machine()}",
             f"- Load: {annotators} validators at once, {items} votes each, one request at a "
             "time per validator (`POST /api/label/<batch>`, JSON, with the CSRF header), "
-            "on loopback; server `nlibuild serve` (uvicorn, one process) in a subprocess",
+            f"{pacing(think_s)}, on loopback; server `nlibuild serve` (uvicorn, one "
+            "process) in a subprocess, clients in threads of the bench's process",
             f"- Wall: {wall:.1f} s for {expected:,} votes: {expected / wall:,.0f} votes/s",
             f"- Stored afterwards: {counts['votes']:,} votes, {counts['vote_times']:,} vote "
             f"times, {counts['runs']:,} `relabel-import` runs of {expected:,} sent: "
@@ -176,6 +187,15 @@ def report(
     )
 
 
+def pacing(think_s: float) -> str:
+    if think_s <= 0:
+        return "each vote sent as soon as the last was answered (no time to read: capacity)"
+    return (
+        f"each vote after a pause of {think_s / 2:g}-{think_s * 1.5:g} s (uniform, seeded: "
+        "a person reading the pair)"
+    )
+
+
 def machine() -> str:
     cpus = len(os.sched_getaffinity(0))
     ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
@@ -186,13 +206,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Load test of nlibuild serve on loopback.")
     parser.add_argument("--annotators", type=int, default=50)
     parser.add_argument("--items", type=int, default=200)
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        help="Mean seconds a validator pauses before each vote (default 0: none).",
+    )
     parser.add_argument("--append-results", action="store_true")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="nlibuild-load-") as folder:
         db = build_store(Path(folder), args.annotators, args.items)
-        wall, timings = run_load(db, args.annotators)
+        wall, timings = run_load(db, args.annotators, args.think)
         counts = stored_counts(db, args.annotators)
-    text = report(args.annotators, args.items, wall, timings, counts)
+    text = report(args.annotators, args.items, args.think, wall, timings, counts)
     print(text)
     if args.append_results:
         heading = f"## {dt.date.today().isoformat()}: `nlibuild serve` under load"

@@ -107,7 +107,7 @@ async def label_vote(context: WebContext, request: Request) -> Response:
         return error_json(400, str(exc))
     return await anyio.to_thread.run_sync(
         lambda: answered(
-            lambda: context.with_store(
+            lambda: context.writing(
                 lambda store: vote_at_position(
                     store, person.name, batch_id, position, label, seconds
                 )
@@ -142,7 +142,7 @@ async def write_answer(context: WebContext, request: Request) -> Response:
         return error_json(400, str(exc))
     return await anyio.to_thread.run_sync(
         lambda: answered(
-            lambda: context.with_store(
+            lambda: context.writing(
                 lambda store: submit_answer(
                     store, person.name, batch_id, premise, unusable, hypotheses
                 )

@@ -20,7 +20,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from nlibuild.models import ServeConfig
-from nlibuild.web import api_pages, pages
+from nlibuild.web import api_pages, lead_pages, pages
 from nlibuild.web.context import STATIC, WebContext
 from nlibuild.web.security import BodyLimit, CsrfCheck, SecurityHeaders, SessionGate
 
@@ -39,9 +39,9 @@ def create_app(store_path: Path, config: ServeConfig) -> Starlette:
         Route("/", bound(pages.home)),
         Route("/write/{batch_id}", bound(pages.write)),
         Route("/label/{batch_id}", bound(pages.label)),
-        Route("/lead", bound(pages.lead)),
         Route("/logout", bound(pages.logout), methods=["POST"]),
         *api_pages.routes(context),
+        *lead_pages.routes(context),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
     ]
     middleware = [

@@ -7,6 +7,7 @@ test use it; httpx, the client, is in the dev extra.
 from __future__ import annotations
 
 import os
+import random
 import re
 import socket
 import subprocess
@@ -132,17 +133,28 @@ def timed(timings: list[tuple[str, float]], what: str, request: Any) -> httpx.Re
 
 
 def label_batch(
-    link: str, batch: str, labels: list[str], seconds: float | None = None
+    link: str,
+    batch: str,
+    labels: list[str],
+    seconds: float | None = None,
+    think_s: float = 0.0,
+    seed: int = 0,
 ) -> list[tuple[str, float]]:
     """A validator's whole session: open their link, then vote `labels[k - 1]` on item k of
-    `batch`, one request after the other as a person would. Returns every request's
-    (route, seconds); a `DriveError` as soon as one is not a 200."""
+    `batch`, one request after the other as a person would, pausing before each vote for
+    between half and one and a half times `think_s` (seeded; 0: no pause). Returns every
+    request's (route, seconds); a `DriveError` as soon as one is not a 200."""
     timings: list[tuple[str, float]] = []
+    pauses = random.Random(seed)
     with WorkbenchClient(link) as client:
         client.sign_in(timings)
         for position, label in enumerate(labels, 1):
+            if think_s > 0:
+                time.sleep(think_s * pauses.uniform(0.5, 1.5))
             voted = timed(
-                timings, "vote", lambda: client.vote(batch, position, label, seconds)
+                timings,
+                "vote",
+                lambda at=position, chosen=label: client.vote(batch, at, chosen, seconds),
             )
             if voted.status_code != 200:
                 raise DriveError(f"{batch} item {position}: {voted.status_code} {voted.text}")

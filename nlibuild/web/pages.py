@@ -7,8 +7,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from nlibuild.models import AgreementStat, Role
-from nlibuild.stats.agreement import agreement_stats
+from nlibuild.models import Role
 from nlibuild.web.auth import current_person, own_batch_or_404, require_role
 from nlibuild.web.context import SESSION_COOKIE, WebContext, error_response
 from nlibuild.workbench.access import (
@@ -16,8 +15,6 @@ from nlibuild.workbench.access import (
     close_session,
     open_session,
     own_batches,
-    progress_per_batch,
-    violation_counts,
 )
 
 REFUSALS = {
@@ -99,42 +96,6 @@ def write(context: WebContext, request: Request) -> Response:
 
 def label(context: WebContext, request: Request) -> Response:
     return batch_page(context, request, Role.VALIDATOR)
-
-
-def lead(context: WebContext, request: Request) -> Response:
-    """Progress per batch and annotator, violations per rule, agreement so far."""
-    require_role(request, Role.LEAD)
-    progress = context.with_store(progress_per_batch)
-    per_annotator: dict[tuple[str, str], list[int]] = {}
-    for row in progress:
-        counts = per_annotator.setdefault((row.annotator, row.kind), [0, 0])
-        counts[0] += row.open
-        counts[1] += row.answered
-    values = {
-        "title": "Lead",
-        "per_annotator": [(*key, *counts) for key, counts in sorted(per_annotator.items())],
-        "progress": [
-            (r.batch, r.kind, r.protocol or "", r.lang, r.annotator, r.items, r.open, r.answered)
-            for r in progress
-        ],
-        "violations": context.with_store(violation_counts),
-        "agreement": [
-            (s.statistic, agreement_text(s), f"{s.denominator} pairs")
-            for s in context.with_store(agreement_stats)
-            if s.group == "all"
-        ],
-    }
-    return context.page(request, "lead.html", values)
-
-
-def agreement_text(stat: AgreementStat) -> str:
-    """A statistic as `stats --table agreement` shows it: chance-corrected coefficients
-    with three decimals, shares as percentages."""
-    if stat.value is None:
-        return "n.a."
-    if "kappa" in stat.statistic or "alpha" in stat.statistic:
-        return f"{stat.value:.3f}"
-    return f"{stat.value:.1%}"
 
 
 def http_error(context: WebContext, request: Request, exc: Exception) -> Response:
