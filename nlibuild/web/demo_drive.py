@@ -27,24 +27,39 @@ from nlibuild.workbench.writing import writer_batches, writing_task
 # label; SINGLE one): general enough to fit, and sharing few words with any premise.
 ANSWERS = {
     "zh": {
-        Label.ENTAILMENT: ["这段话讲了一件具体的事情。", "文中提到了某些人或者某些事。",
-                           "这里的内容跟现实生活有关系。"],
-        Label.NEUTRAL: ["这件事情发生在去年的冬天。", "作者写下这些以后觉得非常满意。",
-                        "很多读者以前早就听说过这件事。"],
-        Label.CONTRADICTION: ["这段话其实什么也没有说。", "文中所有说法都是凭空编造的。",
-                              "这里讲的事情发生在遥远的外星球上。"],
-    },  # fmt: skip
+        Label.ENTAILMENT: [
+            "这段话讲了一件具体的事情。",
+            "文中提到了某些人或者某些事。",
+            "这里的内容跟现实生活有关系。",
+        ],
+        Label.NEUTRAL: [
+            "这件事情发生在去年的冬天。",
+            "作者写下这些以后觉得非常满意。",
+            "很多读者以前早就听说过这件事。",
+        ],
+        Label.CONTRADICTION: [
+            "这段话其实什么也没有说。",
+            "文中所有说法都是凭空编造的。",
+            "这里讲的事情发生在遥远的外星球上。",
+        ],
+    },
     "en": {
-        Label.ENTAILMENT: ["The text is about something specific.",
-                           "Somebody or something is mentioned here.",
-                           "The passage describes a situation."],
-        Label.NEUTRAL: ["This happened during a cold winter.",
-                        "The writer was pleased with the result.",
-                        "Many readers had heard about it before."],
-        Label.CONTRADICTION: ["The passage says nothing at all.",
-                              "Everything in it was invented on another planet.",
-                              "It describes events on a distant moon."],
-    },  # fmt: skip
+        Label.ENTAILMENT: [
+            "The text is about something specific.",
+            "Somebody or something is mentioned here.",
+            "The passage describes a situation.",
+        ],
+        Label.NEUTRAL: [
+            "This happened during a cold winter.",
+            "The writer was pleased with the result.",
+            "Many readers had heard about it before.",
+        ],
+        Label.CONTRADICTION: [
+            "The passage says nothing at all.",
+            "Everything in it was invented on another planet.",
+            "It describes events on a distant moon.",
+        ],
+    },
 }
 
 
