@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 SCORE_STAMP := $(VENV)/.installed-score
 DEMO := out/demo
 
-.PHONY: demo score-demo test test-slow fuzz lint bench schemas clean
+.PHONY: demo score-demo test test-slow fuzz lint bench bench-serve schemas clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -81,6 +81,17 @@ demo: $(STAMP)
 		--plot $(DEMO)/agreement.png
 	$(BIN)/nlibuild --db $(DEMO)/premises.db report --out $(DEMO)/report.html --ci 0.95 \
 		--min-count 2
+	# The workbench (issue 19): personal links for a writer and a validator (with a batch of
+	# the pairs not yet relabelled: v01 voted on the first ones above), then the server on
+	# the store for a few seconds, one answer and one vote sent through it, and stopped.
+	$(BIN)/nlibuild --db $(DEMO)/premises.db relabel create --fraction 1 --annotators v01 \
+		--validators 1 --batch-size 10
+	$(BIN)/nlibuild --db $(DEMO)/premises.db serve invite --annotator w01 --role writer \
+		--expires 1h > $(DEMO)/writer.link
+	$(BIN)/nlibuild --db $(DEMO)/premises.db serve invite --annotator v01 --role validator \
+		--expires 1h > $(DEMO)/validator.link
+	$(BIN)/python -m nlibuild.web.demo_drive $(DEMO)/premises.db $(DEMO)/writer.link \
+		$(DEMO)/validator.link
 
 # Scoring (issue 17) needs the score extra (torch, CPU wheel here): a tiny random BERT-like
 # model built from the sample corpus's texts, trained 2 epochs on its train split and
@@ -126,6 +137,12 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_ingest.py --append-results
 	$(BIN)/pip install --quiet -e ".[bench]" && $(BIN)/python bench/bench_aggregate.py --append-results
 	$(BIN)/python bench/bench_translate.py --append-results
+
+# The workbench under load (issue 19): 50 validators voting 200 items each at once on
+# loopback, with no pause (capacity) and with a person's pause of about a second.
+bench-serve: $(STAMP)
+	$(BIN)/python bench/bench_serve_load.py --append-results
+	$(BIN)/python bench/bench_serve_load.py --think 1 --append-results
 
 schemas: $(STAMP)
 	$(BIN)/nlibuild schemas --out schemas

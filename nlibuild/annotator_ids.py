@@ -16,7 +16,7 @@ def read_annotator_ids(value: str) -> tuple[str, ...]:
     """IDs from a file (one per line, or the first column of a csv; `#` comments and an
     `id`/`writer`/`annotator` header are skipped) or from a comma-separated list."""
     path = Path(value)
-    if not path.is_file():
+    if not _names_a_file(path):
         return tuple(item.strip() for item in value.split(",") if item.strip())
     try:
         lines = path.read_text(encoding="utf-8-sig").splitlines()
@@ -31,6 +31,15 @@ def read_annotator_ids(value: str) -> tuple[str, ...]:
     if not ids:
         raise InputError(path, "no writer IDs in this file; write one per line")
     return tuple(ids)
+
+
+def _names_a_file(path: Path) -> bool:
+    # A long list (50 validators) is longer than a file name may be: stat refuses it with
+    # ENAMETOOLONG, which says it is no file, not that the list is wrong.
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def _check_id(path: Path, number: int, cell: str, seen: dict[str, int]) -> None:

@@ -382,6 +382,16 @@ def test_the_load_is_balanced_over_annotators_and_runs(pairs: Path) -> None:
     assert sorted(loads[v] for v in six) == [10, 10, 11, 11, 11, 11]
 
 
+def test_a_list_of_fifty_validators_longer_than_a_file_name_is_read_as_ids(
+    pairs: Path,
+) -> None:
+    # 50 IDs of 7 characters are 399 characters, over the 255 a file name may have: the
+    # list was once taken for a file and its stat's ENAMETOOLONG became an internal error.
+    fifty = [f"load{k:03d}" for k in range(1, 51)]
+    create(pairs, annotators=",".join(fifty))
+    assert {annotator for _, annotator, _, _ in layout(pairs)} <= set(fifty)
+
+
 def test_authors_among_the_annotators_get_only_other_writers_pairs(created: Path) -> None:
     written_by = authors(created)
     loads = Counter(annotator for _, annotator, _, _ in layout(created))

@@ -20,7 +20,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from nlibuild.models import ServeConfig
-from nlibuild.web import label_pages, pages, writing_pages
+from nlibuild.web import api_pages, label_pages, lead_pages, pages, writing_pages
 from nlibuild.web.context import STATIC, WebContext
 from nlibuild.web.security import BodyLimit, CsrfCheck, SecurityHeaders, SessionGate
 
@@ -39,8 +39,9 @@ def create_app(store_path: Path, config: ServeConfig) -> Starlette:
         Route("/", bound(pages.home)),
         *writing_pages.routes(context),
         *label_pages.routes(context),
-        Route("/lead", bound(pages.lead)),
         Route("/logout", bound(pages.logout), methods=["POST"]),
+        *api_pages.routes(context),
+        *lead_pages.routes(context),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
     ]
     middleware = [

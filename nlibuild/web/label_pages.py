@@ -114,7 +114,7 @@ async def vote(context: WebContext, request: Request) -> Response:
     def record() -> Response:
         pair = _pair(context, person.name, batch_id, answer)
         try:
-            context.with_store(
+            context.writing(
                 lambda s: record_vote(s, person.name, batch_id, pair, answer.label, answer.seconds)
             )
         except ConflictError:
@@ -135,7 +135,7 @@ async def undo(context: WebContext, request: Request) -> Response:
 
     def take_back() -> Response:
         pair = _pair(context, person.name, batch_id, answer)
-        undone = context.with_store(lambda s: undo_vote(s, person.name, batch_id, pair))
+        undone = context.writing(lambda s: undo_vote(s, person.name, batch_id, pair))
         return _moved_on(batch_id, answer, {"undone": undone})
 
     return await run_in_threadpool(take_back)

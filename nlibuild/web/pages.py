@@ -7,16 +7,13 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from nlibuild.models import AgreementStat, Role
-from nlibuild.stats.agreement import agreement_stats
-from nlibuild.web.auth import current_person, require_role
+from nlibuild.models import Role
+from nlibuild.web.auth import current_person
 from nlibuild.web.context import SESSION_COOKIE, WebContext, error_response
 from nlibuild.workbench.access import (
     close_session,
     open_session,
     own_batches,
-    progress_per_batch,
-    violation_counts,
 )
 
 REFUSALS = {
@@ -81,42 +78,6 @@ def home(context: WebContext, request: Request) -> Response:
         "link": link,
     }
     return context.page(request, "home.html", values)
-
-
-def lead(context: WebContext, request: Request) -> Response:
-    """Progress per batch and annotator, violations per rule, agreement so far."""
-    require_role(request, Role.LEAD)
-    progress = context.with_store(progress_per_batch)
-    per_annotator: dict[tuple[str, str], list[int]] = {}
-    for row in progress:
-        counts = per_annotator.setdefault((row.annotator, row.kind), [0, 0])
-        counts[0] += row.open
-        counts[1] += row.answered
-    values = {
-        "title": "Lead",
-        "per_annotator": [(*key, *counts) for key, counts in sorted(per_annotator.items())],
-        "progress": [
-            (r.batch, r.kind, r.protocol or "", r.lang, r.annotator, r.items, r.open, r.answered)
-            for r in progress
-        ],
-        "violations": context.with_store(violation_counts),
-        "agreement": [
-            (s.statistic, agreement_text(s), f"{s.denominator} pairs")
-            for s in context.with_store(agreement_stats)
-            if s.group == "all"
-        ],
-    }
-    return context.page(request, "lead.html", values)
-
-
-def agreement_text(stat: AgreementStat) -> str:
-    """A statistic as `stats --table agreement` shows it: chance-corrected coefficients
-    with three decimals, shares as percentages."""
-    if stat.value is None:
-        return "n.a."
-    if "kappa" in stat.statistic or "alpha" in stat.statistic:
-        return f"{stat.value:.3f}"
-    return f"{stat.value:.1%}"
 
 
 def http_error(context: WebContext, request: Request, exc: Exception) -> Response:

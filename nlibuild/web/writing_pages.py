@@ -252,10 +252,11 @@ def _instructions(task: WritingTask) -> Markup:
     return Markup(instructions_html(body or task.instructions))  # raw HTML is off
 
 
-def _store_call(context: WebContext, work: Callable[[Store], Any]) -> Any:
-    """Run a library call on this thread's store; its NotFound is the page's 404."""
+def _store_call(context: WebContext, work: Callable[[Store], Any], writes: bool = False) -> Any:
+    """Run a library call on this thread's store (one that `writes` under the process's
+    write lock, `WebContext.writing`); its NotFound is the page's 404."""
     try:
-        return context.with_store(work)
+        return context.writing(work) if writes else context.with_store(work)
     except NotFoundError as exc:
         raise HTTPException(404, f"Not found: {exc}") from exc
 
@@ -348,6 +349,7 @@ async def feedback_json(context: WebContext, request: Request) -> Response:
         saved = _store_call(
             context,
             lambda s: save_draft(s, writer, task.batch, premise_id, sent.fields, sent.unusable),
+            writes=True,
         )
         return view.model_copy(update={"saved_at": saved.updated_at})
 
@@ -372,7 +374,9 @@ def _answer(context: WebContext, request: Request, sent: dict[str, str]) -> Resp
         return again(problem="This premise is already submitted.")
     if sent.get("action") != "submit":
         _store_call(
-            context, lambda s: save_draft(s, writer, task.batch, premise.id, fields, unusable)
+            context,
+            lambda s: save_draft(s, writer, task.batch, premise.id, fields, unusable),
+            writes=True,
         )
         return again(view=_feedback_of(context, writer, task, premise.id, fields, unusable))
     hypotheses = hypotheses_of(fields, task.protocol)
@@ -380,11 +384,14 @@ def _answer(context: WebContext, request: Request, sent: dict[str, str]) -> Resp
         result: SubmissionResult = _store_call(
             context,
             lambda s: submit_answer(s, writer, task.batch, premise.id, unusable, hypotheses),
+            writes=True,
         )
     except SubmissionRefused as refused:
         view = _feedback_of(context, writer, task, premise.id, fields, unusable)
         _store_call(
-            context, lambda s: save_draft(s, writer, task.batch, premise.id, fields, unusable)
+            context,
+            lambda s: save_draft(s, writer, task.batch, premise.id, fields, unusable),
+            writes=True,
         )
         return again(view=view, problem=f"Not submitted: {refused}", status=422)
     except ConflictError as conflict:

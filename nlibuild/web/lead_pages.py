@@ -1,0 +1,216 @@
+"""The lead page: progress per batch and annotator, violations, agreement so far, and the
+buttons for what the CLI does: create elicitation batches (`elicit create`), create
+relabelling batches (`relabel create`), aggregate labels (`aggregate-labels`).
+
+Each button is a POST form (with the CSRF token, as every form) that builds the stage's
+settings model as the CLI does (`store_settings`: the form's values, then the store's
+preset, then the model's defaults) and runs the same stage, so it makes the same recorded
+run. A value the model or the stage refuses comes back on the page as the `Error:` line
+the CLI would print, with nothing written. Only the lead may see or use them (403).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import anyio.to_thread
+from pydantic import ValidationError
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from nlibuild.errors import ConfigError, NlibuildError
+from nlibuild.models import (
+    AggregateConfig,
+    AggregateMethod,
+    AgreementStat,
+    ElicitCreateConfig,
+    Protocol,
+    RelabelCreateConfig,
+    Role,
+)
+from nlibuild.options import min_agree_option, store_settings
+from nlibuild.render import counted
+from nlibuild.stats.agreement import agreement_stats
+from nlibuild.store import Store
+from nlibuild.web.auth import require_role
+from nlibuild.web.context import WebContext
+from nlibuild.workbench.access import progress_per_batch, violation_counts
+
+Form = dict[str, str]
+
+
+def lead(context: WebContext, request: Request) -> Response:
+    require_role(request, Role.LEAD)
+    return lead_page(context, request)
+
+
+def lead_page(
+    context: WebContext, request: Request, done: str = "", error: str = "", status: int = 200
+) -> Response:
+    """Progress per batch and annotator, violations per rule, agreement so far, the forms;
+    `done` or `error` says what the last button did."""
+    progress = context.with_store(progress_per_batch)
+    per_annotator: dict[tuple[str, str], list[int]] = {}
+    for row in progress:
+        counts = per_annotator.setdefault((row.annotator, row.kind), [0, 0])
+        counts[0] += row.open
+        counts[1] += row.answered
+    values = {
+        "title": "Lead",
+        "done": done,
+        "error": error,
+        "protocols": [p.value for p in Protocol],
+        "methods": [m.value for m in AggregateMethod],
+        "per_annotator": [(*key, *counts) for key, counts in sorted(per_annotator.items())],
+        "progress": [
+            (r.batch, r.kind, r.protocol or "", r.lang, r.annotator, r.items, r.open, r.answered)
+            for r in progress
+        ],
+        "violations": context.with_store(violation_counts),
+        "agreement": [
+            (s.statistic, agreement_text(s), f"{s.denominator} pairs")
+            for s in context.with_store(agreement_stats)
+            if s.group == "all"
+        ],
+    }
+    return context.page(request, "lead.html", values, status)
+
+
+def agreement_text(stat: AgreementStat) -> str:
+    """A statistic as `stats --table agreement` shows it: chance-corrected coefficients
+    with three decimals, shares as percentages."""
+    if stat.value is None:
+        return "n.a."
+    if "kappa" in stat.statistic or "alpha" in stat.statistic:
+        return f"{stat.value:.3f}"
+    return f"{stat.value:.1%}"
+
+
+# --- the buttons -----------------------------------------------------------------------------
+
+
+def given(form: Form, name: str) -> str | None:
+    """A field's text, None when left empty (the preset's value or the default then)."""
+    value = form.get(name, "").strip()
+    return value or None
+
+
+def number(form: Form, name: str, kind: Callable[[str], Any], label: str) -> Any:
+    text = given(form, name)
+    if text is None:
+        return None
+    try:
+        return kind(text)
+    except ValueError:
+        raise ConfigError(f"{label} {text!r} is not a number") from None
+
+
+def id_list(form: Form, name: str) -> tuple[str, ...] | None:
+    """Comma-separated IDs, as the CLI's `--writers w01,w02` (a form has no file to name)."""
+    text = given(form, name)
+    return tuple(i.strip() for i in text.split(",") if i.strip()) if text else None
+
+
+def create_elicit_batches(store: Store, form: Form) -> str:
+    from nlibuild.stages.elicit_create import run
+
+    protocol = given(form, "protocol")
+    cfg = store_settings(
+        store,
+        ElicitCreateConfig,
+        "elicit",
+        protocol=protocol.upper() if protocol else None,
+        writers=id_list(form, "writers"),
+        batch_size=number(form, "batch_size", int, "batch size"),
+        max_per_writer=number(form, "max_per_writer", int, "most premises per writer"),
+    )
+    result = run(store, cfg)
+    return (
+        f"Created {counted(len(result.batches), 'batch')} of {cfg.protocol.value} "
+        f"({', '.join(b.id for b in result.batches)}): "
+        f"{counted(sum(b.premises for b in result.batches), 'premise')} (run {result.run_id})"
+    )
+
+
+def create_relabel_batches(store: Store, form: Form) -> str:
+    from nlibuild.stages.relabel_create import run
+
+    cfg = store_settings(
+        store,
+        RelabelCreateConfig,
+        "relabel",
+        annotators=id_list(form, "annotators"),
+        fraction=number(form, "fraction", float, "fraction"),
+        validators=number(form, "validators", int, "validators per pair"),
+        batch_size=number(form, "batch_size", int, "batch size"),
+    )
+    result = run(store, cfg)
+    return (
+        f"Picked {counted(result.picked, 'pair')} of {result.candidates} for relabelling: "
+        f"{counted(len(result.batches), 'batch')}, {result.assignments} assignments "
+        f"(run {result.run_id})"
+    )
+
+
+def aggregate_labels(store: Store, form: Form) -> str:
+    from nlibuild.stages.aggregate import run
+
+    cfg = store_settings(
+        store,
+        AggregateConfig,
+        "aggregate",
+        min_agree=min_agree_option(given(form, "min_agree")),
+        method=given(form, "method"),
+    )
+    result = run(store, cfg)
+    labels = ", ".join(f"{label} {n}" for label, n in result.by_label.items())
+    return (
+        f"Aggregated {counted(result.pairs, 'pair')} by majority (at least {cfg.min_agree}): "
+        f"{labels}; {result.validated} validated (run {result.run_id})"
+    )
+
+
+def settings_problem(exc: ValidationError) -> str:
+    """A settings model's refusal, worded as the CLI's `user_errors` words it."""
+    problem = exc.errors()[0]
+    where = ".".join(str(part) for part in problem["loc"])
+    return f"option {where}: {problem['msg']}"
+
+
+def action(context: WebContext, stage: Callable[[Store, Form], str]) -> Any:
+    """A lead's button: the form's values through `stage`, under the write lock; the lead
+    page again, saying what was made or the one `Error:` line (400, nothing written)."""
+
+    async def page(request: Request) -> Response:
+        require_role(request, Role.LEAD)
+        form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+
+        def work() -> Response:
+            try:
+                done = context.writing(lambda store: stage(store, form))
+            except NlibuildError as exc:
+                return lead_page(context, request, error=f"Error: {exc}", status=400)
+            except ValidationError as exc:
+                error = f"Error: {settings_problem(exc)}"
+                return lead_page(context, request, error=error, status=400)
+            return lead_page(context, request, done=done)
+
+        return await anyio.to_thread.run_sync(work)
+
+    return page
+
+
+def routes(context: WebContext) -> list[Route]:
+    """The lead page and its buttons, bound to the application's context."""
+
+    def page(request: Request) -> Response:
+        return lead(context, request)
+
+    return [
+        Route("/lead", page),
+        Route("/lead/elicit-batches", action(context, create_elicit_batches), methods=["POST"]),
+        Route("/lead/relabel-batches", action(context, create_relabel_batches), methods=["POST"]),
+        Route("/lead/aggregate", action(context, aggregate_labels), methods=["POST"]),
+    ]
