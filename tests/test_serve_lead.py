@@ -56,7 +56,7 @@ def test_create_elicitation_batches_makes_what_elicit_create_makes(
     workbench_db: Path, lead: TestClient, tmp_path: Path
 ) -> None:
     cli = same_as_cli(workbench_db, tmp_path, "elicit", "create", "--protocol", "SINGLE",
-                      "--writers", "w03,w04", "--batch-size", 5)  # fmt: skip
+                      "--annotators", "w03,w04", "--batch-size", 5)  # fmt: skip
     page = press(lead, "elicit-batches", protocol="SINGLE", writers="w03, w04", batch_size="5")
 
     assert "Created" in page and "of SINGLE" in page
@@ -94,7 +94,9 @@ def test_aggregate_makes_what_aggregate_labels_makes(
 @pytest.mark.parametrize(
     ("action", "fields", "error"),
     [
-        ("elicit-batches", {"protocol": "SINGLE", "writers": ""}, "Error: give --writers"),
+        ("elicit-batches", {"protocol": "SINGLE", "writers": ""},
+         "Error: name the writers: their IDs, comma-separated"),
+        ("relabel-batches", {"annotators": " , "}, "Error: name the validators"),
         ("elicit-batches", {"protocol": "SINGLE", "writers": "w03", "batch_size": "five"},
          "Error: batch size &#39;five&#39; is not a number"),
         ("elicit-batches", {"protocol": "SINGLE", "writers": "w03", "batch_size": "0"},

@@ -107,10 +107,15 @@ def number(form: Form, name: str, kind: Callable[[str], Any], label: str) -> Any
         raise ConfigError(f"{label} {text!r} is not a number") from None
 
 
-def id_list(form: Form, name: str) -> tuple[str, ...] | None:
-    """Comma-separated IDs, as the CLI's `--writers w01,w02` (a form has no file to name)."""
-    text = given(form, name)
-    return tuple(i.strip() for i in text.split(",") if i.strip()) if text else None
+def id_list(form: Form, name: str, who: str) -> tuple[str, ...]:
+    """Comma-separated IDs, as the CLI's `--annotators w01,w02` (a form has no file to
+    name); none is refused here, in the page's words, since the settings model's own
+    message names the CLI's option."""
+    text = given(form, name) or ""
+    ids = tuple(i.strip() for i in text.split(",") if i.strip())
+    if not ids:
+        raise ConfigError(f"name the {who}: their IDs, comma-separated")
+    return ids
 
 
 def create_elicit_batches(store: Store, form: Form) -> str:
@@ -122,7 +127,7 @@ def create_elicit_batches(store: Store, form: Form) -> str:
         ElicitCreateConfig,
         "elicit",
         protocol=protocol.upper() if protocol else None,
-        writers=id_list(form, "writers"),
+        annotators=id_list(form, "writers", "writers"),
         batch_size=number(form, "batch_size", int, "batch size"),
         max_per_writer=number(form, "max_per_writer", int, "most premises per writer"),
     )
@@ -141,7 +146,7 @@ def create_relabel_batches(store: Store, form: Form) -> str:
         store,
         RelabelCreateConfig,
         "relabel",
-        annotators=id_list(form, "annotators"),
+        annotators=id_list(form, "annotators", "validators"),
         fraction=number(form, "fraction", float, "fraction"),
         validators=number(form, "validators", int, "validators per pair"),
         batch_size=number(form, "batch_size", int, "batch size"),
