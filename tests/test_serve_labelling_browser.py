@@ -10,40 +10,28 @@ not used)."""
 
 from __future__ import annotations
 
-import shutil
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
-from conftest import PROJECT, ok, query, write_jsonl
+from browser import artifact, chromium_tab, pytestmark, workbench_in_thread
+from conftest import ok, query, write_jsonl
 from elicitation_data import SINGLE, premise_store
 from serve_stores import batches_of, invite
 
-from nlibuild.models import Role, ServeConfig
-from nlibuild.web.app import create_app
+from nlibuild.models import Role
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARTIFACTS = PROJECT / "out" / "test-artifacts"
+__all__ = ["pytestmark"]
+
 PREMISES = ["The council approved the new budget on Monday.", "A storm closed the harbour."]
 KEYS = {"1": "entailment", "2": "neutral", "3": "contradiction"}
-
-sync_api: Any = pytest.importorskip(
-    "playwright.sync_api", reason="playwright is not installed (pip install playwright)"
-)
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="no chromium on PATH (Debian: apt-get install chromium)"
-)
 
 
 def relabel_store(tmp_path: Path) -> Path:
     """Two English premises, their three SINGLE pairs each by w01, all six to v01."""
     db = premise_store(tmp_path / "corpus.db", {"news": PREMISES}, "--lang", "en")
-    ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--writers", "w01")
+    ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--annotators", "w01")
     batch = batches_of(db, "w01", "elicit")[0]
     answers = [
         {"batch": batch, "writer": "w01", "premise_id": premise} | SINGLE
@@ -55,32 +43,12 @@ def relabel_store(tmp_path: Path) -> Path:
     return db
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """The workbench on a free loopback port over a new store: (base URL, store)."""
     db = relabel_store(tmp_path)
-    port = free_port()
-    config = uvicorn.Config(
-        create_app(db, ServeConfig(port=port)), host="127.0.0.1", port=port, log_level="warning"
-    )
-    running = uvicorn.Server(config)
-    thread = threading.Thread(target=running.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not running.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}", db
-    finally:
-        running.should_exit = True
-        thread.join(timeout=10)
+    with workbench_in_thread(db) as base:
+        yield base, db
 
 
 def tab_to(tab: Any, selector: str, presses: int = 12) -> None:
@@ -106,40 +74,26 @@ def test_a_validator_labels_a_whole_batch_with_the_keyboard_alone(
     presses = {number: [key] for number, key in enumerate(keys, 1)}
     presses[items - 1], keys[items - 2] = ["Tab", " "], "2"
     presses[items], keys[items - 1] = ["Enter"], "1"
-    problems: list[str] = []
-    foreign: list[str] = []
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM)
-        try:
-            tab = browser.new_page(viewport={"width": 1000, "height": 700})
-            tab.on("console", lambda message: problems.append(message.text)
-                   if message.type in ("error", "warning") else None)  # fmt: skip
-            tab.on("pageerror", lambda error: problems.append(str(error)))
-            tab.on("response", lambda response: problems.append(f"{response.status} {response.url}")
-                   if response.status >= 400 else None)  # fmt: skip
-            tab.on("request", lambda request: None if request.url.startswith(base)
-                   else foreign.append(request.url))  # fmt: skip
-            tab.goto(f"{base}/t/{invite(db, 'v01', Role.VALIDATOR)}")
-            tab.wait_for_url(f"{base}/")
-            tab_to(tab, f'a[href="/label/{batch}"]')
-            tab.keyboard.press("Enter")
-            tab.wait_for_url(f"{base}/label/{batch}")
-            for number in range(1, items + 1):
-                label_item(tab, number, items, presses[number])
-                if number == 3:  # take it back with u, see the pair again, label it anew
-                    tab.keyboard.press("u")
-                    tab.get_by_text(f"Item 3 of {items}").wait_for()
-                    keys[2] = "2"
-                    label_item(tab, 3, items, [keys[2]])
-                if number == 2:
-                    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-                    screenshot = ARTIFACTS / "label.png"
-                    tab.screenshot(path=str(screenshot), full_page=True)
-            tab.get_by_text("every item of this batch is labelled").wait_for()
-        finally:
-            browser.close()
+    with chromium_tab(base, 1000, 700) as watched:
+        tab = watched.tab
+        tab.goto(f"{base}/t/{invite(db, 'v01', Role.VALIDATOR)}")
+        tab.wait_for_url(f"{base}/")
+        tab_to(tab, f'a[href="/label/{batch}"]')
+        tab.keyboard.press("Enter")
+        tab.wait_for_url(f"{base}/label/{batch}")
+        for number in range(1, items + 1):
+            label_item(tab, number, items, presses[number])
+            if number == 3:  # take it back with u, see the pair again, label it anew
+                tab.keyboard.press("u")
+                tab.get_by_text(f"Item 3 of {items}").wait_for()
+                keys[2] = "2"
+                label_item(tab, 3, items, [keys[2]])
+            if number == 2:
+                screenshot = artifact("label.png")
+                tab.screenshot(path=str(screenshot), full_page=True)
+        tab.get_by_text("every item of this batch is labelled").wait_for()
     print(f"screenshot: {screenshot}")
-    assert problems == [] and foreign == []
+    assert watched.problems == [] and watched.foreign == []
     votes = query(db, "SELECT v.label FROM votes v JOIN annotators a ON a.pk = v.annotator_pk "
                   "JOIN assignments s ON s.item_id = (SELECT id FROM pairs WHERE pk = v.pair_pk) "
                   "WHERE a.id = 'v01' ORDER BY s.position")  # fmt: skip

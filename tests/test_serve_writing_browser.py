@@ -13,35 +13,21 @@ where Chromium or playwright is absent."""
 
 from __future__ import annotations
 
-import shutil
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from datetime import timedelta
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 import pytest
-import uvicorn
-from conftest import DATA, PROJECT, ok, query
+from browser import artifact, chromium_tab, pytestmark, sync_api, workbench_in_thread
+from conftest import DATA, ok, query
 from serve_stores import batches_of
 
-from nlibuild.models import Role, ServeConfig
+from nlibuild.models import Role
 from nlibuild.store import Store
-from nlibuild.web.app import create_app
 from nlibuild.workbench.access import create_invite
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARTIFACTS = PROJECT / "out" / "test-artifacts"
-
-sync_api: Any = pytest.importorskip(
-    "playwright.sync_api", reason="playwright is not installed (pip install playwright)"
-)
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="no chromium on PATH (Debian: apt-get install chromium)"
-)
+__all__ = ["pytestmark"]
 
 LENIENT_OCNLI = (
     resources.files("nlibuild").joinpath("resources/presets/ocnli.toml").read_text("utf-8")
@@ -60,13 +46,6 @@ CAREFUL = {
 }
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
-
-
 @pytest.fixture
 def store_db(tmp_path: Path) -> Path:
     db = tmp_path / "corpus.db"
@@ -75,7 +54,7 @@ def store_db(tmp_path: Path) -> Path:
     ok("--db", db, "init", "--preset", preset)
     ok("--db", db, "ingest", DATA / "sources" / "zh" / "news.txt", "--genre", "news")
     ok("--db", db, "sample", "--per-genre", 6, "--seed", 13)
-    ok("--db", db, "elicit", "create", "--protocol", "MULTI_CONSTRAINT", "--writers", "w01",
+    ok("--db", db, "elicit", "create", "--protocol", "MULTI_CONSTRAINT", "--annotators", "w01",
        "--batch-size", 3)  # fmt: skip
     return db
 
@@ -83,20 +62,8 @@ def store_db(tmp_path: Path) -> Path:
 @pytest.fixture
 def server(store_db: Path) -> Iterator[str]:
     """The workbench on a free loopback port; its base URL."""
-    port = free_port()
-    app = create_app(store_db, ServeConfig())
-    running = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=running.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not running.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert running.started, "the server did not start"
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        running.should_exit = True
-        thread.join(timeout=10)
+    with workbench_in_thread(store_db) as base:
+        yield base
 
 
 def test_a_writer_sees_overlap_and_negators_as_they_type_and_submits(
@@ -105,61 +72,52 @@ def test_a_writer_sees_overlap_and_negators_as_they_type_and_submits(
     with Store.open(store_db) as store:
         token = create_invite(store, "w01", Role.WRITER, timedelta(days=1)).token
     batch = batches_of(store_db, "w01", "elicit")[0]
-    problems: list[str] = []
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM)
-        try:
-            tab = browser.new_page(viewport={"width": 1100, "height": 1400})
-            tab.on("console", lambda message: problems.append(f"{message.text} {message.location}")
-                   if message.type in ("error", "warning") else None)  # fmt: skip
-            tab.on("pageerror", lambda error: problems.append(str(error)))
-            tab.goto(f"{server}/t/{token}")
-            tab.wait_for_url(f"{server}/")  # the signed-in page moves on by itself
-            tab.get_by_role("link", name=batch).click()
-            premise = tab.locator("#premise-text").inner_text()
-            premise_id = tab.locator("#premise-heading").inner_text().split()[1]
-            expect = sync_api.expect
+    with chromium_tab(server, 1100, 1400) as watched:
+        tab = watched.tab
+        tab.goto(f"{server}/t/{token}")
+        tab.wait_for_url(f"{server}/")  # the signed-in page moves on by itself
+        tab.get_by_role("link", name=batch).click()
+        premise = tab.locator("#premise-text").inner_text()
+        premise_id = tab.locator("#premise-heading").inner_text().split()[1]
+        expect = sync_api.expect
 
-            # A hypothesis copying most of the premise: over the limit, shown before submit.
-            tab.locator("#f-entailment_1").press_sequentially(premise[:-2])
-            overlap = tab.locator("#fb-entailment_1 .overlap")
-            expect(overlap).to_contain_text("of the hypothesis, limit 70%: over the limit")
-            expect(tab.locator("#fb-entailment_1 .notes")).to_contain_text(
-                "Error: too much of the premise"
-            )
-            # Negators in two contradictions: each marked; the second breaks MULTI_CONSTRAINT.
-            tab.locator("#f-contradiction_1").press_sequentially("他们没有去过那里。")
-            expect(tab.locator("#fb-contradiction_1 .marked mark")).to_have_text("没有")
-            tab.locator("#f-contradiction_2").press_sequentially("他从未说过这种话。")
-            expect(tab.locator("#fb-contradiction_2 .marked mark")).to_have_text("从未")
-            expect(tab.locator("#fb-contradiction_2 .notes")).to_contain_text("Error: negator")
-            # A field that is the premise blocks submitting, with the reason, until changed.
-            submit = tab.locator("#submit-answer")
-            tab.locator("#f-neutral_1").fill(premise)
-            expect(submit).to_be_disabled()
-            expect(tab.locator("#blocked-reason")).to_contain_text("copy of the premise")
-            for slot, text in CAREFUL.items():
-                tab.locator(f"#f-{slot}").fill(text)
-            expect(submit).to_be_enabled()
-            expect(tab.locator("#blocked-reason")).to_have_text("")
-            expect(tab.locator("#draft-status")).to_contain_text("Draft saved")
-            ARTIFACTS.mkdir(parents=True, exist_ok=True)
-            screenshot = ARTIFACTS / "write.png"
-            tab.screenshot(path=str(screenshot), full_page=True)
+        # A hypothesis copying most of the premise: over the limit, shown before submit.
+        tab.locator("#f-entailment_1").press_sequentially(premise[:-2])
+        overlap = tab.locator("#fb-entailment_1 .overlap")
+        expect(overlap).to_contain_text("of the hypothesis, limit 70%: over the limit")
+        expect(tab.locator("#fb-entailment_1 .notes")).to_contain_text(
+            "Error: too much of the premise"
+        )
+        # Negators in two contradictions: each marked; the second breaks MULTI_CONSTRAINT.
+        tab.locator("#f-contradiction_1").press_sequentially("他们没有去过那里。")
+        expect(tab.locator("#fb-contradiction_1 .marked mark")).to_have_text("没有")
+        tab.locator("#f-contradiction_2").press_sequentially("他从未说过这种话。")
+        expect(tab.locator("#fb-contradiction_2 .marked mark")).to_have_text("从未")
+        expect(tab.locator("#fb-contradiction_2 .notes")).to_contain_text("Error: negator")
+        # A field that is the premise blocks submitting, with the reason, until changed.
+        submit = tab.locator("#submit-answer")
+        tab.locator("#f-neutral_1").fill(premise)
+        expect(submit).to_be_disabled()
+        expect(tab.locator("#blocked-reason")).to_contain_text("copy of the premise")
+        for slot, text in CAREFUL.items():
+            tab.locator(f"#f-{slot}").fill(text)
+        expect(submit).to_be_enabled()
+        expect(tab.locator("#blocked-reason")).to_have_text("")
+        expect(tab.locator("#draft-status")).to_contain_text("Draft saved")
+        screenshot = artifact("write.png")
+        tab.screenshot(path=str(screenshot), full_page=True)
 
-            tab.locator("#f-contradiction_3").press("Control+Enter")  # keyboard, no mouse
-            expect(tab.locator(".submitted")).to_contain_text(f"Premise {premise_id} submitted")
-            expect(tab.locator("#progress")).to_contain_text("Premise 2 of 3")
+        tab.locator("#f-contradiction_3").press("Control+Enter")  # keyboard, no mouse
+        expect(tab.locator(".submitted")).to_contain_text(f"Premise {premise_id} submitted")
+        expect(tab.locator("#progress")).to_contain_text("Premise 2 of 3")
 
-            # A draft of the next premise comes back on reload.
-            tab.locator("#f-neutral_2").press_sequentially("这是一份草稿。")
-            expect(tab.locator("#draft-status")).to_contain_text("Draft saved")
-            tab.reload()
-            expect(tab.locator("#f-neutral_2")).to_have_value("这是一份草稿。")
-        finally:
-            browser.close()
+        # A draft of the next premise comes back on reload.
+        tab.locator("#f-neutral_2").press_sequentially("这是一份草稿。")
+        expect(tab.locator("#draft-status")).to_contain_text("Draft saved")
+        tab.reload()
+        expect(tab.locator("#f-neutral_2")).to_have_value("这是一份草稿。")
     print(f"screenshot: {screenshot}")
-    assert problems == []
+    assert watched.problems == [] and watched.foreign == []
     rules = query(store_db, "SELECT pair_id, rule FROM violations ORDER BY pair_id, rule")
     assert rules == [(f"{premise_id}-c2", "negator"), (f"{premise_id}-e1", "overlap")]
     pairs = query(store_db, "SELECT count(*) FROM pairs p JOIN premises r ON r.pk = p.premise_pk "

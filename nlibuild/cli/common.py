@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from pydantic import ValidationError
@@ -151,3 +151,14 @@ def renamed_option(new: str, new_value: Any, old: str, old_value: Any) -> Any:
         raise ConfigError(f"{old} is the old spelling of {new}: give {new} alone")
     warn_deprecated(old, new)
     return old_value
+
+
+TableLabelsOption = Annotated[
+    str | None,
+    typer.Option(
+        "--labels",
+        help="--format table: what the label values mean, e.g. "
+        "0=entailment,1=neutral,2=contradiction (- for no label).",
+    ),
+]
+"""`--labels` of the imports that read any table file (`import`, `relabel import`)."""

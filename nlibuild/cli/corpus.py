@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from nlibuild.cli.common import (
+    TableLabelsOption,
     bytes_progress,
     format_option,
     open_store,
@@ -144,14 +145,7 @@ def import_(
             "or @NAME for the preset's [import.tables.NAME].",
         ),
     ] = None,
-    labels: Annotated[
-        str | None,
-        typer.Option(
-            "--labels",
-            help="--format table: what the label values mean, e.g. "
-            "0=entailment,1=neutral,2=contradiction (- for no label).",
-        ),
-    ] = None,
+    labels: TableLabelsOption = None,
     lang_column: Annotated[
         str | None,
         typer.Option(

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from nlibuild.annotator_ids import read_annotator_ids
-from nlibuild.cli.common import open_store, out, state_of, user_errors
+from nlibuild.cli.common import TableLabelsOption, open_store, out, state_of, user_errors
 from nlibuild.cli.work_packages import (
     PACKAGE_OUT_HELP,
     AnnotatorMapOption,
@@ -207,14 +207,7 @@ def import_(
             "column the csv and jsonl formats use.",
         ),
     ] = None,
-    labels: Annotated[
-        str | None,
-        typer.Option(
-            "--labels",
-            help="--format table: what the label values mean, e.g. "
-            "0=entailment,1=neutral,2=contradiction (- for no label).",
-        ),
-    ] = None,
+    labels: TableLabelsOption = None,
 ) -> None:
     """Read validators' labels, check them against their batches, add them as votes.
 
