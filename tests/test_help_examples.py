@@ -70,7 +70,11 @@ SETUP_OF: dict[str, tuple[str, ...]] = {
     "nlibuild": (),
     "init": (),
     "schemas": (),
-    "import": ("--db corpus.db init --preset mnli", "--db table.db init --lang en"),
+    "import": (
+        "--db corpus.db init --preset mnli",
+        "--db table.db init --lang en",
+        "--db crowd.db init --lang en",
+    ),
     "export": MNLI_STORE,
     "info": MNLI_STORE,
     "runs": MNLI_STORE,

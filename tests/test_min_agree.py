@@ -10,6 +10,7 @@ with the `min_agree` of the run that wrote it, whether a count or a share.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -230,3 +231,96 @@ def test_chaosnli_hundred_votes_warn_and_follow_a_count_or_a_share(tmp_path: Pat
           f"{sum(1 for v in plurality.values() if v == '-')}, 60% share {no_gold}")  # fmt: skip
     assert sum(1 for v in plurality.values() if v == "-") < no_gold < len(items)
     assert ok("--db", db, "check").endswith(f"Checked {len(items)} pairs: {CLEAN}\n")
+
+
+# --- the statistics apply the store's own rule where no gold is stored ---------------------
+
+
+def add_pairs(db: Path, tmp_path: Path, name: str, pairs: dict[str, list[str]]) -> None:
+    """Import more pairs (first vote the author's) after the store was aggregated."""
+    records = [
+        {"pair_id": pair_id, "premise": f"The premise of {pair_id}.",
+         "hypothesis": f"The hypothesis of {pair_id}.", "labels": labels}
+        for pair_id, labels in pairs.items()
+    ]  # fmt: skip
+    ok("--db", db, "import", write_jsonl(tmp_path / f"{name}.jsonl", records), "--format", "jsonl")
+
+
+def agreement(db: Path) -> tuple[dict[str, dict[str, Any]], str]:
+    """`stats --table agreement`'s figures over all pairs, by statistic, and its stderr."""
+    result = ok_result("--db", db, "stats", "--table", "agreement", "--format", "json")
+    rows = json.loads(result.stdout)
+    return {row["statistic"]: row for row in rows if row["group"] == "all"}, result.stderr
+
+
+def judged_votes(db: Path) -> tuple[int, str]:
+    """How many votes `stats --table annotators` compared with their pair's gold left
+    without them (the sum of agree_pairs), and its stderr."""
+    result = ok_result("--db", db, "stats", "--table", "annotators", "--format", "json")
+    return sum(row["agree_pairs"] for row in json.loads(result.stdout)), result.stderr
+
+
+AGGREGATED = {"nine-of-fifteen": FIFTEEN["nine-of-fifteen"], "unanimous": FIFTEEN["unanimous"]}
+LATER = {"eight-of-fifteen": FIFTEEN["eight-of-fifteen"]}
+"""Imported after `aggregate-labels`: no stored gold. 3 of 15 gives it entailment; 0.6 of 15
+(9) gives it none."""
+
+
+def test_agreement_applies_the_share_of_the_latest_aggregate_run_to_pairs_without_gold(
+    tmp_path: Path,
+) -> None:
+    db = corpus(tmp_path, AGGREGATED)
+    ok("--db", db, "aggregate-labels", "--min-agree", "0.6")
+    add_pairs(db, tmp_path, "later", LATER)
+    figures, notes = agreement(db)
+    # Stored: nine-of-fifteen entailment, unanimous contradiction. Computed with 0.6 x 15 = 9
+    # votes: eight-of-fifteen has no gold (a count of 3 would give it entailment).
+    assert figures["no gold label"]["numerator"] == 1
+    assert figures["no gold label"]["denominator"] == 3
+    assert figures["individual label = gold"]["denominator"] == 2 * 15
+    run_id = query(db, "SELECT max(id) FROM runs WHERE stage = 'aggregate-labels'")[0][0]
+    assert notes.splitlines() == [
+        "Note: pairs without stored gold get the majority rule: at least 60% of a pair's "
+        f"votes agreeing, rounded up (--min-agree 0.6, of aggregate-labels run {run_id})"
+    ]
+    ok("--db", db, "aggregate-labels", "--min-agree", "3")
+    add_pairs(db, tmp_path, "latest", {"eight-again": FIFTEEN["eight-of-fifteen"]})
+    figures, notes = agreement(db)
+    # A count of 3 now: eight-of-fifteen is stored as entailment, and eight-again, which
+    # came after, gets entailment by the same count.
+    assert figures["no gold label"]["numerator"] == 0
+    assert "(--min-agree 3, of aggregate-labels run" in notes
+
+
+def test_annotators_leave_one_out_with_the_share_of_each_pairs_own_votes(
+    tmp_path: Path,
+) -> None:
+    db = corpus(tmp_path, AGGREGATED)
+    ok("--db", db, "aggregate-labels", "--min-agree", "0.6")
+    add_pairs(db, tmp_path, "later", LATER)
+    judged, notes = judged_votes(db)
+    # Without one vote, a label needs 9 of the pair's 14 others: nine-of-fifteen keeps it
+    # when a neutral or contradiction vote is left out (6 votes), unanimous always (15),
+    # eight-of-fifteen never. A count of 3 would judge all 45.
+    assert judged == 6 + 15
+    assert "needs at least 60% of a pair's votes agreeing, rounded up (--min-agree 0.6" in notes
+    ok("--db", db, "aggregate-labels", "--min-agree", "3")
+    assert judged_votes(db)[0] == 45
+
+
+def test_before_any_aggregate_run_the_statistics_take_the_presets_rule(tmp_path: Path) -> None:
+    preset = tmp_path / "livenli.toml"
+    preset.write_text(
+        '[corpus]\nlang = "en"\n\n[aggregate]\nmin_agree = 0.6\nvotes_per_pair = 15\n'
+    )
+    db = new_store(tmp_path / "preset.db", "--preset", str(preset))
+    add_pairs(db, tmp_path, "pairs", FIFTEEN)
+    figures, notes = agreement(db)
+    # 0.6 of 15: eight-of-fifteen and the three-way tie have no gold.
+    assert figures["no gold label"]["numerator"] == 2
+    assert f"(--min-agree 0.6, [aggregate] of the store's preset {preset})" in notes
+    # Without a preset: the model's default, the papers' 3 of 5.
+    plain = corpus(tmp_path, FIFTEEN)
+    figures, notes = agreement(plain)
+    assert figures["no gold label"]["numerator"] == 1
+    assert "(--min-agree 3, the default; no aggregate-labels run yet)" in notes

@@ -141,8 +141,11 @@ def import_(
             "--columns",
             help="--format table: which column holds what, e.g. premise=sentence1,"
             "hypothesis=sentence2,label=gold,votes=v1,v2,v3 (keys: "
-            f"{', '.join(TABLE_COLUMN_KEYS)}; a key not given takes the column of its name), "
-            "or @NAME for the preset's [import.tables.NAME].",
+            f"{', '.join(TABLE_COLUMN_KEYS)}; a key not given takes the column of its name, "
+            "but author), or @NAME for the preset's [import.tables.NAME]. The first vote is "
+            "stored as the author's (SNLI/MNLI's annotator_labels[0]); author=COLUMN reads "
+            "the author's label from its own column, author=- says there is none "
+            "(LiveNLI, ChaosNLI): then every vote is a validator's.",
         ),
     ] = None,
     labels: TableLabelsOption = None,
@@ -163,6 +166,7 @@ def import_(
       nlibuild --db corpus.db import data/sample_mnli.jsonl --format mnli
       nlibuild --db table.db import data/sample_mnli.jsonl --format table --columns \\
           id=pairID,premise_id=promptID,premise=sentence1,hypothesis=sentence2,votes=annotator_labels
+      nlibuild --db crowd.db import data/crowd_votes.csv --format table --columns author=-
     """
     from nlibuild.stages.import_corpus import run
 

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from nlibuild.cli.common import format_option, open_store, state_of, user_errors
+from nlibuild.cli.common import err, format_option, open_store, state_of, user_errors
 from nlibuild.cli.common import out as stdout
 from nlibuild.errors import ConfigError
 from nlibuild.models import (
@@ -192,6 +192,8 @@ def stats(
             if plot is not None:
                 write_png(table_figure(chosen.name, store, result), plot)
     chosen.render(result, settings, fmt, stdout)
+    if chosen.note is not None:
+        err.print(f"Note: {chosen.note(settings)}", markup=False)
 
 
 def _table_named(name: str) -> StatsTable[object, object]:

@@ -58,6 +58,7 @@ from nlibuild.models.check import (
     CheckResult,
 )
 from nlibuild.models.corpus import (
+    NO_AUTHOR,
     TABLE_COLUMN_KEYS,
     UNKNOWN_LICENSE,
     CountRow,
@@ -219,6 +220,7 @@ __all__ = [
     "DEFAULT_OVERLAP_SEVERITY",
     "GENRE_PATTERN",
     "NLI_LABELS",
+    "NO_AUTHOR",
     "NO_GOLD",
     "OVERLAP_BINS",
     "ROW_COLUMN_KEYS",

@@ -66,10 +66,18 @@ class SplitName(StrEnum):
 
 
 TABLE_COLUMN_KEYS = (
-    "id", "premise_id", "premise", "hypothesis", "label", "votes", "genre", "lang",
+    "id", "premise_id", "premise", "hypothesis", "label", "votes", "author", "genre", "lang",
 )  # fmt: skip
 """What `--columns` of `import --format table` can name. Only `votes` may take several
-columns (one vote each, in order); every other key takes one."""
+columns (one vote each, in order); every other key takes one. `author` is taken only when
+named (a file's `author` column often holds a person, not a label): see `NO_AUTHOR`."""
+
+NO_AUTHOR = "-"
+"""`--columns author=-`: the file has no author's label, every vote is a validator's
+(LiveNLI's and ChaosNLI's crowd labels). Without an `author` key the first vote is the
+author's, as SNLI's and MNLI's `annotator_labels[0]` is the writer's label (Bowman et al.
+2015, 2.2); with `author=COLUMN` that column holds it and every `votes` column is a
+validator's."""
 
 
 def check_table_columns(

@@ -37,6 +37,17 @@ def gold_run(store: Store, method: str) -> tuple[int, dict[str, Any]] | None:
     return (int(row[0]), orjson.loads(row[1])) if row else None
 
 
+def latest_aggregate_rule(store: Store) -> tuple[int, int | float] | None:
+    """The newest `aggregate-labels` run that finished and the `min_agree` it applied (a
+    count, or a share: JSON keeps 3 and 0.6 apart), or None when no run has."""
+    row = store.conn.execute(
+        "SELECT id, json_extract(config_json, '$.min_agree') FROM runs "
+        "WHERE stage = 'aggregate-labels' AND status = 'ok' "
+        "AND json_extract(config_json, '$.min_agree') IS NOT NULL ORDER BY id DESC LIMIT 1"
+    ).fetchone()
+    return (int(row[0]), row[1]) if row else None
+
+
 def gold_disagreements(store: Store, method: str, other: str) -> int:
     """Pairs whose gold of `method` differs from their gold of `other` (both present)."""
     first, first_params = _gold_of(method)

@@ -55,7 +55,7 @@ def _packable(store: Store) -> bool:
 
 
 def pair_label_table(
-    store: Store, min_agree: int, include_extra: bool = False
+    store: Store, min_agree: int | float, include_extra: bool = False
 ) -> PairLabelTable | None:
     """The agreement statistics' input from `pair_labels`, or None where only the votes
     can give it exactly (extra labels rated, or a pair with several extra votes).

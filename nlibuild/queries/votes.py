@@ -6,6 +6,7 @@ computed here)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -24,6 +25,17 @@ def _label_values(store: Store) -> list[str]:
     return [*NLI_LABELS, *extras]
 
 
+def votes_needed(
+    totals: NDArray[np.int64], min_agree: int | float
+) -> NDArray[np.floating[Any]] | int:
+    """The votes a label needs on pairs of `totals` votes: a count as it is, a share of each
+    pair's own votes rounded up (`labels.votes_needed_sql` in numpy: compared with `>=`,
+    `SHARE_ROUNDING` makes 0.7 x 10 need 7, not 8)."""
+    if isinstance(min_agree, float):
+        return totals * min_agree - SHARE_ROUNDING
+    return min_agree
+
+
 def majority_codes(counts: NDArray[np.int64], min_agree: int | float) -> NDArray[np.int64]:
     """The majority rule on count rows (NLI labels in the first 3 columns): the index of
     the NLI label with at least `min_agree` votes (a count, or a float share of the row's
@@ -33,7 +45,7 @@ def majority_codes(counts: NDArray[np.int64], min_agree: int | float) -> NDArray
     nli = counts[:, : len(NLI_LABELS)]
     top = nli.max(axis=1)
     totals = counts.sum(axis=1)
-    needed = totals * min_agree - SHARE_ROUNDING if isinstance(min_agree, float) else min_agree
+    needed = votes_needed(totals, min_agree)
     unique = (nli == top[:, None]).sum(axis=1) == 1
     codes = np.where(unique & (top >= needed), nli.argmax(axis=1), -1)
     single = totals == 1

@@ -5,7 +5,9 @@ it has none, by identical text within a genre. Premises and pairs without an ID 
 derived from their content (`content_ids`), so a file gives the same store whatever the order
 of its lines; content already stored keeps its ID. Every individual label becomes a vote: the
 first is the author's (SNLI/MNLI convention: `annotator_labels[0]` is the writer's label),
-the others are validators'. Anonymous annotators get stable per-corpus IDs
+the others are validators'; a reader whose file has no author's label (a table read with
+`--columns author=-`, LiveNLI's and ChaosNLI's crowd labels) gives None first, and every
+vote is then a validator's. Anonymous annotators get stable per-corpus IDs
 (`<corpus>:author`, `<corpus>:v1`..), so re-importing a file finds the same people. The
 released gold label is kept as gold method `released`, for comparison with nlibuild's own
 aggregation.

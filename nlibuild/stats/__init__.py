@@ -74,6 +74,9 @@ class StatsTable(Generic[SettingsT, ResultT]):
     settings: Callable[[StatsOptions, Store], SettingsT]
     compute: Callable[[Store, SettingsT], ResultT]
     render: Callable[[ResultT, SettingsT, TableFormat, Console], None]
+    note: Callable[[SettingsT], str] | None = None
+    """A line `stats` writes on stderr (`Note: ...`) in every format: what the numbers rest
+    on that the table does not show (the majority rule of agreement and annotators)."""
 
 
 @cache

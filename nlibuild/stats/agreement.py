@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from nlibuild.errors import ConfigError
+from nlibuild.majority_rule import MajorityRule, majority_rule
 from nlibuild.models import SEED_LIMIT, AgreementStat, TableFormat
 from nlibuild.render import render_table
 from nlibuild.stats import StatsOptions, StatsTable, print_json_rows
@@ -28,6 +29,8 @@ class AgreementSettings:
     ci: float | None
     resamples: int
     seed: int
+    rule: MajorityRule
+    """The rule for pairs without stored gold: the store's own (`majority_rule`)."""
 
 
 def agreement_settings(options: StatsOptions, store: Store) -> AgreementSettings:
@@ -36,14 +39,25 @@ def agreement_settings(options: StatsOptions, store: Store) -> AgreementSettings
     if not 0 <= options.seed < SEED_LIMIT:  # the bootstrap's seed, as the stages bound theirs
         raise ConfigError(f"--seed {options.seed}: give a whole number from 0 to {SEED_LIMIT - 1}")
     return AgreementSettings(
-        options.by, options.include_extra, options.ci, options.resamples, options.seed
+        options.by,
+        options.include_extra,
+        options.ci,
+        options.resamples,
+        options.seed,
+        majority_rule(store),
     )
 
 
 def compute_agreement(store: Store, settings: AgreementSettings) -> list[AgreementStat]:
     return agreement_stats(
-        store, settings.by, settings.include_extra, settings.ci, settings.resamples, settings.seed
-    )
+        store, settings.by, settings.include_extra, settings.ci, settings.resamples,
+        settings.seed, settings.rule.min_agree,
+    )  # fmt: skip
+
+
+def rule_note(settings: AgreementSettings) -> str:
+    """What `stats` says on stderr: the rule applied where no gold is stored."""
+    return f"pairs without stored gold get the majority rule: {settings.rule.text()}"
 
 
 def agreement_stats(
@@ -53,11 +67,12 @@ def agreement_stats(
     ci: float | None = None,
     resamples: int = 1000,
     seed: int = 13,
-    min_agree: int = 3,
+    min_agree: int | float | None = None,
 ) -> list[AgreementStat]:
     """Every agreement statistic over all pairs with votes, then per group of `by`.
 
-    Gold is the stored majority (`aggregate-labels`), or the same rule computed here."""
+    Gold is the stored majority (`aggregate-labels`), or for pairs it has not reached the
+    same rule computed here with `min_agree`, by default the store's own (`majority_rule`)."""
     # numpy loads here, not at import: `nlibuild --help` imports every table.
     import numpy as np
 
@@ -68,6 +83,8 @@ def agreement_stats(
     unknown = [b for b in by if b not in AGREEMENT_GROUPS]
     if unknown:
         raise ConfigError(f"--by {unknown[0]!r} is not one of: {', '.join(AGREEMENT_GROUPS)}")
+    if min_agree is None:
+        min_agree = majority_rule(store).min_agree
     # One narrow row a pair (schema 9) where that is exact, else every vote.
     votes = pair_label_table(store, min_agree, include_extra) or read_votes(
         store, min_agree, annotators=False
@@ -202,9 +219,12 @@ TABLE = StatsTable(
     "gold != author's, no gold / validated pairs; extra labels / votes of validated pairs; "
     "Fleiss' kappa and Krippendorff's alpha (nominal level, stated: the krippendorff "
     "package's default is interval) over validated pairs, extra labels left out unless "
-    "--include-extra. Gold is the stored majority (aggregate-labels), else the same rule.",
+    "--include-extra. Gold is the stored majority (aggregate-labels), else the same rule "
+    "with the --min-agree of the store's latest aggregate-labels run (else the preset's "
+    "[aggregate]), named on stderr.",
     options=frozenset({"by", "include_extra", "ci", "resamples", "seed"}),
     settings=agreement_settings,
     compute=compute_agreement,
     render=render_agreement,
+    note=rule_note,
 )

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from nlibuild.errors import ConfigError
+from nlibuild.majority_rule import MajorityRule, majority_rule
 from nlibuild.models import NLI_LABELS, AnnotatorStat, TableFormat
 from nlibuild.render import render_table
 from nlibuild.stats import StatsOptions, StatsTable, print_json_rows
@@ -24,34 +25,43 @@ if TYPE_CHECKING:
 class AnnotatorsSettings:
     threshold: float
     sort: str
+    rule: MajorityRule
+    """The rule of the leave-one-out gold and of pairs without stored gold."""
 
 
 def annotators_settings(options: StatsOptions, store: Store) -> AnnotatorsSettings:
     if options.sort not in AnnotatorStat.model_fields:
         fields = ", ".join(AnnotatorStat.model_fields)
         raise ConfigError(f"--sort {options.sort!r} is not one of: {fields}")
-    return AnnotatorsSettings(options.threshold, options.sort)
+    return AnnotatorsSettings(options.threshold, options.sort, majority_rule(store))
 
 
 def compute_annotators(store: Store, settings: AnnotatorsSettings) -> list[AnnotatorStat]:
-    return annotator_stats(store, settings.threshold)
+    return annotator_stats(store, settings.threshold, settings.rule.min_agree)
+
+
+def rule_note(settings: AnnotatorsSettings) -> str:
+    """What `stats` says on stderr: the rule of the leave-one-out gold."""
+    return f"gold without each vote, and where none is stored, needs {settings.rule.text()}"
 
 
 def annotator_stats(
-    store: Store, threshold: float = 0.7, min_agree: int = 3
+    store: Store, threshold: float = 0.7, min_agree: int | float | None = None
 ) -> list[AnnotatorStat]:
     """Per annotator: votes, as author and as validator; agreement with the gold label
     computed without their own vote (leave-one-out: the majority rule over the pair's other
     votes, on validated pairs where that has a gold label); for authors, the share of their
     validated pairs whose gold is their label; elicitation violations; the Dawid-Skene
     reliability when computed. `flagged` when the leave-one-out agreement is under
-    `threshold`."""
+    `threshold`. The rule is `min_agree`, by default the store's own (`majority_rule`)."""
     # numpy loads here, not at import: `nlibuild --help` imports every table.
     import numpy as np
 
     from nlibuild.queries.votes import read_votes
     from nlibuild.queries.workbench_work import seconds_per_item
 
+    if min_agree is None:
+        min_agree = majority_rule(store).min_agree
     read = read_votes(store, min_agree)
     items = read.items
     labels = read.votes.codes
@@ -96,11 +106,16 @@ def annotator_stats(
 
 
 def _gold_without_each_vote(
-    counts: NDArray[np.int64], items: NDArray[np.int64], labels: NDArray[np.int64], min_agree: int
+    counts: NDArray[np.int64],
+    items: NDArray[np.int64],
+    labels: NDArray[np.int64],
+    min_agree: int | float,
 ) -> NDArray[np.int64]:
     """Per vote, the gold label of its pair with that vote left out: the pair's other
     votes through the majority rule (-1 where they give none, or are fewer than 2)."""
     import numpy as np
+
+    from nlibuild.queries.votes import votes_needed
 
     without = counts[items].copy()
     without[np.arange(len(labels)), labels] -= 1
@@ -108,7 +123,9 @@ def _gold_without_each_vote(
     nli = without[:, : len(NLI_LABELS)]
     top = nli.max(axis=1)
     unique = (nli == top[:, None]).sum(axis=1) == 1
-    needed = np.minimum(min_agree, others)  # 4 other votes: 3 must agree, as for 5
+    # The pair's own rule, by its own vote count (a share of 15 votes needs 9), met by its
+    # other votes: with 4 others, 3 must agree, as for 5.
+    needed = np.minimum(votes_needed(counts.sum(axis=1)[items], min_agree), others)
     agreed = unique & (top >= np.maximum(needed, 1)) & (others >= 2)
     return np.where(agreed, nli.argmax(1), -1)
 
@@ -134,11 +151,13 @@ TABLE = StatsTable(
     name="annotators",
     rank=40,
     help="per annotator, votes (as author, as validator), agreement with gold leaving "
-    "their own vote out, for authors the share of their pairs whose gold is their label, "
+    "their own vote out (the store's majority rule, named on stderr), for authors the "
+    "share of their pairs whose gold is their label, "
     "elicitation violations, the Dawid-Skene reliability when computed, the median "
     "seconds per item where the workbench recorded them.",
     options=frozenset({"threshold", "sort"}),
     settings=annotators_settings,
     compute=compute_annotators,
     render=render_annotators,
+    note=rule_note,
 )

@@ -8,6 +8,12 @@ column holds what (`--columns`, the keys of `models.TABLE_COLUMN_KEYS`; a key no
 takes the column of its own name when the file has one) and what the label values mean
 (`--labels 0=entailment,...`). Columns the mapping leaves out are kept on the pair, as the
 other readers keep theirs.
+
+Whose the votes are: by default the first is the author's (SNLI's and MNLI's
+`annotator_labels[0]`); `author=COLUMN` reads the author's label from its own column, and
+`author=-` says the file has none (LiveNLI, ChaosNLI: every vote a validator's). Either way
+the reader hands the importer the author's label first, None where there is none, which
+the importer stores as a pair without an author's vote.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from nlibuild.formats.column_mapping import resolve_columns
 from nlibuild.formats.corpora.base import CorpusFormat, ReadSettings
 from nlibuild.formats.table_rows import Row, read_table_rows, table_kind
 from nlibuild.formats.tabular import SourcePair
-from nlibuild.models import NO_GOLD, TABLE_COLUMN_KEYS
+from nlibuild.models import NO_AUTHOR, NO_GOLD, TABLE_COLUMN_KEYS
 
 
 def read(path: Path, settings: ReadSettings) -> Iterator[SourcePair]:
@@ -31,22 +37,28 @@ def read(path: Path, settings: ReadSettings) -> Iterator[SourcePair]:
     table = read_table_rows(path, table_kind(path, "--format table"), settings.progress)
     if not table.header:
         return  # no rows: the import says the file holds no pairs
-    mapping = _mapping(path, table.header, table.header_line, settings.columns or {})
+    asked = dict(settings.columns or {})
+    no_author = asked.get("author") == (NO_AUTHOR,)
+    if no_author:
+        del asked["author"]
+    mapping = _mapping(path, table.header, table.header_line, asked)
     used = {column for names in mapping.values() for column in names}
     kept = [column for column in table.header if column not in used]
     labels = settings.label_values or None
     for line, row in table.rows:
-        yield _pair(path, line, row, mapping, labels, kept)
+        pair = _pair(path, line, row, mapping, labels, kept)
+        if no_author:
+            pair.labels.insert(0, None)  # no author's label: every vote is a validator's
+        yield pair
 
 
 def _mapping(
     path: Path, header: list[str], line: int | None, asked: Mapping[str, tuple[str, ...]]
 ) -> dict[str, tuple[str, ...]]:
-    """The column(s) of each key: as asked, else the column of the key's own name."""
-    return resolve_columns(
-        path, header, line, asked, {key: (key,) for key in TABLE_COLUMN_KEYS},
-        required=("premise", "hypothesis"),
-    )  # fmt: skip
+    """The column(s) of each key: as asked, else the column of the key's own name (but
+    `author`, taken only when asked: such a column often names a person, not a label)."""
+    defaults = {key: (key,) if key != "author" else () for key in TABLE_COLUMN_KEYS}
+    return resolve_columns(path, header, line, asked, defaults, required=("premise", "hypothesis"))
 
 
 def _pair(
@@ -74,7 +86,8 @@ def _pair(
         pair_key=one("id"),
         genre=one("genre"),
         lang=one("lang"),
-        labels=_votes(path, line, row, mapping.get("votes", ()), labels),
+        labels=_author(path, line, row, mapping, labels)
+        + _votes(path, line, row, mapping.get("votes", ()), labels),
         gold=gold,
         extra=extra or None,
     )
@@ -98,6 +111,22 @@ def _optional(path: Path, line: int, row: Row, column: str) -> str | None:
             path, f"column {column!r} must hold text or an integer, found {value!r}", line
         )
     return str(value)
+
+
+def _author(
+    path: Path,
+    line: int,
+    row: Row,
+    mapping: dict[str, tuple[str, ...]],
+    labels: Mapping[str, str] | None,
+) -> list[Any]:
+    """The author's label from its own column (`author=COLUMN`), as the first vote (None
+    when the cell is empty: that pair has no author's label); nothing without that key,
+    when the first vote is the author's."""
+    if "author" not in mapping:
+        return []
+    column = mapping["author"][0]
+    return [_label(path, line, row.get(column), column, labels, gold=False)]
 
 
 def _votes(

@@ -1,0 +1,210 @@
+"""`import --format table`: whose the votes are.
+
+SNLI and MNLI release `annotator_labels` with the writer's own label first (Bowman et al.
+2015, 2.2), so by default a table's first vote is stored as the author's. LiveNLI's and
+ChaosNLI's labels are all the crowd's: `--columns author=-` says the file has no author's
+label, and every vote is a validator's; `--columns author=COLUMN` reads the author's label
+from its own column, and then every `votes` column is a validator's.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Any
+
+from conftest import (
+    DATA,
+    FIXTURES,
+    fails,
+    json_rows,
+    new_store,
+    ok,
+    query,
+    read_jsonl,
+    requires_fixtures,
+    write_jsonl,
+)
+
+E, N, C = "entailment", "neutral", "contradiction"
+CROWD = DATA / "crowd_votes.csv"
+"""Six pairs with 15 crowd votes each (a JSON list in the `votes` column), no author."""
+
+
+def write_table(path: Path) -> Path:
+    """Three pairs: the writer's label in `writer`, three votes in v1..v3."""
+    rows = [
+        ("A cat sleeps on a warm windowsill.", "An animal is resting.", "e", "e", "e", "n"),
+        ("A cat sleeps on a warm windowsill.", "The cat is hungry.", "n", "n", "c", "n"),
+        ("A cat sleeps on a warm windowsill.", "The cat is running.", "c", "c", "c", "c"),
+    ]
+    with path.open("w", newline="", encoding="utf-8") as file:
+        writer = csv.writer(file, lineterminator="\n")
+        writer.writerow(["premise", "hypothesis", "writer", "v1", "v2", "v3"])
+        writer.writerows(rows)
+    return path
+
+
+def votes_by_position(db: Path) -> list[tuple[str, int, str, str]]:
+    """Every vote: (hypothesis, position, annotator, label), in that order."""
+    rows = query(
+        db,
+        "SELECT p.hypothesis, v.position, a.id, v.label FROM votes v "
+        "JOIN pairs p ON p.pk = v.pair_pk JOIN annotators a ON a.pk = v.annotator_pk "
+        "ORDER BY p.hypothesis, v.position",
+    )
+    return [(row[0], row[1], row[2], row[3]) for row in rows]
+
+
+def annotator_ids(db: Path) -> set[str]:
+    return {row[0] for row in query(db, "SELECT id FROM annotators")}
+
+
+def test_by_default_the_first_vote_column_is_the_authors(tmp_path: Path) -> None:
+    db = new_store(tmp_path / "snli-style.db", "--lang", "en")
+    table = write_table(tmp_path / "cats.csv")
+    ok("--db", db, "import", table, "--format", "table", "--columns", "votes=writer,v1,v2,v3")
+    votes = votes_by_position(db)
+    assert [v for v in votes if v[1] == 0] == [
+        ("An animal is resting.", 0, "cats:author", E),
+        ("The cat is hungry.", 0, "cats:author", N),
+        ("The cat is running.", 0, "cats:author", C),
+    ]
+    assert annotator_ids(db) == {"cats:author", "cats:v1", "cats:v2", "cats:v3"}
+
+
+def test_an_author_column_holds_the_authors_label_and_every_vote_is_a_validators(
+    tmp_path: Path,
+) -> None:
+    db = new_store(tmp_path / "author-column.db", "--lang", "en")
+    table = write_table(tmp_path / "cats.csv")
+    ok("--db", db, "import", table, "--format", "table",
+       "--columns", "author=writer,votes=v1,v2,v3")  # fmt: skip
+    votes = votes_by_position(db)
+    assert votes[:4] == [
+        ("An animal is resting.", 0, "cats:author", E),
+        ("An animal is resting.", 1, "cats:v1", E),
+        ("An animal is resting.", 2, "cats:v2", E),
+        ("An animal is resting.", 3, "cats:v3", N),
+    ]
+    assert len(votes) == 12
+    authors = query(db, "SELECT hypothesis, author_label FROM pairs ORDER BY hypothesis")
+    assert authors == [("An animal is resting.", E), ("The cat is hungry.", N),
+                       ("The cat is running.", C)]  # fmt: skip
+    # The writer's column is a label, not something kept on the pair.
+    assert query(db, "SELECT count(*) FROM pairs WHERE extra_json LIKE '%writer%'") == [(0,)]
+
+
+def test_author_dash_makes_every_vote_a_validators(tmp_path: Path) -> None:
+    db = new_store(tmp_path / "crowd.db", "--lang", "en")
+    table = write_table(tmp_path / "cats.csv")
+    ok("--db", db, "import", table, "--format", "table",
+       "--columns", "author=-,votes=writer,v1,v2,v3")  # fmt: skip
+    votes = votes_by_position(db)
+    assert len(votes) == 12
+    assert {position for _, position, _, _ in votes} == {1, 2, 3, 4}
+    assert annotator_ids(db) == {"cats:v1", "cats:v2", "cats:v3", "cats:v4"}
+    assert query(db, "SELECT count(*) FROM pairs WHERE author_label IS NOT NULL") == [(0,)]
+    assert query(db, "SELECT count(*) FROM pair_labels WHERE author_label IS NOT NULL") == [(0,)]
+
+
+def test_with_no_author_the_statistics_count_every_vote_as_a_validators(
+    tmp_path: Path,
+) -> None:
+    db = new_store(tmp_path / "crowd.db", "--lang", "en")
+    ok("--db", db, "import", CROWD, "--format", "table", "--columns", "author=-")
+    annotators = json_rows("--db", db, "stats", "--table", "annotators")
+    assert len(annotators) == 15
+    assert "crowd_votes:author" not in {row["annotator"] for row in annotators}
+    assert {(row["votes"], row["authored"], row["validated"]) for row in annotators} == {(6, 0, 6)}
+    assert {row["author_pairs"] for row in annotators} == {0}
+    agreement = {
+        row["statistic"]: row
+        for row in json_rows("--db", db, "stats", "--table", "agreement")
+        if row["group"] == "all"
+    }
+    # No author's label: nothing to compare the validators' votes with.
+    assert agreement["individual label = author's label"]["denominator"] == 0
+    assert agreement["gold = author's label"]["numerator"] == 0
+    assert agreement["pairs relabelled"]["denominator"] == 6
+    # Every vote is a validator's and counts towards "individual label = gold".
+    assert agreement["individual label = gold"]["denominator"] == 5 * 15  # one pair: no gold
+
+
+def test_the_same_file_read_with_its_first_vote_as_the_authors_differs(tmp_path: Path) -> None:
+    db = new_store(tmp_path / "first-is-author.db", "--lang", "en")
+    ok("--db", db, "import", CROWD, "--format", "table")
+    annotators = {row["annotator"]: row for row in
+                  json_rows("--db", db, "stats", "--table", "annotators")}  # fmt: skip
+    assert annotators["crowd_votes:author"]["authored"] == 6
+    assert len(annotators) == 15  # the author and v1..v14
+
+
+def test_a_wrong_author_mapping_is_one_error_line_and_changes_nothing(tmp_path: Path) -> None:
+    db = new_store(tmp_path / "crowd.db", "--lang", "en")
+    table = write_table(tmp_path / "cats.csv")
+    fails(db, "import", table, "--format", "table", "--columns", "author=nobody,votes=v1,v2",
+          says=("cats.csv", "--columns author=nobody", "no column 'nobody'"))  # fmt: skip
+    fails(db, "import", table, "--format", "table", "--columns", "author=writer,v1",
+          says=("author takes one column",))  # fmt: skip
+    fails(db, "import", table, "--format", "table", "--columns", "author=v1,votes=v1,v2",
+          says=("cats.csv", "column 'v1' to both"))  # fmt: skip
+    fails(db, "import", table, "--format", "table", "--columns", "author=writer,votes=v1",
+          "--labels", "e=entailment,n=neutral",
+          says=("cats.csv", "line 4", "'c'", "column 'writer'"))  # fmt: skip
+
+
+# --- ChaosNLI: 100 crowd labels a pair, and the 5 original ones ------------------------------
+
+CHAOS_SNLI = FIXTURES / "chaosnli" / "chaosNLI_snli.jsonl"
+
+
+def chaos_table(tmp_path: Path) -> tuple[Path, list[dict[str, Any]]]:
+    """ChaosNLI's SNLI items as a table: the 100 crowd labels as one list (`label_count`,
+    in the order e n c), and the original writer's label (`old_labels[0]`) beside them."""
+    items = read_jsonl(CHAOS_SNLI)
+    records = [
+        {
+            "uid": item["uid"],
+            "premise": item["example"]["premise"],
+            "hypothesis": item["example"]["hypothesis"],
+            "writer": item["old_labels"][0],
+            "crowd": ["e"] * item["label_count"][0]
+            + ["n"] * item["label_count"][1]
+            + ["c"] * item["label_count"][2],
+        }
+        for item in items
+    ]
+    return write_jsonl(tmp_path / "chaos_snli.jsonl", records), items
+
+
+@requires_fixtures
+def test_chaosnli_crowd_labels_are_validators_and_the_writer_is_the_author(
+    tmp_path: Path,
+) -> None:
+    table, items = chaos_table(tmp_path)
+    crowd = new_store(tmp_path / "crowd.db", "--lang", "en")
+    ok("--db", crowd, "import", table, "--format", "table",
+       "--columns", "id=uid,votes=crowd,author=-")  # fmt: skip
+    assert query(crowd, "SELECT count(*), min(position) FROM votes") == [(100 * len(items), 1)]
+    assert query(crowd, "SELECT count(*) FROM pairs WHERE author_pk IS NOT NULL") == [(0,)]
+    assert len(annotator_ids(crowd)) == 100
+    assert "chaos_snli:author" not in annotator_ids(crowd)
+    annotators = json_rows("--db", crowd, "stats", "--table", "annotators")
+    assert sum(row["validated"] for row in annotators) == 100 * len(items)
+    assert {row["authored"] for row in annotators} == {0}
+
+    with_writer = new_store(tmp_path / "with-writer.db", "--lang", "en")
+    ok("--db", with_writer, "import", table, "--format", "table",
+       "--columns", "id=uid,votes=crowd,author=writer")  # fmt: skip
+    authors = dict(query(with_writer, "SELECT id, author_label FROM pairs"))
+    assert authors == {item["uid"]: item["old_labels"][0] for item in items}
+    stored = query(with_writer, "SELECT n_votes, count(*) FROM pair_labels GROUP BY n_votes")
+    assert stored == [(101, len(items))]
+    # The author's label is compared with the 100 validators' votes, never with itself.
+    agreement = {
+        row["statistic"]: row
+        for row in json_rows("--db", with_writer, "stats", "--table", "agreement")
+        if row["group"] == "all"
+    }
+    assert agreement["individual label = author's label"]["denominator"] == 100 * len(items)
