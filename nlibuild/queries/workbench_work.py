@@ -101,3 +101,46 @@ def pair_ids_of_run(store: Store, run_id: int) -> list[str]:
     """The IDs of the pairs a run added, in key order."""
     rows = store.conn.execute("SELECT id FROM pairs WHERE run_id = ? ORDER BY pk", (run_id,))
     return [row[0] for row in rows]
+
+
+class StoredPairRow(NamedTuple):
+    id: str
+    label: str
+    level: str | None
+    hypothesis: str
+
+
+class ViolationRow(NamedTuple):
+    pair_id: str | None
+    rule: str
+    severity: str
+    detail: str
+    kept: int
+
+
+def answer_of_item(
+    store: Store, batch_pk: int, item_id: str
+) -> tuple[str, list[StoredPairRow], list[ViolationRow]] | None:
+    """An answered item of an elicitation batch: its status, the pairs the answering run
+    added for it (in key order), and the violations recorded for it in this batch; None
+    while the item is open."""
+    found = store.conn.execute(
+        "SELECT status, answered_run_id FROM assignments "
+        "WHERE batch_pk = ? AND item_id = ? AND status != 'open'",
+        (batch_pk, item_id),
+    ).fetchone()
+    if found is None:
+        return None
+    status, run_id = found
+    pairs = store.conn.execute(
+        "SELECT p.id, p.author_label, p.level, p.hypothesis FROM pairs p "
+        "JOIN premises pr ON pr.pk = p.premise_pk "
+        "WHERE p.run_id = ? AND pr.id = ? ORDER BY p.pk",
+        (run_id, item_id),
+    ).fetchall()
+    violations = store.conn.execute(
+        "SELECT pair_id, rule, severity, detail, kept FROM violations "
+        "WHERE batch_pk = ? AND item_id = ? ORDER BY pk",
+        (batch_pk, item_id),
+    ).fetchall()
+    return status, [StoredPairRow(*r) for r in pairs], [ViolationRow(*r) for r in violations]
