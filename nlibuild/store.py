@@ -625,6 +625,13 @@ class Store:
             )
         return saved
 
+    def delete_draft(self, batch_pk: int, item_id: str) -> None:
+        """Drop a draft once its item is answered: the answer is then the stored record."""
+        with self.atomic():
+            self.conn.execute(
+                "DELETE FROM drafts WHERE batch_pk = ? AND item_id = ?", (batch_pk, item_id)
+            )
+
     def add_vote_times(self, rows: Sequence[tuple[int, int, float]], run_id: int) -> None:
         """(pair_pk, annotator_pk, seconds) spent before each vote a run added."""
         self.conn.executemany(

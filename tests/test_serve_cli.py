@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import uvicorn
 from conftest import assert_user_error, ok, ok_result, query, run_cli, table_counts
-from serve_stores import client_of, workbench_db, workbench_template
+from serve_stores import batches_of, client_of, workbench_db, workbench_template
 
 from nlibuild.cli.serve import exposure_warning
 from nlibuild.models import ServeConfig
@@ -58,6 +58,38 @@ def test_a_lead_need_not_be_an_annotator(workbench_db: Path) -> None:
     client = client_of(workbench_db)
     assert client.get(link.strip().replace("http://127.0.0.1:8765", "")).status_code == 200
     assert client.get("/lead").status_code == 200
+
+
+def test_one_link_may_carry_the_writer_and_validator_roles(workbench_db: Path) -> None:
+    """w01 writes and validates: one link opens both kinds of batch; the lead page and
+    another person's batches stay closed."""
+    link = ok("--db", workbench_db, "serve", "invite", "--annotator", "w01",
+              "--role", "writer,validator")  # fmt: skip
+    client = client_of(workbench_db)
+    assert client.get(link.strip().replace("http://127.0.0.1:8765", "")).status_code == 200
+    home = client.get("/").text
+    assert "w01 (writer,validator)" in home
+    writing = batches_of(workbench_db, "w01", "elicit")
+    labelling = batches_of(workbench_db, "w01", "relabel")
+    assert writing and labelling
+    for batch in writing:
+        assert f'href="/write/{batch}"' in home
+        assert client.get(f"/write/{batch}").status_code == 200
+    for batch in labelling:
+        assert f'href="/label/{batch}"' in home
+        assert client.get(f"/label/{batch}").status_code == 200
+    assert client.get("/lead").status_code == 403
+    for batch in batches_of(workbench_db, "w02", "elicit"):
+        assert client.get(f"/write/{batch}").status_code == 404
+    listed = ok("--db", workbench_db, "serve", "invites", "--format", "csv")
+    assert ",w01,writer,validator," in listed.replace('"', "")
+
+
+def test_a_lead_link_takes_no_other_role(workbench_db: Path) -> None:
+    result = run_cli("--db", workbench_db, "serve", "invite", "--annotator", "w01",
+                     "--role", "lead,writer")  # fmt: skip
+    assert_user_error(result, "--role", "a lead's link is a lead's alone")
+    assert query(workbench_db, "SELECT count(*) FROM workbench_tokens") == [(0,)]
 
 
 def test_a_bad_role_or_lifetime_is_an_error_line(workbench_db: Path) -> None:

@@ -91,6 +91,25 @@ def test_aggregate_makes_what_aggregate_labels_makes(
     assert query(workbench_db, GOLD) == query(cli, GOLD)
 
 
+def test_a_button_answers_with_a_redirect_so_a_reload_runs_nothing_again(
+    workbench_db: Path, lead: TestClient
+) -> None:
+    runs = "SELECT count(*) FROM runs"
+    before = query(workbench_db, runs)[0][0]
+    fields = {"csrf_token": csrf_of(lead), "protocol": "SINGLE", "writers": "w03"}
+    response = lead.post("/lead/elicit-batches", data=fields, follow_redirects=False)
+    assert response.status_code == 303
+    assert response.headers["location"] == "/lead"
+    made = query(workbench_db, BATCHES)
+
+    first = lead.get("/lead").text
+    assert "Created" in first  # the outcome, carried to the page the redirect names
+    reloaded = lead.get("/lead").text
+    assert "Created" not in reloaded  # shown once
+    assert query(workbench_db, BATCHES) == made
+    assert query(workbench_db, runs) == [(before + 1,)]
+
+
 @pytest.mark.parametrize(
     ("action", "fields", "error"),
     [

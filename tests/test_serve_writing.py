@@ -5,6 +5,7 @@ the CSRF token 403, and every text escaped."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -160,6 +161,36 @@ def test_a_submission_records_pairs_and_violations_as_an_import_does(lenient: Wr
     other = lenient.send(premise, form_of(MULTI))
     assert other.status_code == 409 and "keeps the first answer" in other.text
     assert table_counts(lenient.db) == before
+
+
+def test_a_submitted_premise_drops_its_draft_and_shows_its_stored_hypotheses(
+    lenient: Writing,
+) -> None:
+    premise, text = lenient.premises[0]
+    copied = text.rstrip(".") + " indeed."
+    answer = MULTI | {"entailment": [copied, *MULTI["entailment"][1:]]}
+    lenient.feedback(premise, form_of(answer), save=True)
+    assert query(lenient.db, "SELECT item_id FROM drafts") == [(premise,)]
+    assert lenient.send(premise, form_of(answer)).status_code == 200
+
+    assert query(lenient.db, "SELECT count(*) FROM drafts") == [(0,)]
+    page = lenient.client.get(f"/write/{lenient.batch}?premise={premise}").text
+    assert "You have submitted this premise" in page and "<textarea" not in page
+    table = page.split('class="submitted-answer"', 1)[1].split("</section>", 1)[0]
+    for hypothesis in [copied, *MULTI["entailment"][1:], *MULTI["neutral"]]:
+        assert f">{hypothesis}</td>" in table
+    row = table.split(f"<td>{premise}-e1</td>", 1)[1].split("</tr>", 1)[0]
+    assert "entailment" in row and "easy" in row and "error: overlap:" in row
+    assert table.count("<tr><td>") == 9
+
+
+def test_the_draft_status_shows_a_clock_time_not_an_iso_stamp(writing: Writing) -> None:
+    premise = writing.premises[0][0]
+    saved = writing.feedback(premise, {"neutral_1": "The mayor was on holiday."}, save=True)
+    assert re.fullmatch(r"saved \d\d:\d\d:\d\d", saved.json()["saved_text"])
+    page = writing.client.get(f"/write/{writing.batch}").text
+    status = page.split('id="draft-status" role="status">', 1)[1].split("</span>", 1)[0]
+    assert re.fullmatch(r"Draft saved \d\d:\d\d:\d\d", status), status
 
 
 def test_a_blocking_finding_is_refused_with_the_findings_and_the_draft_kept(

@@ -14,6 +14,8 @@ from workbench_data import batches_of, open_store, premises_of, writing_store
 from nlibuild.errors import ConflictError, NotFoundError, SubmissionRefused
 from nlibuild.models import RelabelItem
 from nlibuild.workbench.relabelling import (
+    pair_at_position,
+    pair_numbered,
     record_vote,
     relabel_items,
     undo_vote,
@@ -130,3 +132,25 @@ def test_the_same_label_changes_nothing_and_another_needs_an_undo(store_db: Path
     )
     assert counts == [(2, 1 + (pair[-2] == "c"))]
     assert ok("--db", store_db, "check").strip()
+
+
+def test_one_item_is_found_by_its_number_or_position_as_the_batch_lists_it(
+    store_db: Path,
+) -> None:
+    """A vote names one item (the page by its number, the JSON route by its position), and
+    is found alone, without reading the batch's every item: the same pair either way."""
+    with open_store(store_db) as store:
+        for validator in ("w01", "v01"):
+            batch = relabel_batch(store_db, validator)
+            items = relabel_items(store, validator, batch).items
+            assert items
+            for number, item in enumerate(items, 1):
+                assert pair_numbered(store, validator, batch, number) == item.pair_id
+                assert pair_at_position(store, validator, batch, item.position) == item.pair_id
+            for number in (0, len(items) + 1):
+                with pytest.raises(NotFoundError):
+                    pair_numbered(store, validator, batch, number)
+            with pytest.raises(NotFoundError):
+                pair_at_position(store, validator, batch, max(i.position for i in items) + 1)
+        with pytest.raises(NotFoundError):
+            pair_numbered(store, "w01", relabel_batch(store_db, "v01"), 1)

@@ -103,7 +103,11 @@ def invite(
     ctx: typer.Context,
     annotator: Annotated[str, typer.Option(help="Who the link is for: an annotator's ID.")],
     role: Annotated[
-        str, typer.Option(help="writer, validator or lead (a lead need not be an annotator).")
+        str,
+        typer.Option(
+            help="writer, validator or lead (a lead need not be an annotator); "
+            "writer,validator gives one link with both."
+        ),
     ] = "writer",
     expires: Annotated[
         str | None,
@@ -127,13 +131,14 @@ def invite(
 
     \b
       nlibuild --db corpus.db serve invite --annotator w01 --role writer
+      nlibuild --db corpus.db serve invite --annotator w01 --role writer,validator
       nlibuild --db corpus.db serve invite --annotator lead01 --role lead --expires 2d
     """
     from nlibuild.workbench.access import create_invite
 
     with user_errors(), open_store(state_of(ctx)) as store:
         config = serve_config(ctx, store)
-        chosen = choice(Role, role.lower(), "--role")
+        chosen = [choice(Role, part.strip().lower(), "--role") for part in role.split(",")]
         try:
             lifetime = parse_lifetime(expires or config.invite_lifetime)
         except ValueError as exc:
@@ -142,7 +147,7 @@ def invite(
     base = (base_url or f"http://{config.host}:{config.port}").rstrip("/")
     out.print(f"{base}/t/{made.token}", markup=False)
     err.print(
-        f"A {made.role.value}'s link for {made.person}, valid until {made.expires}; "
+        f"A {' and '.join(made.roles)}'s link for {made.person}, valid until {made.expires}; "
         "send it to them privately.",
         markup=False,
     )
@@ -166,7 +171,7 @@ def invites(
         rows = list_invites(store)
     columns = ["prefix", "person", "role", "status", "created", "expires", "revoked"]
     cells = [
-        (r.prefix, r.person, r.role.value, r.status, *map(_minute, times))
+        (r.prefix, r.person, r.role, r.status, *map(_minute, times))
         for r in rows
         for times in [(r.created, r.expires, r.revoked or "")]
     ]

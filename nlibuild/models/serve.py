@@ -68,7 +68,7 @@ class InviteRecord(BaseModel):
 
     prefix: str
     person: str
-    role: Role
+    role: str = Field(description="the link's roles, comma-separated: writer,validator")
     created: str
     expires: str
     revoked: str | None

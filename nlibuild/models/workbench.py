@@ -91,6 +91,35 @@ class Draft(_Shown):
     updated_at: str
 
 
+class StoredViolation(_Shown):
+    """What the import's checks found in a submitted answer, as `violations` keeps it."""
+
+    rule: str
+    severity: str
+    detail: str
+    kept: bool
+
+
+class StoredPair(_Shown):
+    """A hypothesis the writer submitted, as stored: its pair, label, level and findings."""
+
+    id: str
+    label: Label
+    level: Level | None
+    hypothesis: str
+    violations: list[StoredViolation]
+
+
+class SubmittedAnswer(_Shown):
+    """An answered premise's answer, shown read-only: the pairs it added (with their
+    violations), whether it was marked unusable, and findings of no stored pair (a
+    rejected pair's, the answer's own)."""
+
+    unusable: bool
+    pairs: list[StoredPair]
+    other_violations: list[StoredViolation]
+
+
 class WritingPremise(_Shown):
     id: str
     genre: str | None

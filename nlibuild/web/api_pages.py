@@ -31,7 +31,7 @@ from nlibuild.models import Label, Role
 from nlibuild.store import Store
 from nlibuild.web.auth import require_role
 from nlibuild.web.context import WebContext
-from nlibuild.workbench.relabelling import record_vote, relabel_items
+from nlibuild.workbench.relabelling import pair_at_position, record_vote
 from nlibuild.workbench.writing import submit_answer
 
 STATUS_OF_ERROR: tuple[tuple[type[NlibuildError], int], ...] = (
@@ -84,11 +84,8 @@ def vote_at_position(
     store: Store, validator: str, batch_id: str, position: int, label: str, seconds: float | None
 ) -> Any:
     """Vote on the item at `position` of the validator's own batch (404 for any other)."""
-    page = relabel_items(store, validator, batch_id)
-    item = next((i for i in page.items if i.position == position), None)
-    if item is None:
-        raise NotFoundError(f"there is no item {position} in batch {batch_id}")
-    return record_vote(store, validator, batch_id, item.pair_id, label, seconds)
+    pair_id = pair_at_position(store, validator, batch_id, position)
+    return record_vote(store, validator, batch_id, pair_id, label, seconds)
 
 
 async def label_vote(context: WebContext, request: Request) -> Response:

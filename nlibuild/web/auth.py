@@ -23,11 +23,12 @@ def current_person(request: Request) -> Person:
 
 
 def require_role(request: Request, *roles: Role) -> Person:
-    """The signed-in person if their role is one of `roles`; 403 otherwise."""
+    """The signed-in person if one of their link's roles is one of `roles`; 403 otherwise."""
     person = current_person(request)
-    if person.role not in roles:
+    if not set(person.roles) & set(roles):
         names = " or ".join(role.value for role in roles)
-        raise HTTPException(403, f"This page is for a {names}; your link is a {person.role}'s.")
+        mine = " and ".join(role.value for role in person.roles)
+        raise HTTPException(403, f"This page is for a {names}; your link is a {mine}'s.")
     return person
 
 

@@ -79,6 +79,33 @@ class FailedLogins:
             self._recent(address, time.monotonic()).append(time.monotonic())
 
 
+class Flashes:
+    """What a POST did, kept for the page its 303 leads to (redirect-after-post: a reload of
+    that page re-sends a GET, never the form). One message per session, read once, in
+    memory: one process serves every request, and a message not read within `TTL_S` (a
+    browser that never followed the redirect) is dropped rather than shown later."""
+
+    TTL_S = 60.0
+
+    def __init__(self) -> None:
+        self._messages: dict[str, tuple[float, str]] = {}
+        self._lock = threading.Lock()
+
+    def put(self, session_id: str, message: str) -> None:
+        now = time.monotonic()
+        with self._lock:
+            stale = [k for k, (at, _) in self._messages.items() if at <= now - self.TTL_S]
+            for key in stale:
+                del self._messages[key]
+            self._messages[session_id] = (now, message)
+
+    def pop(self, session_id: str) -> str:
+        """The session's message (once), or "" when there is none or it is too old."""
+        with self._lock:
+            at, message = self._messages.pop(session_id, (0.0, ""))
+        return message if at > time.monotonic() - self.TTL_S else ""
+
+
 def _templates() -> Jinja2Templates:
     # Autoescape on for every template: a premise holding `<script>` shows as text.
     env = jinja2.Environment(
@@ -97,10 +124,12 @@ class WebContext:
     templates: Jinja2Templates = field(init=False)
     failed_logins: FailedLogins = field(init=False)
     write_lock: threading.Lock = field(init=False)
+    flashes: Flashes = field(init=False)
 
     def __post_init__(self) -> None:
         self.stores = ThreadStores(self.store_path)
         self.write_lock = threading.Lock()
+        self.flashes = Flashes()
         self.templates = _templates()
         self.failed_logins = FailedLogins(self.config.token_attempts_per_minute)
         self.session_lifetime = parse_lifetime(self.config.session_lifetime)

@@ -33,7 +33,7 @@ from nlibuild.errors import ConflictError, NotFoundError, SubmissionRefused
 from nlibuild.models import RelabelItem, RelabelPage, Role
 from nlibuild.web.auth import require_role
 from nlibuild.web.context import WebContext
-from nlibuild.workbench.relabelling import record_vote, relabel_items, undo_vote
+from nlibuild.workbench.relabelling import pair_numbered, record_vote, relabel_items, undo_vote
 
 
 @dataclass(frozen=True)
@@ -142,11 +142,14 @@ async def undo(context: WebContext, request: Request) -> Response:
 
 
 def _pair(context: WebContext, person: str, batch_id: str, answer: Answer) -> str:
-    """The ID of the item numbered `answer.number` (the page never shows pair IDs)."""
-    items = _items(context, person, batch_id).items
-    if not 1 <= answer.number <= len(items):
-        raise HTTPException(404, f"Batch {batch_id} has no item {answer.number}.")
-    return items[answer.number - 1].pair_id
+    """The ID of the item numbered `answer.number` (the page never shows pair IDs), read
+    alone rather than with the batch's every item."""
+    try:
+        return context.with_store(
+            lambda store: pair_numbered(store, person, batch_id, answer.number)
+        )
+    except NotFoundError:
+        raise HTTPException(404, f"Batch {batch_id} has no item {answer.number}.") from None
 
 
 async def _answer(request: Request, max_seconds: float) -> Answer:

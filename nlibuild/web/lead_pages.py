@@ -17,7 +17,7 @@ from typing import Any
 import anyio.to_thread
 from pydantic import ValidationError
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from nlibuild.errors import ConfigError, NlibuildError
@@ -43,7 +43,8 @@ Form = dict[str, str]
 
 def lead(context: WebContext, request: Request) -> Response:
     require_role(request, Role.LEAD)
-    return lead_page(context, request)
+    session_id = request.scope.get("state", {}).get("session_id")
+    return lead_page(context, request, done=context.flashes.pop(session_id or ""))
 
 
 def lead_page(
@@ -185,8 +186,11 @@ def settings_problem(exc: ValidationError) -> str:
 
 
 def action(context: WebContext, stage: Callable[[Store, Form], str]) -> Any:
-    """A lead's button: the form's values through `stage`, under the write lock; the lead
-    page again, saying what was made or the one `Error:` line (400, nothing written)."""
+    """A lead's button: the form's values through `stage`, under the write lock. What was
+    made goes to the session's flash and the answer is a 303 to /lead, so reloading the
+    page that follows shows it without running the stage again. A refusal is the lead
+    page with the one `Error:` line (400): nothing was written, so a re-sent form costs
+    nothing, and the page can say what was wrong at once."""
 
     async def page(request: Request) -> Response:
         require_role(request, Role.LEAD)
@@ -200,7 +204,8 @@ def action(context: WebContext, stage: Callable[[Store, Form], str]) -> Any:
             except ValidationError as exc:
                 error = f"Error: {settings_problem(exc)}"
                 return lead_page(context, request, error=error, status=400)
-            return lead_page(context, request, done=done)
+            context.flashes.put(request.scope["state"]["session_id"], done)
+            return RedirectResponse("/lead", status_code=303)
 
         return await anyio.to_thread.run_sync(work)
 

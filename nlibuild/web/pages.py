@@ -7,7 +7,6 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from nlibuild.models import Role
 from nlibuild.web.auth import current_person
 from nlibuild.web.context import SESSION_COOKIE, WebContext, error_response
 from nlibuild.workbench.access import (
@@ -70,12 +69,11 @@ def home(context: WebContext, request: Request) -> Response:
     """The signed-in person's own batches, with a link to each (the lead: the lead page)."""
     person = current_person(request)
     batches = context.with_store(lambda store: own_batches(store, person))
-    link = {Role.WRITER: "/write/", Role.VALIDATOR: "/label/"}.get(person.role, "")
     values = {
         "title": "Your work",
         "open_batches": [b for b in batches if b.open],
         "done_batches": [b for b in batches if not b.open],
-        "link": link,
+        "links": {"elicit": "/write/", "relabel": "/label/"},
     }
     return context.page(request, "home.html", values)
 

@@ -21,6 +21,7 @@ renders it and the JSON carries it, so write.js only puts the given texts into t
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from functools import partial
 from typing import Any
 
@@ -42,6 +43,7 @@ from nlibuild.models import (
     FormSlot,
     Role,
     SubmissionResult,
+    SubmittedAnswer,
     WritingPremise,
     WritingTask,
 )
@@ -49,7 +51,12 @@ from nlibuild.store import Store
 from nlibuild.web.auth import current_person, own_batch_or_404, require_role
 from nlibuild.web.context import WebContext
 from nlibuild.workbench.feedback import draft_feedback, hypotheses_of
-from nlibuild.workbench.writing import save_draft, submit_answer, writing_task
+from nlibuild.workbench.writing import (
+    save_draft,
+    submit_answer,
+    submitted_answer,
+    writing_task,
+)
 
 MEASURE_WORDS = {
     "hypothesis": "of the hypothesis",
@@ -98,6 +105,7 @@ class AnswerView(_View):
     blocked_reason: str
     max_overlap: float
     saved_at: str | None = None
+    saved_text: str = ""
     feedback: DraftFeedback
 
 
@@ -223,6 +231,13 @@ def answer_view(feedback: DraftFeedback, names: dict[str, str]) -> AnswerView:
     )
 
 
+def saved_text(updated_at: str) -> str:
+    """A draft's save time as people read a clock, "saved 14:03:12", in the server's local
+    time (the store keeps UTC ISO text); the time of day is enough beside a live page."""
+    moment = datetime.fromisoformat(updated_at).astimezone()
+    return f"saved {moment:%H:%M:%S}"
+
+
 def slot_title(slot: FormSlot) -> str:
     """How a field is named in the page and in the reasons: "蕴含 2 (medium)"."""
     level = f" ({slot.level.value})" if slot.level is not None else ""
@@ -272,6 +287,7 @@ def render(
     view: AnswerView | None = None,
     submitted: SubmissionResult | None = None,
     submitted_id: str = "",
+    answer: SubmittedAnswer | None = None,
     problem: str = "",
     status: int = 200,
 ) -> Response:
@@ -294,6 +310,8 @@ def render(
         "submitted": submitted,
         "submitted_notes": [finding_note(f) for f in submitted.findings] if submitted else [],
         "submitted_id": submitted_id,
+        "answer": answer,
+        "draft_saved": saved_text(draft.updated_at) if draft else "",
         "problem": problem,
     }
     return context.page(request, "write.html", values, status)
@@ -330,7 +348,11 @@ def write_page(context: WebContext, request: Request) -> Response:
     if premise is not None and premise.draft is not None and not premise.answered:
         draft = premise.draft
         view = _feedback_of(context, writer, task, premise.id, draft.fields, draft.unusable)
-    return render(context, request, task, premise, view=view)
+    answer = None
+    if premise is not None and premise.answered:
+        shown = premise.id
+        answer = _store_call(context, lambda s: submitted_answer(s, writer, task.batch, shown))
+    return render(context, request, task, premise, view=view, answer=answer)
 
 
 async def feedback_json(context: WebContext, request: Request) -> Response:
@@ -351,7 +373,8 @@ async def feedback_json(context: WebContext, request: Request) -> Response:
             lambda s: save_draft(s, writer, task.batch, premise_id, sent.fields, sent.unusable),
             writes=True,
         )
-        return view.model_copy(update={"saved_at": saved.updated_at})
+        update = {"saved_at": saved.updated_at, "saved_text": saved_text(saved.updated_at)}
+        return view.model_copy(update=update)
 
     view = await anyio.to_thread.run_sync(work)
     return Response(view.model_dump_json(), media_type="application/json")

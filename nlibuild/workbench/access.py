@@ -15,6 +15,7 @@ import hashlib
 import hmac
 import re
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -32,6 +33,20 @@ ANNOTATOR_ROLES = (Role.WRITER, Role.VALIDATOR)
 
 BATCH_KIND_OF_ROLE = {Role.WRITER: "elicit", Role.VALIDATOR: "relabel"}
 """Which batches each role works on."""
+
+ROLE_ORDER = (Role.WRITER, Role.VALIDATOR, Role.LEAD)
+"""The one order roles are written in (`writer,validator`), as the store's CHECK lists them."""
+
+
+def roles_text(roles: Iterable[Role]) -> str:
+    """Roles as the store and `serve invites` write them: `writer,validator`."""
+    given = set(roles)
+    return ",".join(role.value for role in ROLE_ORDER if role in given)
+
+
+def roles_of(text: str) -> tuple[Role, ...]:
+    """The roles of a stored `role` value."""
+    return tuple(Role(part) for part in text.split(","))
 
 
 def now_utc() -> datetime:
@@ -53,7 +68,7 @@ class Invite:
 
     token: str
     person: str
-    role: Role
+    roles: tuple[Role, ...]
     expires: str
 
 
@@ -62,8 +77,12 @@ class Person:
     """Whoever holds a live session."""
 
     name: str
-    role: Role
+    roles: tuple[Role, ...]
     token_pk: int
+
+    @property
+    def roles_text(self) -> str:
+        return roles_text(self.roles)
 
 
 @dataclass(frozen=True)
@@ -75,19 +94,33 @@ class Login:
     refusal: str | None
 
 
-def create_invite(store: Store, person: str, role: Role, lifetime: timedelta) -> Invite:
-    """A new invite for `person`: an annotator of the store for writers and validators;
-    any ID (letters, digits, `_.@-`) for a lead, who need not be an annotator."""
+def create_invite(
+    store: Store, person: str, roles: Role | Iterable[Role], lifetime: timedelta
+) -> Invite:
+    """A new invite for `person` with one role or several (writer and validator together:
+    one link for a person who does both): an annotator of the store for writers and
+    validators; any ID (letters, digits, `_.@-`) for a lead, who need not be an annotator,
+    and whose link is a lead's alone."""
+    chosen = tuple(
+        r for r in ROLE_ORDER if r in ({roles} if isinstance(roles, Role) else set(roles))
+    )
+    if not chosen:
+        raise ConfigError("--role: name at least one role: writer, validator or lead")
+    if Role.LEAD in chosen and len(chosen) > 1:
+        raise ConfigError(
+            f"--role {roles_text(chosen)}: a lead's link is a lead's alone; "
+            "invite the person twice for lead and annotation work"
+        )
     if not re.match(ANNOTATOR_ID_PATTERN, person):
         raise ConfigError(
             f"--annotator {person!r}: an ID is letters, digits, '_', '.', '@' and '-', "
             "starting with a letter or digit"
         )
     annotator_pk = records.annotator_key(store, person)
-    if role in ANNOTATOR_ROLES and annotator_pk is None:
+    if any(role in ANNOTATOR_ROLES for role in chosen) and annotator_pk is None:
         raise ConfigError(
             f"--annotator {person}: no annotator with this ID in {store.path}; "
-            f"a {role.value} must be one (e.g. named by `elicit create --writers` or "
+            f"a {' and '.join(chosen)} must be one (e.g. named by `elicit create --writers` or "
             "`relabel create --annotators`): check the ID"
         )
     token = secrets.token_urlsafe(32)
@@ -99,11 +132,11 @@ def create_invite(store: Store, person: str, role: Role, lifetime: timedelta) ->
         sha256_hex(token),
         person,
         annotator_pk,
-        role.value,
+        roles_text(chosen),
         stamp(created),
         expires,
     )
-    return Invite(token, person, role, expires)
+    return Invite(token, person, chosen, expires)
 
 
 def _status(row: records.TokenRow, now: str) -> str:
@@ -119,7 +152,7 @@ def list_invites(store: Store) -> list[InviteRecord]:
         InviteRecord(
             prefix=row.selector,
             person=row.person,
-            role=Role(row.role),
+            role=row.role,
             created=row.created,
             expires=row.expires,
             revoked=row.revoked,
@@ -175,13 +208,13 @@ def open_session(store: Store, token: str, session_lifetime: timedelta) -> Login
     records.insert_session(
         store, sha256_hex(session_id), row.pk, stamp(now), stamp(now + session_lifetime)
     )
-    return Login(Person(row.person, Role(row.role), row.pk), session_id, None)
+    return Login(Person(row.person, roles_of(row.role), row.pk), session_id, None)
 
 
 def session_person(store: Store, session_id: str) -> Person | None:
     """The person of a live session (None: unknown, expired, or its invite revoked)."""
     row = records.live_session(store, sha256_hex(session_id), stamp(now_utc()))
-    return Person(row.person, Role(row.role), row.token_pk) if row else None
+    return Person(row.person, roles_of(row.role), row.token_pk) if row else None
 
 
 def close_session(store: Store, session_id: str) -> None:
@@ -198,17 +231,22 @@ def csrf_matches(session_id: str, given: str | None) -> bool:
     return given is not None and hmac.compare_digest(csrf_token(session_id), given)
 
 
+def _kinds(person: Person) -> list[str]:
+    return [BATCH_KIND_OF_ROLE[r] for r in person.roles if r in BATCH_KIND_OF_ROLE]
+
+
 def own_batches(store: Store, person: Person) -> list[BatchRow]:
     """The batches this person works on: a writer's elicitation batches, a validator's
-    relabelling batches; none for a lead."""
-    kind = BATCH_KIND_OF_ROLE.get(person.role)
-    return records.batches_of_annotator(store, person.name, kind) if kind else []
+    relabelling batches (both, for a link with both roles); none for a lead."""
+    return [
+        b for kind in _kinds(person) for b in records.batches_of_annotator(store, person.name, kind)
+    ]
 
 
 def own_batch(store: Store, person: Person, batch_id: str) -> BatchRow | None:
     """The batch if it is this person's to work on; None for anything else."""
-    kind = BATCH_KIND_OF_ROLE.get(person.role)
-    return records.batch_of_annotator(store, person.name, kind, batch_id) if kind else None
+    found = (records.batch_of_annotator(store, person.name, k, batch_id) for k in _kinds(person))
+    return next((batch for batch in found if batch is not None), None)
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,16 @@ from nlibuild.models import (
 )
 from nlibuild.options import store_label_names
 from nlibuild.queries.meta import store_labels
-from nlibuild.queries.workbench_work import OwnBatch, OwnPair, own_batch, own_batches, own_pairs
+from nlibuild.queries.workbench_work import (
+    OwnBatch,
+    OwnPair,
+    own_batch,
+    own_batches,
+    own_pair_at,
+    own_pair_numbered,
+    own_pair_of_id,
+    own_pairs,
+)
 from nlibuild.stages.relabel_import import run_votes
 from nlibuild.stages.relabel_import import undo_vote as undo_stage
 from nlibuild.store import Store
@@ -89,10 +98,30 @@ def _item(pair: OwnPair) -> RelabelItem:
 
 def _own_pair(store: Store, annotator_id: str, batch_id: str, pair_id: str) -> OwnPair:
     batch = _validators_batch(store, annotator_id, batch_id)
-    pair = next((p for p in own_pairs(store, annotator_id, batch.pk) if p.id == pair_id), None)
+    pair = own_pair_of_id(store, annotator_id, batch.pk, pair_id)
     if pair is None:
         raise NotFoundError(f"no pair {pair_id!r} in batch {batch_id} of {annotator_id}")
     return pair
+
+
+def pair_at_position(store: Store, annotator_id: str, batch_id: str, position: int) -> str:
+    """The ID of the pair at assignment `position` of the validator's batch (the JSON
+    route's `position`); NotFound for a position not theirs to see."""
+    batch = _validators_batch(store, annotator_id, batch_id)
+    pair = own_pair_at(store, annotator_id, batch.pk, position)
+    if pair is None:
+        raise NotFoundError(f"there is no item {position} in batch {batch_id}")
+    return pair.id
+
+
+def pair_numbered(store: Store, annotator_id: str, batch_id: str, number: int) -> str:
+    """The ID of the `number`-th item of the batch as `relabel_items` lists it (the page's
+    "Item 12 of 40"); NotFound when there is none."""
+    batch = _validators_batch(store, annotator_id, batch_id)
+    pair = own_pair_numbered(store, annotator_id, batch.pk, number)
+    if pair is None:
+        raise NotFoundError(f"batch {batch_id} has no item {number}")
+    return pair.id
 
 
 def record_vote(

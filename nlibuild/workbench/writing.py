@@ -25,8 +25,12 @@ from nlibuild.models import (
     FeedbackFinding,
     FormSlot,
     Label,
+    Level,
     Protocol,
+    StoredPair,
+    StoredViolation,
     SubmissionResult,
+    SubmittedAnswer,
     WorkBatch,
     WritingPremise,
     WritingTask,
@@ -34,6 +38,8 @@ from nlibuild.models import (
 from nlibuild.presets import elicit_instructions, instruction_languages
 from nlibuild.queries.batches import BatchPremise, assignments_of_items, batch_premises
 from nlibuild.queries.workbench_work import (
+    ViolationRow,
+    answer_of_item,
     draft,
     drafts_of_batch,
     own_batches,
@@ -106,7 +112,8 @@ def writing_task(store: Store, annotator_id: str, batch_id: str) -> WritingTask:
             lang=p.lang,
             text=p.text,
             answered=p.status != "open",
-            draft=_draft(*drafts[p.id]) if p.id in drafts else None,
+            # A draft left from before the answer (a submission removes it) is not shown.
+            draft=_draft(*drafts[p.id]) if p.id in drafts and p.status == "open" else None,
         )
         for p in batch_premises(store, batch.pk)
     ]
@@ -178,6 +185,7 @@ def submit_answer(
     )
     if assignment.status != "open":
         if assignment.answer_key == key:
+            store.delete_draft(batch.pk, premise.id)
             return SubmissionResult(
                 run_id=None, unchanged=True, pairs_added=[], violations_added=0, findings=[]
             )
@@ -209,12 +217,47 @@ def submit_answer(
         )
     cfg = settings.elicit.model_copy(update={"batch": batch.id, "writer": annotator_id})
     result = run_answers(store, cfg, AnswerFile([answer]))
+    store.delete_draft(batch.pk, premise.id)  # the answer is now the record
     return SubmissionResult(
         run_id=result.run_id,
         unchanged=result.unchanged > 0,
         pairs_added=pair_ids_of_run(store, result.run_id),
         violations_added=result.violations_added,
         findings=findings,
+    )
+
+
+def submitted_answer(
+    store: Store, annotator_id: str, batch_id: str, premise_id: str
+) -> SubmittedAnswer | None:
+    """The writer's stored answer for one premise (None while it is open): the pairs it
+    added with their labels, levels and violations, to show read-only."""
+    batch = writers_batch(store, annotator_id, batch_id)
+    premise = batch_premise(store, batch, premise_id)
+    found = answer_of_item(store, batch.pk, premise.id)
+    if found is None:
+        return None
+    status, pairs, violations = found
+    stored_ids = {pair.id for pair in pairs}
+    return SubmittedAnswer(
+        unusable=status == "unusable",
+        pairs=[
+            StoredPair(
+                id=pair.id,
+                label=Label(pair.label),
+                level=Level(pair.level) if pair.level else None,
+                hypothesis=pair.hypothesis,
+                violations=[_violation(v) for v in violations if v.pair_id == pair.id],
+            )
+            for pair in pairs
+        ],
+        other_violations=[_violation(v) for v in violations if v.pair_id not in stored_ids],
+    )
+
+
+def _violation(row: ViolationRow) -> StoredViolation:
+    return StoredViolation(
+        rule=row.rule, severity=row.severity, detail=row.detail, kept=bool(row.kept)
     )
 
 

@@ -68,7 +68,7 @@
     showNotes(document.querySelector("#answer-feedback .notes"), view.answer_notes);
     submitButton.disabled = view.blocked;
     blockedReason.textContent = view.blocked ? view.blocked_reason : "";
-    if (view.saved_at) draftStatus.textContent = `Draft saved ${view.saved_at}`;
+    if (view.saved_text) draftStatus.textContent = `Draft ${view.saved_text}`;
   }
 
   async function check(save) {
