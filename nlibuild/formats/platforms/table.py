@@ -22,9 +22,16 @@ from nlibuild.errors import ConfigError, InputError
 from nlibuild.formats.column_mapping import resolve_columns
 from nlibuild.formats.platforms.base import AnswerFile, Platform, RawAnswer, RawVote, VoteFile
 from nlibuild.formats.platforms.fields import LABEL_FIELD, SLOT, is_marked
-from nlibuild.formats.table_rows import Row, TableRows, cell_text, read_table_rows, table_kind
+from nlibuild.formats.table_rows import (
+    Row,
+    TableRows,
+    cell_text,
+    label_by_value,
+    read_table_rows,
+    table_kind,
+)
 from nlibuild.labels import LabelNormaliser
-from nlibuild.models import NO_GOLD, Label
+from nlibuild.models import Label
 
 _ANSWER_DEFAULTS: dict[str, tuple[str, ...]] = {
     "batch": ("batch",),
@@ -156,14 +163,7 @@ def _vote_label(
     raw = cell_text(row.get(column)).strip()
     if not raw or not label_values:
         return raw or None
-    if raw not in label_values:
-        raise InputError(
-            path,
-            f"label value {raw!r} in column {column!r} is not one of --labels' values "
-            f"({', '.join(label_values)}); add it to --labels",
-            line,
-        )
-    return None if label_values[raw] == NO_GOLD else label_values[raw]
+    return label_by_value(path, line, column, raw, label_values)
 
 
 def _no_export(*_: object) -> Path:
