@@ -19,6 +19,9 @@ from test_relabel import ANNOTATORS, all_tasks, authors_label, build_store
 from test_translate_columns import checks, stored, units_by_id
 from test_translate_rows import GERMAN, SOURCE, write_tsv
 
+from nlibuild.errors import InputError
+from nlibuild.formats.table_rows import label_by_value
+
 KINDS = (".csv", ".tsv", ".jsonl", ".json", ".parquet")
 
 DIGESTED = {
@@ -258,3 +261,17 @@ def test_a_damaged_parquet_file_is_one_error_line_for_every_import(
                  ("elicit", "import", cut, "--format", "table"),
                  ("translate", "import", cut, "--lang", "de")):  # fmt: skip
         fails(template, *args, says=("cut.parquet", "cannot be read as parquet"))
+
+
+def test_corpus_rows_and_votes_map_label_values_with_one_rule(tmp_path: Path) -> None:
+    # `import --format table` (units.py) and `relabel import --format table` both call it.
+    values = {"0": "entailment", "1": "neutral", "x": "-"}
+    path = tmp_path / "labels.csv"
+    assert label_by_value(path, 2, "answer", "1", values) == "neutral"
+    assert label_by_value(path, 2, "answer", "x", values) is None
+    with pytest.raises(InputError) as caught:
+        label_by_value(path, 7, "answer", "2", values)
+    assert str(caught.value) == (
+        f"{path}, line 7: label value '2' in column 'answer' is not one of --labels' values "
+        "(0, 1, x); add it to --labels"
+    )

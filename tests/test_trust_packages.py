@@ -171,7 +171,7 @@ def test_a_file_of_a_package_that_cannot_be_written_is_named_under_out(
     db = elicit_store(tmp_path / "s.db")
     platform = PLATFORMS[PlatformFormat.CSV]
 
-    def writer(folder: Path, batch: str, tasks: Sequence[Any]) -> Path:
+    def writer(folder: Path, batch: str, tasks: Sequence[Any], names: Any) -> Path:
         raise OutputError(f"{folder / batch}.csv: cannot write it (No space left on device)")
 
     changes: dict[str, Any] = {"elicit_batch_writer": writer}

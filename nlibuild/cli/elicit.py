@@ -39,6 +39,7 @@ from nlibuild.options import (
     label_order_option,
     platform_columns_option,
     split_list,
+    store_label_names,
     store_settings,
 )
 from nlibuild.render import counted, render_table
@@ -263,6 +264,7 @@ def import_(
                 batch=batch,
                 writer=writer,
                 label_order=label_order_option(label_order, "--label-order"),
+                label_names=store_label_names(store),
                 columns=platform_columns_option(columns),
             )
             result = run(store, cfg)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ import orjson
 from nlibuild.errors import InputError
 from nlibuild.formats.input_files import read_utf8_text, require_regular_file
 from nlibuild.formats.tabular import ProgressCallback, csv_rows, iter_json_objects
+from nlibuild.models import NO_GOLD
 
 Row = dict[str, Any]
 """One row by column name: strings from csv and tsv, JSON's values from JSON and parquet."""
@@ -110,6 +111,22 @@ def cell_text(value: Any) -> str:
         return orjson.dumps(value).decode()
     except TypeError:
         return str(value)
+
+
+def label_by_value(
+    path: Path, line: int, column: str, raw: str, label_values: Mapping[str, str]
+) -> str | None:
+    """The label `--labels` maps a cell's value `raw` (in `column`, at `line`) to, None for
+    `-` (no label); a value the mapping does not name is an error, not a label guessed."""
+    if raw not in label_values:
+        raise InputError(
+            path,
+            f"label value {raw!r} in column {column!r} is not one of --labels' values "
+            f"({', '.join(label_values)}); add it to --labels",
+            line,
+        )
+    label = label_values[raw]
+    return None if label == NO_GOLD else label
 
 
 def _chain_first(

@@ -21,11 +21,17 @@ import orjson
 
 from nlibuild.errors import InputError
 from nlibuild.formats.column_mapping import resolve_columns, shown_columns
-from nlibuild.formats.table_rows import TABLE_KINDS, Row, TableRows, cell_text, read_table_rows
+from nlibuild.formats.table_rows import (
+    TABLE_KINDS,
+    Row,
+    TableRows,
+    cell_text,
+    label_by_value,
+    read_table_rows,
+)
 from nlibuild.formats.tabular import write_atomically, write_json_lines
 from nlibuild.lang import primary_language
 from nlibuild.models import (
-    NO_GOLD,
     ROW_COLUMN_KEYS,
     UNIT_COLUMN_KEYS,
     TranslationUnit,
@@ -330,15 +336,7 @@ def _row_label(
     raw = cell_text(row.get(column)).strip()
     if not label_values or not raw:
         return raw if column in row else None
-    if raw not in label_values:
-        raise InputError(
-            path,
-            f"label value {raw!r} in column {column!r} is not one of --labels' values "
-            f"({', '.join(label_values)}); add it to --labels",
-            line,
-        )
-    label = label_values[raw]
-    return None if label == NO_GOLD else label
+    return label_by_value(path, line, column, raw, label_values)
 
 
 def _mapped_pair_columns(

@@ -126,6 +126,11 @@ class ElicitImportConfig(_Config):
     batch: str | None = Field(default=None, description="for files without a batch column")
     writer: str | None = Field(default=None, description="for files without a writer column")
     label_order: tuple[Label, Label, Label] | None = None
+    label_names: tuple[tuple[str, str], ...] = Field(
+        default=(),
+        description="(label, the name people see): a hypothesis field or label named by it "
+        "is its label's",
+    )
     columns: dict[str, str] = Field(
         default_factory=dict,
         description="--format table: the file's column for each of ANSWER_COLUMN_KEYS and "

@@ -51,7 +51,9 @@ def run(store: Store, cfg: ElicitExportConfig) -> ElicitExportResult:
                     )
                     for premise in batch_premises(store, batch.pk)
                 ]
-                files.append(platform.write_elicit_batch(folder, batch.id, batch_tasks))
+                files.append(
+                    platform.write_elicit_batch(folder, batch.id, batch_tasks, cfg.label_names)
+                )
                 tasks += len(batch_tasks)
                 advance(1)
             # The corpus language's instructions first: the MTurk form embeds the first.

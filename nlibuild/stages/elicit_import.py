@@ -375,7 +375,7 @@ def run(store: Store, cfg: ElicitImportConfig) -> ElicitImportResult:
         require_regular_file(negators, "negator file")
     if cfg.annotator_map is not None:
         require_regular_file(cfg.annotator_map, "annotator map")
-    parsed = platform.read_answers(cfg.path, normaliser)
+    parsed = platform.read_answers(cfg.path, normaliser, cfg.label_names)
     if platform.names_workers and cfg.writer:
         raise ConfigError("--writer is for jsonl and csv files; platforms name their workers")
     return run_answers(store, cfg, parsed)

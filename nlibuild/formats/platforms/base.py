@@ -83,8 +83,8 @@ class VoteFile:
     dropped: Counter[str] = field(default_factory=Counter)
 
 
-ElicitBatchWriter = Callable[[Path, str, Sequence[ElicitTask]], Path]
-"""(out folder, batch ID, tasks) -> the batch's task file."""
+ElicitBatchWriter = Callable[[Path, str, Sequence[ElicitTask], LabelNames], Path]
+"""(out folder, batch ID, tasks, the labels' names people see) -> the batch's task file."""
 RelabelBatchWriter = Callable[[Path, str, Sequence[RelabelTask], LabelNames], Path]
 """(out folder, batch ID, tasks, the labels' names people see) -> the batch's task file."""
 ElicitFormWriter = Callable[[Path, str, int, dict[str, str], LabelNames], Path]
@@ -93,7 +93,9 @@ people see) -> the form file."""
 RelabelFormWriter = Callable[[Path, Sequence[str], dict[str, str], LabelNames], Path]
 """(out folder, the labels offered, instructions by language, the labels' names people see)
 -> the form file. Whatever names it shows, its answers come back as the labels."""
-AnswerReader = Callable[[Path, LabelNormaliser], AnswerFile]
+AnswerReader = Callable[[Path, LabelNormaliser, LabelNames], AnswerFile]
+"""(file, the label reader, the labels' names people see) -> its answers: a field or label
+named by a name people see is read as the label (`fields.answer_field`)."""
 VoteReader = Callable[[Path, Sequence[str]], VoteFile]
 """(file, the labels the form offered) -> its votes."""
 
@@ -115,9 +117,11 @@ class Platform:
     elicit_form_writer: ElicitFormWriter | None = None
     relabel_form_writer: RelabelFormWriter | None = None
 
-    def write_elicit_batch(self, out: Path, batch: str, tasks: Sequence[ElicitTask]) -> Path:
+    def write_elicit_batch(
+        self, out: Path, batch: str, tasks: Sequence[ElicitTask], names: LabelNames = ()
+    ) -> Path:
         """The task file of one elicitation batch; returns its path."""
-        return self.elicit_batch_writer(out, batch, tasks)
+        return self.elicit_batch_writer(out, batch, tasks, names)
 
     def write_elicit_support_files(
         self,
@@ -134,10 +138,13 @@ class Platform:
             written.append(form)
         return written
 
-    def read_answers(self, path: Path, normaliser: LabelNormaliser) -> AnswerFile:
-        """Every answer of a file this platform gave back."""
+    def read_answers(
+        self, path: Path, normaliser: LabelNormaliser, names: LabelNames = ()
+    ) -> AnswerFile:
+        """Every answer of a file this platform gave back; `names` are the names people saw
+        for the labels, which the file may use for them."""
         _require_file(path)
-        read = self.answer_reader(path, normaliser)
+        read = self.answer_reader(path, normaliser, names)
         # One rule for every platform, decided here rather than in each reader: an empty
         # submission is set aside and counted, so the stage never sees it as an answer.
         answers = [a for a in read.answers if not is_empty_submission(a)]

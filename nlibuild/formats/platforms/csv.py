@@ -1,14 +1,17 @@
 """csv (or .tsv): a spreadsheet, filled in and sent back.
 
 Elicitation: one premise per row with empty answer columns `entailment_1 ..
-contradiction_3` and `unusable`. Answers may also come long, one hypothesis per row
+contradiction_3` and `unusable`, each headed with the label's name people see where it has
+one (`contradiction_1 (矛盾 1)`). Answers may also come long, one hypothesis per row
 (`label`, `hypothesis`, in writing order), and name the premise by its text instead of
-its ID. Relabelling: one pair per row with an empty `label` column.
+its ID; a label, or a column, may be named by the name people see (`矛盾`, `矛盾_1`).
+Relabelling: one pair per row with an empty `label` column.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from nlibuild.errors import InputError
@@ -18,12 +21,16 @@ from nlibuild.formats.platforms.fields import (
     SLOT,
     UNUSABLE_FIELD,
     UNUSABLE_MARK,
+    answer_field,
     is_marked,
+    known_labels,
+    names_no_label,
+    no_label_in,
+    shown_slot_names,
     slot_hypotheses,
-    slot_names,
 )
 from nlibuild.formats.tabular import csv_rows, write_spreadsheet_csv
-from nlibuild.label_names import LabelNames
+from nlibuild.label_names import LabelNames, canonical_label
 from nlibuild.labels import LabelNormaliser, UnknownLabel, unknown_label_hint
 from nlibuild.lang import normalise_text
 from nlibuild.models import ElicitTask, Label, RelabelTask
@@ -32,8 +39,10 @@ CsvRows = Iterator[tuple[int, dict[str, str]]]
 """(line number, row by column name) of a csv file's rows."""
 
 
-def write_elicit_batch(out: Path, batch: str, tasks: Sequence[ElicitTask]) -> Path:
-    """One row per premise, with empty answer columns."""
+def write_elicit_batch(
+    out: Path, batch: str, tasks: Sequence[ElicitTask], names: LabelNames
+) -> Path:
+    """One row per premise, with empty answer columns headed with the labels' names."""
     records = [task.model_dump(mode="json") for task in tasks]
     path = out / f"{batch}.csv"
     per_label = tasks[0].hypotheses_per_label if tasks else 1
@@ -41,7 +50,7 @@ def write_elicit_batch(out: Path, batch: str, tasks: Sequence[ElicitTask]) -> Pa
     blanks = [""] * (1 + 3 * per_label)
     write_spreadsheet_csv(
         path,
-        [*columns, UNUSABLE_FIELD, *slot_names(per_label)],
+        [*columns, UNUSABLE_FIELD, *shown_slot_names(per_label, names)],
         [[r[c] or "" for c in columns] + blanks for r in records],
     )
     return path
@@ -75,13 +84,19 @@ def _label_column(header: list[str]) -> str | None:
     return next((name for name in header if name.startswith(f"{LABEL_FIELD} (")), None)
 
 
-def read_answers(path: Path, normaliser: LabelNormaliser) -> AnswerFile:
+def read_answers(path: Path, normaliser: LabelNormaliser, names: LabelNames) -> AnswerFile:
     header, rows = csv_rows(path, from_spreadsheet=True)
-    columns = set(header)
+    misnamed = next((name for name in header if names_no_label(name, names)), None)
+    if misnamed is not None:
+        raise InputError(path, no_label_in(misnamed, names), 1)
+    label_column = _label_column(header)
+    columns = {answer_field(name, names) for name in header} | (
+        {LABEL_FIELD} if label_column else set()
+    )
     if "premise_id" not in columns and "premise" not in columns:
         raise InputError(path, "no premise_id (or premise) column; add it to the header", 1)
-    wide = any(SLOT.match(name) for name in header)
-    long = {"label", "hypothesis"} <= columns
+    wide = any(SLOT.match(name) for name in columns)
+    long = {LABEL_FIELD, "hypothesis"} <= columns
     if not wide and not long:
         raise InputError(
             path,
@@ -90,12 +105,13 @@ def read_answers(path: Path, normaliser: LabelNormaliser) -> AnswerFile:
             1,
         )
     if wide:
-        return AnswerFile(_wide_answers(path, rows))
-    return AnswerFile(_long_answers(path, rows, normaliser))
+        return AnswerFile(_wide_answers(path, rows, names))
+    assert label_column is not None
+    return AnswerFile(_long_answers(path, rows, _LabelCells(label_column, normaliser, names)))
 
 
-def _wide_answers(path: Path, rows: CsvRows) -> list[RawAnswer]:
-    """One answer per row, its hypotheses in the columns `<label>_<k>`."""
+def _wide_answers(path: Path, rows: CsvRows, names: LabelNames) -> list[RawAnswer]:
+    """One answer per row, its hypotheses in the columns `<label>_<k>` (`answer_field`)."""
     return [
         RawAnswer(
             where=f"{path.name}, line {line}",
@@ -104,13 +120,39 @@ def _wide_answers(path: Path, rows: CsvRows) -> list[RawAnswer]:
             premise_id=row.get("premise_id") or None,
             premise=row.get("premise") or None,
             unusable=is_marked(row.get(UNUSABLE_FIELD)),
-            hypotheses=slot_hypotheses(row),
+            hypotheses=slot_hypotheses(row, names),
         )
         for line, row in rows
     ]
 
 
-def _long_answers(path: Path, rows: CsvRows, normaliser: LabelNormaliser) -> list[RawAnswer]:
+@dataclass(frozen=True)
+class _LabelCells:
+    """How a long sheet's label cells are read: its label column (`label`, or `label (...)`
+    as the relabelling sheet heads it), and the label names its cells may hold."""
+
+    column: str
+    normaliser: LabelNormaliser
+    names: LabelNames
+
+    def label(self, path: Path, line: int, raw: str) -> Label:
+        """The label of a cell: a label, its initial or its name people see (`矛盾`)."""
+        try:
+            label = self.normaliser.vote(canonical_label(raw, self.names))
+        except UnknownLabel:
+            hint = unknown_label_hint([raw], self.normaliser.label_order is not None)
+            raise InputError(
+                path,
+                f"label {raw!r} is not one of {known_labels(self.names)} or x"
+                + (f"; {hint}" if hint else ""),
+                line,
+            ) from None
+        if label not in {lab.value for lab in Label}:
+            raise InputError(path, f"label {raw!r} cannot be an author's label", line)
+        return Label(label)
+
+
+def _long_answers(path: Path, rows: CsvRows, cells: _LabelCells) -> list[RawAnswer]:
     """One row per hypothesis (`label`, `hypothesis`): the rows of one (batch, writer,
     premise) are gathered, wherever they are, in file order, which is the order they
     were written in."""
@@ -129,23 +171,12 @@ def _long_answers(path: Path, rows: CsvRows, normaliser: LabelNormaliser) -> lis
                 f"{path.name}, line {line}", key[1], key[0], key[2], premise_text, False, {}
             )
             answers[key] = answer
-        raw_label = row["label"].strip()
+        raw_label = row[cells.column].strip()
         if raw_label.lower() == UNUSABLE_MARK or is_marked(row.get(UNUSABLE_FIELD)):
             answer.unusable = True
             continue
-        try:
-            label = normaliser.vote(raw_label)
-        except UnknownLabel:
-            hint = unknown_label_hint([raw_label], normaliser.label_order is not None)
-            raise InputError(
-                path,
-                f"label {raw_label!r} is not entailment, neutral, contradiction or x"
-                + (f"; {hint}" if hint else ""),
-                line,
-            ) from None
-        if label not in {lab.value for lab in Label}:
-            raise InputError(path, f"label {raw_label!r} cannot be an author's label", line)
-        answer.hypotheses.setdefault(Label(label), []).append(row["hypothesis"])
+        label = cells.label(path, line, raw_label)
+        answer.hypotheses.setdefault(label, []).append(row["hypothesis"])
     return list(answers.values())
 
 

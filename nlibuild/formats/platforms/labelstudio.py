@@ -2,7 +2,9 @@
 answers back as Label Studio's full JSON export (tasks with their `annotations`).
 
 The elicitation config has one TextArea per expected hypothesis and a Choices `unusable`
-with the value `x`; the relabelling config one required Choices `label`.
+with the value `x`; the relabelling config one required Choices `label`. A TextArea named
+by the label's name people see (`矛盾_1`, a config localised by hand) is read as the
+label's.
 """
 
 from __future__ import annotations
@@ -31,13 +33,16 @@ from nlibuild.formats.platforms.fields import (
     SLOT,
     UNUSABLE_FIELD,
     UNUSABLE_MARK,
+    answer_field,
     is_marked,
+    names_no_label,
+    no_label_in,
     slot_hypotheses,
 )
 from nlibuild.formats.tabular import write_atomically, write_text
 from nlibuild.label_names import LabelNames, shown_name
 from nlibuild.labels import LabelNormaliser
-from nlibuild.models import RelabelTask
+from nlibuild.models import ElicitTask, RelabelTask
 
 
 def write_tasks(out: Path, batch: str, tasks: Sequence[BaseModel]) -> Path:
@@ -47,6 +52,13 @@ def write_tasks(out: Path, batch: str, tasks: Sequence[BaseModel]) -> Path:
     body = orjson.dumps([{"data": r} for r in records], option=orjson.OPT_INDENT_2)
     write_atomically(path, lambda handle: handle.write(body))
     return path
+
+
+def write_elicit_tasks(
+    out: Path, batch: str, tasks: Sequence[ElicitTask], names: LabelNames
+) -> Path:
+    """An elicitation batch: the tasks as they are (the config shows the names)."""
+    return write_tasks(out, batch, tasks)
 
 
 def write_relabel_tasks(
@@ -72,7 +84,7 @@ def write_relabel_form(
     return path
 
 
-def read_answers(path: Path, normaliser: LabelNormaliser) -> AnswerFile:
+def read_answers(path: Path, normaliser: LabelNormaliser, names: LabelNames) -> AnswerFile:
     result = AnswerFile([])
     annotations = labelstudio_annotations(
         path, "premise_id", "nlibuild elicit export", result.dropped
@@ -80,10 +92,13 @@ def read_answers(path: Path, normaliser: LabelNormaliser) -> AnswerFile:
     for where, data, annotation in annotations:
         values: dict[str, Any] = {}
         for name, value in _results(path, where, annotation):
-            if name == UNUSABLE_FIELD:
-                values[name] = value.get("choices", [])
-            elif isinstance(name, str) and SLOT.match(name):
-                values[name] = _texts(path, where, name, value.get("text", []))
+            field_name = answer_field(name, names) if isinstance(name, str) else name
+            if field_name == UNUSABLE_FIELD:
+                values[field_name] = value.get("choices", [])
+            elif isinstance(field_name, str) and SLOT.match(field_name):
+                values[field_name] = _texts(path, where, name, value.get("text", []))
+            elif isinstance(name, str) and names_no_label(name, names):
+                raise InputError(path, f"{where}: result {no_label_in(name, names)}")
             else:
                 raise InputError(
                     path,
@@ -288,7 +303,7 @@ def _choice(label: str, shown: str) -> str:
 PLATFORM = Platform(
     answer_file_kind="Label Studio's full JSON export",
     names_workers=True,
-    elicit_batch_writer=write_tasks,
+    elicit_batch_writer=write_elicit_tasks,
     elicit_form_writer=write_elicit_form,
     answer_reader=read_answers,
     relabel_batch_writer=write_relabel_tasks,

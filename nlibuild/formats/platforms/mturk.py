@@ -1,6 +1,8 @@
 """MTurk: an input CSV out (one HIT per premise or pair, our IDs in its columns) with an
 HTML template (crowd-html-elements); answers back as the batch results CSV, with
-`Answer.<field>` columns or one crowd-form `Answer.taskAnswers` JSON string.
+`Answer.<field>` columns or one crowd-form `Answer.taskAnswers` JSON string. A hypothesis
+field named by the label's name people see (`Answer.矛盾_1`, a template localised by hand)
+is read as the label's.
 """
 
 from __future__ import annotations
@@ -30,7 +32,10 @@ from nlibuild.formats.platforms.fields import (
     SLOT,
     UNUSABLE_FIELD,
     UNUSABLE_MARK,
+    answer_field,
     is_marked,
+    names_no_label,
+    no_label_in,
     slot_hypotheses,
 )
 from nlibuild.formats.tabular import csv_rows, write_spreadsheet_csv, write_text
@@ -48,7 +53,10 @@ def _write_input(path: Path, task_type: type[BaseModel], tasks: Sequence[BaseMod
     )
 
 
-def write_elicit_batch(out: Path, batch: str, tasks: Sequence[ElicitTask]) -> Path:
+def write_elicit_batch(
+    out: Path, batch: str, tasks: Sequence[ElicitTask], names: LabelNames
+) -> Path:
+    """The input CSV (the template shows the names)."""
     path = out / f"{batch}.mturk-input.csv"
     _write_input(path, ElicitTask, tasks)
     return path
@@ -137,17 +145,17 @@ def _refuse_field_given_twice(path: Path, header: list[str]) -> None:
             )
 
 
-def read_answers(path: Path, normaliser: LabelNormaliser) -> AnswerFile:
+def read_answers(path: Path, normaliser: LabelNormaliser, names: LabelNames) -> AnswerFile:
     result = AnswerFile([])
     header, rows = mturk_results(path, "premise_id", "nlibuild elicit export", result.dropped)
     if "Answer.taskAnswers" not in header and not any(
-        SLOT.match(name.removeprefix("Answer.")) for name in header
+        SLOT.match(answer_field(name.removeprefix("Answer."), names)) for name in header
     ):
         raise InputError(
             path, "no Answer.taskAnswers and no Answer.<label>_<k> columns; is this a results CSV?"
         )
     for line, row in rows:
-        values = _mturk_answers(path, line, row)
+        values = _slots_by_label(path, line, _mturk_answers(path, line, row), names)
         _require_text_slots(path, line, values)
         result.answers.append(
             RawAnswer(
@@ -186,6 +194,22 @@ def _mturk_answers(path: Path, line: int, row: dict[str, str]) -> dict[str, Any]
     if not isinstance(decoded, dict):
         raise InputError(path, "Answer.taskAnswers is not a JSON object", line)
     return decoded
+
+
+def _slots_by_label(
+    path: Path, line: int, values: dict[str, Any], names: LabelNames
+) -> dict[str, Any]:
+    """The form's answers with each hypothesis field under the form's name for it
+    (`answer_field`); a field that `names_no_label` is refused, not passed over."""
+    keyed: dict[str, Any] = {}
+    for name, value in values.items():
+        if names_no_label(name, names):
+            raise InputError(path, no_label_in(f"Answer.{name}", names), line)
+        field_name = answer_field(name, names)
+        if field_name in keyed:
+            raise InputError(path, f"Answer.{field_name} is given twice (as {name!r} too)", line)
+        keyed[field_name] = value
+    return keyed
 
 
 def _require_text_slots(path: Path, line: int, values: dict[str, Any]) -> None:

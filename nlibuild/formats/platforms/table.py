@@ -5,9 +5,11 @@ With no mapping a key takes the column the csv and jsonl platforms use (`writer`
 elicitation's worker, `annotator` for a relabelling's), so a sheet nlibuild sent out and a
 spreadsheet exported as parquet or JSON array read alike. Hypotheses come one a column
 (`entailment_1 .. contradiction_3`) or as a list a label (`entailment`, as the jsonl
-platform's answers hold them, or a JSON array in a csv cell). What is read becomes the
-`RawAnswer`s and `RawVote`s every platform gives, so all that follows is shared. There is
-nothing to export in this format: work goes out as csv, jsonl, Label Studio or MTurk.
+platform's answers hold them, or a JSON array in a csv cell); a hypothesis column may be
+named by the label's name people see (`矛盾_1`, `矛盾`), as the other platforms read it.
+What is read becomes the `RawAnswer`s and `RawVote`s every platform gives, so all that
+follows is shared. There is nothing to export in this format: work goes out as csv, jsonl,
+Label Studio or MTurk.
 """
 
 from __future__ import annotations
@@ -21,10 +23,25 @@ import orjson
 from nlibuild.errors import ConfigError, InputError
 from nlibuild.formats.column_mapping import resolve_columns
 from nlibuild.formats.platforms.base import AnswerFile, Platform, RawAnswer, RawVote, VoteFile
-from nlibuild.formats.platforms.fields import LABEL_FIELD, SLOT, is_marked
-from nlibuild.formats.table_rows import Row, TableRows, cell_text, read_table_rows, table_kind
+from nlibuild.formats.platforms.fields import (
+    LABEL_FIELD,
+    SLOT,
+    answer_field,
+    answer_label,
+    is_marked,
+    known_labels,
+)
+from nlibuild.formats.table_rows import (
+    Row,
+    TableRows,
+    cell_text,
+    label_by_value,
+    read_table_rows,
+    table_kind,
+)
+from nlibuild.label_names import LabelNames
 from nlibuild.labels import LabelNormaliser
-from nlibuild.models import NO_GOLD, Label
+from nlibuild.models import Label
 
 _ANSWER_DEFAULTS: dict[str, tuple[str, ...]] = {
     "batch": ("batch",),
@@ -44,22 +61,30 @@ def _rows(path: Path) -> TableRows:
     return read_table_rows(path, table_kind(path, "--format table"), from_spreadsheet=True)
 
 
-def _hypothesis_keys(header: Sequence[str], asked: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
+def _hypothesis_keys(
+    header: Sequence[str], asked: Mapping[str, str], names: LabelNames
+) -> dict[str, tuple[str, ...]]:
     """The hypothesis keys: `<label>_<k>` and `<label>` (a list), as asked, else the
-    columns of those names the file has."""
-    keys: dict[str, tuple[str, ...]] = {
-        name: (name,) for name in header if SLOT.match(name) or name in set(Label)
-    }
+    columns of those names the file has, or named by the labels' names (`矛盾_1`, `矛盾`)."""
+    keys: dict[str, tuple[str, ...]] = {}
+    for name in header:
+        slot = answer_field(name, names)
+        label = answer_label(name, names)
+        if SLOT.match(slot):
+            keys[slot] = (name,)
+        elif label is not None:
+            keys[label.value] = (name,)
     return keys | {key: (column,) for key, column in asked.items() if key not in _ANSWER_DEFAULTS}
 
 
-def read_answers(path: Path, columns: Mapping[str, str]) -> AnswerFile:
-    """One answer a row, read by the mapping `columns` (`models.ANSWER_COLUMN_KEYS`)."""
+def read_answers(path: Path, columns: Mapping[str, str], names: LabelNames = ()) -> AnswerFile:
+    """One answer a row, read by the mapping `columns` (`models.ANSWER_COLUMN_KEYS`), its
+    hypothesis columns found by the labels or their `names`."""
     table = _rows(path)
     if not table.header:
         return AnswerFile([])
     asked = {key: (column,) for key, column in columns.items()}
-    hypotheses = _hypothesis_keys(table.header, columns)
+    hypotheses = _hypothesis_keys(table.header, columns, names)
     mapping = resolve_columns(
         path, table.header, table.header_line, asked, _ANSWER_DEFAULTS | hypotheses, required=()
     )
@@ -71,8 +96,8 @@ def read_answers(path: Path, columns: Mapping[str, str]) -> AnswerFile:
     if not any(key in mapping for key in hypotheses):
         raise InputError(
             path,
-            "no hypothesis columns: expected entailment_1 .. contradiction_3, or a list a "
-            "label (entailment, neutral, contradiction); name them with --columns",
+            "no hypothesis columns: expected <label>_1 .. <label>_3, or a list a label, for "
+            f"the labels {known_labels(names)} or their names; name them with --columns",
             table.header_line,
         )
     return AnswerFile([_answer(path, line, row, mapping) for line, row in table.rows])
@@ -156,14 +181,7 @@ def _vote_label(
     raw = cell_text(row.get(column)).strip()
     if not raw or not label_values:
         return raw or None
-    if raw not in label_values:
-        raise InputError(
-            path,
-            f"label value {raw!r} in column {column!r} is not one of --labels' values "
-            f"({', '.join(label_values)}); add it to --labels",
-            line,
-        )
-    return None if label_values[raw] == NO_GOLD else label_values[raw]
+    return label_by_value(path, line, column, raw, label_values)
 
 
 def _no_export(*_: object) -> Path:
@@ -179,8 +197,8 @@ def table_platform(
     """The table platform reading by `columns` and `label_values`."""
     columns, label_values = columns or {}, label_values or {}
 
-    def answers(path: Path, normaliser: LabelNormaliser) -> AnswerFile:
-        return read_answers(path, columns)
+    def answers(path: Path, normaliser: LabelNormaliser, names: LabelNames) -> AnswerFile:
+        return read_answers(path, columns, names)
 
     def votes(path: Path, labels: Sequence[str]) -> VoteFile:
         return read_votes(path, columns, label_values)
