@@ -44,6 +44,21 @@ CSRF_FIELD = "csrf_token"
 CSRF_HEADER = "x-csrf-token"
 
 
+class _ContextMiddleware:
+    """An ASGI middleware of the workbench: the application it wraps, and the server's
+    context (settings, stores, templates)."""
+
+    def __init__(self, app: ASGIApp, context: WebContext) -> None:
+        self.app = app
+        self.context = context
+
+
+def sends_a_body(scope: Scope) -> bool:
+    """An HTTP request that may change something (POST and the like): the body limit and
+    the CSRF check are for these alone."""
+    return scope["type"] == "http" and scope["method"] not in SAFE_METHODS
+
+
 class SecurityHeaders:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -70,13 +85,9 @@ class BodyTooLarge(Exception):
     pass
 
 
-class BodyLimit:
-    def __init__(self, app: ASGIApp, context: WebContext) -> None:
-        self.app = app
-        self.context = context
-
+class BodyLimit(_ContextMiddleware):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] in SAFE_METHODS:
+        if not sends_a_body(scope):
             await self.app(scope, receive, send)
             return
         limit = self.context.config.body_limit
@@ -132,11 +143,7 @@ def is_public(path: str) -> bool:
     return path in PUBLIC_PATHS or path.startswith(PUBLIC_PREFIXES)
 
 
-class SessionGate:
-    def __init__(self, app: ASGIApp, context: WebContext) -> None:
-        self.app = app
-        self.context = context
-
+class SessionGate(_ContextMiddleware):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or is_public(scope["path"]):
             await self.app(scope, receive, send)
@@ -158,13 +165,9 @@ class SessionGate:
         await self.app(scope, receive, send)
 
 
-class CsrfCheck:
-    def __init__(self, app: ASGIApp, context: WebContext) -> None:
-        self.app = app
-        self.context = context
-
+class CsrfCheck(_ContextMiddleware):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] in SAFE_METHODS:
+        if not sends_a_body(scope):
             await self.app(scope, receive, send)
             return
         request = Request(scope, receive)
