@@ -14,7 +14,9 @@ Denominators (also in `--help` and the README):
   that have a gold label (not `-`).
 - individual label = author's label: validators' votes (the author's own excluded) equal to
   the author's label, over the validators' votes of validated pairs with an author label.
-- gold = author's label / gold != author's label / no gold label: over validated pairs.
+- gold = author's label / gold != author's label: over validated pairs with an author's
+  label (a crowd-only corpus, imported with `author=-`, has none: n.a., not 0%).
+- no gold label: over validated pairs.
 - extra labels: votes with an extra label value, over all votes of validated pairs.
 - Fleiss' kappa (Fleiss 1971, for items rated by different raters; with unequal numbers of
   votes per pair, the per-pair agreement is averaged as usual) and Krippendorff's alpha at
@@ -106,8 +108,8 @@ RATIOS: dict[str, tuple[str, str]] = {
     "3+ labels agree": ("three_agree", "validated"),
     "individual label = gold": ("votes_gold", "votes_with_gold"),
     "individual label = author's label": ("validator_author", "validator_votes"),
-    "gold = author's label": ("gold_author", "validated"),
-    "gold != author's label": ("gold_not_author", "validated"),
+    "gold = author's label": ("gold_author", "validated_with_author"),
+    "gold != author's label": ("gold_not_author", "validated_with_author"),
     "no gold label": ("no_gold", "validated"),
     "extra labels": ("extra_votes", "validated_votes"),
 }
@@ -150,6 +152,7 @@ def pair_parts(table: VoteTable, include_extra: bool = False) -> _Parts:
         # The author's own vote is one of those for its label: take it out.
         "validator_author": v * has_author * np.maximum(author_votes - 1, 0),
         "validator_votes": v * has_author * (totals - 1),
+        "validated_with_author": v * has_author,
         "gold_author": v * (has_gold & has_author & (table.gold == table.author)),
         "gold_not_author": v * (has_gold & has_author & (table.gold != table.author)),
         "no_gold": v * ~has_gold,

@@ -107,6 +107,18 @@ def test_agreement_shows_the_bootstrap_intervals_of_stats(sample_db: Path, tmp_p
     assert f"{kappa['low']:.3f}" in agreement and f"{kappa['high']:.3f}" in agreement
 
 
+def test_agreement_rows_are_the_stats_tables_for_a_store_without_authors(
+    db: Path, tmp_path: Path
+) -> None:
+    ok("--db", db, "import", DATA / "crowd_votes.csv", "--format", "table",
+       "--columns", "author=-")  # fmt: skip
+    agreement = section(report_page(db, tmp_path / "r.html"), "agreement")
+    # No pair has an author's label: no value, over 0 pairs, as `stats` gives it.
+    for statistic in ("gold = author&#x27;s label", "gold != author&#x27;s label"):
+        assert (f'<tr><td>{statistic}</td><td>all</td><td>–</td><td class="number">0.000</td>'
+                '<td class="number">0</td>') in agreement, statistic  # fmt: skip
+
+
 def test_translations_appear_in_quality_and_lengths(sample_db: Path, tmp_path: Path) -> None:
     ok("--db", sample_db, "translate", "import", DATA / "translations" / "sample_mnli.de.tsv",
        "--lang", "de", "--translator", "de01")  # fmt: skip

@@ -126,9 +126,50 @@ def test_with_no_author_the_statistics_count_every_vote_as_a_validators(
     # No author's label: nothing to compare the validators' votes with.
     assert agreement["individual label = author's label"]["denominator"] == 0
     assert agreement["gold = author's label"]["numerator"] == 0
+    # ...nor gold with: the two rows are over pairs with an author's label, and none has one.
+    for row in ("gold = author's label", "gold != author's label"):
+        assert (agreement[row]["value"], agreement[row]["denominator"]) == (None, 0), row
     assert agreement["pairs relabelled"]["denominator"] == 6
     # Every vote is a validator's and counts towards "individual label = gold".
     assert agreement["individual label = gold"]["denominator"] == 5 * 15  # one pair: no gold
+
+
+def agreement_cells(text: str) -> dict[str, str]:
+    """`stats --table agreement`'s table as text: each statistic's cell of the 'all' column."""
+    cells = {}
+    for line in text.splitlines():
+        parts = [part.strip() for part in line.strip("│ ").split("│")]
+        if len(parts) == 2:
+            cells[parts[0]] = parts[1]
+    return cells
+
+
+def test_with_no_author_gold_against_the_authors_label_is_not_available(tmp_path: Path) -> None:
+    db = new_store(tmp_path / "crowd.db", "--lang", "en")
+    ok("--db", db, "import", CROWD, "--format", "table", "--columns", "author=-")
+    cells = agreement_cells(ok("--db", db, "stats", "--table", "agreement"))
+    assert cells["gold = author's label"] == cells["gold != author's label"] == "n.a."
+    assert cells["no gold label"] == "16.7%"  # crowd-03's 5-5-5 tie, of six pairs
+
+
+def test_gold_against_the_authors_label_counts_only_pairs_with_one(tmp_path: Path) -> None:
+    """MNLI/XNLI's validation table: of the pairs with an author's label, gold = the
+    author's, gold != the author's and no gold add up to all of them."""
+    db = new_store(tmp_path / "mixed.db", "--lang", "en")
+    ok("--db", db, "import", write_table(tmp_path / "cats.csv"), "--format", "table",
+       "--columns", "author=writer,votes=v1,v2,v3")  # fmt: skip
+    ok("--db", db, "import", CROWD, "--format", "table", "--columns", "author=-")
+    agreement = {
+        row["statistic"]: row
+        for row in json_rows("--db", db, "stats", "--table", "agreement")
+        if row["group"] == "all"
+    }
+    assert agreement["no gold label"]["denominator"] == 3 + 6  # every validated pair
+    # The three cat pairs have an author's label, and gold (3+ of 4 votes) agrees with it.
+    assert agreement["gold = author's label"]["numerator"] == 3
+    assert agreement["gold = author's label"]["denominator"] == 3
+    assert agreement["gold = author's label"]["value"] == 1.0
+    assert agreement["gold != author's label"]["value"] == 0.0
 
 
 def test_the_same_file_read_with_its_first_vote_as_the_authors_differs(tmp_path: Path) -> None:
