@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -117,6 +118,14 @@ def test_agreement_rows_are_the_stats_tables_for_a_store_without_authors(
     for statistic in ("gold = author&#x27;s label", "gold != author&#x27;s label"):
         assert (f'<tr><td>{statistic}</td><td>all</td><td>–</td><td class="number">0.000</td>'
                 '<td class="number">0</td>') in agreement, statistic  # fmt: skip
+
+
+def test_agreement_names_the_majority_rule_as_stats_does(sample_db: Path, tmp_path: Path) -> None:
+    ok("--db", sample_db, "aggregate-labels", "--min-agree", "0.6")
+    (note,) = run_cli("--db", sample_db, "stats", "--table", "agreement").stderr.splitlines()
+    assert note.startswith("Note: pairs without stored gold get the majority rule: ")
+    assert "--min-agree 0.6, of aggregate-labels run" in note
+    assert note in unescape(section(report_page(sample_db, tmp_path / "r.html"), "agreement"))
 
 
 def test_translations_appear_in_quality_and_lengths(sample_db: Path, tmp_path: Path) -> None:

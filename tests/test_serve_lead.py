@@ -9,10 +9,11 @@ compares the two stores.
 
 from __future__ import annotations
 
+from html import unescape
 from pathlib import Path
 
 import pytest
-from conftest import CliArg, copy_store, ok, query
+from conftest import CliArg, copy_store, ok, ok_result, query
 from serve_stores import signed_in, workbench_db, workbench_template
 from starlette.testclient import TestClient
 
@@ -89,6 +90,26 @@ def test_aggregate_makes_what_aggregate_labels_makes(
     assert query(workbench_db, LAST_RUN) == query(cli, LAST_RUN)
     assert query(workbench_db, LAST_RUN)[0][:2] == ("aggregate-labels", "ok")
     assert query(workbench_db, GOLD) == query(cli, GOLD)
+
+
+def stats_note(db: Path) -> str:
+    """The `Note:` line `stats --table agreement` prints on stderr (the majority rule)."""
+    (note,) = ok_result("--db", db, "stats", "--table", "agreement").stderr.splitlines()
+    assert note.startswith("Note: "), note
+    return note
+
+
+def test_the_agreement_so_far_names_the_majority_rule_as_stats_does(
+    workbench_db: Path, lead: TestClient
+) -> None:
+    before = stats_note(workbench_db)
+    assert "of the store's preset ocnli" in before
+    assert before in unescape(lead.get("/lead").text)
+    press(lead, "aggregate", method="majority", min_agree="0.6")
+    after = stats_note(workbench_db)
+    assert "--min-agree 0.6, of aggregate-labels run" in after
+    page = unescape(lead.get("/lead").text)
+    assert after in page and before not in page
 
 
 def test_a_button_answers_with_a_redirect_so_a_reload_runs_nothing_again(

@@ -76,7 +76,8 @@ def _agreement(store: Store, cfg: ReportConfig) -> str:
     options = StatsOptions(by=("protocol", "level"), ci=cfg.ci, resamples=cfg.resamples,
                            seed=cfg.seed)  # fmt: skip
     table = stats_tables()["agreement"]
-    rows = table.compute(store, table.settings(options, store))
+    settings = table.settings(options, store)
+    rows = table.compute(store, settings)
     validated = [r for r in rows if r.statistic == "all labels agree" and r.group == "all"]
     if not validated or validated[0].denominator == 0:
         raise Unavailable(
@@ -93,6 +94,8 @@ def _agreement(store: Store, cfg: ReportConfig) -> str:
         page.figure(agreement_figure(rows), "Agreement by subset: 3+ of the labels agree, "
                     "and Fleiss' kappa (bars: the interval, where computed)."),
         page.model_table(rows),
+        # The gold these rows compare with rests on a rule the table does not show.
+        page.note(f"Note: {table.note(settings)}") if table.note else "",
     ])  # fmt: skip
 
 

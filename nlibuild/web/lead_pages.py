@@ -32,7 +32,8 @@ from nlibuild.models import (
 )
 from nlibuild.options import min_agree_option, store_settings
 from nlibuild.render import counted
-from nlibuild.stats.agreement import agreement_stats
+from nlibuild.stats import StatsOptions
+from nlibuild.stats.agreement import agreement_settings, compute_agreement, rule_note
 from nlibuild.store import Store
 from nlibuild.web.auth import require_role
 from nlibuild.web.context import WebContext
@@ -53,6 +54,7 @@ def lead_page(
     """Progress per batch and annotator, violations per rule, agreement so far, the forms;
     `done` or `error` says what the last button did."""
     progress = context.with_store(progress_per_batch)
+    agreement, agreement_note = context.with_store(agreement_so_far)
     per_annotator: dict[tuple[str, str], list[int]] = {}
     for row in progress:
         counts = per_annotator.setdefault((row.annotator, row.kind), [0, 0])
@@ -72,11 +74,19 @@ def lead_page(
         "violations": context.with_store(violation_counts),
         "agreement": [
             (s.statistic, agreement_text(s), f"{s.denominator} pairs")
-            for s in context.with_store(agreement_stats)
+            for s in agreement
             if s.group == "all"
         ],
+        "agreement_note": agreement_note,
     }
     return context.page(request, "lead.html", values, status)
+
+
+def agreement_so_far(store: Store) -> tuple[list[AgreementStat], str]:
+    """`stats --table agreement` with its defaults, and the note it prints on stderr: the
+    majority rule that gives gold to the pairs without a stored one."""
+    settings = agreement_settings(StatsOptions(), store)
+    return compute_agreement(store, settings), rule_note(settings)
 
 
 def agreement_text(stat: AgreementStat) -> str:
