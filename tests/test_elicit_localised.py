@@ -272,6 +272,25 @@ def test_a_table_file_may_name_its_hypothesis_columns_by_the_names(
     assert_labelled_as_written(store)
 
 
+def test_a_table_file_with_a_hypothesis_column_under_both_names_is_refused(
+    store: Path, tmp_path: Path
+) -> None:
+    """`entailment_1` and `蕴含_1` are one field: as jsonl and MTurk, the table reader
+    refuses it given twice rather than let the later column win."""
+    rows: list[dict[str, Any]] = []
+    for task in tasks(export(store, "jsonl", tmp_path / "package"), "jsonl"):
+        row: dict[str, Any] = {"batch": task["batch"], "writer": task["writer"],
+                               "premise_id": task["premise_id"]}  # fmt: skip
+        for label, texts in ANSWER.items():
+            row |= {f"{label}_{k}": text for k, text in enumerate(texts, 1)}
+        row[by_name("entailment_1")] = ANSWER["neutral"][0]  # a second text for one field
+        rows.append(row)
+    path = write_table(tmp_path / "answers.csv", rows)
+
+    fails(store, "elicit", "import", path, "--format", "table",
+          says=("answers.csv", "'entailment_1'", "'蕴含_1'", "given twice"))  # fmt: skip
+
+
 # --- a name no label has -------------------------------------------------------------------
 
 

@@ -62,18 +62,28 @@ def _rows(path: Path) -> TableRows:
 
 
 def _hypothesis_keys(
-    header: Sequence[str], asked: Mapping[str, str], names: LabelNames
+    path: Path, table: TableRows, asked: Mapping[str, str], names: LabelNames
 ) -> dict[str, tuple[str, ...]]:
     """The hypothesis keys: `<label>_<k>` and `<label>` (a list), as asked, else the
-    columns of those names the file has, or named by the labels' names (`矛盾_1`, `矛盾`)."""
+    columns of those names the file has, or named by the labels' names (`矛盾_1`, `矛盾`).
+    Two columns for one key (`entailment_1` and `蕴含_1`) are refused, as the jsonl and
+    MTurk readers refuse a field given twice: neither can be chosen over the other."""
     keys: dict[str, tuple[str, ...]] = {}
-    for name in header:
+    for name in table.header:
         slot = answer_field(name, names)
         label = answer_label(name, names)
-        if SLOT.match(slot):
-            keys[slot] = (name,)
-        elif label is not None:
-            keys[label.value] = (name,)
+        key = slot if SLOT.match(slot) else label.value if label is not None else None
+        if key is None:
+            continue
+        if key in keys and key not in asked:
+            raise InputError(
+                path,
+                f"the header has both {keys[key][0]!r} and {name!r}: the {key} hypothesis "
+                "given twice; keep one column, or choose one with --columns "
+                f"{key}=COLUMN",
+                table.header_line,
+            )
+        keys[key] = (name,)
     return keys | {key: (column,) for key, column in asked.items() if key not in _ANSWER_DEFAULTS}
 
 
@@ -84,7 +94,7 @@ def read_answers(path: Path, columns: Mapping[str, str], names: LabelNames = ())
     if not table.header:
         return AnswerFile([])
     asked = {key: (column,) for key, column in columns.items()}
-    hypotheses = _hypothesis_keys(table.header, columns, names)
+    hypotheses = _hypothesis_keys(path, table, columns, names)
     mapping = resolve_columns(
         path, table.header, table.header_line, asked, _ANSWER_DEFAULTS | hypotheses, required=()
     )
