@@ -289,6 +289,10 @@ def test_a_table_file_with_a_hypothesis_column_under_both_names_is_refused(
 
     fails(store, "elicit", "import", path, "--format", "table",
           says=("answers.csv", "'entailment_1'", "'蕴含_1'", "given twice"))  # fmt: skip
+    # Choosing the column with --columns says which is meant.
+    ok("--db", store, "elicit", "import", path, "--format", "table",
+       "--columns", "entailment_1=entailment_1")  # fmt: skip
+    assert_labelled_as_written(store)
 
 
 # --- a name no label has -------------------------------------------------------------------
