@@ -356,9 +356,10 @@ def run_bench(path: Path) -> tuple[str, int]:
     return report, lines_in_file
 
 
-def append_results(report: str, pairs_label: str) -> None:
-    """Add the report under a dated heading at the end of bench/RESULTS.md."""
-    heading = f"## {dt.date.today().isoformat()}: import of {pairs_label}"
+def append_results(report: str, topic: str) -> None:
+    """Add the report under a dated heading naming its `topic` at the end of
+    bench/RESULTS.md (every bench script appends through here)."""
+    heading = f"## {dt.date.today().isoformat()}: {topic}"
     new_file = not RESULTS.exists()
     with open(RESULTS, "a", encoding="utf-8") as handle:
         if new_file:
@@ -396,7 +397,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(report)
     if args.append_results:
-        append_results(report, f"{lines_in_file:,} MNLI-style pairs")
+        append_results(report, f"import of {lines_in_file:,} MNLI-style pairs")
     return 0
 
 

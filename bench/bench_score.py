@@ -35,11 +35,12 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench_import import append_results  # noqa: E402
+
 from nlibuild.scoring import batching  # noqa: E402
 from nlibuild.scoring.job_files import JobSpec, PairRecord, read_checkpoints, write_job  # noqa: E402
 from nlibuild.scoring.loop import plan_steps  # noqa: E402
 
-RESULTS = REPO / "bench" / "RESULTS.md"
 LANGS = ("en", "de", "fr", "zh")
 WORDS = [f"{a}{b}" for a in "bcdfgklmnprstvz" for b in ("a", "e", "i", "o", "u", "ai", "ou")]
 
@@ -310,12 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     text = "\n".join(lines)
     print(text)
     if options.append_results:
-        with RESULTS.open("a", encoding="utf-8") as handle:
-            handle.write(
-                f"\n## {dt.date.today().isoformat()}: the scoring loop against HF Trainer, "
-                f"CPU\n\n{text}\n"
-            )
-        print(f"appended to {RESULTS}", file=sys.stderr)
+        append_results(text, "the scoring loop against HF Trainer, CPU")
     return 0
 
 

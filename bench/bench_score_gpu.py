@@ -45,11 +45,12 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
+from bench_import import append_results  # noqa: E402
+
 from nlibuild.scoring import batching, ddp  # noqa: E402
 from nlibuild.scoring.job_files import JobSpec  # noqa: E402
 from nlibuild.scoring.loop import LoopData, TrainingRun, plan_steps  # noqa: E402
 
-RESULTS = REPO / "bench" / "RESULTS.md"
 TRAIN_PAIRS = 392_702  # MNLI's training set, which XNLI trains on
 XNLI_LANGS = 15
 DEV_PER_LANG, TEST_PER_LANG = 2_490, 5_010
@@ -278,11 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     text = "\n".join(lines)
     print(text)
     if options.append_results:
-        with RESULTS.open("a", encoding="utf-8") as handle:
-            handle.write(
-                f"\n## {dt.date.today().isoformat()}: the scoring loop at XNLI scale "
-                f"against HF Trainer, GPU\n\n{text}\n"
-            )
+        append_results(text, "the scoring loop at XNLI scale against HF Trainer, GPU")
     return 0
 
 

@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 import orjson
+from bench_import import append_results
 
 from nlibuild.models import Role
 from nlibuild.store import Store
@@ -45,7 +46,6 @@ from nlibuild.web.drive import label_batch, running_server
 from nlibuild.workbench.access import create_invite
 
 BENCH = Path(__file__).resolve().parent
-RESULTS = BENCH / "RESULTS.md"
 VALIDATORS_PER_PAIR = 5
 LABELS = ("entailment", "neutral", "contradiction")
 TARGET_P95_MS = 100.0
@@ -221,9 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     text = report(args.annotators, args.items, args.think, wall, timings, counts)
     print(text)
     if args.append_results:
-        heading = f"## {dt.date.today().isoformat()}: `nlibuild serve` under load"
-        with open(RESULTS, "a", encoding="utf-8") as handle:
-            handle.write(f"\n{heading}\n\n{text}\n")
+        append_results(text, "`nlibuild serve` under load")
     return 0 if counts["votes"] == args.annotators * args.items else 1
 
 

@@ -21,6 +21,10 @@ class BatchRow(NamedTuple):
     items: int
     open: int
 
+    @property
+    def answered(self) -> int:
+        return self.items - self.open
+
 
 class BatchPremise(NamedTuple):
     """A premise of an elicitation batch, in the batch's order."""
@@ -46,18 +50,44 @@ class Assignment(NamedTuple):
     answered_run_id: int | None
 
 
+_BATCH_ROWS = (
+    "SELECT b.pk, b.id, b.kind, b.protocol, b.lang, a.id, count(s.item_id), "
+    "coalesce(sum(s.status = 'open'), 0) "
+    "FROM batches b JOIN annotators a ON a.pk = b.annotator_pk "
+    "LEFT JOIN assignments s ON s.batch_pk = b.pk "
+)
+"""The columns of a `BatchRow`; a query adds its WHERE and `GROUP BY b.pk`."""
+
+
 def batches_of_kind(store: Store, kind: str, ids: Sequence[str] = ()) -> list[BatchRow]:
     """Batches of `kind` (all, or those among `ids`) in creation order."""
     rows = store.conn.execute(
-        "SELECT b.pk, b.id, b.kind, b.protocol, b.lang, a.id, count(s.item_id), "
-        "coalesce(sum(s.status = 'open'), 0) "
-        "FROM batches b JOIN annotators a ON a.pk = b.annotator_pk "
-        "LEFT JOIN assignments s ON s.batch_pk = b.pk "
-        "WHERE b.kind = ?1 AND (?2 = '[]' OR b.id IN (SELECT value FROM json_each(?2))) "
-        "GROUP BY b.pk ORDER BY b.pk",
+        _BATCH_ROWS + "WHERE b.kind = ?1 AND (?2 = '[]' OR b.id IN (SELECT value FROM "
+        "json_each(?2))) GROUP BY b.pk ORDER BY b.pk",
         (kind, json_array(ids)),
     ).fetchall()
     return [BatchRow(*row) for row in rows]
+
+
+def batches_of_annotator(store: Store, annotator_id: str, kind: str) -> list[BatchRow]:
+    """The batches of `kind` given to this annotator, and no one else's."""
+    rows = store.conn.execute(
+        _BATCH_ROWS + "WHERE a.id = ? AND b.kind = ? GROUP BY b.pk ORDER BY b.pk",
+        (annotator_id, kind),
+    ).fetchall()
+    return [BatchRow(*row) for row in rows]
+
+
+def batch_of_annotator(
+    store: Store, annotator_id: str, kind: str, batch_id: str
+) -> BatchRow | None:
+    """The batch `batch_id` if it is of `kind` and given to this annotator; None otherwise
+    (not there, of another kind, or someone else's: the caller cannot tell which)."""
+    row = store.conn.execute(
+        _BATCH_ROWS + "WHERE b.id = ? AND a.id = ? AND b.kind = ? GROUP BY b.pk",
+        (batch_id, annotator_id, kind),
+    ).fetchone()
+    return BatchRow(*row) if row else None
 
 
 def batch_premises(store: Store, batch_pk: int) -> list[BatchPremise]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from nlibuild.queries.batches import BatchRow
 from nlibuild.store import Store
 
 
@@ -121,35 +120,6 @@ def annotator_key(store: Store, annotator_id: str) -> int | None:
     row = store.conn.execute("SELECT pk FROM annotators WHERE id = ?", (annotator_id,))
     found = row.fetchone()
     return int(found[0]) if found else None
-
-
-_BATCH_ROWS = (
-    "SELECT b.pk, b.id, b.kind, b.protocol, b.lang, a.id, count(s.item_id), "
-    "coalesce(sum(s.status = 'open'), 0) "
-    "FROM batches b JOIN annotators a ON a.pk = b.annotator_pk "
-    "LEFT JOIN assignments s ON s.batch_pk = b.pk "
-)
-
-
-def batches_of_annotator(store: Store, annotator_id: str, kind: str) -> list[BatchRow]:
-    """The batches of `kind` given to this annotator, and no one else's."""
-    rows = store.conn.execute(
-        _BATCH_ROWS + "WHERE a.id = ? AND b.kind = ? GROUP BY b.pk ORDER BY b.pk",
-        (annotator_id, kind),
-    ).fetchall()
-    return [BatchRow(*row) for row in rows]
-
-
-def batch_of_annotator(
-    store: Store, annotator_id: str, kind: str, batch_id: str
-) -> BatchRow | None:
-    """The batch `batch_id` if it is of `kind` and given to this annotator; None otherwise
-    (not there, of another kind, or someone else's: the caller cannot tell which)."""
-    row = store.conn.execute(
-        _BATCH_ROWS + "WHERE b.id = ? AND a.id = ? AND b.kind = ? GROUP BY b.pk",
-        (batch_id, annotator_id, kind),
-    ).fetchone()
-    return BatchRow(*row) if row else None
 
 
 class ViolationCount(NamedTuple):

@@ -10,18 +10,6 @@ from typing import NamedTuple
 from nlibuild.store import Store
 
 
-class OwnBatch(NamedTuple):
-    """A batch of one annotator's, with its items and those still open."""
-
-    pk: int
-    id: str
-    kind: str
-    protocol: str | None
-    lang: str
-    items: int
-    open: int
-
-
 class OwnPair(NamedTuple):
     """A pair of a validator's relabelling batch, as they may see it (no author, no
     intended label, no other vote)."""
@@ -34,32 +22,6 @@ class OwnPair(NamedTuple):
     premise: str
     hypothesis: str
     own_vote: str | None
-
-
-def own_batches(store: Store, annotator_id: str, kind: str) -> list[OwnBatch]:
-    """The annotator's batches of `kind`, in creation order."""
-    rows = store.conn.execute(
-        "SELECT b.pk, b.id, b.kind, b.protocol, b.lang, count(s.item_id), "
-        "coalesce(sum(s.status = 'open'), 0) FROM batches b "
-        "JOIN annotators a ON a.pk = b.annotator_pk "
-        "LEFT JOIN assignments s ON s.batch_pk = b.pk "
-        "WHERE a.id = ? AND b.kind = ? GROUP BY b.pk ORDER BY b.pk",
-        (annotator_id, kind),
-    ).fetchall()
-    return [OwnBatch(*row) for row in rows]
-
-
-def own_batch(store: Store, annotator_id: str, kind: str, batch_id: str) -> OwnBatch | None:
-    """The batch `batch_id` when it is of `kind` and the annotator's, else None."""
-    row = store.conn.execute(
-        "SELECT b.pk, b.id, b.kind, b.protocol, b.lang, count(s.item_id), "
-        "coalesce(sum(s.status = 'open'), 0) FROM batches b "
-        "JOIN annotators a ON a.pk = b.annotator_pk "
-        "LEFT JOIN assignments s ON s.batch_pk = b.pk "
-        "WHERE b.id = ? AND a.id = ? AND b.kind = ? GROUP BY b.pk",
-        (batch_id, annotator_id, kind),
-    ).fetchone()
-    return OwnBatch(*row) if row else None
 
 
 def drafts_of_batch(store: Store, batch_pk: int) -> dict[str, tuple[str, str]]:

@@ -289,7 +289,11 @@ class _Importer:
     def run(self, answers: list[RawAnswer]) -> None:
         writers = self.writers(answers)
         writer_pks = self.store.ensure_annotators(writers.values())
-        batches = {b.id: b for b in batches_of_kind(self.store, ELICIT_BATCH)}
+        named = sorted({b for a in answers if (b := a.batch or self.cfg.batch) is not None})
+        # Only the batches the answers name: a workbench answer names one of many.
+        batches = (
+            {b.id: b for b in batches_of_kind(self.store, ELICIT_BATCH, named)} if named else {}
+        )
         for answer in answers:
             batch_id = answer.batch or self.cfg.batch
             if batch_id is not None and batch_id not in batches:

@@ -73,7 +73,11 @@ class _Importer:
     def resolve(self, raw_votes: list[RawVote]) -> list[_Vote]:
         """Our annotator and the normalised label of every labelled vote, checking that
         each names a pair of the store and a relabelling batch."""
-        batches = {b.id: b for b in batches_of_kind(self.store, RELABEL_BATCH)}
+        named = sorted({v.batch for v in raw_votes if v.batch is not None})
+        # Only the batches the votes name: a workbench vote names one of many.
+        batches = (
+            {b.id: b for b in batches_of_kind(self.store, RELABEL_BATCH, named)} if named else {}
+        )
         mapping = platform_annotators(self.store, self.cfg.format.value, self.cfg.annotator_map)
         known = self.store.annotator_pks(v.worker for v in raw_votes if v.worker)
         extra = store_labels(self.store)[len(NLI_LABELS) :]

@@ -68,7 +68,7 @@ def lead_page(
         "methods": [m.value for m in AggregateMethod],
         "per_annotator": [(*key, *counts) for key, counts in sorted(per_annotator.items())],
         "progress": [
-            (r.batch, r.kind, r.protocol or "", r.lang, r.annotator, r.items, r.open, r.answered)
+            (r.id, r.kind, r.protocol or "", r.lang, r.annotator, r.items, r.open, r.answered)
             for r in progress
         ],
         "violations": context.with_store(violation_counts),

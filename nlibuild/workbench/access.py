@@ -22,7 +22,12 @@ from datetime import UTC, datetime, timedelta
 from nlibuild.errors import ConfigError
 from nlibuild.models import ANNOTATOR_ID_PATTERN, InviteRecord, Role
 from nlibuild.queries import workbench_access as records
-from nlibuild.queries.batches import BatchRow, batches_of_kind
+from nlibuild.queries.batches import (
+    BatchRow,
+    batch_of_annotator,
+    batches_of_annotator,
+    batches_of_kind,
+)
 from nlibuild.store import Store
 
 SELECTOR_LENGTH = 8
@@ -238,41 +243,18 @@ def _kinds(person: Person) -> list[str]:
 def own_batches(store: Store, person: Person) -> list[BatchRow]:
     """The batches this person works on: a writer's elicitation batches, a validator's
     relabelling batches (both, for a link with both roles); none for a lead."""
-    return [
-        b for kind in _kinds(person) for b in records.batches_of_annotator(store, person.name, kind)
-    ]
+    return [b for kind in _kinds(person) for b in batches_of_annotator(store, person.name, kind)]
 
 
 def own_batch(store: Store, person: Person, batch_id: str) -> BatchRow | None:
     """The batch if it is this person's to work on; None for anything else."""
-    found = (records.batch_of_annotator(store, person.name, k, batch_id) for k in _kinds(person))
+    found = (batch_of_annotator(store, person.name, k, batch_id) for k in _kinds(person))
     return next((batch for batch in found if batch is not None), None)
 
 
-@dataclass(frozen=True)
-class Progress:
-    """One batch's progress for the lead."""
-
-    batch: str
-    kind: str
-    protocol: str | None
-    lang: str
-    annotator: str
-    items: int
-    open: int
-
-    @property
-    def answered(self) -> int:
-        return self.items - self.open
-
-
-def progress_per_batch(store: Store) -> list[Progress]:
+def progress_per_batch(store: Store) -> list[BatchRow]:
     """Every elicitation and relabelling batch with its open and answered items."""
-    return [
-        Progress(b.id, b.kind, b.protocol, b.lang, b.annotator, b.items, b.open)
-        for kind in BATCH_KIND_OF_ROLE.values()
-        for b in batches_of_kind(store, kind)
-    ]
+    return [b for kind in BATCH_KIND_OF_ROLE.values() for b in batches_of_kind(store, kind)]
 
 
 def violation_counts(store: Store) -> list[records.ViolationCount]:

@@ -46,8 +46,7 @@ from nlibuild.models import (
 )
 from nlibuild.negators import NegatorLexicon, negator_lexicon
 from nlibuild.options import store_label_names, store_settings
-from nlibuild.queries.batches import BatchPremise, batch_premises
-from nlibuild.queries.workbench_work import OwnBatch, own_batch
+from nlibuild.queries.batches import BatchPremise, BatchRow, batch_of_annotator, batch_premises
 from nlibuild.store import Store
 
 WORKBENCH_SOURCE = "workbench"
@@ -100,15 +99,15 @@ def protocol_settings(store: Store) -> ProtocolSettings:
     return found
 
 
-def writers_batch(store: Store, annotator_id: str, batch_id: str) -> OwnBatch:
+def writers_batch(store: Store, annotator_id: str, batch_id: str) -> BatchRow:
     """The writer's elicitation batch, or NotFound (another's batch, or not elicitation)."""
-    batch = own_batch(store, annotator_id, "elicit", batch_id)
+    batch = batch_of_annotator(store, annotator_id, "elicit", batch_id)
     if batch is None:
         raise NotFoundError(f"no elicitation batch {batch_id!r} of {annotator_id}")
     return batch
 
 
-def batch_premise(store: Store, batch: OwnBatch, premise_id: str) -> BatchPremise:
+def batch_premise(store: Store, batch: BatchRow, premise_id: str) -> BatchPremise:
     premise = next((p for p in batch_premises(store, batch.pk) if p.id == premise_id), None)
     if premise is None:
         raise NotFoundError(f"no premise {premise_id!r} in batch {batch.id}")

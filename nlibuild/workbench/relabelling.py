@@ -30,12 +30,10 @@ from nlibuild.models import (
     WorkBatch,
 )
 from nlibuild.options import store_label_names
+from nlibuild.queries.batches import BatchRow, batch_of_annotator, batches_of_annotator
 from nlibuild.queries.meta import store_labels
 from nlibuild.queries.workbench_work import (
-    OwnBatch,
     OwnPair,
-    own_batch,
-    own_batches,
     own_pair_at,
     own_pair_numbered,
     own_pair_of_id,
@@ -51,7 +49,7 @@ def validator_batches(store: Store, annotator_id: str) -> list[WorkBatch]:
     """The validator's own relabelling batches, with how many pairs are still open."""
     return [
         WorkBatch(id=b.id, kind=b.kind, protocol=None, lang=b.lang, items=b.items, open=b.open)
-        for b in own_batches(store, annotator_id, RELABEL_BATCH)
+        for b in batches_of_annotator(store, annotator_id, RELABEL_BATCH)
     ]
 
 
@@ -65,8 +63,8 @@ def label_choices(store: Store) -> list[LabelChoice]:
     ]
 
 
-def _validators_batch(store: Store, annotator_id: str, batch_id: str) -> OwnBatch:
-    batch = own_batch(store, annotator_id, RELABEL_BATCH, batch_id)
+def _validators_batch(store: Store, annotator_id: str, batch_id: str) -> BatchRow:
+    batch = batch_of_annotator(store, annotator_id, RELABEL_BATCH, batch_id)
     if batch is None:
         raise NotFoundError(f"no relabelling batch {batch_id!r} of {annotator_id}")
     return batch

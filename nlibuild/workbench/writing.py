@@ -36,13 +36,17 @@ from nlibuild.models import (
     WritingTask,
 )
 from nlibuild.presets import elicit_instructions, instruction_languages
-from nlibuild.queries.batches import BatchPremise, assignments_of_items, batch_premises
+from nlibuild.queries.batches import (
+    BatchPremise,
+    assignments_of_items,
+    batch_premises,
+    batches_of_annotator,
+)
 from nlibuild.queries.workbench_work import (
     ViolationRow,
     answer_of_item,
     draft,
     drafts_of_batch,
-    own_batches,
     pair_ids_of_run,
 )
 from nlibuild.stages.elicit_import import run_answers
@@ -73,7 +77,7 @@ def writer_batches(store: Store, annotator_id: str) -> list[WorkBatch]:
             items=b.items,
             open=b.open,
         )
-        for b in own_batches(store, annotator_id, "elicit")
+        for b in batches_of_annotator(store, annotator_id, "elicit")
     ]
 
 
