@@ -308,6 +308,12 @@ class _Importer:
         for found in assignments_of_items(self.store, ELICIT_BATCH, needed):
             assignments[(found.batch_id, found.item_id)] = found
             batches_of.setdefault(found.item_id, []).append(found)
+        # An answer without a batch goes to its writer's batch of the premise: those too.
+        inferred = sorted(
+            {a.batch_id for found in batches_of.values() for a in found} - set(batches)
+        )
+        if inferred:
+            batches |= {b.id: b for b in batches_of_kind(self.store, ELICIT_BATCH, inferred)}
         for answer in answers:
             writer = writers[answer.worker]
             writer_pk = writer_pks[writer]
