@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import IO
+from typing import IO, Protocol
 
 import orjson
 import regex
@@ -64,6 +64,21 @@ def counted(number: int, noun: str) -> str:
         return f"{number} {noun}"
     plural = "es" if noun.endswith(("s", "sh", "ch", "x")) else "s"
     return f"{number} {noun}{plural}"
+
+
+class RunResult(Protocol):
+    """What every recorded stage's result carries."""
+
+    @property
+    def run_id(self) -> int: ...
+
+    @property
+    def signature(self) -> str: ...
+
+
+def run_note(result: RunResult) -> str:
+    """`(run N, SIGNATURE)`, the end of every summary line."""
+    return f"(run {result.run_id}, {result.signature})"
 
 
 def human_header(name: str) -> str:

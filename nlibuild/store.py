@@ -42,6 +42,7 @@ from nlibuild.core.runs import (
     shown_status,
 )
 from nlibuild.core.sql_params import json_array
+from nlibuild.core.stage import StageName
 from nlibuild.errors import StoreError
 from nlibuild.labels import MAJORITY, RELEASED, majority_gold_case
 from nlibuild.models import RunRecord
@@ -292,11 +293,10 @@ class Store:
 
     def recorded_run(
         self,
-        stage: str,
+        stage: StageName,
         settings: BaseModel,
         *,
         resume: bool = False,
-        signature: str | None = None,
         foreign_keys_checked_at_end: Sequence[str] = (),
     ) -> AbstractContextManager[RecordedRun]:
         """A stage's work as one recorded run (nlibuild/core/runs.py), refused before it
@@ -309,7 +309,7 @@ class Store:
         # commands (info, stats, runs) record nothing and still work on it.
         if not os.access(self.path, os.W_OK):
             raise StoreError(
-                f"{self.path}: the store is read-only, and `{stage}` records its run in it; "
+                f"{self.path}: the store is read-only, and `{stage.name}` records its run in it; "
                 "make it writable (chmod u+w) or work on a copy"
             )
         return recorded_run(
@@ -317,7 +317,6 @@ class Store:
             stage,
             settings,
             resume=resume,
-            signature=signature,
             foreign_keys_checked_at_end=foreign_keys_checked_at_end,
         )
 

@@ -20,8 +20,11 @@ from pydantic import BaseModel, ConfigDict
 
 from nlibuild.core.database import migration_scripts
 from nlibuild.core.signature import OutputPath, settings_signature
+from nlibuild.core.stage import StageName
 from nlibuild.errors import InputError, StoreError
 from nlibuild.store import Store
+
+DEMO_STAGE = StageName("demo", (), "a test's own stage", "tests")
 
 
 class Unit(StrEnum):
@@ -105,7 +108,7 @@ class Demo(BaseModel):
 
 
 def test_a_run_ends_ok_with_its_counts_and_process(store: Store) -> None:
-    with store.recorded_run("demo", Demo()) as run:
+    with store.recorded_run(DEMO_STAGE, Demo()) as run:
         store.set_meta("written", "yes")
         run.finish({"rows": 3})
     (record,) = store.runs()
@@ -115,7 +118,10 @@ def test_a_run_ends_ok_with_its_counts_and_process(store: Store) -> None:
 
 
 def test_a_refused_run_leaves_the_store_exactly_as_it_was(store: Store) -> None:
-    with pytest.raises(InputError), store.recorded_run("demo", Demo()):
+    with (
+        pytest.raises(InputError),
+        store.recorded_run(DEMO_STAGE, Demo()),
+    ):
         store.set_meta("written", "yes")
         raise InputError("in.jsonl", "no pairs", line=3)
     assert store.runs() == [] and "written" not in store.meta()
@@ -127,7 +133,11 @@ def foreign_keys_enforced(store: Store) -> bool:
 
 def test_a_bulk_run_checks_foreign_keys_once_at_the_end_and_commits(store: Store) -> None:
     tables = ("annotators", "premises", "pairs")
-    with store.recorded_run("demo", Demo(), foreign_keys_checked_at_end=tables) as run:
+    with store.recorded_run(
+        DEMO_STAGE,
+        Demo(),
+        foreign_keys_checked_at_end=tables,
+    ) as run:
         assert not foreign_keys_enforced(store)
         # A child before its parent is fine: only the end state is checked.
         store.insert("pairs", [(1, "x_1-e1", 1, "A dog.", "en", None, None, 1, "e", None)], run.id)
@@ -144,7 +154,11 @@ def test_a_bulk_run_with_a_row_missing_its_parent_rolls_back_and_names_the_row(
     tables = ("annotators", "premises", "pairs", "votes")
     with (
         pytest.raises(StoreError) as raised,
-        store.recorded_run("demo", Demo(), foreign_keys_checked_at_end=tables) as run,
+        store.recorded_run(
+            DEMO_STAGE,
+            Demo(),
+            foreign_keys_checked_at_end=tables,
+        ) as run,
     ):
         store.insert("annotators", [(1, "w1", 0, None)])
         store.insert("premises", [(1, "x_1", "g", "en", "A man.", 2, None)], run.id)
@@ -165,7 +179,10 @@ def test_foreign_keys_cannot_be_checked_at_the_end_of_a_nested_block(store: Stor
 
 
 def test_an_unexpected_error_is_recorded_as_failed_with_its_text(store: Store) -> None:
-    with pytest.raises(ZeroDivisionError), store.recorded_run("demo", Demo()):
+    with (
+        pytest.raises(ZeroDivisionError),
+        store.recorded_run(DEMO_STAGE, Demo()),
+    ):
         store.set_meta("written", "yes")
         _ = 1 / 0
     assert statuses(store) == [("demo", "failed", "ZeroDivisionError: division by zero")]
@@ -174,7 +191,10 @@ def test_an_unexpected_error_is_recorded_as_failed_with_its_text(store: Store) -
 
 def test_a_stage_that_commits_in_steps_resumes_after_its_last_step(store: Store) -> None:
     done: list[str] = []
-    with pytest.raises(KeyboardInterrupt), store.recorded_run("demo", Demo()) as run:
+    with (
+        pytest.raises(KeyboardInterrupt),
+        store.recorded_run(DEMO_STAGE, Demo()) as run,
+    ):
         for step in ("a", "b", "c"):
             if step == "c":
                 raise KeyboardInterrupt
@@ -183,7 +203,7 @@ def test_a_stage_that_commits_in_steps_resumes_after_its_last_step(store: Store)
     assert statuses(store) == [("demo", "interrupted", "interrupted (Ctrl-C)")]
     assert store.meta() == {"lang": "en", "a": "done", "b": "done"}
 
-    with store.recorded_run("demo", Demo(), resume=True) as run:
+    with store.recorded_run(DEMO_STAGE, Demo(), resume=True) as run:
         assert run.done_steps == ("a", "b")
         for step in ("a", "b", "c"):
             if step not in run.done_steps:
@@ -196,10 +216,13 @@ def test_a_stage_that_commits_in_steps_resumes_after_its_last_step(store: Store)
 
 
 def test_resume_starts_afresh_when_no_interrupted_run_has_the_same_settings(store: Store) -> None:
-    with pytest.raises(KeyboardInterrupt), store.recorded_run("demo", Demo()) as run:
+    with (
+        pytest.raises(KeyboardInterrupt),
+        store.recorded_run(DEMO_STAGE, Demo()) as run,
+    ):
         run.commit_step("a")
         raise KeyboardInterrupt
-    with store.recorded_run("demo", Demo(size=4), resume=True) as run:
+    with store.recorded_run(DEMO_STAGE, Demo(size=4), resume=True) as run:
         assert run.done_steps == ()
     assert [r.status for r in store.runs()] == ["interrupted", "ok"]
 

@@ -7,8 +7,12 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
+from nlibuild.core.stage import StageName
 from nlibuild.labels import GOLD, GOLD_OR_AUTHOR, MAJORITY, RELEASED, GoldRule, majority_gold_sql
 from nlibuild.store import Store
+
+TEST_STAGE = StageName("test", (), "a test's own stage", "tests")
+VOTES_STAGE = StageName("votes", (), "a test's own stage", "tests")
 
 
 class Fixture(BaseModel):
@@ -19,7 +23,7 @@ def _store_with_pairs(path: Path) -> Store:
     """Four pairs by author w1 with label `neutral`: p1 has majority and released gold, p2
     released gold only, p3 neither, p4 a majority of `-`."""
     store = Store.create(path, {"lang": "en"})
-    with store.recorded_run("test", Fixture()) as recorded:
+    with store.recorded_run(TEST_STAGE, Fixture()) as recorded:
         run = recorded.id
         store.insert("annotators", [(1, "w1", 0, None)])
         store.insert("premises", [(1, "x_1", "g", "en", "A man sleeps.", 3, None)], run)
@@ -87,7 +91,7 @@ def test_the_majority_vote_needs_three_agreeing_votes(
 ) -> None:
     with (
         _store_with_pairs(tmp_path / "s.db") as store,
-        store.recorded_run("votes", Fixture()) as recorded,
+        store.recorded_run(VOTES_STAGE, Fixture()) as recorded,
     ):
         voters = [(pk, f"v{pk}", 0, None) for pk in range(2, 2 + len(votes))]
         store.insert("annotators", voters)

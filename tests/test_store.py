@@ -11,6 +11,7 @@ import pytest
 from pydantic import BaseModel
 
 from nlibuild.core.database import SCHEMA_VERSION, connect, migrate
+from nlibuild.core.registry import IMPORT
 from nlibuild.errors import StoreError
 from nlibuild.queries.translations import human_translations_of
 from nlibuild.store import Store
@@ -81,7 +82,7 @@ def test_atomic_rolls_back_everything_on_error(tmp_path: Path) -> None:
 
 def test_runs_record_config_signature_times_status_and_counts(tmp_path: Path) -> None:
     with Store.create(tmp_path / "s.db", {"lang": "en"}) as store:
-        with store.recorded_run("import", ImportSettings()) as run:
+        with store.recorded_run(IMPORT, ImportSettings()) as run:
             run.finish({"pairs_added": 3})
         (record,) = store.runs()
     assert record.stage == "import"
@@ -107,7 +108,7 @@ def test_deferred_indexes_are_dropped_for_the_bulk_and_built_again(tmp_path: Pat
     with Store.create(tmp_path / "s.db", {"lang": "en"}) as store:
         before = index_names(store)
         with (
-            store.recorded_run("import", ImportSettings()) as run,
+            store.recorded_run(IMPORT, ImportSettings()) as run,
             store.deferred_indexes(["premises_id"]),
         ):
             assert "premises_id" not in index_names(store)
@@ -121,7 +122,7 @@ def test_a_duplicate_id_slipped_in_while_its_index_was_down_rolls_back(tmp_path:
         before = index_names(store)
         with (
             pytest.raises(StoreError, match="share an ID"),
-            store.recorded_run("import", ImportSettings()) as run,
+            store.recorded_run(IMPORT, ImportSettings()) as run,
             store.deferred_indexes(["premises_id"]),
         ):
             store.insert("premises", [premise(1, "news_1"), premise(2, "news_1")], run.id)

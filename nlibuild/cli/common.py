@@ -23,6 +23,7 @@ from rich.progress import (
 
 from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError, NlibuildError
+from nlibuild.invoke import Outcome, option_problem
 from nlibuild.progress import progress_console
 from nlibuild.store import Store
 
@@ -66,9 +67,7 @@ def user_errors() -> Iterator[None]:
         err.print(error_line(str(exc)), markup=False)
         raise typer.Exit(1) from None
     except ValidationError as exc:
-        problem = exc.errors()[0]
-        where = ".".join(str(part) for part in problem["loc"])
-        err.print(error_line(f"option {where}: {problem['msg']}"), markup=False)
+        err.print(error_line(str(option_problem(exc))), markup=False)
         raise typer.Exit(1) from None
     except KeyboardInterrupt:
         err.print("Error: interrupted; the store is unchanged", markup=False)
@@ -84,6 +83,14 @@ def bytes_progress(path: Path, label: str) -> Iterator[Callable[[int], None] | N
 
 def open_store(state: State) -> Store:
     return Store.open(state.db)
+
+
+def print_outcome(outcome: Outcome[Any, Any]) -> None:
+    """A stage's lines as every command prints them: each warning on stderr as `Warning:
+    ...`, then the stage's summary on stdout (the lead page and recipes show the same)."""
+    for warning in outcome.warnings:
+        err.print(f"Warning: {warning}", markup=False)
+    out.print(outcome.summary, markup=False)
 
 
 @contextmanager

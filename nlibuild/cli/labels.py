@@ -6,10 +6,10 @@ from typing import Annotated
 
 import typer
 
-from nlibuild.cli.common import err, open_store, out, state_of, user_errors
+from nlibuild.cli.common import print_outcome, state_of, user_errors
+from nlibuild.invoke import invoke_at
 from nlibuild.models import AggregateConfig, AggregateMethod
-from nlibuild.options import choice, default_text, min_agree_option, store_settings
-from nlibuild.render import counted
+from nlibuild.options import choice, default_text, min_agree_option
 
 
 def aggregate_labels(
@@ -44,33 +44,13 @@ def aggregate_labels(
       nlibuild --db corpus.db aggregate-labels --method dawid-skene
       nlibuild --db corpus.db aggregate-labels --min-agree 0.6
     """
-    from nlibuild.stages.aggregate import run
+    from nlibuild.stages.aggregate import STAGE
 
     with user_errors():
-        store = open_store(state_of(ctx))
-        with store:
-            cfg = store_settings(
-                store,
-                AggregateConfig,
-                "aggregate",
-                min_agree=min_agree_option(min_agree),
-                method=choice(AggregateMethod, method, "--method") if method else None,
-            )
-            result = run(store, cfg)
-    for warning in result.warnings:
-        err.print(f"Warning: {warning}", markup=False)
-    labels = ", ".join(f"{label} {n}" for label, n in result.by_label.items())
-    extra = ""
-    if result.released_disagreements is not None:
-        extra += f"; {result.released_disagreements} differ from the released gold"
-    if result.dawid_skene_disagreements is not None:
-        extra += (
-            f"; Dawid-Skene ({result.iterations} iterations) disagrees with the majority on "
-            f"{counted(result.dawid_skene_disagreements, 'pair')}"
+        outcome = invoke_at(
+            STAGE,
+            state_of(ctx).db,
+            min_agree=min_agree_option(min_agree),
+            method=choice(AggregateMethod, method, "--method") if method else None,
         )
-    out.print(
-        f"Aggregated {counted(result.pairs, 'pair')} by majority (at least {cfg.min_agree}): "
-        f"{labels}; {result.validated} validated, {result.unvalidated} unvalidated (author "
-        f"only){extra} (run {result.run_id}, {result.signature})",
-        markup=False,
-    )
+    print_outcome(outcome)

@@ -31,6 +31,7 @@ from pydantic import BaseModel
 
 from nlibuild._version import VERSION
 from nlibuild.core.signature import settings_signature
+from nlibuild.core.stage import StageName
 from nlibuild.errors import NlibuildError, StoreError
 
 if TYPE_CHECKING:
@@ -194,25 +195,22 @@ def _end(tx: Transactions, run: RecordedRun, status: str, error: str, forget: bo
 @contextmanager
 def recorded_run(
     tx: Transactions,
-    stage: str,
+    stage: StageName,
     settings: BaseModel,
     *,
     resume: bool = False,
-    signature: str | None = None,
     foreign_keys_checked_at_end: Sequence[str] = (),
 ) -> Iterator[RecordedRun]:
-    """Run a stage's work as one recorded run (see the module docstring).
-
-    `signature` is derived from `settings` unless a stage passes one it derived itself.
-    With `foreign_keys_checked_at_end` (the tables a bulk writer fills) the work's
-    transaction skips the row-by-row foreign key checks and checks those tables once
-    before it commits (`Transactions.atomic_with_foreign_keys_checked_at_end`).
+    """Run a stage's work as one recorded run (see the module docstring), signed by its
+    settings (`settings_signature`). With `foreign_keys_checked_at_end` (the tables a bulk
+    writer fills) the work's transaction skips the row-by-row foreign key checks and checks
+    those tables once before it commits (`Transactions.atomic_with_foreign_keys_checked_at_end`).
     """
-    signature = signature or settings_signature(stage, settings)
+    signature = settings_signature(stage.name, settings)
     config = settings.model_dump_json()
     started: list[RecordedRun] = []  # set once the `running` row is committed
     try:
-        started.append(_start(tx, stage, config, signature, resume))
+        started.append(_start(tx, stage.name, config, signature, resume))
         run = started[0]
         work = (
             tx.atomic_with_foreign_keys_checked_at_end(foreign_keys_checked_at_end)

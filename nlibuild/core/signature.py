@@ -101,3 +101,17 @@ def _settings_parts(settings: BaseModel) -> list[str]:
 def settings_signature(stage: str, settings: BaseModel, version: str = VERSION) -> str:
     """`stage:NAME|field:value|...|version:V` over every field of `settings`."""
     return "|".join([f"stage:{stage}", *_settings_parts(settings), f"version:{version}"])
+
+
+def input_paths(settings: BaseModel) -> list[Path]:
+    """The files and folders a stage's settings name as inputs (path fields not typed
+    `OutputPath`, alone or in a sequence), in the model's order: what a recipe waits for."""
+    paths: list[Path] = []
+    for name, field in type(settings).model_fields.items():
+        value = getattr(settings, name)
+        if isinstance(value, BaseModel):
+            paths += input_paths(value)
+        elif not any(marker is OUTPUT for marker in field.metadata):
+            values = value if isinstance(value, (tuple, list)) else (value,)
+            paths += [item for item in values if isinstance(item, Path)]
+    return paths

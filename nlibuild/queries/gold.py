@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from nlibuild.core.registry import AGGREGATE_LABELS
 from nlibuild.labels import MAJORITY
 from nlibuild.models import NLI_LABELS, NO_GOLD
 from nlibuild.store import LAST_VOTE_RUN, Store
@@ -42,8 +43,9 @@ def latest_aggregate_rule(store: Store) -> tuple[int, int | float] | None:
     count, or a share: JSON keeps 3 and 0.6 apart), or None when no run has."""
     row = store.conn.execute(
         "SELECT id, json_extract(config_json, '$.min_agree') FROM runs "
-        "WHERE stage = 'aggregate-labels' AND status = 'ok' "
-        "AND json_extract(config_json, '$.min_agree') IS NOT NULL ORDER BY id DESC LIMIT 1"
+        "WHERE stage = ? AND status = 'ok' "
+        "AND json_extract(config_json, '$.min_agree') IS NOT NULL ORDER BY id DESC LIMIT 1",
+        (AGGREGATE_LABELS.name,),
     ).fetchone()
     return (int(row[0]), row[1]) if row else None
 

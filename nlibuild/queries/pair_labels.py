@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from nlibuild.agreement import VoteTable
+from nlibuild.core.registry import CHECK_REPAIR
 from nlibuild.models import NLI_LABELS
 
 if TYPE_CHECKING:
@@ -170,6 +171,6 @@ def latest_check_repair_run(store: Store) -> int:
     """The newest `check --repair` run that finished (0 without one): the gold written
     before it may rest on the counts it repaired, so `aggregate-labels` computes it again."""
     row = store.conn.execute(
-        "SELECT max(id) FROM runs WHERE stage = 'check-repair' AND status = 'ok'"
+        "SELECT max(id) FROM runs WHERE stage = ? AND status = 'ok'", (CHECK_REPAIR.name,)
     ).fetchone()
     return int(row[0] or 0)

@@ -7,11 +7,12 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from nlibuild.core.registry import SCORE_IMPORT, SCORE_TRAIN
 from nlibuild.errors import ConfigError
 from nlibuild.labels import GOLD_OR_AUTHOR
 from nlibuild.store import Store
 
-MODEL_RUN_STAGES = ("score-train", "score-import")
+MODEL_RUN_STAGES = (SCORE_TRAIN.name, SCORE_IMPORT.name)
 BASELINE_RUN_STAGE = "score-baselines"
 
 _NO_SCORES = (

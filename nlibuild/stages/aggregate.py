@@ -25,6 +25,8 @@ import numpy as np
 import orjson
 from numpy.typing import NDArray
 
+from nlibuild.core.registry import AGGREGATE_LABELS
+from nlibuild.core.stage import Stage
 from nlibuild.errors import ConfigError
 from nlibuild.labels import MAJORITY, RELEASED
 from nlibuild.models import (
@@ -46,6 +48,7 @@ from nlibuild.queries.gold import (
 )
 from nlibuild.queries.pair_labels import latest_check_repair_run
 from nlibuild.queries.votes import read_votes
+from nlibuild.render import counted, run_note
 from nlibuild.store import GoldRow, Store
 
 DAWID_SKENE = AggregateMethod.DAWID_SKENE.value
@@ -207,7 +210,7 @@ def _same_min_agree(stored: object, wanted: int | float) -> bool:
 
 
 def run(store: Store, cfg: AggregateConfig) -> AggregateResult:
-    with store.recorded_run("aggregate-labels", cfg) as run:
+    with store.recorded_run(AGGREGATE_LABELS, cfg) as run:
         run_id = run.id
         # The majority is the published gold, and Dawid-Skene reports where it disagrees
         # with it: it is rewritten unless no vote came since it was computed with the same
@@ -253,3 +256,30 @@ def run(store: Store, cfg: AggregateConfig) -> AggregateResult:
             counts["dawid_skene_disagreements"] = ds_disagreements
         run.finish(counts)
     return result
+
+
+def summary(cfg: AggregateConfig, result: AggregateResult) -> str:
+    labels = ", ".join(f"{label} {n}" for label, n in result.by_label.items())
+    extra = ""
+    if result.released_disagreements is not None:
+        extra += f"; {result.released_disagreements} differ from the released gold"
+    if result.dawid_skene_disagreements is not None:
+        extra += (
+            f"; Dawid-Skene ({result.iterations} iterations) disagrees with the majority on "
+            f"{counted(result.dawid_skene_disagreements, 'pair')}"
+        )
+    return (
+        f"Aggregated {counted(result.pairs, 'pair')} by majority (at least {cfg.min_agree}): "
+        f"{labels}; {result.validated} validated, {result.unvalidated} unvalidated (author "
+        f"only){extra} {run_note(result)}"
+    )
+
+
+STAGE = Stage(
+    AGGREGATE_LABELS,
+    settings=AggregateConfig,
+    run=run,
+    summary=summary,
+    section="aggregate",
+    warnings=lambda result: result.warnings,
+)

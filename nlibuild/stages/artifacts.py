@@ -22,6 +22,7 @@ from nlibuild.artifacts import (
     units_label,
     word_lists,
 )
+from nlibuild.core.registry import BIAS_HYPOTHESIS_ONLY, STATS_CUES, STATS_PMI
 from nlibuild.errors import ConfigError
 from nlibuild.lang import length_unit, overlap_share, text_length
 from nlibuild.models import (
@@ -111,7 +112,7 @@ _EVERY_PAIR = "leave --split out to read every pair"
 
 def pmi_table(store: Store, cfg: PmiConfig) -> PmiResult:
     """OCNLI Table 8: per group (and for all pairs first), the top (word, label) pairs."""
-    with store.recorded_run("stats-pmi", cfg) as run:
+    with store.recorded_run(STATS_PMI, cfg) as run:
         fields = ["hypothesis", *(by.value for by in cfg.by)]
         _check_splits(store, [("--split", cfg.scope.splits)], _EVERY_PAIR)
         frame, without_gold, untranslated = _labelled(store, cfg.scope, fields)
@@ -167,7 +168,7 @@ def cue_table(store: Store, cfg: CuesConfig) -> CuesResult:
     """Per group and gold label: the share of hypotheses with a negator (the elicitation
     lexicons), their overlap share under the configured measure (mean, histogram, share
     over the limit) and their mean length in the language's unit."""
-    with store.recorded_run("stats-cues", cfg) as run:
+    with store.recorded_run(STATS_CUES, cfg) as run:
         _check_splits(store, [("--split", cfg.scope.splits)], _EVERY_PAIR)
         frame, without_gold, untranslated = _labelled(
             store, cfg.scope, ["hypothesis", "premise", *(by.value for by in cfg.by)]
@@ -238,7 +239,7 @@ def hypothesis_only(store: Store, cfg: HypothesisOnlyConfig) -> HypothesisOnlyRe
     scope = ArtifactScope(
         splits=() if cfg.cross_validate else (cfg.train, *cfg.eval), lang=cfg.lang
     )
-    with store.recorded_run("bias-hypothesis-only", cfg) as run:
+    with store.recorded_run(BIAS_HYPOTHESIS_ONLY, cfg) as run:
         if not cfg.cross_validate:
             instead = "score folds with --cross-validate K"
             _check_splits(store, [("--train", (cfg.train,)), ("--eval", cfg.eval)], instead)

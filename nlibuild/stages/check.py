@@ -15,6 +15,7 @@ a repair (gold written before may rest on the counts that were wrong).
 
 from __future__ import annotations
 
+from nlibuild.core.registry import CHECK_REPAIR
 from nlibuild.models import CheckConfig, CheckFinding, CheckResult
 from nlibuild.queries.pair_labels import (
     COUNTS_DIFFER,
@@ -73,7 +74,7 @@ def check(store: Store) -> CheckResult:
 def repair(store: Store, cfg: CheckConfig) -> CheckResult:
     """Rewrite the differing `pair_labels` rows from the votes as one recorded run, and
     check again (a recounted or added row may now show its gold as stale or wrong)."""
-    with store.recorded_run("check-repair", cfg) as run:
+    with store.recorded_run(CHECK_REPAIR, cfg) as run:
         _, before = _differences(store)
         recount = [pk for kind in (COUNTS_DIFFER, ROW_MISSING) for pk, _ in before[kind]]
         store.refresh_pair_labels(recount)

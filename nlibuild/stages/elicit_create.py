@@ -21,6 +21,7 @@ from collections import Counter
 from pathlib import Path
 
 from nlibuild.batches import ELICIT_BATCH
+from nlibuild.core.registry import ELICIT_CREATE
 from nlibuild.errors import ConfigError, InputError
 from nlibuild.formats.id_lists import read_id_lines
 from nlibuild.models import CreatedBatch, ElicitCreateConfig, ElicitCreateResult
@@ -89,7 +90,7 @@ def _chosen(
 
 
 def run(store: Store, cfg: ElicitCreateConfig) -> ElicitCreateResult:
-    with store.recorded_run("elicit-create", cfg) as run:
+    with store.recorded_run(ELICIT_CREATE, cfg) as run:
         run_id = run.id
         premises = unassigned_premises(
             store, ELICIT_BATCH, cfg.protocol.value, cfg.genres, cfg.lang

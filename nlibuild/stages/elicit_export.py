@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from nlibuild.batches import ELICIT_BATCH, chosen_batches
+from nlibuild.core.registry import ELICIT_EXPORT
 from nlibuild.elicitation import hypotheses_per_label
 from nlibuild.formats.platforms import platform_for
 from nlibuild.formats.tabular import write_package
@@ -22,7 +23,7 @@ from nlibuild.store import Store
 
 
 def run(store: Store, cfg: ElicitExportConfig) -> ElicitExportResult:
-    with store.recorded_run("elicit-export", cfg) as run:
+    with store.recorded_run(ELICIT_EXPORT, cfg) as run:
         run_id = run.id
         batches = chosen_batches(store, ELICIT_BATCH, cfg.batches, cfg.all, "elicit create")
         platform = platform_for(cfg.format)

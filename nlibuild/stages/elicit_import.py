@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from nlibuild.annotators import platform_annotators
 from nlibuild.batches import ELICIT_BATCH
+from nlibuild.core.registry import ELICIT_IMPORT
 from nlibuild.elicitation import (
     PROTOCOL_TAGS,
     CheckedAnswer,
@@ -394,7 +395,7 @@ def run(store: Store, cfg: ElicitImportConfig) -> ElicitImportResult:
 def run_answers(store: Store, cfg: ElicitImportConfig, parsed: AnswerFile) -> ElicitImportResult:
     """The answers of a file read (`run`), or given in memory (the workbench's one answer,
     with `cfg.source` set), checked and recorded as one run."""
-    with store.recorded_run("elicit-import", cfg) as run:
+    with store.recorded_run(ELICIT_IMPORT, cfg) as run:
         run_id = run.id
         importer = _Importer(store, cfg, run_id)
         importer.run(parsed.answers)

@@ -18,6 +18,7 @@ from functools import partial
 
 import orjson
 
+from nlibuild.core.registry import EXPORT
 from nlibuild.errors import ConfigError
 from nlibuild.formats.corpora import corpus_format_for
 from nlibuild.formats.corpora.base import WriteSettings
@@ -106,7 +107,7 @@ def _write_settings(store: Store, cfg: ExportConfig) -> WriteSettings:
 def run(store: Store, cfg: ExportConfig) -> ExportResult:
     """Write every pair of `store` to `cfg.out` in `cfg.format`."""
     corpus_format = corpus_format_for(cfg.format)
-    with store.recorded_run("export", cfg) as run:
+    with store.recorded_run(EXPORT, cfg) as run:
         run_id = run.id
         rows: Iterator[ExportRow] = export_rows(store, GOLD)
         one_language = cfg.langs and not corpus_format.multilingual

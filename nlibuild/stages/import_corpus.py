@@ -38,6 +38,7 @@ from typing import Any, NamedTuple, cast
 import orjson
 
 from nlibuild import content_ids
+from nlibuild.core.registry import IMPORT
 from nlibuild.core.signature import file_sha256
 from nlibuild.errors import ConflictError, InputError, NlibuildError
 from nlibuild.formats.corpora import corpus_format_for
@@ -752,7 +753,7 @@ def run(
     checked_at_end = _WRITTEN_TABLES if bulk else ()
     with (
         paused_gc(),
-        store.recorded_run("import", cfg, foreign_keys_checked_at_end=checked_at_end) as run,
+        store.recorded_run(IMPORT, cfg, foreign_keys_checked_at_end=checked_at_end) as run,
     ):
         run_id = run.id
         lang = meta.get("lang", "en")

@@ -43,6 +43,7 @@ import numpy.typing as npt
 import polars as pl
 
 from nlibuild.cleaning import Cleaner
+from nlibuild.core.registry import INGEST
 from nlibuild.core.signature import file_sha256
 from nlibuild.errors import ConfigError, InputError
 from nlibuild.formats.input_files import require_regular_file
@@ -566,7 +567,7 @@ def run(
     with paused_gc(), reading as steps:
         digests = [file_sha256(path) for path in cfg.paths]  # cached for the signature
         pipeline = _Pipeline(cfg, store)
-        with store.recorded_run("ingest", cfg) as run:
+        with store.recorded_run(INGEST, cfg) as run:
             run_id = run.id
             if cfg.genre is not None:
                 pipeline.check_genre(cfg.genre)

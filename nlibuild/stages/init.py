@@ -7,6 +7,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from nlibuild._version import VERSION
+from nlibuild.core.registry import INIT
 from nlibuild.errors import ConfigError
 from nlibuild.models import NLI_LABELS, NO_GOLD, InitConfig
 from nlibuild.store import Store
@@ -30,7 +31,7 @@ def run(path: Path, cfg: InitConfig, preset_text: str | None = None) -> InitResu
         meta["preset_toml"] = preset_text
     store = Store.create(path, meta)
     with store:
-        with store.recorded_run("init", cfg) as run:
+        with store.recorded_run(INIT, cfg) as run:
             run_id = run.id
             run.finish({})
         return InitResult(

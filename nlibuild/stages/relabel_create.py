@@ -29,6 +29,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 from nlibuild.batches import RELABEL_BATCH
+from nlibuild.core.registry import RELABEL_CREATE
 from nlibuild.errors import ConfigError, InputError
 from nlibuild.formats.id_lists import read_id_lines
 from nlibuild.models import (
@@ -175,7 +176,7 @@ def _chosen_pairs(
 
 def run(store: Store, cfg: RelabelCreateConfig) -> RelabelCreateResult:
     protocol = cfg.protocol.value if cfg.protocol else None
-    with store.recorded_run("relabel-create", cfg) as run:
+    with store.recorded_run(RELABEL_CREATE, cfg) as run:
         run_id = run.id
         candidates, picked, strata = _chosen_pairs(store, cfg, protocol)
         given = assign_validators(picked, cfg, items_per_annotator(store, RELABEL_BATCH))

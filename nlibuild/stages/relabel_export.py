@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from nlibuild.batches import RELABEL_BATCH, chosen_batches
+from nlibuild.core.registry import RELABEL_EXPORT
 from nlibuild.formats.platforms import platform_for
 from nlibuild.formats.tabular import write_package
 from nlibuild.label_names import LabelNames, shown_name
@@ -42,7 +43,7 @@ def _offered(label: str, names: LabelNames) -> str:
 
 
 def run(store: Store, cfg: RelabelExportConfig) -> RelabelExportResult:
-    with store.recorded_run("relabel-export", cfg) as run:
+    with store.recorded_run(RELABEL_EXPORT, cfg) as run:
         run_id = run.id
         batches = chosen_batches(store, RELABEL_BATCH, cfg.batches, cfg.all, "relabel create")
         platform = platform_for(cfg.format)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from nlibuild.annotators import platform_annotators
 from nlibuild.batches import RELABEL_BATCH
+from nlibuild.core.registry import RELABEL_IMPORT, RELABEL_UNDO
 from nlibuild.errors import ConflictError, InputError
 from nlibuild.formats.platforms import import_platform
 from nlibuild.formats.platforms.base import RawVote, VoteFile
@@ -227,7 +228,7 @@ def run_votes(store: Store, cfg: RelabelImportConfig, parsed: VoteFile) -> Relab
     if unlabelled:
         parsed.dropped["left without a label"] += len(unlabelled)
     labelled = [v for v in parsed.votes if v.label is not None]
-    with store.recorded_run("relabel-import", cfg) as run:
+    with store.recorded_run(RELABEL_IMPORT, cfg) as run:
         run_id = run.id
         importer = _Importer(store, cfg, run_id)
         importer.run(labelled)
@@ -276,7 +277,7 @@ def undo_vote(store: Store, cfg: VoteUndoConfig) -> int:
         raise ConflictError(f"{cfg.annotator} has no pair {cfg.pair} in batch {cfg.batch}")
     if cfg.annotator not in targets[cfg.pair][3]:
         return 0
-    with store.recorded_run("relabel-undo", cfg) as run:
+    with store.recorded_run(RELABEL_UNDO, cfg) as run:
         removed = store.remove_vote(targets[cfg.pair][0], annotator_pk, assignment.batch_pk, run.id)
         run.finish({"removed": removed})
     return removed

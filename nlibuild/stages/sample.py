@@ -14,6 +14,7 @@ import hashlib
 import re
 from typing import NamedTuple, NoReturn
 
+from nlibuild.core.registry import SAMPLE
 from nlibuild.errors import ConfigError
 from nlibuild.formats.input_files import require_regular_file
 from nlibuild.formats.sources import read_texts_to_exclude
@@ -102,7 +103,7 @@ def run(store: Store, cfg: SampleConfig) -> SampleResult:
     bins = length_bins(cfg.min_len, cfg.max_len, cfg.balance_bins) if cfg.balance_bins else None
     text_lang = cfg.lang or store.meta().get("lang", "en")
 
-    with store.recorded_run("sample", cfg) as run:
+    with store.recorded_run(SAMPLE, cfg) as run:
         run_id = run.id
         taken = keys_of_premises(store, text_lang)
         excluded_texts = 0

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from nlibuild.artifacts import model_texts, single_sentence_model
+from nlibuild.core.registry import SCORE_BASELINES
 from nlibuild.lang import overlap_shares, text_length
 from nlibuild.models import (
     NLI_LABELS,
@@ -100,7 +101,7 @@ def _predict(
 
 
 def run(store: Store, cfg: ScoreBaselinesConfig) -> ScoreResult:
-    with store.recorded_run("score-baselines", cfg) as run:
+    with store.recorded_run(SCORE_BASELINES, cfg) as run:
         train_lang, evals = resolve_langs(store, cfg.langs)
         corpus = read_corpus(store, evals)
         rows = job_rows(corpus, ScoreMode.ZERO_SHOT, train_lang, evals)

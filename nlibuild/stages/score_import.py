@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from nlibuild.core.registry import SCORE_IMPORT
 from nlibuild.errors import ConflictError, InputError
 from nlibuild.formats.input_files import read_utf8_text
 from nlibuild.models import ScoreImportConfig, ScoreJobSummary, ScoreResult
@@ -56,7 +57,7 @@ def plan_jobs(folder: Path) -> list[Path]:
 def run(store: Store, cfg: ScoreImportConfig) -> ScoreResult:
     jobs = plan_jobs(cfg.folder)
     loaded = [(job, read_spec(job), list(read_pairs(job))) for job in jobs]
-    with store.recorded_run("score-import", cfg) as run:
+    with store.recorded_run(SCORE_IMPORT, cfg) as run:
         known = pair_keys(store, (r.id for _, _, records in loaded for r in records))
         for job, spec, records in loaded:
             absent = [r.id for r in records if r.id not in known]

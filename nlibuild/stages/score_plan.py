@@ -11,6 +11,7 @@ import shlex
 from pathlib import Path
 
 from nlibuild._version import VERSION
+from nlibuild.core.registry import SCORE_PLAN
 from nlibuild.formats.tabular import write_package
 from nlibuild.models import Launcher, ScorePlanConfig, ScorePlanResult, ScoreTrainConfig
 from nlibuild.score_jobs import (
@@ -31,7 +32,7 @@ SCRIPTS = {Launcher.TORCHRUN: "run.sh", Launcher.SLURM: "slurm.sh"}
 def run(store: Store, cfg: ScorePlanConfig) -> ScorePlanResult:
     for model in cfg.models:
         check_model(model)
-    with store.recorded_run("score-plan", cfg) as run:
+    with store.recorded_run(SCORE_PLAN, cfg) as run:
         train, evals = resolve_langs(store, cfg.langs)
         corpus = read_corpus(store, evals)
         rows = {mode: job_rows(corpus, mode, train, evals) for mode in cfg.modes}

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from nlibuild.core.registry import SCORE_TRAIN
 from nlibuild.core.runs import RecordedRun
 from nlibuild.models import ScoreJobSummary, ScoreResult, ScoreTrainConfig
 from nlibuild.queries.scores import checkpoint_indexes, job_in_run, last_accuracy
@@ -52,7 +53,7 @@ def run(store: Store, cfg: ScoreTrainConfig, *, resume: bool = False) -> ScoreRe
     interrupted run of the same settings and skip what it stored."""
     check_model(cfg.model)
     run_job = job_runner()
-    with store.recorded_run("score-train", cfg, resume=resume) as run:
+    with store.recorded_run(SCORE_TRAIN, cfg, resume=resume) as run:
         train, evals = resolve_langs(store, cfg.langs)
         corpus = read_corpus(store, evals)
         rows = job_rows(corpus, cfg.mode, train, evals)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 
+from nlibuild.core.registry import SPLIT
 from nlibuild.errors import ConfigError
 from nlibuild.models import SplitConfig, SplitGrouping, SplitResult, SplitSource
 from nlibuild.queries.splits import (
@@ -45,7 +46,7 @@ def refuse_existing_splits(store: Store, cfg: SplitConfig) -> None:
 
 
 def run(store: Store, cfg: SplitConfig) -> SplitResult:
-    with store.recorded_run("split", cfg) as run:
+    with store.recorded_run(SPLIT, cfg) as run:
         run_id = run.id
         refuse_existing_splits(store, cfg)
         pairs = split_candidates(store)

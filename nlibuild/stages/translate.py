@@ -19,6 +19,7 @@ from pathlib import Path
 
 import polars as pl
 
+from nlibuild.core.registry import TRANSLATE_EXPORT, TRANSLATE_IMPORT
 from nlibuild.errors import ConfigError, ConflictError, InputError
 from nlibuild.formats.input_files import NUL_IN_TEXT, require_regular_file
 from nlibuild.formats.units import (
@@ -56,7 +57,7 @@ _FIRST_MISALIGNED = 3
 
 
 def export(store: Store, cfg: TranslateExportConfig) -> TranslateExportResult:
-    with store.recorded_run("translate-export", cfg) as run:
+    with store.recorded_run(TRANSLATE_EXPORT, cfg) as run:
         run_id = run.id
         done = translations_in(store, cfg.lang, cfg.kind.value) if cfg.missing_only else {}
         units = [
@@ -315,7 +316,7 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
             require_regular_file(path)
     rows = _rows_by_id(cfg) if cfg.align == "id" else None
     lang, kind = cfg.lang, cfg.kind.value
-    with paused_gc(), store.recorded_run("translate-import", cfg) as run:
+    with paused_gc(), store.recorded_run(TRANSLATE_IMPORT, cfg) as run:
         run_id = run.id
         target = primary_language(lang)
         aligned: list[Check] = []

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from nlibuild.core.registry import TRANSLATE_QA
 from nlibuild.errors import ConfigError
 from nlibuild.lang import primary_language
 from nlibuild.models import QaMetric, TranslateQaConfig, TranslateQaResult, WorstSegment
@@ -85,7 +86,7 @@ def run(store: Store, cfg: TranslateQaConfig) -> TranslateQaResult:
         per_segment = sorted((chrf.sentence_score(hyps[u], [refs[u]]).score, u) for u in units)
         advance(1)
     per_segment = per_segment[: cfg.worst]
-    with store.recorded_run("translate-qa", cfg) as run:
+    with store.recorded_run(TRANSLATE_QA, cfg) as run:
         run_id = run.id
         run.finish({"segments": len(units)})
     empty = (None, None)

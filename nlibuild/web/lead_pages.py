@@ -21,8 +21,8 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from nlibuild.errors import ConfigError, NlibuildError
+from nlibuild.invoke import invoke, option_problem
 from nlibuild.models import (
-    AggregateConfig,
     AggregateMethod,
     AgreementStat,
     ElicitCreateConfig,
@@ -171,28 +171,15 @@ def create_relabel_batches(store: Store, form: Form) -> str:
 
 
 def aggregate_labels(store: Store, form: Form) -> str:
-    from nlibuild.stages.aggregate import run
+    from nlibuild.stages.aggregate import STAGE
 
-    cfg = store_settings(
+    outcome = invoke(
+        STAGE,
         store,
-        AggregateConfig,
-        "aggregate",
         min_agree=min_agree_option(given(form, "min_agree")),
         method=given(form, "method"),
     )
-    result = run(store, cfg)
-    labels = ", ".join(f"{label} {n}" for label, n in result.by_label.items())
-    return (
-        f"Aggregated {counted(result.pairs, 'pair')} by majority (at least {cfg.min_agree}): "
-        f"{labels}; {result.validated} validated (run {result.run_id})"
-    )
-
-
-def settings_problem(exc: ValidationError) -> str:
-    """A settings model's refusal, worded as the CLI's `user_errors` words it."""
-    problem = exc.errors()[0]
-    where = ".".join(str(part) for part in problem["loc"])
-    return f"option {where}: {problem['msg']}"
+    return outcome.summary
 
 
 def action(context: WebContext, stage: Callable[[Store, Form], str]) -> Any:
@@ -212,7 +199,7 @@ def action(context: WebContext, stage: Callable[[Store, Form], str]) -> Any:
             except NlibuildError as exc:
                 return lead_page(context, request, error=f"Error: {exc}", status=400)
             except ValidationError as exc:
-                error = f"Error: {settings_problem(exc)}"
+                error = f"Error: {option_problem(exc)}"
                 return lead_page(context, request, error=error, status=400)
             context.flashes.put(request.scope["state"]["session_id"], done)
             return RedirectResponse("/lead", status_code=303)

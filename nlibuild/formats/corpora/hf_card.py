@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from nlibuild._version import VERSION
+from nlibuild.core.registry import AGGREGATE_LABELS
 from nlibuild.models import UNKNOWN_LICENSE, NoGoldPolicy, RunRecord
 
 ALL_LANGUAGES = "all_languages"
@@ -150,7 +151,7 @@ def _labels_and_gold(card: DatasetCard) -> list[str]:
         if card.no_gold is NoGoldPolicy.DROP
         else "have label -1, `datasets`' value for a missing class label"
     )
-    aggregated = any(r.stage == "aggregate-labels" and r.status == "ok" for r in card.runs)
+    aggregated = any(r.stage == AGGREGATE_LABELS.name and r.status == "ok" for r in card.runs)
     rule = (
         "nlibuild's majority vote (`aggregate-labels`): the label at least three of a "
         "pair's five votes agree on, the author's and four validators', as MultiNLI and "

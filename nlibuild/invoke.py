@@ -1,0 +1,106 @@
+"""The one way a stage is run, whoever asks: a CLI command, the lead page's buttons, a recipe's
+step and the Python API all call `invoke` (or `invoke_at` with a store's path).
+
+It builds the stage's settings from the fields given (None: not given), the store's preset
+section, then the settings model's defaults; validates them (a refusal is a `ConfigError`
+worded as the CLI has always worded it, `option min_agree: ...`); runs the stage, which
+records itself as one run; and renders the stage's summary line, so that every front end
+says the same thing in the same words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from nlibuild.core.stage import Stage
+from nlibuild.errors import ConfigError
+from nlibuild.models import _Config
+from nlibuild.options import preset_of, preset_origin
+from nlibuild.presets import load_preset_text, parse_preset, preset_file_origin
+from nlibuild.store import Store
+
+SettingsT = TypeVar("SettingsT", bound=BaseModel)
+ResultT = TypeVar("ResultT")
+
+
+@dataclass(frozen=True)
+class Outcome(Generic[SettingsT, ResultT]):
+    """What a stage's run gives every front end: its settings, its result, and the lines
+    the CLI prints (the summary on stdout, each warning on stderr)."""
+
+    stage: Stage[SettingsT, ResultT]
+    settings: SettingsT
+    result: ResultT
+    summary: str
+    warnings: tuple[str, ...]
+
+
+def option_problem(exc: ValidationError) -> ConfigError:
+    """A settings model's refusal as one line: `option FIELD: MESSAGE`."""
+    problem = exc.errors()[0]
+    where = ".".join(str(part) for part in problem["loc"])
+    return ConfigError(f"option {where}: {problem['msg']}")
+
+
+def settings_for(
+    stage: Stage[SettingsT, Any],
+    preset: Mapping[str, Any],
+    origin: str,
+    fields: Mapping[str, Any],
+) -> SettingsT:
+    """The stage's settings: `fields` (None: not given), else `preset`'s section, else the
+    model's defaults. A field the stage has not is a `ConfigError` naming it."""
+    model = stage.settings
+    unknown = sorted(set(fields) - set(model.model_fields))
+    if unknown:
+        known = ", ".join(model.model_fields)
+        raise ConfigError(f"{stage.name}: no setting {', '.join(unknown)} (its settings: {known})")
+    try:
+        if stage.section is not None and issubclass(model, _Config):
+            settings = model.from_preset(dict(preset), stage.section, origin, **fields)
+            assert isinstance(settings, model)
+            return settings
+        return model.model_validate({k: v for k, v in fields.items() if v is not None})
+    except ValidationError as exc:
+        raise option_problem(exc) from None
+
+
+def invoke(
+    stage: Stage[SettingsT, ResultT], store: Store, /, **fields: Any
+) -> Outcome[SettingsT, ResultT]:
+    """Run `stage` on an open store with the settings `fields` give (see the module)."""
+    settings = settings_for(stage, preset_of(store), preset_origin(store), fields)
+    return outcome_of(stage, settings, stage.run(store, settings))
+
+
+def invoke_at(
+    stage: Stage[SettingsT, ResultT], db: Path, /, **fields: Any
+) -> Outcome[SettingsT, ResultT]:
+    """`invoke` on the store at `db`, opened for this run and closed after it; for a stage
+    that creates its store (`init`), the store it makes there."""
+    if stage.creates is not None:
+        # A new store has no preset yet: the one its `preset` setting names fills the rest.
+        name = fields.get("preset")
+        origin = preset_file_origin(name) if name else "no preset"
+        preset = parse_preset(load_preset_text(name), origin) if name else {}
+        settings = settings_for(stage, preset, origin, fields)
+        return outcome_of(stage, settings, stage.creates(db, settings))
+    with Store.open(db) as store:
+        return invoke(stage, store, **fields)
+
+
+def outcome_of(
+    stage: Stage[SettingsT, ResultT], settings: SettingsT, result: ResultT
+) -> Outcome[SettingsT, ResultT]:
+    return Outcome(
+        stage=stage,
+        settings=settings,
+        result=result,
+        summary=stage.summary(settings, result),
+        warnings=tuple(stage.warnings(result)),
+    )
