@@ -11,7 +11,6 @@ import typer
 
 from nlibuild.cli.common import err, format_option, open_store, state_of, user_errors
 from nlibuild.cli.common import out as stdout
-from nlibuild.errors import ConfigError
 from nlibuild.models import (
     CartographyConfig,
     ElicitImportConfig,
@@ -22,7 +21,13 @@ from nlibuild.models import (
 from nlibuild.options import choice, default_text, split_list
 from nlibuild.plots import refuse_unplotted, table_figure, write_png
 from nlibuild.progress import step
-from nlibuild.stats import StatsOptions, StatsTable, stats_tables
+from nlibuild.stats import (
+    StatsOptions,
+    json_rows_text,
+    refuse_other_options,
+    stats_table,
+    stats_tables,
+)
 
 # The command's own options, which every table takes (--plot refuses a table it cannot draw).
 _COMMON_OPTIONS = {"table", "format", "plot"}
@@ -172,8 +177,8 @@ def stats(
     """Tables about the corpus (the help is `stats_help()`, one paragraph per table)."""
     with user_errors():
         fmt = choice(TableFormat, format, "--format")
-        chosen = _table_named(table)
-        _refuse_other_options(ctx, chosen)
+        chosen = stats_table(table)
+        refuse_other_options(chosen, _given_options(ctx), common=("--format",))
         options = StatsOptions(
             min_len=min_len, max_len=max_len, unit=unit, max_overlap=max_overlap,
             overlap_measure=overlap_measure, negators=tuple(negators or ()), by=split_list(by),
@@ -191,36 +196,21 @@ def stats(
                 result = chosen.compute(store, settings)
             if plot is not None:
                 write_png(table_figure(chosen.name, store, result), plot)
-    chosen.render(result, settings, fmt, stdout)
+    if fmt is TableFormat.JSON:
+        stdout.print(json_rows_text(chosen.rows(result, settings)), markup=False)
+    else:
+        chosen.render(result, settings, fmt, stdout)
     if chosen.note is not None:
         err.print(f"Note: {chosen.note(settings)}", markup=False)
 
 
-def _table_named(name: str) -> StatsTable[object, object]:
-    tables = stats_tables()
-    if name not in tables:
-        raise ConfigError(f"--table {name!r} is not one of: {_table_names(', ')}")
-    return tables[name]
-
-
-def _refuse_other_options(ctx: typer.Context, table: StatsTable[object, object]) -> None:
-    """An option the table does not read is an error rather than silently ignored: the
-    user asked for something the table will not do."""
-    given = [
-        param
+def _given_options(ctx: typer.Context) -> list[str]:
+    """The options the user gave, other than those every table takes."""
+    return [
+        param.name
         for param in ctx.command.params
-        if param.name not in _COMMON_OPTIONS | table.options and _given(ctx, param.name or "")
+        if param.name and param.name not in _COMMON_OPTIONS and _given(ctx, param.name)
     ]
-    if given:
-        takes = [
-            param.opts[0]
-            for param in ctx.command.params
-            if param.name in table.options | {"format"}
-        ]
-        raise ConfigError(
-            f"{given[0].opts[0]} does not apply to --table {table.name} "
-            f"(its options: {', '.join(takes)})"
-        )
 
 
 def _given(ctx: typer.Context, name: str) -> bool:

@@ -3,9 +3,11 @@
 A table module defines `TABLE`, a `StatsTable`: its name, the paragraph `stats --help`
 shows for it, the `stats` options it reads, and three functions: `settings` (the options
 as given, plus the store's preset defaults, into the table's settings; option errors are
-`ConfigError`s), `compute` (store and settings into rows) and `render` (rows onto a
-console in the chosen format). Adding a table is adding one module here with a `TABLE`;
-only a table that needs an option `stats` does not have yet also touches the CLI.
+`ConfigError`s), `compute` (store and settings into rows), `render` (rows onto a
+console in a human format: table, csv, md, latex) and `rows` (the rows `--format json`
+prints, which the Python API's `Corpus.stats` turns into a polars frame). Adding a table
+is adding one module here with a `TABLE`; only a table that needs an option `stats` does
+not have yet also touches the CLI.
 
 Table modules keep their imports light at the top (numpy, polars and the artifact models
 load inside `compute`), because `nlibuild --help` imports every table to list them.
@@ -15,8 +17,8 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, fields
 from functools import cache
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -24,6 +26,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 from rich.console import Console
 
+from nlibuild.errors import ConfigError
 from nlibuild.models import TableFormat
 from nlibuild.store import Store
 
@@ -61,6 +64,12 @@ class StatsOptions:
     out: Path | None = None
 
 
+def rows_as_computed(result: Any, settings: object) -> Sequence[BaseModel]:
+    """The json rows of a table whose `compute` returns its rows as they are printed."""
+    rows: Sequence[BaseModel] = result
+    return rows
+
+
 @dataclass(frozen=True)
 class StatsTable(Generic[SettingsT, ResultT]):
     """One table of `stats`; see the module's docstring."""
@@ -74,9 +83,13 @@ class StatsTable(Generic[SettingsT, ResultT]):
     settings: Callable[[StatsOptions, Store], SettingsT]
     compute: Callable[[Store, SettingsT], ResultT]
     render: Callable[[ResultT, SettingsT, TableFormat, Console], None]
+    """The rows in a human format (table, csv, md, latex); json is `rows`."""
     note: Callable[[SettingsT], str] | None = None
     """A line `stats` writes on stderr (`Note: ...`) in every format: what the numbers rest
     on that the table does not show (the majority rule of agreement and annotators)."""
+    rows: Callable[[ResultT, SettingsT], Sequence[BaseModel]] = field(default=rows_as_computed)
+    """The rows of `--format json`, in order: one object each (`json_rows_text`), and one
+    row of `Corpus.stats`'s frame each."""
 
 
 @cache
@@ -90,9 +103,38 @@ def stats_tables() -> dict[str, StatsTable[Any, Any]]:
     return {table.name: table for table in sorted(found, key=lambda table: table.rank)}
 
 
-def print_json_rows(rows: Sequence[BaseModel], console: Console) -> None:
-    """A json array of the rows, on one line (the `--format json` of most tables)."""
-    console.print("[" + ",".join(row.model_dump_json() for row in rows) + "]", markup=False)
+def stats_table(name: str) -> StatsTable[Any, Any]:
+    """The table called `name`; a `ConfigError` listing every table otherwise."""
+    tables = stats_tables()
+    if name not in tables:
+        raise ConfigError(f"--table {name!r} is not one of: {', '.join(tables)}")
+    return tables[name]
+
+
+def option_flag(name: str) -> str:
+    """How `stats` spells the option of a `StatsOptions` field: `min_len` is `--min-len`."""
+    return "--" + name.replace("_", "-")
+
+
+def refuse_other_options(
+    table: StatsTable[Any, Any], given: Iterable[str], common: Sequence[str] = ()
+) -> None:
+    """An option the table does not read is an error rather than silently ignored: the
+    user asked for something the table will not do. `given` are `StatsOptions` fields;
+    `common` the options every table takes, listed after the table's own (`--format`)."""
+    chosen = set(given)
+    other = [f.name for f in fields(StatsOptions) if f.name in chosen - table.options]
+    if other:
+        takes = [option_flag(f.name) for f in fields(StatsOptions) if f.name in table.options]
+        raise ConfigError(
+            f"{option_flag(other[0])} does not apply to --table {table.name} "
+            f"(its options: {', '.join([*takes, *common])})"
+        )
+
+
+def json_rows_text(rows: Sequence[BaseModel]) -> str:
+    """A json array of the rows, on one line: what `stats --format json` prints."""
+    return "[" + ",".join(row.model_dump_json() for row in rows) + "]"
 
 
 def no_settings(options: StatsOptions, store: Store) -> None:

@@ -12,7 +12,7 @@ from nlibuild.errors import ConfigError
 from nlibuild.majority_rule import MajorityRule, majority_rule
 from nlibuild.models import SEED_LIMIT, AgreementStat, TableFormat
 from nlibuild.render import render_table
-from nlibuild.stats import StatsOptions, StatsTable, print_json_rows
+from nlibuild.stats import StatsOptions, StatsTable
 from nlibuild.store import Store
 
 if TYPE_CHECKING:
@@ -173,14 +173,10 @@ def _groups_of_pairs(
 def render_agreement(
     rows: list[AgreementStat], settings: AgreementSettings, fmt: TableFormat, out: Console
 ) -> None:
-    """Statistics down, groups across (all first); machines get one row per value."""
-    if fmt in (TableFormat.JSON, TableFormat.CSV):
+    """Statistics down, groups across (all first); csv gets one row per value."""
+    if fmt is TableFormat.CSV:
         columns = list(AgreementStat.model_fields)
-        if fmt is TableFormat.JSON:
-            print_json_rows(rows, out)
-        else:
-            render_table(out, "", columns, [tuple(getattr(r, c) for c in columns) for r in rows],
-                         fmt)  # fmt: skip
+        render_table(out, "", columns, [tuple(getattr(r, c) for c in columns) for r in rows], fmt)
         return
     groups = list(dict.fromkeys(r.group for r in rows))
     cells: dict[tuple[str, str], str] = {}

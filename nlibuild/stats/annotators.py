@@ -13,7 +13,7 @@ from nlibuild.errors import ConfigError
 from nlibuild.majority_rule import MajorityRule, majority_rule
 from nlibuild.models import NLI_LABELS, AnnotatorStat, TableFormat
 from nlibuild.render import render_table
-from nlibuild.stats import StatsOptions, StatsTable, print_json_rows
+from nlibuild.stats import StatsOptions, StatsTable
 from nlibuild.store import Store
 
 if TYPE_CHECKING:
@@ -130,18 +130,21 @@ def _gold_without_each_vote(
     return np.where(agreed, nli.argmax(1), -1)
 
 
+def sorted_annotators(
+    rows: list[AnnotatorStat], settings: AnnotatorsSettings
+) -> list[AnnotatorStat]:
+    """Sorted by --sort, missing values last (in every format)."""
+    sort = settings.sort
+    return sorted(rows, key=lambda r: (getattr(r, sort) is None, getattr(r, sort)))
+
+
 def render_annotators(
     rows: list[AnnotatorStat], settings: AnnotatorsSettings, fmt: TableFormat, out: Console
 ) -> None:
-    """Sorted by --sort, missing values last."""
-    sort = settings.sort
     columns = list(AnnotatorStat.model_fields)
     if all(row.seconds_per_item is None for row in rows):
         columns.remove("seconds_per_item")  # shown once the workbench has recorded times
-    ordered = sorted(rows, key=lambda r: (getattr(r, sort) is None, getattr(r, sort)))
-    if fmt is TableFormat.JSON:
-        print_json_rows(ordered, out)
-        return
+    ordered = sorted_annotators(rows, settings)
     title = f"Annotators (flagged: agreement with gold under {settings.threshold:.0%})"
     render_table(out, title, columns, [tuple(getattr(r, c) for c in columns) for r in ordered],
                  fmt, decimals=3)  # fmt: skip
@@ -159,5 +162,6 @@ TABLE = StatsTable(
     settings=annotators_settings,
     compute=compute_annotators,
     render=render_annotators,
+    rows=sorted_annotators,
     note=rule_note,
 )

@@ -7,7 +7,7 @@ from rich.console import Console
 
 from nlibuild.models import CartographyConfig, CartographyResult, TableFormat
 from nlibuild.render import counted, render_table
-from nlibuild.stats import StatsOptions, StatsTable, print_json_rows
+from nlibuild.stats import StatsOptions, StatsTable
 from nlibuild.store import Store
 
 
@@ -27,9 +27,6 @@ def compute_cartography(store: Store, settings: CartographyConfig) -> Cartograph
 def render_cartography(
     result: CartographyResult, settings: CartographyConfig, fmt: TableFormat, out: Console
 ) -> None:
-    if fmt is TableFormat.JSON:
-        print_json_rows(result.rows, out)
-        return
     render_table(
         out,
         f"Dataset cartography (Swayamdipta et al. 2020), score run {result.run_id}: "
@@ -69,4 +66,5 @@ TABLE = StatsTable(
     settings=cartography_settings,
     compute=compute_cartography,
     render=render_cartography,
+    rows=lambda result, settings: result.rows,
 )

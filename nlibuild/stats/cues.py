@@ -18,7 +18,7 @@ from nlibuild.models import (
     TableFormat,
 )
 from nlibuild.render import counted, render_table
-from nlibuild.stats import StatsOptions, StatsTable, print_json_rows
+from nlibuild.stats import StatsOptions, StatsTable
 from nlibuild.stats.artifact_parts import artifact_groups, group_name, group_starts, left_out
 from nlibuild.stats.subsets import overlap_rule
 from nlibuild.store import Store
@@ -50,9 +50,6 @@ _BIN_NAMES = [
 
 
 def render_cues(result: CuesResult, settings: CuesConfig, fmt: TableFormat, out: Console) -> None:
-    if fmt is TableFormat.JSON:
-        print_json_rows(result.rows, out)
-        return
     limit = settings.max_overlap
     measure = settings.overlap_measure.value
     title = f"Cues per label: negators, {measure} overlap (limit {limit:.0%}), length"
@@ -113,4 +110,5 @@ TABLE = StatsTable(
     settings=cues_settings,
     compute=compute_cues,
     render=render_cues,
+    rows=lambda result, settings: result.rows,
 )

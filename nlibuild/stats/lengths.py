@@ -13,7 +13,7 @@ from rich.console import Console
 from nlibuild.length_units import paper_length, paper_unit
 from nlibuild.models import LengthStatsRow, TableFormat
 from nlibuild.render import render_table
-from nlibuild.stats import StatsTable, no_settings, print_json_rows
+from nlibuild.stats import StatsTable, no_settings
 from nlibuild.store import Store
 
 
@@ -53,9 +53,6 @@ def length_stats(store: Store) -> list[LengthStatsRow]:
 def render_lengths(
     rows: list[LengthStatsRow], settings: None, fmt: TableFormat, out: Console
 ) -> None:
-    if fmt is TableFormat.JSON:
-        print_json_rows(rows, out)
-        return
     render_table(
         out,
         "Mean lengths (XNLI Table 2): premises and hypotheses, in tokens split at "

@@ -9,7 +9,7 @@ from rich.console import Console
 from nlibuild.models import ArtifactScope, PmiConfig, PmiResult, TableFormat, WordUnits
 from nlibuild.options import choice
 from nlibuild.render import counted, render_table
-from nlibuild.stats import StatsOptions, StatsTable, print_json_rows
+from nlibuild.stats import StatsOptions, StatsTable
 from nlibuild.stats.artifact_parts import artifact_groups, group_name, group_starts, left_out
 from nlibuild.store import Store
 
@@ -35,9 +35,6 @@ def compute_pmi(store: Store, settings: PmiConfig) -> PmiResult:
 
 
 def render_pmi(result: PmiResult, settings: PmiConfig, fmt: TableFormat, out: Console) -> None:
-    if fmt is TableFormat.JSON:
-        print_json_rows(result.rows, out)
-        return
     if fmt is TableFormat.CSV:
         columns = list(result.rows[0].model_dump()) if result.rows else ["group_by", "group"]
         render_table(out, "", columns,
@@ -81,4 +78,5 @@ TABLE = StatsTable(
     settings=pmi_settings,
     compute=compute_pmi,
     render=render_pmi,
+    rows=lambda result, settings: result.rows,
 )

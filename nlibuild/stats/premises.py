@@ -15,7 +15,7 @@ from nlibuild.models import LengthUnit, PremiseStatsRow, SampleConfig, TableForm
 from nlibuild.options import choice, store_settings
 from nlibuild.queries.premises import keys_of_premises
 from nlibuild.render import render_table
-from nlibuild.stats import StatsOptions, StatsTable, print_json_rows
+from nlibuild.stats import StatsOptions, StatsTable
 from nlibuild.store import PoolLengthCount, Store
 
 HISTOGRAM_BINS = 8
@@ -106,9 +106,6 @@ def _bin_of(length: int, edges: list[int]) -> int:
 def render_premises(
     rows: list[PremiseStatsRow], settings: PremisesSettings, fmt: TableFormat, out: Console
 ) -> None:
-    if fmt is TableFormat.JSON:
-        print_json_rows(rows, out)
-        return
     columns = ["genre", "lang", "unit", "pool", "qualifying", "sampled", "mean", "min", "max",
                "histogram", "sampled_mean"]  # fmt: skip
     render_table(

@@ -28,7 +28,7 @@ from nlibuild.negators import negator_lexicon
 from nlibuild.options import choice, preset_of, preset_origin
 from nlibuild.presets import preset_settings
 from nlibuild.render import render_table
-from nlibuild.stats import StatsOptions, StatsTable, print_json_rows
+from nlibuild.stats import StatsOptions, StatsTable
 from nlibuild.store import Store
 
 
@@ -187,11 +187,8 @@ _CSV_FIELDS = [
 def render_subsets(
     rows: list[SubsetRow], settings: SubsetsSettings, fmt: TableFormat, out: Console
 ) -> None:
-    """As in OCNLI Table 3, cells `pairs / mean length` for people; csv and json get one
+    """As in OCNLI Table 3, cells `pairs / mean length` for people; csv gets one
     column per number."""
-    if fmt is TableFormat.JSON:
-        print_json_rows(rows, out)
-        return
     if fmt is TableFormat.CSV:
         render_table(
             out, "",

@@ -9,7 +9,7 @@ from rich.console import Console
 
 from nlibuild.models import TableFormat, TranslationStatsRow
 from nlibuild.render import render_table
-from nlibuild.stats import StatsTable, no_settings, print_json_rows
+from nlibuild.stats import StatsTable, no_settings
 from nlibuild.store import Store
 
 
@@ -48,9 +48,6 @@ def render_translation(
     rows: list[TranslationStatsRow], settings: None, fmt: TableFormat, out: Console
 ) -> None:
     """Per language and kind, the units translated and the units each check flagged."""
-    if fmt is TableFormat.JSON:
-        print_json_rows(rows, out)
-        return
     render_table(
         out,
         "Translations and their checks (units)",
