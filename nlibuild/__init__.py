@@ -14,6 +14,7 @@ from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError, ConflictError, InputError, NlibuildError, StoreError
 
 if TYPE_CHECKING:
+    from nlibuild.api import Corpus, create, open
     from nlibuild.models import ExportConfig, ImportConfig, InitConfig, Label
     from nlibuild.stages.export import run as export_corpus
     from nlibuild.stages.import_corpus import run as import_corpus
@@ -23,6 +24,9 @@ if TYPE_CHECKING:
 __version__ = VERSION
 
 _LAZY = {
+    "Corpus": ("nlibuild.api", "Corpus"),
+    "create": ("nlibuild.api", "create"),
+    "open": ("nlibuild.api", "open"),
     "ExportConfig": ("nlibuild.models", "ExportConfig"),
     "ImportConfig": ("nlibuild.models", "ImportConfig"),
     "InitConfig": ("nlibuild.models", "InitConfig"),
@@ -46,6 +50,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "ConfigError",
     "ConflictError",
+    "Corpus",
     "ExportConfig",
     "ImportConfig",
     "InitConfig",
@@ -55,7 +60,9 @@ __all__ = [
     "Store",
     "StoreError",
     "__version__",
+    "create",
     "export_corpus",
     "import_corpus",
+    "open",
     "summarise",
 ]
