@@ -4,18 +4,21 @@ names the preset, the section and the key."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import sqlite3
 from pathlib import Path
+from typing import Annotated
 
 import pytest
 from conftest import DATA, assert_user_error, new_store, ok, query, run_cli
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ValidationError, field_validator
 
 from nlibuild import models
-from nlibuild.core.registry import STAGES, stage
+from nlibuild.core.registry import AGGREGATE_LABELS, STAGES, stage
 from nlibuild.errors import ConfigError
 from nlibuild.models import (
+    IN_PRESET,
     AggregateConfig,
     ElicitCreateConfig,
     ElicitImportConfig,
@@ -35,6 +38,7 @@ from nlibuild.presets import (
     elicit_instructions,
     instruction_languages,
     load_preset_text,
+    marked_fields,
     parse_preset,
     preset_names,
     preset_sections,
@@ -150,11 +154,29 @@ def test_every_settings_model_with_marked_fields_is_listed_here() -> None:
 
 
 def test_a_converted_stage_reads_the_section_its_settings_name() -> None:
-    # Stages declare their `Stage` as their modules are converted (aggregate-labels first).
-    declared = [stage(info) for info in STAGES if info.module == "nlibuild.stages.aggregate"]
-    assert declared
-    for converted in declared:
-        assert converted.section == getattr(converted.settings, "preset_section", None)
+    # Stage modules declare their `Stage` as they are converted (aggregate-labels first).
+    modules = [importlib.import_module(info.module) for info in STAGES]
+    converted = [
+        stage(info) for info, module in zip(STAGES, modules, strict=True)
+        if hasattr(module, info.attribute)
+    ]  # fmt: skip
+    assert AGGREGATE_LABELS.name in {each.name for each in converted}
+    for each in converted:
+        assert each.section == getattr(each.settings, "preset_section", None), each.name
+
+
+def test_a_mark_whose_check_a_preset_would_skip_is_a_mistake_in_the_model() -> None:
+    class Capped(_Config):
+        preset_section = "elicit"
+        cap: Annotated[int, IN_PRESET] = 1
+
+        @field_validator("cap")
+        @classmethod
+        def _positive(cls, value: int) -> int:
+            return value
+
+    with pytest.raises(TypeError, match="cap: a preset key's checks belong in its annotation"):
+        marked_fields(Capped)
 
 
 def test_a_marked_key_is_checked_as_its_setting_and_typed_as_toml_is() -> None:
