@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from nlibuild.errors import ConfigError
 from nlibuild.label_names import LabelNames, label_names
 from nlibuild.models import Label, _Config, check_table_columns, parse_label_order
-from nlibuild.presets import TablePreset, parse_preset, stage_defaults, validate_preset
+from nlibuild.presets import TablePreset, named_tables, parse_preset, stage_defaults
 from nlibuild.store import Store
 
 T = TypeVar("T")
@@ -185,8 +185,7 @@ def table_mapping_options(
 def preset_table(store: Store, name: str) -> TablePreset:
     """The store's preset's `[import.tables.NAME]`, or a ConfigError naming those it has."""
     origin = preset_origin(store)
-    checked = validate_preset({"import": stage_defaults(preset_of(store), "import")}, origin)
-    tables = (checked.import_.tables if checked.import_ else None) or {}
+    tables = named_tables(preset_of(store), origin)
     if name not in tables:
         has = f"it has {', '.join(sorted(tables))}" if tables else "it has none"
         raise ConfigError(

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import difflib
 import enum
-import re
+import functools
+import keyword
+import operator
 import tomllib
 import types
 from importlib.resources import files
@@ -27,46 +29,28 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    StrictBool,
     StrictFloat,
     StrictInt,
     StrictStr,
     ValidationError,
+    create_model,
 )
+from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
 
-from nlibuild.cleaning import CLEANING_PRESETS
+from nlibuild import models
 from nlibuild.errors import ConfigError
 from nlibuild.formats.input_files import read_utf8_text
 from nlibuild.models import (
-    GENRE_PATTERN,
     ROW_COLUMN_KEYS,
     TABLE_COLUMN_KEYS,
     UNIT_COLUMN_KEYS,
-    AggregateConfig,
-    ElicitCreateConfig,
-    ElicitImportConfig,
-    ExportConfig,
-    ExportFormat,
-    ImportConfig,
-    ImportFormat,
-    IngestConfig,
-    InitConfig,
+    Genre,
     Label,
-    LengthUnit,
-    Lifetime,
-    MinAgree,
-    OnViolation,
-    OverlapMeasure,
-    ParagraphMode,
-    Protocol,
-    RelabelCreateConfig,
-    SampleConfig,
-    ServeConfig,
-    Severity,
-    StratumKey,
-    WorkbenchConfig,
+    PresetKey,
+    _Config,
     check_table_columns,
-    parse_label_order,
 )
 
 RESOURCES: Traversable = files("nlibuild") / "resources"
@@ -133,97 +117,102 @@ def stage_defaults(preset: dict[str, Any], stage: str) -> dict[str, Any]:
 
 
 # --- The preset schema ---------------------------------------------------------------------
-# One model per [section], each listing exactly the keys its commands read (named as the
-# fields of the stage settings they fill, see `SECTION_SETTINGS`), so a misspelt key fails
-# at `init --preset` instead of being ignored for the life of the store. Values are checked
-# and converted as the settings take them (`label_order = "n,e,c"` becomes the labels);
-# TOML is typed, so a number written as a string is refused rather than coerced (Strict*).
-
-_Count = Annotated[StrictInt, Field(ge=1)]
-_Share = Annotated[StrictFloat, Field(gt=0, le=1)]  # StrictFloat still takes 1
-
-
-def _genre(value: str) -> str:
-    if not re.match(GENRE_PATTERN, value):
-        raise ValueError(
-            "a genre is letters, digits, '_', '.' and '-', starting with a letter or digit "
-            "(it becomes part of premise IDs)"
-        )
-    return value
-
-
-_Genre = Annotated[str, AfterValidator(_genre)]
-
-
-def _upper(value: object) -> object:
-    # The commands upper-case --protocol, so the preset may write it in either case.
-    return value.upper() if isinstance(value, str) else value
-
-
-def _cleaning_preset(value: str) -> str:
-    if value not in CLEANING_PRESETS:
-        raise ValueError(f"choose one of {', '.join(sorted(CLEANING_PRESETS))}")
-    return value
-
-
-def _label_order(value: object) -> object:
-    # The preset writes the order as --label-order takes it ("n,e,c"), and the settings
-    # hold the labels; a value of another kind falls through to the tuple check.
-    return parse_label_order(value) if isinstance(value, str) else value
-
-
-def _stratify(value: object) -> object:
-    # As --stratify takes it: "protocol,level", or "none" (or nothing) for one stratum.
-    if not isinstance(value, str):
-        return value
-    names = [name.strip().lower() for name in value.split(",") if name.strip()]
-    if names in ([], ["none"]):
-        return ()
-    known = [key.value for key in StratumKey]
-    if any(name not in known for name in names):
-        raise ValueError(f"give a comma-separated list of {', '.join(known)}, or none")
-    return tuple(names)
-
-
-_ProtocolName = Annotated[Protocol, BeforeValidator(_upper)]
-_Cleaning = Annotated[str, AfterValidator(_cleaning_preset)]
+# One model per [section], built from the settings fields marked `IN_PRESET` (a `PresetKey`)
+# in the settings models that name the section (`preset_section`), so that a key is the
+# setting it fills: its name, its type and its bounds, written once, in the settings model.
+# A misspelt key fails at `init --preset` instead of being ignored for the life of the store.
+# TOML is typed, so a number written as a string is refused rather than coerced (`_strict`),
+# and a `PresetKey.reads` takes a value as the option takes it (`label_order = "n,e,c"`).
 
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class CorpusPreset(_Section):
-    """[corpus]: the store's language and extra labels (`init`), the genres it expects
-    (`ingest` warns about others, or refuses them with --strict)."""
-
-    lang: str | None = Field(default=None, min_length=1)
-    extra_labels: tuple[str, ...] | None = None
-    genres: tuple[_Genre, ...] | None = None
+_STRICT: dict[type, Any] = {int: StrictInt, float: StrictFloat, str: StrictStr, bool: StrictBool}
 
 
-class IngestGenrePreset(_Section):
-    """[ingest.genres.NAME]: how the texts of one genre are read, over [ingest]'s."""
+def _strict(annotation: Any) -> Any:
+    """`annotation` with every int, float, str and bool in it strict (StrictFloat still
+    takes an integer); containers, unions and their checks kept as they are."""
+    if isinstance(annotation, type) and annotation in _STRICT:
+        return _STRICT[annotation]
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Annotated:
+        return Annotated[(_strict(args[0]), *annotation.__metadata__)]
+    if origin in (Union, types.UnionType):
+        return functools.reduce(operator.or_, [_strict(arg) for arg in args])
+    if origin in (tuple, dict):
+        return origin[tuple(arg if arg is Ellipsis else _strict(arg) for arg in args)]
+    return annotation
 
-    clean: _Cleaning | None = None
-    paragraph: ParagraphMode | None = None
+
+def marked_fields(settings: type[BaseModel]) -> dict[str, tuple[FieldInfo, PresetKey]]:
+    """The fields of `settings` a preset may set (marked with a `PresetKey`), in order."""
+    checked_apart = {
+        name
+        for validator in settings.__pydantic_decorators__.field_validators.values()
+        for name in validator.info.fields
+    }
+    marked: dict[str, tuple[FieldInfo, PresetKey]] = {}
+    for name, info in settings.model_fields.items():
+        key = next((item for item in info.metadata if isinstance(item, PresetKey)), None)
+        if key is None:
+            continue
+        if name in checked_apart:  # a mistake in the model: the preset would go unchecked
+            raise TypeError(
+                f"{settings.__name__}.{name}: a preset key's checks belong in its annotation "
+                "(AfterValidator, BeforeValidator), not in a @field_validator"
+            )
+        marked[name] = (info, key)
+    return marked
 
 
-class IngestPreset(IngestGenrePreset):
-    """[ingest]: `ingest --clean/--paragraph` defaults, and per genre in sub-tables."""
+def _section_field(info: FieldInfo, key: PresetKey) -> tuple[Any, Any]:
+    """A marked settings field as its section's key: the field's type and checks, strict,
+    read by `key.reads`, and optional (a preset sets only what it names)."""
+    checks = [item for item in info.metadata if not isinstance(item, PresetKey)]
+    annotation = _strict(info.annotation)
+    if checks:
+        annotation = Annotated[(annotation, *checks)]
+    if key.reads is not None:
+        annotation = Annotated[annotation, BeforeValidator(key.reads)]
+    return annotation | None, Field(default=None, description=info.description)
 
-    genres: dict[str, IngestGenrePreset] | None = None
+
+def _keys_model(
+    name: str, fields: dict[str, tuple[Any, Any]], base: type[BaseModel]
+) -> type[BaseModel]:
+    """A model of `fields` (name: (annotation, Field)) over `base`'s, extra keys refused."""
+    model: type[BaseModel] = create_model(name, __base__=base, **fields)  # type: ignore[call-overload]
+    return model
 
 
-class SamplePreset(_Section):
-    """[sample]: `sample` (and `stats --table premises`) defaults."""
+def _settings_by_section() -> dict[str, tuple[type[_Config], ...]]:
+    """The settings models `nlibuild.models` exports, by the preset section they name."""
+    by_section: dict[str, list[type[_Config]]] = {}
+    for name in models.__all__:
+        model = getattr(models, name)
+        if not (isinstance(model, type) and issubclass(model, _Config)):
+            continue
+        if model.preset_section is not None:
+            by_section.setdefault(model.preset_section, []).append(model)
+        elif marked_fields(model):  # a mistake in the model: the marks would do nothing
+            raise TypeError(f"{name} marks preset keys but names no preset_section")
+    return {section: tuple(found) for section, found in by_section.items()}
 
-    n: _Count | None = None
-    min_len: Annotated[StrictInt, Field(ge=0)] | None = None
-    max_len: _Count | None = None
-    unit: LengthUnit | None = None
-    seed: StrictInt | None = None
-    genres: tuple[_Genre, ...] | None = None
+
+def _marked_keys(section: str) -> dict[str, tuple[Any, Any]]:
+    """The keys the settings models of `section` mark; a key two of them mark is one
+    setting, so they must check it alike."""
+    keys: dict[str, tuple[Any, Any]] = {}
+    for model in SECTION_SETTINGS[section]:
+        for name, (info, key) in marked_fields(model).items():
+            field = _section_field(info, key)
+            if name in keys and keys[name][0] != field[0]:
+                raise TypeError(f"[{section}] {name}: marked in two models, checked unlike")
+            keys[name] = field
+    return keys
 
 
 def _column_lists(value: object) -> object:
@@ -243,6 +232,10 @@ def _checked_columns(value: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, 
     return value
 
 
+# The keys below are read by the commands themselves, and no stage's settings hold them, so
+# they cannot be derived from a settings field: each section's few keys are written here.
+
+
 class TablePreset(_Section):
     """[import.tables.NAME]: a named mapping for `import --format table --columns @NAME`
     (and `translate import --columns @NAME`):
@@ -257,53 +250,18 @@ class TablePreset(_Section):
     labels: dict[str, StrictStr] | None = None
 
 
-class ImportPreset(_Section):
-    """[import]: `import --format`, and named table mappings in `[import.tables.NAME]`."""
+class _ImportTables(_Section):
+    """[import] tables: `--columns @NAME` looks its table up, and the settings get the
+    columns it names (`ImportConfig.columns`), never the table's name."""
 
-    format: ImportFormat | None = None
     tables: dict[str, TablePreset] | None = None
 
 
-class ExportPreset(_Section):
-    """[export]: `export --format`, `--label-order` (written as the option takes it) and
-    `--license` (the hf dataset card's)."""
+class _CorpusGenres(_Section):
+    """[corpus] genres: the genres the corpus expects; `ingest` warns about others (or
+    refuses them with --strict), as `IngestConfig.known_genres`, which no preset sets."""
 
-    format: ExportFormat | None = None
-    label_order: Annotated[tuple[Label, Label, Label], BeforeValidator(_label_order)] | None = None
-    license: str | None = None
-
-
-class ElicitPreset(_Section):
-    """[elicit]: `elicit create` and `elicit import` defaults; `max_overlap` and
-    `overlap_measure` are also the rule `stats --table subsets/cues` report against."""
-
-    protocol: _ProtocolName | None = None
-    batch_size: _Count | None = None
-    max_per_writer: Annotated[StrictInt, Field(ge=0, description="0: no cap")] | None = None
-    seed: StrictInt | None = None
-    on_violation: OnViolation | None = None
-    max_overlap: _Share | None = None
-    overlap_measure: OverlapMeasure | None = None
-    overlap_severity: Severity | None = None
-
-
-class RelabelPreset(_Section):
-    """[relabel]: `relabel create` defaults; `stratify` as the option takes it."""
-
-    protocol: _ProtocolName | None = None
-    fraction: _Share | None = None
-    validators: _Count | None = None
-    stratify: Annotated[tuple[StratumKey, ...], BeforeValidator(_stratify)] | None = None
-    batch_size: _Count | None = None
-    seed: StrictInt | None = None
-
-
-class AggregatePreset(_Section):
-    """[aggregate]: `aggregate-labels --min-agree` (a count or a share), and the votes a
-    pair has in the protocol the rule was written for."""
-
-    min_agree: MinAgree | None = None
-    votes_per_pair: _Count | None = None
+    genres: tuple[Genre, ...] | None = None
 
 
 def _distinct_names(names: dict[str, str]) -> dict[str, str]:
@@ -324,51 +282,81 @@ def _distinct_names(names: dict[str, str]) -> dict[str, str]:
     return names
 
 
-class LabelsPreset(_Section):
-    """[labels]: `names`, the name people see for each label in work packages
-    (`entailment = "蕴含"`); files coming back may give either."""
+class _LabelNames(_Section):
+    """[labels] names: the name people see for each label in work packages
+    (`entailment = "蕴含"`); files coming back may give either. `elicit/relabel export` and
+    the imports read it into their `label_names` setting, which is built, not set."""
 
     names: Annotated[dict[str, StrictStr], AfterValidator(_distinct_names)] | None = None
 
 
-class ServePreset(_Section):
-    """[serve]: where `nlibuild serve` listens, its limits, and how long sessions and
-    invites last (`12h`, `14d`)."""
-
-    host: StrictStr | None = None
-    port: Annotated[StrictInt, Field(ge=1, le=65535)] | None = None
-    body_limit: Annotated[StrictInt, Field(ge=1024)] | None = None
-    token_attempts_per_minute: _Count | None = None
-    session_lifetime: Lifetime | None = None
-    invite_lifetime: Lifetime | None = None
-    max_seconds_per_item: Annotated[StrictFloat, Field(gt=0)] | None = None
+GENRE_KEYS = ("clean", "paragraph")
+"""What `[ingest.genres.NAME]` may set for one genre, over [ingest]'s: `ingest --genre NAME`
+lays the table over the section itself (no setting holds the tables)."""
 
 
-class WorkbenchPreset(_Section):
-    """[workbench]: `nlibuild serve`'s writing page: the rules whose findings refuse a
-    submission (elicitation's rule names and too_short) and the shortest hypothesis."""
-
-    blocking_rules: tuple[StrictStr, ...] | None = None
-    min_hypothesis_chars: Annotated[StrictInt, Field(ge=0)] | None = None
-
-
-class PresetSections(_Section):
-    """A whole preset: the sections it may have, each optional."""
-
-    corpus: CorpusPreset | None = None
-    ingest: IngestPreset | None = None
-    sample: SamplePreset | None = None
-    import_: ImportPreset | None = Field(default=None, alias="import")
-    export: ExportPreset | None = None
-    elicit: ElicitPreset | None = None
-    relabel: RelabelPreset | None = None
-    aggregate: AggregatePreset | None = None
-    labels: LabelsPreset | None = None
-    serve: ServePreset | None = None
-    workbench: WorkbenchPreset | None = None
+def _ingest_genres() -> type[BaseModel]:
+    """[ingest] genres: a table per genre, of [ingest]'s own GENRE_KEYS."""
+    keys = _marked_keys("ingest")
+    per_genre = _keys_model("IngestGenrePreset", {k: keys[k] for k in GENRE_KEYS}, _Section)
+    genres: Any = dict[str, per_genre] | None  # type: ignore[valid-type]
+    return _keys_model("_IngestGenres", {"genres": (genres, None)}, _Section)
 
 
-def validate_preset(preset: dict[str, Any], origin: str = "preset") -> PresetSections:
+SECTION_SETTINGS: dict[str, tuple[type[BaseModel], ...]] = {
+    "labels": (),  # read by the commands themselves (KEYS_COMMANDS_READ)
+    **_settings_by_section(),
+}
+"""The settings models each section fills; a key of the section one of them takes is not
+unknown to the others (`[elicit] max_overlap` is `elicit import`'s, not `elicit create`'s)."""
+
+_COMMANDS_READ: dict[str, type[BaseModel]] = {
+    "corpus": _CorpusGenres,
+    "ingest": _ingest_genres(),
+    "import": _ImportTables,
+    "labels": _LabelNames,
+}
+
+KEYS_COMMANDS_READ: dict[str, frozenset[str]] = {
+    section: frozenset(model.model_fields) for section, model in _COMMANDS_READ.items()
+}
+"""Section keys that a command reads itself rather than as a setting of its stage."""
+
+
+def _build_section(section: str) -> type[BaseModel]:
+    keys = _marked_keys(section)
+    base = _COMMANDS_READ.get(section, _Section)
+    both = sorted(set(keys) & set(base.model_fields))
+    if both:  # a mistake in the models: one key, two meanings
+        raise TypeError(f"[{section}] {', '.join(both)}: both a setting and read by a command")
+    return _keys_model(f"{section.title()}Preset", keys, base)
+
+
+SECTIONS: dict[str, type[BaseModel]] = {
+    section: _build_section(section) for section in sorted(SECTION_SETTINGS)
+}
+"""Each section's model, by the name a preset writes."""
+
+PresetSections = _keys_model(
+    "PresetSections",
+    {
+        (f"{section}_" if keyword.iskeyword(section) else section): (
+            model | None,
+            Field(default=None, alias=section),
+        )
+        for section, model in SECTIONS.items()
+    },
+    _Section,
+)
+"""A whole preset: the sections it may have, each optional."""
+
+
+def section_model(section: str) -> type[BaseModel]:
+    """The model of a preset's `[section]` (`[aggregate]`: min_agree, votes_per_pair, ...)."""
+    return SECTIONS[section]
+
+
+def validate_preset(preset: dict[str, Any], origin: str = "preset") -> BaseModel:
     """`preset` (parsed TOML) checked against the schema; a one-line `ConfigError` that
     names `origin`, the section and the key of the first problem otherwise."""
     try:
@@ -378,6 +366,13 @@ def validate_preset(preset: dict[str, Any], origin: str = "preset") -> PresetSec
         more = len(errors) - 1
         rest = f" (and {more} more {'problem' if more == 1 else 'problems'})" if more else ""
         raise ConfigError(f"{origin}: {_describe(errors[0])}{rest}") from None
+
+
+def named_tables(preset: dict[str, Any], origin: str) -> dict[str, TablePreset]:
+    """The `[import.tables.NAME]` of a parsed preset, checked, by name."""
+    checked = validate_preset({"import": stage_defaults(preset, "import")}, origin)
+    section = getattr(checked, "import_", None)
+    return dict(getattr(section, "tables", None) or {})
 
 
 def _describe(error: ErrorDetails) -> str:
@@ -445,30 +440,6 @@ def _model_at(table: tuple[str, ...]) -> type[BaseModel]:
 # One settings model per stage: the command builds it from its flags, the store's preset
 # fills what no flag gave, and the model's own defaults fill the rest, so a default is
 # written once, in the model.
-
-SECTION_SETTINGS: dict[str, tuple[type[BaseModel], ...]] = {
-    "corpus": (InitConfig,),
-    "ingest": (IngestConfig,),
-    "sample": (SampleConfig,),
-    "import": (ImportConfig,),
-    "export": (ExportConfig,),
-    "elicit": (ElicitCreateConfig, ElicitImportConfig),
-    "relabel": (RelabelCreateConfig,),
-    "aggregate": (AggregateConfig,),
-    "serve": (ServeConfig,),
-    "labels": (),  # read by the commands themselves (KEYS_COMMANDS_READ)
-    "workbench": (WorkbenchConfig,),
-}
-"""The settings models each section fills; a key of the section one of them takes is not
-unknown to the others (`[elicit] max_overlap` is `elicit import`'s, not `elicit create`'s)."""
-
-KEYS_COMMANDS_READ: dict[str, frozenset[str]] = {
-    "corpus": frozenset({"genres"}),  # `ingest` warns about (or refuses) other genres
-    "ingest": frozenset({"genres"}),  # `ingest` lays [ingest.genres.NAME] over [ingest]
-    "import": frozenset({"tables"}),  # `import --columns @NAME` reads [import.tables.NAME]
-    "labels": frozenset({"names"}),  # `elicit/relabel export/import` read [labels.names]
-}
-"""Section keys that a command reads itself rather than as a setting of its stage."""
 
 SettingsT = TypeVar("SettingsT", bound=BaseModel)
 

@@ -30,7 +30,7 @@ from conftest import (
 from pydantic import ValidationError
 
 from nlibuild.models import AggregateConfig
-from nlibuild.presets import AggregatePreset
+from nlibuild.presets import section_model
 from nlibuild.queries.votes import majority_codes
 
 E, N, C = "entailment", "neutral", "contradiction"
@@ -167,11 +167,12 @@ def test_a_bad_min_agree_is_one_error_line_and_changes_nothing(
 
 
 def test_presets_take_a_count_or_a_share_and_refuse_anything_else() -> None:
-    assert AggregatePreset(min_agree=0.6, votes_per_pair=15).min_agree == 0.6
-    assert AggregatePreset(min_agree=3).min_agree == 3
+    aggregate = section_model("aggregate")
+    assert aggregate(min_agree=0.6, votes_per_pair=15).model_dump()["min_agree"] == 0.6
+    assert aggregate(min_agree=3).model_dump()["min_agree"] == 3
     for bad in (0, 1.5, True, "3"):
         with pytest.raises(ValidationError):
-            AggregatePreset(min_agree=bad)
+            aggregate(min_agree=bad)
     assert AggregateConfig().min_agree == 3
     assert AggregateConfig().votes_per_pair == 5
 

@@ -4,15 +4,21 @@ names the preset, the section and the key."""
 
 from __future__ import annotations
 
+import importlib
+import json
 import sqlite3
 from pathlib import Path
+from typing import Annotated
 
 import pytest
-from conftest import assert_user_error, run_cli
-from pydantic import BaseModel
+from conftest import DATA, assert_user_error, new_store, ok, query, run_cli
+from pydantic import BaseModel, ValidationError, field_validator
 
+from nlibuild import models
+from nlibuild.core.registry import AGGREGATE_LABELS, STAGES, stage
 from nlibuild.errors import ConfigError
 from nlibuild.models import (
+    IN_PRESET,
     AggregateConfig,
     ElicitCreateConfig,
     ElicitImportConfig,
@@ -20,25 +26,25 @@ from nlibuild.models import (
     ImportConfig,
     IngestConfig,
     InitConfig,
+    PresetKey,
     RelabelCreateConfig,
     SampleConfig,
+    ServeConfig,
+    WorkbenchConfig,
+    _Config,
 )
 from nlibuild.presets import (
-    AggregatePreset,
-    CorpusPreset,
-    ElicitPreset,
-    ExportPreset,
-    ImportPreset,
-    IngestPreset,
-    RelabelPreset,
-    SamplePreset,
+    KEYS_COMMANDS_READ,
     elicit_instructions,
     instruction_languages,
     load_preset_text,
+    marked_fields,
     parse_preset,
     preset_names,
+    preset_sections,
     relabel_instruction_languages,
     relabel_instructions_text,
+    section_model,
     stage_defaults,
 )
 
@@ -78,22 +84,134 @@ def test_missing_instructions_name_the_languages_there_are() -> None:
     [
         # The commands read [corpus] genres, the [ingest.genres.NAME] tables and
         # `import --columns @NAME`'s [import.tables.NAME] themselves.
-        (CorpusPreset, [InitConfig], {"genres"}),
-        (IngestPreset, [IngestConfig], {"genres"}),
-        (SamplePreset, [SampleConfig], set()),
-        (ImportPreset, [ImportConfig], {"tables"}),
-        (ExportPreset, [ExportConfig], set()),
-        (ElicitPreset, [ElicitCreateConfig, ElicitImportConfig], set()),
-        (RelabelPreset, [RelabelCreateConfig], set()),
-        (AggregatePreset, [AggregateConfig], set()),
+        ("corpus", [InitConfig], {"genres"}),
+        ("ingest", [IngestConfig], {"genres"}),
+        ("sample", [SampleConfig], set()),
+        ("import", [ImportConfig], {"tables"}),
+        ("export", [ExportConfig], set()),
+        ("elicit", [ElicitCreateConfig, ElicitImportConfig], set()),
+        ("relabel", [RelabelCreateConfig], set()),
+        ("aggregate", [AggregateConfig], set()),
     ],
 )
 def test_preset_keys_are_named_as_the_stage_settings_they_default(
-    section: type[BaseModel], settings: list[type[BaseModel]], preset_only: set[str]
+    section: str, settings: list[type[BaseModel]], preset_only: set[str]
 ) -> None:
     fields = {name for model in settings for name in model.model_fields}
-    keys = set(section.model_fields) - preset_only
+    keys = set(section_model(section).model_fields) - preset_only
     assert keys <= fields, keys - fields
+
+
+# --- each section is built from the settings fields marked IN_PRESET -----------------------
+
+MARKED: list[type[_Config]] = [
+    InitConfig, IngestConfig, SampleConfig, ImportConfig, ExportConfig, ElicitCreateConfig,
+    ElicitImportConfig, RelabelCreateConfig, AggregateConfig, ServeConfig, WorkbenchConfig,
+]  # fmt: skip
+"""The settings models that name a preset section. Once every stage module declares its
+`STAGE`, this is `[stage(info).settings for info in STAGES]` with a `preset_section`."""
+
+
+def marked(settings: type[BaseModel]) -> set[str]:
+    return {
+        name
+        for name, info in settings.model_fields.items()
+        if any(isinstance(item, PresetKey) for item in info.metadata)
+    }
+
+
+@pytest.mark.parametrize("settings", MARKED, ids=lambda model: model.__name__)
+def test_a_settings_models_section_lists_exactly_the_fields_marked_in_its_models(
+    settings: type[_Config],
+) -> None:
+    section = settings.preset_section
+    assert section in preset_sections()
+    sharing = [model for model in MARKED if model.preset_section == section]
+    keys = set(section_model(section).model_fields) - KEYS_COMMANDS_READ.get(section, set())
+    assert keys == set().union(*(marked(model) for model in sharing))
+    assert marked(settings) <= keys
+
+
+@pytest.mark.parametrize("settings", MARKED, ids=lambda model: model.__name__)
+def test_a_settings_default_written_in_its_section_is_taken_unchanged(
+    settings: type[_Config],
+) -> None:
+    section = section_model(str(settings.preset_section))
+    for name in marked(settings) - {n for n, f in settings.model_fields.items() if f.is_required()}:
+        default = settings.model_fields[name].default
+        checked = section.model_validate({name: default})
+        assert getattr(checked, name) == default, name
+
+
+def test_every_settings_model_with_marked_fields_is_listed_here() -> None:
+    found = [
+        model
+        for name in models.__all__
+        if isinstance(model := getattr(models, name), type) and issubclass(model, _Config)
+    ]
+    assert {model for model in found if marked(model)} == set(MARKED)
+    assert all(model.preset_section is None for model in found if model not in MARKED)
+
+
+def test_a_converted_stage_reads_the_section_its_settings_name() -> None:
+    # Stage modules declare their `Stage` as they are converted (aggregate-labels first).
+    modules = [importlib.import_module(info.module) for info in STAGES]
+    converted = [
+        stage(info) for info, module in zip(STAGES, modules, strict=True)
+        if hasattr(module, info.attribute)
+    ]  # fmt: skip
+    assert AGGREGATE_LABELS.name in {each.name for each in converted}
+    for each in converted:
+        assert each.section == getattr(each.settings, "preset_section", None), each.name
+
+
+def test_a_mark_whose_check_a_preset_would_skip_is_a_mistake_in_the_model() -> None:
+    class Capped(_Config):
+        preset_section = "elicit"
+        cap: Annotated[int, IN_PRESET] = 1
+
+        @field_validator("cap")
+        @classmethod
+        def _positive(cls, value: int) -> int:
+            return value
+
+    with pytest.raises(TypeError, match="cap: a preset key's checks belong in its annotation"):
+        marked_fields(Capped)
+
+
+def test_a_marked_key_is_checked_as_its_setting_and_typed_as_toml_is() -> None:
+    elicit = section_model("elicit")
+    assert elicit.model_validate({"max_per_writer": 0}).model_dump()["max_per_writer"] is None
+    with pytest.raises(ValidationError):
+        elicit.model_validate({"seed": 2**32})  # a seed, as every stage's settings take it
+    with pytest.raises(ValidationError):
+        elicit.model_validate({"batch_size": 5.0})  # an integer setting takes no float
+    assert section_model("elicit").model_validate({"max_overlap": 1}).model_dump() == {
+        **{name: None for name in elicit.model_fields},
+        "max_overlap": 1,
+    }
+    assert preset_error('[aggregate]\nmethod = "dawid"\n').startswith(
+        "bad.toml: [aggregate] method: input should be 'majority' or 'dawid-skene' (got 'dawid')"
+    )
+    assert preset_error('[workbench]\nblocking_rules = ["overlapp"]\n').startswith(
+        "bad.toml: [workbench] blocking_rules: 'overlapp' is not a rule; choose among"
+    )
+    assert preset_error('[sample]\ngenres = ["gov", "tv news"]\n').startswith(
+        "bad.toml: [sample] genres, item 2: a genre is"
+    )
+
+
+def test_a_preset_choosing_dawid_skene_makes_aggregate_labels_run_it(tmp_path: Path) -> None:
+    preset = tmp_path / "mine.toml"
+    preset.write_text('[aggregate]\nmethod = "dawid-skene"\nmax_iterations = 7\n', "utf-8")
+    db = new_store(tmp_path / "c.db", "--preset", str(preset))
+    ok("--db", db, "import", DATA / "sample_mnli.jsonl", "--format", "mnli")
+    assert "Dawid-Skene (" in ok("--db", db, "aggregate-labels")
+    (config,) = query(db, "SELECT config_json FROM runs WHERE stage = 'aggregate-labels'")[0]
+    assert json.loads(config)["method"] == "dawid-skene"
+    assert json.loads(config)["max_iterations"] == 7
+    majority = ok("--db", db, "aggregate-labels", "--method", "majority")
+    assert "Dawid-Skene" not in majority  # the flag wins over the preset
 
 
 # --- unknown sections and keys ------------------------------------------------------------
@@ -102,7 +220,7 @@ def test_preset_keys_are_named_as_the_stage_settings_they_default(
 def test_a_misspelt_key_is_refused_with_the_key_it_was_meant_to_be() -> None:
     assert preset_error("[sample]\nmin_lenght = 8\n") == (
         "bad.toml: [sample] min_lenght: unknown key; did you mean min_len? "
-        "(known: genres, max_len, min_len, n, seed, unit)"
+        "(known: balance_bins, genres, max_len, min_len, n, seed, unit)"
     )
 
 
@@ -127,10 +245,15 @@ def test_a_misspelt_key_of_a_genre_table_names_the_whole_table() -> None:
     )
 
 
-def test_a_command_line_setting_that_no_preset_section_reads_is_unknown() -> None:
-    # `aggregate-labels --method` is chosen per run, so the preset cannot set it.
-    message = preset_error('[aggregate]\nmethod = "dawid-skene"\n')
-    assert message.startswith("bad.toml: [aggregate] method: unknown key")
+def test_a_key_no_setting_takes_is_unknown_and_the_known_keys_are_named() -> None:
+    assert preset_error('[aggregate]\nmethods = "dawid-skene"\n') == (
+        "bad.toml: [aggregate] methods: unknown key; did you mean method? "
+        "(known: max_iterations, method, min_agree, tolerance, votes_per_pair)"
+    )
+    # `relabel create --pairs` is a choice of one run, not a setting a preset holds.
+    assert preset_error("[relabel]\npairs = 'chosen.txt'\n").startswith(
+        "bad.toml: [relabel] pairs: unknown key"
+    )
 
 
 # --- wrong values -------------------------------------------------------------------------

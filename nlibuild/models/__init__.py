@@ -37,6 +37,7 @@ from nlibuild.models.base import (
     DEFAULT_LABEL_ORDER,
     DEFAULT_MAX_OVERLAP,
     DEFAULT_OVERLAP_MEASURE,
+    IN_PRESET,
     NLI_LABELS,
     NO_GOLD,
     SEED_LIMIT,
@@ -45,12 +46,15 @@ from nlibuild.models.base import (
     Level,
     OverlapMeasure,
     PlatformFormat,
+    PresetKey,
     Protocol,
     Seed,
     TableFormat,
     _Config,
     format_label_order,
+    label_order_text,
     parse_label_order,
+    upper_case,
 )
 from nlibuild.models.check import (
     CheckConfig,
@@ -100,6 +104,7 @@ from nlibuild.models.elicit import (
 )
 from nlibuild.models.pool import (
     GENRE_PATTERN,
+    Genre,
     IngestConfig,
     IngestResult,
     LengthUnit,
@@ -109,6 +114,7 @@ from nlibuild.models.pool import (
     SampledGenre,
     SampleResult,
     SourceFormat,
+    cleaning_preset_name,
 )
 from nlibuild.models.relabel import (
     CreatedRelabelBatch,
@@ -123,6 +129,7 @@ from nlibuild.models.relabel import (
     RelabelVote,
     StratumKey,
     VoterReport,
+    stratify_text,
 )
 from nlibuild.models.report import ReportConfig
 from nlibuild.models.score import (
@@ -222,6 +229,7 @@ __all__ = [
     "DEFAULT_OVERLAP_MEASURE",
     "DEFAULT_OVERLAP_SEVERITY",
     "GENRE_PATTERN",
+    "IN_PRESET",
     "NLI_LABELS",
     "NO_AUTHOR",
     "NO_GOLD",
@@ -273,6 +281,7 @@ __all__ = [
     "FieldFeedback",
     "FormSlot",
     "GapRow",
+    "Genre",
     "HfLabelInfo",
     "HfRecord",
     "HypothesisOnlyConfig",
@@ -306,6 +315,7 @@ __all__ = [
     "PmiResult",
     "PmiRow",
     "PremiseStatsRow",
+    "PresetKey",
     "Protocol",
     "QaMetric",
     "RelabelCreateConfig",
@@ -385,8 +395,12 @@ __all__ = [
     "XnliRow",
     "_Config",
     "check_table_columns",
+    "cleaning_preset_name",
     "format_label_order",
+    "label_order_text",
     "min_agree_text",
     "parse_label_order",
     "parse_lifetime",
+    "stratify_text",
+    "upper_case",
 ]

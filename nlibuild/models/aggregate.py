@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, Field, StrictFloat, StrictInt
 
-from nlibuild.models.base import _Config
+from nlibuild.models.base import IN_PRESET, _Config
 
 
 class AggregateMethod(StrEnum):
@@ -41,15 +41,17 @@ def min_agree_text(min_agree: int | float) -> str:
 class AggregateConfig(_Config):
     """`nlibuild aggregate-labels`: gold labels from the votes."""
 
+    preset_section = "aggregate"
+
     # SNLI (Bowman et al. 2015, 2.2), MNLI, XNLI (Conneau et al. 2018, 3.1) and OCNLI (Hu et
     # al. 2020, 3.3): gold is the label "at least 3 of 5" votes agree on.
-    min_agree: MinAgree = 3
-    votes_per_pair: int = Field(
+    min_agree: Annotated[MinAgree, IN_PRESET] = 3
+    votes_per_pair: Annotated[int, IN_PRESET] = Field(
         default=5, ge=1, description="what min_agree was written for: other counts warn"
     )
-    method: AggregateMethod = AggregateMethod.MAJORITY
-    max_iterations: int = Field(default=100, ge=1, description="dawid-skene")
-    tolerance: float = Field(default=1e-6, gt=0, description="dawid-skene")
+    method: Annotated[AggregateMethod, IN_PRESET] = AggregateMethod.MAJORITY
+    max_iterations: Annotated[int, IN_PRESET] = Field(default=100, ge=1, description="dawid-skene")
+    tolerance: Annotated[float, IN_PRESET] = Field(default=1e-6, gt=0, description="dawid-skene")
 
 
 class AggregateResult(BaseModel):

@@ -4,8 +4,10 @@ several subjects use, and `_Config`, the base of every stage's settings."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -79,8 +81,41 @@ def format_label_order(order: tuple[Label, ...]) -> str:
     return ",".join(label.initial for label in order)
 
 
+@dataclass(frozen=True)
+class PresetKey:
+    """Marks a settings field that a preset may set, in the section its model names
+    (`preset_section`): `n: Annotated[int, IN_PRESET] = Field(default=250, ge=1)`.
+
+    The preset's key is the field's name, checked by the field's own type and bounds
+    (`presets.py` builds each section from the marked fields), except that TOML is typed:
+    a number written as a string is refused rather than coerced. `reads`, when given, takes
+    the value as the preset writes it, which is as the command-line option takes it
+    (`label_order = "n,e,c"`), and returns what the field takes; it passes through a value
+    of another kind, for the field's own check to refuse."""
+
+    reads: Callable[[Any], Any] | None = None
+
+
+IN_PRESET = PresetKey()
+"""A field a preset may set as it is (`Annotated[int, IN_PRESET]`)."""
+
+
+def upper_case(value: object) -> object:
+    """The commands upper-case --protocol, so a preset may write it in either case."""
+    return value.upper() if isinstance(value, str) else value
+
+
+def label_order_text(value: object) -> object:
+    """`label_order = "n,e,c"`, as --label-order takes it, into the labels."""
+    return parse_label_order(value) if isinstance(value, str) else value
+
+
 class _Config(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    preset_section: ClassVar[str | None] = None
+    """The preset section whose keys fill this model's fields marked `IN_PRESET` (a
+    `PresetKey`), as defaults under the flags; None: no preset fills it."""
 
     @classmethod
     def from_preset(

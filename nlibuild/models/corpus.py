@@ -7,19 +7,22 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from nlibuild.core.signature import OutputPath
 from nlibuild.models.base import (
     DEFAULT_LABEL_ORDER,
+    IN_PRESET,
     NLI_LABELS,
     NO_GOLD,
     Label,
     Level,
+    PresetKey,
     Protocol,
     _Config,
+    label_order_text,
 )
 
 
@@ -52,9 +55,11 @@ class NoGoldPolicy(StrEnum):
 class InitConfig(_Config):
     """`nlibuild init`: the corpus language, the preset and the extra labels of the store."""
 
-    lang: str = "en"
+    preset_section = "corpus"
+
+    lang: Annotated[str, IN_PRESET] = Field(default="en", min_length=1)
     preset: str | None = None
-    extra_labels: tuple[str, ...] = ()
+    extra_labels: Annotated[tuple[str, ...], IN_PRESET] = ()
 
 
 class SplitName(StrEnum):
@@ -99,14 +104,18 @@ def check_table_columns(
 class ImportConfig(_Config):
     """`nlibuild import`: where a released corpus comes from and how to read it."""
 
+    preset_section = "import"
+
     path: Path
-    format: ImportFormat
+    format: Annotated[ImportFormat, IN_PRESET]
     genre: str | None = None
     lang: str | None = None
     corpus: str | None = Field(
         default=None, description="name for anonymous annotator IDs; defaults to the file stem"
     )
-    label_order: tuple[Label, Label, Label] | None = None
+    label_order: Annotated[tuple[Label, Label, Label] | None, PresetKey(reads=label_order_text)] = (
+        Field(default=None, description="what the file's integer labels stand for")
+    )
     extra_labels: tuple[str, ...] = ()
     split: SplitName | None = Field(
         default=None, description="the split the file's new pairs belong to (a released split)"
@@ -158,13 +167,17 @@ UNKNOWN_LICENSE = "unknown"
 class ExportConfig(_Config):
     """`nlibuild export`: which format, where, and how integer labels are written."""
 
-    format: ExportFormat
+    preset_section = "export"
+
+    format: Annotated[ExportFormat, IN_PRESET]
     out: OutputPath
-    label_order: tuple[Label, Label, Label] = DEFAULT_LABEL_ORDER
-    no_gold: NoGoldPolicy = NoGoldPolicy.MINUS_ONE
+    label_order: Annotated[tuple[Label, Label, Label], PresetKey(reads=label_order_text)] = (
+        DEFAULT_LABEL_ORDER
+    )
+    no_gold: Annotated[NoGoldPolicy, IN_PRESET] = NoGoldPolicy.MINUS_ONE
     langs: tuple[str, ...] = ()
     split: SplitName | None = None
-    license: str | None = Field(
+    license: Annotated[str | None, IN_PRESET] = Field(
         default=None,
         description="hf: the dataset card's license, as the Hub names them (cc-by-sa-4.0); "
         f"unset, the card says {UNKNOWN_LICENSE!r}",

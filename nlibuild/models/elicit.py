@@ -4,8 +4,16 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
 from nlibuild.core.signature import OutputPath
 from nlibuild.models.base import (
@@ -13,13 +21,17 @@ from nlibuild.models.base import (
     ANSWER_COLUMN_KEYS,
     DEFAULT_MAX_OVERLAP,
     DEFAULT_OVERLAP_MEASURE,
+    IN_PRESET,
     Label,
     OverlapMeasure,
     PlatformFormat,
+    PresetKey,
     Protocol,
     Seed,
     _Config,
     check_platform_columns,
+    label_order_text,
+    upper_case,
 )
 
 
@@ -42,25 +54,28 @@ DEFAULT_OVERLAP_SEVERITY = Severity.ERROR
 we made explicit to the annotators that no hypothesis should overlap more than 70%")."""
 
 
+def _zero_is_no_cap(value: object) -> object:
+    # `--max-per-writer 0` and a preset's `max_per_writer = 0` both mean no cap.
+    return None if value == 0 and not isinstance(value, bool) else value
+
+
 class ElicitCreateConfig(_Config):
     """`nlibuild elicit create`: batches of unassigned premises, one writer each."""
 
-    protocol: Protocol
+    preset_section = "elicit"
+
+    protocol: Annotated[Protocol, PresetKey(reads=upper_case)]
     annotators: tuple[str, ...] = Field(min_length=1, description="the writers")
-    batch_size: int = Field(default=50, ge=1)
-    max_per_writer: int | None = Field(default=None, ge=1, description="premises, over all runs")
+    batch_size: Annotated[int, IN_PRESET] = Field(default=50, ge=1)
+    max_per_writer: Annotated[int | None, BeforeValidator(_zero_is_no_cap), IN_PRESET] = Field(
+        default=None, ge=1, description="premises, over all runs; 0: no cap"
+    )
     genres: tuple[str, ...] = ()
     lang: str | None = None
-    seed: Seed = 13
+    seed: Annotated[Seed, IN_PRESET] = 13
     premises: Path | None = Field(
         default=None, description="a file of chosen premise IDs, one per line, drawn instead"
     )
-
-    @field_validator("max_per_writer", mode="before")
-    @classmethod
-    def _zero_is_no_cap(cls, value: object) -> object:
-        # `--max-per-writer 0` and a preset's `max_per_writer = 0` both mean no cap.
-        return None if value == 0 else value
 
     @field_validator("annotators")
     @classmethod
@@ -115,17 +130,21 @@ class ElicitExportResult(BaseModel):
 class ElicitImportConfig(_Config):
     """`nlibuild elicit import`: writers' answers, checked and turned into pairs."""
 
+    preset_section = "elicit"
+
     path: Path
     format: PlatformFormat
     annotator_map: Path | None = Field(default=None, description="platform ID -> annotator map")
-    on_violation: OnViolation = OnViolation.FLAG
-    max_overlap: float = Field(default=DEFAULT_MAX_OVERLAP, gt=0, le=1)
-    overlap_measure: OverlapMeasure = DEFAULT_OVERLAP_MEASURE
-    overlap_severity: Severity = DEFAULT_OVERLAP_SEVERITY
+    on_violation: Annotated[OnViolation, IN_PRESET] = OnViolation.FLAG
+    max_overlap: Annotated[float, IN_PRESET] = Field(default=DEFAULT_MAX_OVERLAP, gt=0, le=1)
+    overlap_measure: Annotated[OverlapMeasure, IN_PRESET] = DEFAULT_OVERLAP_MEASURE
+    overlap_severity: Annotated[Severity, IN_PRESET] = DEFAULT_OVERLAP_SEVERITY
     negators: tuple[Path, ...] = ()
     batch: str | None = Field(default=None, description="for files without a batch column")
     writer: str | None = Field(default=None, description="for files without a writer column")
-    label_order: tuple[Label, Label, Label] | None = None
+    label_order: Annotated[tuple[Label, Label, Label] | None, PresetKey(reads=label_order_text)] = (
+        Field(default=None, description="what integer labels in a long csv stand for")
+    )
     label_names: tuple[tuple[str, str], ...] = Field(
         default=(),
         description="(label, the name people see): a hypothesis field or label named by it "

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 
-from nlibuild.models.base import Seed, _Config
+from nlibuild.models.base import IN_PRESET, PresetKey, Seed, _Config
 
 
 class SourceFormat(StrEnum):
@@ -38,8 +40,33 @@ GENRE_PATTERN = r"^[^\W_][\w.\-]*$"
 """Genres become part of premise IDs (`gov_0001`): letters, digits, `_`, `.` and `-`."""
 
 
+def _genre(value: str) -> str:
+    if not re.match(GENRE_PATTERN, value):
+        raise ValueError(
+            "a genre is letters, digits, '_', '.' and '-', starting with a letter or digit "
+            "(it becomes part of premise IDs)"
+        )
+    return value
+
+
+Genre = Annotated[str, AfterValidator(_genre)]
+"""A genre as a list of them names it (`GENRE_PATTERN`), with an error saying the rule."""
+
+
+def cleaning_preset_name(value: object) -> object:
+    """`clean = "callhome"`: one of the cleaning presets (`cleaning.CLEANING_PRESETS`)."""
+    # Imported here: the cleaning rules are a library module, above the models.
+    from nlibuild.cleaning import CLEANING_PRESETS
+
+    if isinstance(value, str) and value not in CLEANING_PRESETS:
+        raise ValueError(f"choose one of {', '.join(sorted(CLEANING_PRESETS))}")
+    return value
+
+
 class IngestConfig(_Config):
     """`nlibuild ingest`: source texts of one genre (or genres named by the records)."""
+
+    preset_section = "ingest"
 
     paths: tuple[Path, ...]
     format: SourceFormat
@@ -51,8 +78,8 @@ class IngestConfig(_Config):
         default=None, description="conllu: regex over sent_id / newdoc id; group 1 is the genre"
     )
     genre_map: tuple[tuple[str, str], ...] = ()
-    paragraph: ParagraphMode = ParagraphMode.BLANK
-    clean: str = "none"
+    paragraph: Annotated[ParagraphMode, IN_PRESET] = ParagraphMode.BLANK
+    clean: Annotated[str, PresetKey(reads=cleaning_preset_name)] = "none"
     strip: tuple[str, ...] = ()
     known_genres: tuple[str, ...] = ()
     strict: bool = False
@@ -74,16 +101,20 @@ class IngestResult(BaseModel):
 class SampleConfig(_Config):
     """`nlibuild sample`: how many premises per genre, of which lengths, from which seed."""
 
-    genres: tuple[str, ...] = ()
-    n: int = Field(default=250, ge=1)
+    preset_section = "sample"
+
+    genres: Annotated[tuple[Genre, ...], IN_PRESET] = ()
+    n: Annotated[int, IN_PRESET] = Field(default=250, ge=1)
     all_genres: bool = False
-    min_len: int = Field(default=8, ge=0)
-    max_len: int = Field(default=50, ge=1)
-    unit: LengthUnit = LengthUnit.AUTO
+    min_len: Annotated[int, IN_PRESET] = Field(default=8, ge=0)
+    max_len: Annotated[int, IN_PRESET] = Field(default=50, ge=1)
+    unit: Annotated[LengthUnit, IN_PRESET] = LengthUnit.AUTO
     lang: str | None = None
-    seed: Seed = 13
+    seed: Annotated[Seed, IN_PRESET] = 13
     exclude: tuple[Path, ...] = ()
-    balance_bins: int | None = Field(default=None, ge=1)
+    balance_bins: Annotated[int | None, IN_PRESET] = Field(
+        default=None, ge=1, description="--balance-lengths: equal-width length bins drawn evenly"
+    )
 
 
 class SampledGenre(BaseModel):

@@ -4,18 +4,22 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from nlibuild.models.base import (
     ANNOTATOR_ID_PATTERN,
+    IN_PRESET,
     VOTE_COLUMN_KEYS,
     Label,
     PlatformFormat,
+    PresetKey,
     Protocol,
     Seed,
     _Config,
     check_platform_columns,
+    upper_case,
 )
 from nlibuild.models.elicit import ElicitExportConfig, ElicitExportResult
 
@@ -28,6 +32,20 @@ class StratumKey(StrEnum):
     GENRE = "genre"
     LANG = "lang"
     LABEL = "label"
+
+
+def stratify_text(value: object) -> object:
+    """`stratify = "protocol,level"`, as --stratify takes it, into stratum keys; "none" (or
+    nothing) for one stratum."""
+    if not isinstance(value, str):
+        return value
+    names = [name.strip().lower() for name in value.split(",") if name.strip()]
+    if names in ([], ["none"]):
+        return ()
+    known = [key.value for key in StratumKey]
+    if any(name not in known for name in names):
+        raise ValueError(f"give a comma-separated list of {', '.join(known)}, or none")
+    return tuple(names)
 
 
 def _annotator_ids(ids: tuple[str, ...]) -> tuple[str, ...]:
@@ -48,13 +66,23 @@ class RelabelCreateConfig(_Config):
     `pairs` file lists), each pair to `validators` annotators who did not write it, in
     batches of one annotator each."""
 
+    preset_section = "relabel"
+
     annotators: tuple[str, ...] = Field(min_length=1)
-    fraction: float = Field(default=0.15, gt=0, le=1, description="of each stratum's pairs")
-    validators: int = Field(default=4, ge=1, description="annotators per pair, the author not")
-    protocol: Protocol | None = None
-    stratify: tuple[StratumKey, ...] = (StratumKey.PROTOCOL, StratumKey.LEVEL, StratumKey.GENRE)
-    batch_size: int = Field(default=50, ge=1)
-    seed: Seed = 13
+    fraction: Annotated[float, IN_PRESET] = Field(
+        default=0.15, gt=0, le=1, description="of each stratum's pairs"
+    )
+    validators: Annotated[int, IN_PRESET] = Field(
+        default=4, ge=1, description="annotators per pair, the author not"
+    )
+    protocol: Annotated[Protocol | None, PresetKey(reads=upper_case)] = None
+    stratify: Annotated[tuple[StratumKey, ...], PresetKey(reads=stratify_text)] = (
+        StratumKey.PROTOCOL,
+        StratumKey.LEVEL,
+        StratumKey.GENRE,
+    )
+    batch_size: Annotated[int, IN_PRESET] = Field(default=50, ge=1)
+    seed: Annotated[Seed, IN_PRESET] = 13
     pairs: Path | None = Field(
         default=None,
         description="relabel exactly the pair IDs of this file (e.g. `stats --table "

@@ -9,7 +9,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, Field
 
-from nlibuild.models.base import _Config
+from nlibuild.models.base import IN_PRESET, _Config
 
 _LIFETIME = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([dhm])\s*$")
 _UNIT_SECONDS = {"d": 86400, "h": 3600, "m": 60}
@@ -45,17 +45,19 @@ class Role(StrEnum):
 class ServeConfig(_Config):
     """`nlibuild serve` and its invites: where it listens and what it allows."""
 
-    host: str = Field(default="127.0.0.1", min_length=1)
-    port: int = Field(default=8765, ge=1, le=65535)
-    body_limit: int = Field(
+    preset_section = "serve"
+
+    host: Annotated[str, IN_PRESET] = Field(default="127.0.0.1", min_length=1)
+    port: Annotated[int, IN_PRESET] = Field(default=8765, ge=1, le=65535)
+    body_limit: Annotated[int, IN_PRESET] = Field(
         default=64 * 1024, ge=1024, description="bytes a request body may have (413 beyond)"
     )
-    token_attempts_per_minute: int = Field(
+    token_attempts_per_minute: Annotated[int, IN_PRESET] = Field(
         default=10, ge=1, description="failed logins one client address may make a minute"
     )
-    session_lifetime: Lifetime = "12h"
-    invite_lifetime: Lifetime = "14d"
-    max_seconds_per_item: float = Field(
+    session_lifetime: Annotated[Lifetime, IN_PRESET] = "12h"
+    invite_lifetime: Annotated[Lifetime, IN_PRESET] = "14d"
+    max_seconds_per_item: Annotated[float, IN_PRESET] = Field(
         default=600.0,
         gt=0,
         description="the most seconds the relabel page records for one item: a page left "

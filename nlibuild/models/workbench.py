@@ -9,39 +9,44 @@ OCNLI's validators saw the two sentences only).
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from typing import Annotated
 
-from nlibuild.models.base import Label, Level, Protocol, _Config
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from nlibuild.models.base import IN_PRESET, Label, Level, Protocol, _Config
 
 TOO_SHORT = "too_short"
 """The workbench's own rule (the protocols have no length rule): a hypothesis under
 `WorkbenchConfig.min_hypothesis_chars` characters. A warning unless the preset blocks it."""
 
 
+def _known_rules(rules: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    # Imported here: the rules live in a library module that itself imports the models.
+    from nlibuild.elicitation import Rule
+
+    known = [rule.value for rule in Rule] + [TOO_SHORT]
+    for rule in rules or ():
+        if rule not in known:
+            raise ValueError(f"{rule!r} is not a rule; choose among {', '.join(known)}")
+    return rules
+
+
 class WorkbenchConfig(_Config):
     """[workbench]: which findings block a submission, and the length under which a
     hypothesis is too short. Warnings never block unless named here."""
 
-    blocking_rules: tuple[str, ...] | None = Field(
-        default=None,
-        description="rules whose findings refuse a submission (elicitation's rule names, "
-        "too_short); unset: every rule whose severity is error",
+    preset_section = "workbench"
+
+    blocking_rules: Annotated[tuple[str, ...] | None, AfterValidator(_known_rules), IN_PRESET] = (
+        Field(
+            default=None,
+            description="rules whose findings refuse a submission (elicitation's rule names, "
+            "too_short); unset: every rule whose severity is error",
+        )
     )
-    min_hypothesis_chars: int = Field(
+    min_hypothesis_chars: Annotated[int, IN_PRESET] = Field(
         default=8, ge=0, description="characters (after normalising); 0: no length check"
     )
-
-    @field_validator("blocking_rules")
-    @classmethod
-    def _known_rules(cls, rules: tuple[str, ...] | None) -> tuple[str, ...] | None:
-        # Imported here: the rules live in a library module that itself imports the models.
-        from nlibuild.elicitation import Rule
-
-        known = [rule.value for rule in Rule] + [TOO_SHORT]
-        for rule in rules or ():
-            if rule not in known:
-                raise ValueError(f"{rule!r} is not a rule; choose among {', '.join(known)}")
-        return rules
 
 
 class VoteUndoConfig(_Config):
