@@ -7,6 +7,7 @@ STAMP := $(VENV)/.installed
 # loop's tests too; `make demo` does not need it.
 SCORE_STAMP := $(VENV)/.installed-score
 DEMO := out/demo
+# (the demo's recipes, pipelines/*.toml, write their files there too: ../out/demo)
 
 .PHONY: demo score-demo test test-slow fuzz lint bench bench-serve schemas clean
 
@@ -20,63 +21,30 @@ $(SCORE_STAMP): $(STAMP)
 	$(BIN)/pip install --quiet -e ".[dev,score]"
 	touch $(SCORE_STAMP)
 
-# The main job on the bundled sample data: sample premises from source texts of five genres
-# (OCNLI's recipe), then import, summarise and export an existing corpus.
-EN_GENRES = fiction government news telephone travel
-ZH_GENRES := gov news lit tv phone
+# The main job on the bundled sample data, as recipes (pipelines/*.toml, `nlibuild run`): an
+# OCNLI-style Chinese corpus built from source texts of five genres (sample, elicit, relabel,
+# aggregate), the same construction in English, and two released corpora imported, translated
+# and exported. Each recipe creates its store; run again, it skips every step already done.
+# Then the tables, the workbench and the datasheet, which are no recipe's steps.
 demo: $(STAMP)
 	rm -rf $(DEMO) && mkdir -p $(DEMO)
-	$(BIN)/nlibuild --db $(DEMO)/premises.db init --preset ocnli
-	for genre in $(ZH_GENRES); do \
-		$(BIN)/nlibuild --db $(DEMO)/premises.db ingest data/sources/zh/$$genre.txt --genre $$genre \
-		|| exit 1; done
-	$(BIN)/nlibuild --db $(DEMO)/premises.db sample --per-genre 10 --seed 13
+	$(BIN)/nlibuild --db $(DEMO)/premises.db run pipelines/ocnli-zh.toml
+	$(BIN)/nlibuild --db $(DEMO)/english.db run pipelines/elicit-en.toml
+	$(BIN)/nlibuild --db $(DEMO)/demo.db run pipelines/mnli-en.toml
+	$(BIN)/nlibuild --db $(DEMO)/ocnli.db run pipelines/ocnli-release.toml
+	$(BIN)/nlibuild --db $(DEMO)/premises.db run pipelines/ocnli-zh.toml --dry-run
 	$(BIN)/nlibuild --db $(DEMO)/premises.db stats --table premises
-	$(BIN)/nlibuild --db $(DEMO)/premises.db elicit create --protocol MULTI_CONSTRAINT \
-		--annotators w01,w02 --batch-size 4 --max-per-writer 8
-	$(BIN)/nlibuild --db $(DEMO)/premises.db elicit export e0001 --format labelstudio \
-		--out $(DEMO)/elicit-zh
-	$(BIN)/nlibuild --db $(DEMO)/premises.db elicit import data/elicit/zh_e0001.labelstudio.json \
-		--format labelstudio --annotator-map data/elicit/annotators.csv
-	$(BIN)/nlibuild --db $(DEMO)/english.db init --lang en
-	for genre in $(EN_GENRES); do \
-		$(BIN)/nlibuild --db $(DEMO)/english.db ingest data/sources/en/$$genre.txt --genre $$genre \
-		|| exit 1; done
-	$(BIN)/nlibuild --db $(DEMO)/english.db sample --per-genre 2 --seed 13
-	$(BIN)/nlibuild --db $(DEMO)/english.db elicit create --protocol SINGLE --annotators ann,ben \
-		--batch-size 5
-	$(BIN)/nlibuild --db $(DEMO)/english.db elicit export e0001 --format csv --out $(DEMO)/elicit-en
-	$(BIN)/nlibuild --db $(DEMO)/english.db elicit import data/elicit/en_e0001.csv --format csv
 	$(BIN)/nlibuild --db $(DEMO)/premises.db stats --table subsets
-	$(BIN)/nlibuild --db $(DEMO)/premises.db relabel create --fraction 0.5 \
-		--annotators w01,v01,v02,v03,v04
-	$(BIN)/nlibuild --db $(DEMO)/premises.db relabel export --all --format labelstudio \
-		--out $(DEMO)/relabel-zh
-	$(BIN)/nlibuild --db $(DEMO)/premises.db relabel import data/relabel/zh_votes.jsonl
-	$(BIN)/nlibuild --db $(DEMO)/premises.db aggregate-labels --method dawid-skene
 	$(BIN)/nlibuild --db $(DEMO)/premises.db stats --table agreement --by level
 	$(BIN)/nlibuild --db $(DEMO)/premises.db stats --table annotators
 	$(BIN)/nlibuild --db $(DEMO)/english.db stats --table subsets
 	$(BIN)/nlibuild --db $(DEMO)/premises.db stats --table cues
 	$(BIN)/nlibuild --db $(DEMO)/premises.db stats --table pmi --per-label --top 2 --min-count 2 \
 		--smoothing 1
-	$(BIN)/nlibuild --db $(DEMO)/demo.db init --preset mnli
-	$(BIN)/nlibuild --db $(DEMO)/demo.db import data/sample_mnli.jsonl --format mnli
 	$(BIN)/nlibuild --db $(DEMO)/demo.db info
-	$(BIN)/nlibuild --db $(DEMO)/demo.db export --format mnli-jsonl --out $(DEMO)/sample.mnli.jsonl
-	$(BIN)/nlibuild --db $(DEMO)/demo.db export --format xnli-tsv --out $(DEMO)/sample.xnli.tsv
-	$(BIN)/nlibuild --db $(DEMO)/demo.db export --format hf-jsonl --out $(DEMO)/sample.hf.jsonl
 	$(BIN)/nlibuild --db $(DEMO)/demo.db runs
 	$(BIN)/nlibuild --db $(DEMO)/demo.db check
-	$(BIN)/nlibuild --db $(DEMO)/ocnli.db init --preset ocnli
-	$(BIN)/nlibuild --db $(DEMO)/ocnli.db import data/sample_ocnli.json
-	$(BIN)/nlibuild --db $(DEMO)/ocnli.db export --format hf-jsonl --out $(DEMO)/ocnli.hf.jsonl
-	$(BIN)/nlibuild --db $(DEMO)/demo.db translate export --lang de --out $(DEMO)/units.de.tsv
-	$(BIN)/nlibuild --db $(DEMO)/demo.db translate import data/translations/sample_mnli.de.tsv \
-		--lang de --translator de01
 	$(BIN)/nlibuild --db $(DEMO)/demo.db stats --table lengths
-	$(BIN)/nlibuild --db $(DEMO)/demo.db export --format xnli-tsv --lang en,de \
-		--out $(DEMO)/sample.en-de.xnli.tsv
 	$(BIN)/nlibuild --db $(DEMO)/premises.db stats --table agreement --by level \
 		--plot $(DEMO)/agreement.png
 	# The workbench (issue 19): personal links for a writer and a validator (with a batch of

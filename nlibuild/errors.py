@@ -55,6 +55,11 @@ class ConflictError(NlibuildError):
     """An item already in the store disagrees with what is being imported."""
 
 
+class StepError(NlibuildError):
+    """A recipe's step that its stage refused: the recipe's file and line and the step,
+    then the stage's own message (which names its input file and line)."""
+
+
 class OutputError(NlibuildError):
     """An output file that cannot be written."""
 

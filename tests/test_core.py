@@ -19,7 +19,7 @@ from conftest import DATA, assert_user_error, run_cli, table_counts
 from pydantic import BaseModel, ConfigDict
 
 from nlibuild.core.database import migration_scripts
-from nlibuild.core.signature import OutputPath, settings_signature
+from nlibuild.core.signature import OutputPath, input_paths, settings_signature
 from nlibuild.core.stage import StageName
 from nlibuild.errors import InputError, StoreError
 from nlibuild.store import Store
@@ -88,6 +88,23 @@ def test_two_settings_that_differ_in_one_field_get_different_signatures(tmp_path
     ]
     signatures = {settings_signature("s", s) for s in [base, *changed]}
     assert len(signatures) == len(changed) + 1
+
+
+class OptionalOutput(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    path: Path
+    out: OutputPath | None = None
+
+
+def test_an_optional_output_is_signed_by_its_name_and_is_no_input(tmp_path: Path) -> None:
+    # `OutputPath | None` keeps its marker in the type, not in the field's metadata.
+    source, written = tmp_path / "in.txt", tmp_path / "ids.txt"
+    source.write_text("x\n", encoding="utf-8")
+    written.write_text("an earlier run's output\n", encoding="utf-8")
+    settings = OptionalOutput(path=source, out=written)
+    assert settings_signature("demo", settings, "1.0").endswith("|out:ids.txt|version:1.0")
+    assert input_paths(settings) == [source]
 
 
 # --- transactions and recorded runs -------------------------------------------------------

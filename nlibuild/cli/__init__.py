@@ -18,7 +18,7 @@ from typing import Annotated
 import typer
 
 from nlibuild._version import VERSION
-from nlibuild.cli import check, corpus, labels, pool, report, split, stats
+from nlibuild.cli import check, corpus, labels, pool, recipe, report, split, stats
 from nlibuild.cli.bias import bias_app
 from nlibuild.cli.common import State, err, error_line, out
 from nlibuild.cli.elicit import elicit_app
@@ -62,6 +62,7 @@ app.command("info")(corpus.info)
 app.command("runs")(corpus.runs)
 app.command("check")(check.check)
 app.command("report")(report.report)
+app.command("run")(recipe.run_recipe)
 app.command("schemas")(corpus.schemas)
 
 

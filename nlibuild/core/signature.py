@@ -21,9 +21,10 @@ import functools
 import hashlib
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, get_args
 
 from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 
 from nlibuild._version import VERSION
 
@@ -84,6 +85,16 @@ def _render(value: object, output: bool) -> str | None:
     return str(value)
 
 
+def _marks_output(annotation: object) -> bool:
+    return any(arg is OUTPUT or _marks_output(arg) for arg in get_args(annotation))
+
+
+def is_output(field: FieldInfo) -> bool:
+    """Whether a settings field is typed `OutputPath`: alone (pydantic moves the marker into
+    the field's metadata) or optional (`OutputPath | None`, where it stays in the type)."""
+    return any(marker is OUTPUT for marker in field.metadata) or _marks_output(field.annotation)
+
+
 def _settings_parts(settings: BaseModel) -> list[str]:
     parts = []
     for name, field in type(settings).model_fields.items():
@@ -91,7 +102,7 @@ def _settings_parts(settings: BaseModel) -> list[str]:
         if isinstance(value, BaseModel):  # a group of settings shared by stages
             parts += _settings_parts(value)
             continue
-        output = any(marker is OUTPUT for marker in field.metadata)
+        output = is_output(field)
         rendered = _render(value, output)
         if rendered is not None:
             parts.append(f"{name.replace('_', '-')}:{rendered}")
@@ -111,7 +122,7 @@ def input_paths(settings: BaseModel) -> list[Path]:
         value = getattr(settings, name)
         if isinstance(value, BaseModel):
             paths += input_paths(value)
-        elif not any(marker is OUTPUT for marker in field.metadata):
+        elif not is_output(field):
             values = value if isinstance(value, (tuple, list)) else (value,)
             paths += [item for item in values if isinstance(item, Path)]
     return paths
