@@ -1,9 +1,10 @@
 """The `nlibuild` command: the root typer app, its global options and `main()`.
 
-Each command lives in the module of its group (corpus, pool, labels, split, stats, and the
-sub-command groups elicit, relabel, translate, bias); this module only puts them together,
-in the order `nlibuild --help` lists them. Command modules parse options into a stage's
-frozen config, call the stage and render; no SQL and no data frames. User errors
+The commands are the rows of nlibuild/cli/commands.py, listed in that order by
+`nlibuild --help` without importing them: a command's module (which parses options into a
+stage's frozen config, calls the stage and renders; no SQL and no data frames) is imported
+when that command runs. So this module, and what it imports, stays light: `--help` and
+`--version` import no stage, store, model, polars or numpy (a test checks). User errors
 (`NlibuildError`) become one `Error:` line on stderr and exit code 1; so does everything
 else, a bug, in `main()`: named as an internal error, its traceback shown only with
 $NLIBUILD_DEBUG set.
@@ -18,15 +19,7 @@ from typing import Annotated
 import typer
 
 from nlibuild._version import VERSION
-from nlibuild.cli import check, corpus, labels, pool, recipe, report, split, stats
-from nlibuild.cli.bias import bias_app
-from nlibuild.cli.common import State, err, error_line, out
-from nlibuild.cli.elicit import elicit_app
-from nlibuild.cli.relabel import relabel_app
-from nlibuild.cli.score import score_app
-from nlibuild.cli.serve import serve_app
-from nlibuild.cli.translate import translate_app
-from nlibuild.progress import set_quiet
+from nlibuild.cli.commands import LazyGroup
 
 app = typer.Typer(
     name="nlibuild",
@@ -41,34 +34,13 @@ app = typer.Typer(
     add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    cls=LazyGroup,
 )
-
-app.add_typer(elicit_app, name="elicit")
-app.add_typer(translate_app, name="translate")
-app.add_typer(relabel_app, name="relabel")
-app.add_typer(bias_app, name="bias")
-app.add_typer(score_app, name="score")
-app.add_typer(serve_app, name="serve")
-
-app.command("init")(corpus.init)
-app.command("import")(corpus.import_)
-app.command("export")(corpus.export)
-app.command("ingest")(pool.ingest)
-app.command("sample")(pool.sample)
-app.command("aggregate-labels")(labels.aggregate_labels)
-app.command("split")(split.split)
-app.command("stats", help=stats.stats_help())(stats.stats)
-app.command("info")(corpus.info)
-app.command("runs")(corpus.runs)
-app.command("check")(check.check)
-app.command("report")(report.report)
-app.command("run")(recipe.run_recipe)
-app.command("schemas")(corpus.schemas)
 
 
 def _print_version(value: bool) -> None:
     if value:
-        out.print(f"nlibuild {VERSION}", markup=False)
+        typer.echo(f"nlibuild {VERSION}")
         raise typer.Exit(0)
 
 
@@ -97,6 +69,10 @@ def _main(
     ] = False,
 ) -> None:
     """Build natural-language-inference corpora and check their quality, in one SQLite store."""
+    # Imported here, where a command runs, not for --help and --version (rich's consoles).
+    from nlibuild.cli.common import State
+    from nlibuild.progress import set_quiet
+
     # Set for every command, so one invocation's --quiet does not outlive it in a process
     # that runs several (tests, a notebook).
     set_quiet(quiet)
@@ -123,6 +99,8 @@ def main() -> None:
     except Exception as exc:
         if os.environ.get(DEBUG_VARIABLE):
             raise
+        from nlibuild.cli.common import err, error_line
+
         err.print(
             error_line(
                 f"internal error ({type(exc).__name__}: {exc}); the store is unchanged "

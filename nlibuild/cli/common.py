@@ -8,24 +8,20 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from pydantic import ValidationError
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    TimeRemainingColumn,
-    TransferSpeedColumn,
-)
 
 from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError, NlibuildError
-from nlibuild.invoke import Outcome, option_problem
-from nlibuild.progress import progress_console
-from nlibuild.store import Store
+
+# The store, the models (pydantic) and rich's progress bars are imported where they are
+# used, so that importing this module costs little: the root's callback imports it for
+# every command, and a command's own module imports what it needs anyway.
+if TYPE_CHECKING:
+    from nlibuild.invoke import Outcome
+    from nlibuild.store import Store
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -61,6 +57,10 @@ def state_of(ctx: typer.Context) -> State:
 @contextmanager
 def user_errors() -> Iterator[None]:
     """Turn domain errors into one `Error:` line and exit code 1."""
+    from pydantic import ValidationError
+
+    from nlibuild.invoke import option_problem
+
     try:
         yield
     except NlibuildError as exc:
@@ -82,6 +82,8 @@ def bytes_progress(path: Path, label: str) -> Iterator[Callable[[int], None] | N
 
 
 def open_store(state: State) -> Store:
+    from nlibuild.store import Store
+
     return Store.open(state.db)
 
 
@@ -97,6 +99,16 @@ def print_outcome(outcome: Outcome[Any, Any]) -> None:
 def files_progress(paths: list[Path], label: str) -> Iterator[Callable[[int], None] | None]:
     """A bytes progress bar over several files (the stage reports bytes over all of them),
     drawn where `nlibuild.progress` draws its bars (a terminal, not --quiet)."""
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
+
+    from nlibuild.progress import progress_console
+
     total = sum(p.stat().st_size for p in paths if p.is_file())
     console = progress_console()
     if console is None or not total:

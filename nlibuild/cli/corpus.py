@@ -257,12 +257,13 @@ def export(
         ),
     ] = None,
 ) -> None:
-    """Write the corpus in a released format. hf writes a folder (--out DIR) that
-    `datasets.load_dataset(DIR)` reads: data/ per split (dev as validation) and a dataset
-    card README.md with the label names, languages, license and the store's runs. xnli-tsv,
-    xnli-jsonl and hf are multilingual: rows keyed by (language, pairID), each translated
-    language's premise and hypothesis with the source's labels, written only where both
-    are translated.
+    """Write the corpus in a released format.
+
+    hf writes a folder (--out DIR) that `datasets.load_dataset(DIR)` reads: data/ per split (dev
+    as validation) and a dataset card README.md with the label names, languages, license and the
+    store's runs. xnli-tsv, xnli-jsonl and hf are multilingual: rows keyed by (language,
+    pairID), each translated language's premise and hypothesis with the source's labels, written
+    only where both are translated.
 
     Examples:
 

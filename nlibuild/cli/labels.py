@@ -32,10 +32,11 @@ def aggregate_labels(
     ] = None,
 ) -> None:
     """Gold labels from the votes: the NLI label with at least --min-agree of the votes and
-    more than any other, else '-'. Pairs with other numbers of votes than the preset's (5)
-    get a warning saying what was applied. Extra labels count as votes but are never gold;
-    a pair with only its author's vote keeps it (unvalidated). Ties give '-', whatever the
-    vote order.
+    more than any other, else '-'.
+
+    Pairs with other numbers of votes than the preset's (5) get a warning saying what was
+    applied. Extra labels count as votes but are never gold; a pair with only its author's vote
+    keeps it (unvalidated). Ties give '-', whatever the vote order.
 
     Examples:
 

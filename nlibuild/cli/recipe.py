@@ -60,8 +60,10 @@ def run_recipe(
         ),
     ] = None,
 ) -> None:
-    """Run a recipe's steps in order: a step that already ran ok on this store with the same
-    settings and input files is skipped, and once one runs every later one runs. A step
+    """Run a recipe's steps (pipelines/*.toml) in order on the store, skipping those that
+    already ran ok with the same settings and input files.
+
+    Once one step runs, every later one runs. A step
     whose input file is not there yet (answers not back) stops the run, naming it, with
     exit code 3; run the recipe again once it is there. A store that does not exist yet is
     created first, with the recipe's preset or lang.

@@ -117,8 +117,9 @@ def train(
     ] = False,
 ) -> None:
     """Fine-tune a local model on the train split, one job a seed, and record every
-    checkpoint's accuracy per language, split and slice (needs the score extra:
-    pip install 'nlibuild[score]').
+    checkpoint's accuracy (needs the score extra).
+
+    Accuracy per language, split and slice. The score extra: pip install 'nlibuild[score]'.
 
     Examples:
 
@@ -166,7 +167,9 @@ def plan(
     gpus_per_job: Annotated[int, typer.Option(help="GPUs (torchrun processes) a job.")] = 1,
 ) -> None:
     """Write one job folder per model x mode x seed, a launch script and plan.json, to run
-    on GPU nodes; bring the results back with `score import`.
+    on GPU nodes.
+
+    Bring the results back with `score import`.
 
     Examples:
 
@@ -202,8 +205,9 @@ def import_(
     ctx: typer.Context,
     folder: Annotated[Path, typer.Argument(help="A folder written by `score plan`.")],
 ) -> None:
-    """Merge the results of a plan's finished (and partly finished) jobs into the store;
-    importing again adds only what is new.
+    """Merge the results of a plan's finished (and partly finished) jobs into the store.
+
+    Importing again adds only what is new.
 
     Examples:
 
@@ -229,8 +233,10 @@ def baselines(
     eval_langs: EvalLangs = "all",
     seed: Annotated[int | None, typer.Option(help="Seed of the classifiers (default 13).")] = None,
 ) -> None:
-    """Majority class, hypothesis-only bag of words and lexical overlap, on CPU, trained
-    on the train split and scored on every language's dev and test.
+    """Majority class, hypothesis-only bag of words and lexical overlap, on CPU, scored on
+    every language's dev and test.
+
+    Each is trained on the train split.
 
     Examples:
 

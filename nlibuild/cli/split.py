@@ -49,8 +49,9 @@ def split(
         ),
     ] = False,
 ) -> None:
-    """Dev and test from relabelled pairs with a gold label (OCNLI 3.4), the rest train;
-    all pairs of a premise stay in one split, and the closing line says whether any
+    """Dev and test from relabelled pairs with a gold label (OCNLI 3.4), the rest train.
+
+    All pairs of a premise stay in one split, and the closing line says whether any
     premise is shared across splits.
 
     Examples:

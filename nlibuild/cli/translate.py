@@ -58,7 +58,9 @@ def export(
     ] = False,
 ) -> None:
     """Write one unit per row: p:<premise id> (each premise once) and h:<pair id>, with the
-    source text and an empty text column; labels never travel with them.
+    source text and an empty text column.
+
+    Labels never travel with them.
 
     Examples:
 
@@ -159,14 +161,15 @@ def import_(
         ),
     ] = None,
 ) -> None:
-    """Read translations by unit ID, check coverage (missing and extra units are an error
-    unless --partial) and each translation (empty, untranslated, Roman letters in a
-    non-Latin script, letters outside the language's script, length ratio, a hypothesis
-    translated like its premise, one translation for different sources); store them with
-    what the checks found. A sample of the rows is identified (py3langid, offline): a file
-    mostly in another language than --lang is refused unless --force. With --align rows,
-    rows whose evidence says they do not line up with the reference are an error unless
-    --force.
+    """Read translations by unit ID, check coverage and each translation, store them.
+
+    Missing and extra units are an error unless --partial. Each translation is checked (empty,
+    untranslated, Roman letters in a non-Latin script, letters outside the language's script,
+    length ratio, a hypothesis translated like its premise, one translation for different
+    sources) and stored with what the checks found. A sample of the rows is identified
+    (py3langid, offline): a file mostly in another language than --lang is refused unless
+    --force. With --align rows, rows whose evidence says they do not line up with the reference
+    are an error unless --force.
 
     Examples:
 
@@ -261,10 +264,12 @@ def qa(
         ),
     ] = None,
 ) -> None:
-    """Corpus BLEU and chrF (and TER with --metrics bleu,chrf,ter) of one kind of
-    translation against another (sacrebleu, with its signatures; BLEU's tokenizer per
-    language: zh for Chinese, characters for ja/ko/th/my, 13a otherwise), and the segments
-    of lowest sentence chrF.
+    """Corpus BLEU and chrF (and TER) of one kind of translation against another
+    (sacrebleu).
+
+    TER with --metrics bleu,chrf,ter. sacrebleu's signatures are shown; BLEU's tokenizer
+    per language: zh for Chinese, characters for ja/ko/th/my, 13a otherwise. Then the
+    segments of lowest sentence chrF.
 
     csv and json hold one table a file: with --out DIR both tables are written there; on
     stdout only the corpus scores, and stderr says what was left out.

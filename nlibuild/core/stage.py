@@ -22,12 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from pydantic import BaseModel
-
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from nlibuild.store import Store
 
-SettingsT = TypeVar("SettingsT", bound=BaseModel)
+# The bound is a string so that the registry, which `nlibuild --help` reads, imports no
+# pydantic: the stage modules that fill it in import their models anyway.
+SettingsT = TypeVar("SettingsT", bound="BaseModel")
 ResultT = TypeVar("ResultT")
 
 
