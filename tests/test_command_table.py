@@ -142,7 +142,7 @@ def listed_commands(*words: str) -> list[str]:
 def test_the_help_lists_the_rows_in_table_order() -> None:
     assert listed_commands() == [
         "init", "import", "export", "ingest", "sample", "aggregate-labels", "split", "stats",
-        "info", "runs", "check", "report", "schemas",
+        "info", "runs", "check", "report", "run", "schemas",
         "elicit", "translate", "relabel", "bias", "score", "serve",
     ]  # fmt: skip
     assert listed_commands("score") == [
