@@ -4,7 +4,7 @@ nlibuild/options.py, shared with the `stats` tables.) No SQL here either."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,18 +13,11 @@ from typing import Annotated, Any
 import typer
 from pydantic import ValidationError
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    TimeRemainingColumn,
-    TransferSpeedColumn,
-)
 
 from nlibuild._version import VERSION
 from nlibuild.errors import ConfigError, NlibuildError
 from nlibuild.invoke import Outcome, option_problem
-from nlibuild.progress import progress_console
+from nlibuild.progress import BytesRead, reading
 from nlibuild.store import Store
 
 out = Console(highlight=False, soft_wrap=True)
@@ -75,7 +68,7 @@ def user_errors() -> Iterator[None]:
 
 
 @contextmanager
-def bytes_progress(path: Path, label: str) -> Iterator[Callable[[int], None] | None]:
+def bytes_progress(path: Path, label: str) -> Iterator[BytesRead | None]:
     """A rich progress bar over the bytes of `path`, shown only on a terminal."""
     with files_progress([path], label) as progress:
         yield progress
@@ -94,25 +87,11 @@ def print_outcome(outcome: Outcome[Any, Any]) -> None:
 
 
 @contextmanager
-def files_progress(paths: list[Path], label: str) -> Iterator[Callable[[int], None] | None]:
+def files_progress(paths: list[Path], label: str) -> Iterator[BytesRead | None]:
     """A bytes progress bar over several files (the stage reports bytes over all of them),
     drawn where `nlibuild.progress` draws its bars (a terminal, not --quiet)."""
-    total = sum(p.stat().st_size for p in paths if p.is_file())
-    console = progress_console()
-    if console is None or not total:
-        yield None
-        return
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        DownloadColumn(),
-        TransferSpeedColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-    ) as progress:
-        task = progress.add_task(label, total=total)
-        yield lambda done: progress.update(task, completed=done)
+    with reading(paths, label) as progress:
+        yield progress
 
 
 def format_option() -> Any:
