@@ -6,6 +6,11 @@ EM iteration). A rich bar is drawn on stderr only when stderr is a terminal and 
 did not ask for `--quiet`; otherwise `advance` does nothing, so a pipe, a log file or a
 test sees no progress, and stdout (where results and machine formats go) is never touched.
 
+`reading(paths, label)` is the bar of a stage that reads files (import, ingest): it yields
+`read(done)`, called with the bytes read so far over all of them, or None where no bar is
+drawn (so that a reader can skip the call). Stages open their bars themselves, so every
+front end (the CLI, a recipe, the Python API) gets them on a terminal and none elsewhere.
+
 `$NLIBUILD_PROGRESS` overrides the terminal test: `1` draws the bar on any stderr (for
 tests and for people who tee a log), `0` never draws it. `--quiet` wins over both.
 """
@@ -13,14 +18,26 @@ tests and for people who tee a log), `0` never draws it. `--quiet` wins over bot
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+    TransferSpeedColumn,
+)
 
 Advance = Callable[[int], None]
 """Adds n units done to the bar."""
+
+BytesRead = Callable[[int], None]
+"""Sets the bytes read so far (over all the files of the bar)."""
 
 PROGRESS_VARIABLE = "NLIBUILD_PROGRESS"
 """`1`: draw progress even when stderr is not a terminal; `0`: never draw it."""
@@ -81,3 +98,26 @@ def step(label: str, unit: str) -> Iterator[None]:
     with progress(label, 1, unit) as advance:
         yield
         advance(1)
+
+
+@contextmanager
+def reading(paths: Sequence[Path], label: str) -> Iterator[BytesRead | None]:
+    """A bar titled `label` over the bytes of `paths` (files that are not there count
+    nothing), with speed and time left; None when no bar is drawn or there is nothing to
+    read."""
+    total = sum(path.stat().st_size for path in paths if path.is_file())
+    console = progress_console()
+    if console is None or not total:
+        yield None
+        return
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda done: bar.update(task, completed=done)

@@ -31,6 +31,9 @@ from conftest import (
 from legacy_stores import STORES
 from typer.testing import Result
 
+from nlibuild.core.registry import CHECK_REPAIR, stage
+from nlibuild.invoke import invoke_at
+
 CLEAN = "every check agrees with the votes"
 
 
@@ -190,3 +193,15 @@ def test_real_snli_checks_clean_before_and_after_aggregation(db: Path) -> None:
 def test_a_legacy_store_checks_clean_after_its_migration(name: str, tmp_path: Path) -> None:
     db = shutil.copyfile(STORES / name, tmp_path / name)  # the original stays at schema 7
     assert ok("--db", db, "check").endswith(f"{CLEAN}\n")
+
+
+def test_check_repair_from_any_front_end_is_the_repair_the_log_names(sample_db: Path) -> None:
+    """A recipe's `check-repair` step gives no settings: it is still the repair, and its run
+    says `repair: yes` as `check --repair`'s does."""
+    wrong, missing, extra = corrupt(sample_db)
+    outcome = invoke_at(stage(CHECK_REPAIR), sample_db)
+    assert outcome.summary.startswith(
+        f"Repaired pair_labels: recounted 1 row ({wrong}), added 1 row ({missing}), "
+        f"removed 1 row ({extra}) (run 3, stage:check-repair|repair:yes|"
+    )
+    assert json_rows("--db", sample_db, "runs")[-1]["config"] == {"repair": True}

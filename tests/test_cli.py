@@ -6,11 +6,13 @@ import hashlib
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import (
     DATA,
     SAMPLE_MNLI,
+    CliArg,
     csv_rows,
     json_object,
     json_rows,
@@ -21,9 +23,14 @@ from conftest import (
 
 from nlibuild.cli import main
 from nlibuild.core.database import SCHEMA_VERSION
+from nlibuild.core.registry import stage
+from nlibuild.errors import StoreError
+from nlibuild.invoke import Outcome, invoke, invoke_at
+from nlibuild.stages.ingest import store_defaults
 from nlibuild.store import Store
 
 OCNLI_SAMPLE = DATA / "sample_ocnli.json"
+SOURCE_TEXT = DATA / "sources" / "en" / "fiction.txt"
 
 
 def test_init_prints_what_it_created(tmp_path: Path) -> None:
@@ -120,6 +127,46 @@ def test_preset_values_become_defaults_and_flags_override_them(tmp_path: Path) -
         "--db", db, "export", "--format", "hf-jsonl", "--out", out, "--label-order", "e,n,c"
     )
     assert "labels e,n,c = 0,1,2" in overridden
+
+
+CORPUS_LIFE: list[tuple[str, tuple[CliArg, ...], dict[str, Any]]] = [
+    ("init", ("--preset", "mnli"), {"preset": "mnli"}),
+    ("import", (SAMPLE_MNLI,), {"path": SAMPLE_MNLI}),
+    ("ingest", (SOURCE_TEXT, "--genre", "fiction"), {"paths": (SOURCE_TEXT,), "genre": "fiction"}),
+    ("sample", ("--per-genre", "3"), {"n": 3, "all_genres": True, "genres": ()}),
+    ("split", ("--dev", "5", "--test", "5", "--from", "labelled", "--replace"),
+     {"dev": 5, "test": 5, "draw_from": "labelled", "replace": True}),
+    ("export", ("--out", "{dir}/out.jsonl"), {"out": "{dir}/out.jsonl"}),
+]  # fmt: skip
+"""A store's life as commands and as the fields another front end gives `invoke`."""
+
+
+def invoked(name: str, db: Path, fields: dict[str, Any]) -> Outcome[Any, Any]:
+    """The stage `name` run on the store at `db` as a front end other than the CLI runs it."""
+    if name != "ingest":
+        return invoke_at(stage(name), db, **fields)
+    # Its format, language and per-genre defaults come from the open store.
+    with Store.open(db) as store:
+        return invoke(stage(name), store, **store_defaults(store, fields))
+
+
+def test_every_front_end_says_what_the_cli_prints(tmp_path: Path) -> None:
+    """`invoke` (the path of the lead page, recipes and the Python API) runs each stage as
+    its command does, preset defaults included, and gives the line the CLI prints."""
+    by_cli, by_call = tmp_path / "cli", tmp_path / "call"
+    for folder in (by_cli, by_call):
+        folder.mkdir()
+    for name, args, fields in CORPUS_LIFE:
+        line = ok("--db", by_cli / "c.db", name, *(str(a).format(dir=by_cli) for a in args))
+        given = {k: v.format(dir=by_call) if isinstance(v, str) else v for k, v in fields.items()}
+        summary = invoked(name, by_call / "c.db", given).summary
+        assert summary + "\n" == line.replace(str(by_cli), str(by_call)), name
+
+
+def test_init_runs_on_no_open_store(db: Path) -> None:
+    """init makes its store (`Stage.creates`); on a store that is open, there is one."""
+    with Store.open(db) as store, pytest.raises(StoreError, match="a store already exists"):
+        invoke(stage("init"), store)
 
 
 def test_unknown_preset_is_a_clear_error(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from conftest import FIXTURES, SAMPLE_MNLI, fails, new_store, query, requires_fi
 from nlibuild.errors import ConflictError, InputError
 from nlibuild.models import ImportConfig, InitConfig
 from nlibuild.stages import import_corpus
-from nlibuild.stages.init import run as init_store
+from nlibuild.stages.init import create as init_store
 from nlibuild.store import Store
 
 CONTENT_QUERIES = {

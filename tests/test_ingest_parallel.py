@@ -13,7 +13,7 @@ from conftest import FIXTURES, query, requires_fixtures, table_counts
 from nlibuild.errors import ConfigError, InputError
 from nlibuild.models import IngestConfig, InitConfig, SourceFormat
 from nlibuild.stages import ingest
-from nlibuild.stages.init import run as init_store
+from nlibuild.stages.init import create as init_store
 from nlibuild.store import Store
 
 POOL = "SELECT source_id, genre, lang, text, key, chars, tokens, length FROM sentences ORDER BY pk"

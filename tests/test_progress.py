@@ -8,9 +8,12 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, SAMPLE_MNLI, ok, ok_result, requires_fixtures
+from conftest import DATA, FIXTURES, SAMPLE_MNLI, ok, ok_result, requires_fixtures
 
+from nlibuild.core.registry import stage
+from nlibuild.invoke import invoke
 from nlibuild.progress import PROGRESS_VARIABLE
+from nlibuild.store import Store
 
 SNLI_DEV = FIXTURES / "snli_prefix" / "snli_1.0_dev.jsonl"
 """1,289 real SNLI pairs (the last line has no line break)."""
@@ -84,6 +87,18 @@ def test_dawid_skene_shows_its_iterations(sample_db: Path, terminal: None) -> No
 def test_import_progress_is_off_with_quiet(db: Path, terminal: None) -> None:
     result = ok_result("-q", "--db", db, "import", SAMPLE_MNLI, "--format", "mnli")
     assert result.stderr == ""
+
+
+def test_import_and_ingest_draw_their_byte_bars_for_every_front_end(
+    db: Path, terminal: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The stage opens its bar itself: a Python caller sees it as the CLI's user does."""
+    source = DATA / "sources" / "en" / "fiction.txt"
+    with Store.open(db) as store:
+        invoke(stage("import"), store, path=SAMPLE_MNLI, format="mnli")
+        invoke(stage("ingest"), store, paths=(source,), format="txt", lang="en", genre="fiction")
+    drawn = shown(capsys.readouterr().err)
+    assert "import sample_mnli.jsonl" in drawn and "ingest" in drawn, drawn
 
 
 def test_translate_qa_counts_the_scores_it_has_computed(

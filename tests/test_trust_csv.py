@@ -15,10 +15,14 @@ import csv
 import io
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
+from contextlib import closing
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -26,6 +30,7 @@ from conftest import new_store, ok, query, read_tsv
 from elicitation_data import annotator_map, premise_store, write_mturk_results
 from rich.console import Console
 
+from nlibuild.core.registry import IMPORT
 from nlibuild.formats.tabular import write_spreadsheet_csv
 from nlibuild.models import TableFormat
 from nlibuild.render import render_table
@@ -262,18 +267,80 @@ def marked_pids(mark: str) -> set[int]:
     return found
 
 
+@dataclass(frozen=True)
+class KilledImport:
+    """An import started with its processes marked (`PROCESS_MARK`), to be killed."""
+
+    proc: subprocess.Popen[bytes]
+    db: Path
+    corpus: Path
+    mark: str
+
+    def workers(self) -> set[int]:
+        return marked_pids(self.mark) - {self.proc.pid}
+
+
+def run_is_recorded(started: KilledImport) -> bool:
+    """The import's run row is committed as `running` (before it takes the write lock)."""
+    try:
+        sql = "SELECT 1 FROM runs WHERE stage = ? AND status = 'running'"
+        rows = query(started.db, sql, IMPORT.name)
+    except sqlite3.OperationalError:  # the store is busy: not seen yet
+        return False
+    return bool(rows)
+
+
+def holds_write_lock(started: KilledImport) -> bool:
+    """The import is inside its write transaction (this connection cannot begin one)."""
+    with closing(sqlite3.connect(started.db, timeout=0, isolation_level=None)) as conn:
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            return "locked" in str(exc)
+        conn.execute("ROLLBACK")
+    return False
+
+
+def worker_reads_the_corpus(started: KilledImport) -> bool:
+    """The worker process has the corpus file open: it is reading and resolving rows."""
+    for pid in started.workers():
+        try:
+            open_files = {fd.readlink() for fd in Path(f"/proc/{pid}/fd").iterdir()}
+        except OSError:  # it is gone, or its descriptors changed as we read them
+            continue
+        if started.corpus.resolve() in open_files:
+            return True
+    return False
+
+
+PHASES: dict[str, Callable[[KilledImport], bool]] = {
+    "launched": lambda _started: True,
+    "run recorded": run_is_recorded,
+    "write lock held": holds_write_lock,
+    "worker started": lambda started: bool(started.workers()),
+    "worker reading": worker_reads_the_corpus,
+}
+"""Moments of an import, in the order it reaches them, each as the test observes it."""
+
+
+def wait_for(phase: str, started: KilledImport) -> None:
+    """Return as soon as the import has reached `phase`; fail if it ended first."""
+    deadline = time.monotonic() + 30
+    while not PHASES[phase](started):
+        assert started.proc.poll() is None, f"the import ended before it reached {phase!r}"
+        assert time.monotonic() < deadline, f"the import did not reach {phase!r} within 30 s"
+        time.sleep(0.002)
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and PR_SET_PDEATHSIG")
-@pytest.mark.parametrize(
-    ("since", "delay"),
-    [("start", 0.05), ("start", 0.2), ("start", 0.5),
-     ("worker", 0.0), ("worker", 0.02), ("worker", 0.1), ("worker", 0.3)],
-)  # fmt: skip
+@pytest.mark.parametrize("phase", PHASES)
 def test_an_import_killed_early_leaves_no_process(
-    db: Path, parallel_sized: Path, since: str, delay: float
+    db: Path, parallel_sized: Path, phase: str
 ) -> None:
-    """kill -9 at a moment after the import starts, or after its worker process appears
-    (while the worker is still starting up): within a few seconds none of the processes
-    the import started (its worker, any helper of multiprocessing's) is left."""
+    """kill -9 as soon as the import reaches a phase (from its start to its worker reading
+    the file, the worker starting up in between): within a few seconds none of the
+    processes the import started (its worker, any helper of multiprocessing's) is left.
+    The kill waits for the phase, not for a time, so it means the same on any machine."""
     mark = uuid.uuid4().hex
     proc = subprocess.Popen(
         [sys.executable, "-m", "nlibuild", "--db", str(db), "import", str(parallel_sized),
@@ -282,13 +349,7 @@ def test_an_import_killed_early_leaves_no_process(
         env={**os.environ, "OMP_NUM_THREADS": "1", PROCESS_MARK: mark},
     )  # fmt: skip
     try:
-        started = time.monotonic()
-        if since == "worker":
-            while not marked_pids(mark) - {proc.pid} and time.monotonic() - started < 30:
-                assert proc.poll() is None, "the import ended before its worker started"
-                time.sleep(0.002)
-            started = time.monotonic()
-        time.sleep(max(0.0, delay - (time.monotonic() - started)))
+        wait_for(phase, KilledImport(proc, db, parallel_sized, mark))
         proc.kill()
         proc.wait(timeout=30)
     finally:

@@ -11,13 +11,14 @@ import typer
 from nlibuild.cli.common import (
     err,
     format_option,
-    open_store,
     out,
+    print_outcome,
     state_of,
     table_folder_option,
     user_errors,
 )
-from nlibuild.models import CheckConfig, CheckFinding, CheckResult, TableFormat
+from nlibuild.invoke import invoke_at
+from nlibuild.models import CheckFinding, CheckResult, TableFormat
 from nlibuild.options import choice
 from nlibuild.render import (
     NamedTable,
@@ -26,6 +27,7 @@ from nlibuild.render import (
     render_tables,
     write_tables,
 )
+from nlibuild.store import Store
 
 
 def check(
@@ -49,17 +51,18 @@ def check(
     \b
       nlibuild --db corpus.db check
     """
-    from nlibuild.stages.check import advice, run
+    from nlibuild.stages.check import STAGE, advice
 
     with user_errors():
         fmt = choice(TableFormat, format, "--format")
         if out_dir is not None:
             check_table_folder(out_dir, fmt)
-        store = open_store(state_of(ctx))
-        with store:
-            result = run(store, CheckConfig(repair=repair))
+        outcome = invoke_at(STAGE, state_of(ctx).db, repair=True) if repair else None
+        result = _read_check(state_of(ctx).db) if outcome is None else outcome.result
         if fmt is TableFormat.TABLE:
-            _render_report(result)
+            if outcome is not None:
+                print_outcome(outcome)
+            _render_findings(result)
         elif out_dir is not None:
             written = write_tables(out_dir, _finding_tables(result), fmt)
             out.print(f"{_verdict(result)}; wrote {', '.join(map(str, written))}", markup=False)
@@ -73,26 +76,20 @@ def check(
         raise typer.Exit(1)
 
 
-def _pair_ids(finding: CheckFinding) -> str:
-    if not finding.pairs:
-        return ""
-    more = finding.pairs - len(finding.first_pair_ids)
-    return f" ({', '.join(finding.first_pair_ids)}{f' and {more} more' if more else ''})"
+def _read_check(db: Path) -> CheckResult:
+    """The check without --repair: it only reads, and records no run (as `info`)."""
+    from nlibuild.stages.check import check
+
+    with Store.open(db) as store:
+        return check(store)
 
 
-def _render_report(result: CheckResult) -> None:
-    if result.repaired is not None:
-        actions = ", ".join(
-            f"{action} {counted(f.pairs, 'row')}{_pair_ids(f)}"
-            for action, f in zip(("recounted", "added", "removed"), result.repaired, strict=True)
-        )
-        out.print(
-            f"Repaired pair_labels: {actions} (run {result.run_id}, {result.signature})",
-            markup=False,
-        )
+def _render_findings(result: CheckResult) -> None:
+    from nlibuild.stages.check import pair_ids
+
     for finding in result.findings:
         out.print(
-            f"{finding.description}: {counted(finding.pairs, 'pair')}{_pair_ids(finding)}",
+            f"{finding.description}: {counted(finding.pairs, 'pair')}{pair_ids(finding)}",
             markup=False,
         )
     out.print(_verdict(result), markup=False)

@@ -4,7 +4,7 @@ nlibuild/options.py, shared with the `stats` tables.) No SQL here either."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,13 +74,6 @@ def user_errors() -> Iterator[None]:
         raise typer.Exit(130) from None
 
 
-@contextmanager
-def bytes_progress(path: Path, label: str) -> Iterator[Callable[[int], None] | None]:
-    """A rich progress bar over the bytes of `path`, shown only on a terminal."""
-    with files_progress([path], label) as progress:
-        yield progress
-
-
 def open_store(state: State) -> Store:
     from nlibuild.store import Store
 
@@ -93,38 +86,6 @@ def print_outcome(outcome: Outcome[Any, Any]) -> None:
     for warning in outcome.warnings:
         err.print(f"Warning: {warning}", markup=False)
     out.print(outcome.summary, markup=False)
-
-
-@contextmanager
-def files_progress(paths: list[Path], label: str) -> Iterator[Callable[[int], None] | None]:
-    """A bytes progress bar over several files (the stage reports bytes over all of them),
-    drawn where `nlibuild.progress` draws its bars (a terminal, not --quiet)."""
-    from rich.progress import (
-        BarColumn,
-        DownloadColumn,
-        Progress,
-        TimeRemainingColumn,
-        TransferSpeedColumn,
-    )
-
-    from nlibuild.progress import progress_console
-
-    total = sum(p.stat().st_size for p in paths if p.is_file())
-    console = progress_console()
-    if console is None or not total:
-        yield None
-        return
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        DownloadColumn(),
-        TransferSpeedColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-    ) as progress:
-        task = progress.add_task(label, total=total)
-        yield lambda done: progress.update(task, completed=done)
 
 
 def format_option() -> Any:

@@ -10,21 +10,20 @@ import typer
 
 from nlibuild.cli.common import (
     TableLabelsOption,
-    bytes_progress,
     format_option,
     open_store,
     out,
+    print_outcome,
     state_of,
     user_errors,
 )
 from nlibuild.core.runs import FAILED, INTERRUPTED
+from nlibuild.invoke import invoke, invoke_at
 from nlibuild.models import (
     TABLE_COLUMN_KEYS,
     UNKNOWN_LICENSE,
     ExportConfig,
     ExportFormat,
-    ExportResult,
-    ImportConfig,
     ImportFormat,
     InitConfig,
     NoGoldPolicy,
@@ -37,11 +36,9 @@ from nlibuild.options import (
     default_text,
     label_order_option,
     split_list,
-    store_settings,
     table_mapping_options,
 )
-from nlibuild.presets import load_preset_text, parse_preset, preset_file_origin
-from nlibuild.render import counted, render_table
+from nlibuild.render import render_table
 
 
 def init(
@@ -73,27 +70,17 @@ def init(
       nlibuild --db corpus.db init --preset mnli
       nlibuild --db zh.db init --preset ocnli --extra-labels unrelated
     """
-    from nlibuild.stages.init import run
+    from nlibuild.stages.init import STAGE
 
     with user_errors():
-        preset_text = load_preset_text(preset) if preset else None
-        origin = preset_file_origin(preset) if preset else "no preset"
-        cfg = InitConfig.from_preset(
-            parse_preset(preset_text, origin) if preset_text else {},
-            "corpus",
-            origin,
+        outcome = invoke_at(
+            STAGE,
+            state_of(ctx).db,
             lang=lang,
             preset=preset,
             extra_labels=split_list(extra_labels) or None,
         )
-        result = run(state_of(ctx).db, cfg, preset_text)
-    extras = ",".join(cfg.extra_labels) or "none"
-    out.print(
-        f"Created store {result.path} (schema {result.schema_version}, lang {cfg.lang}, "
-        f"preset {cfg.preset or 'none'}, extra labels {extras}; run {result.run_id}, "
-        f"{result.signature})",
-        markup=False,
-    )
+    print_outcome(outcome)
 
 
 def import_(
@@ -168,16 +155,16 @@ def import_(
           id=pairID,premise_id=promptID,premise=sentence1,hypothesis=sentence2,votes=annotator_labels
       nlibuild --db crowd.db import data/crowd_votes.csv --format table --columns author=-
     """
-    from nlibuild.stages.import_corpus import run
+    from nlibuild.stages.import_corpus import STAGE
 
     with user_errors():
         store = open_store(state_of(ctx))
         with store:
+            # `--columns @NAME` names a table of the store's preset.
             table_columns, label_values = table_mapping_options(store, columns, labels, lang_column)
-            cfg = store_settings(
+            outcome = invoke(
+                STAGE,
                 store,
-                ImportConfig,
-                "import",
                 path=file,
                 format=choice(ImportFormat, format, "--format") if format else None,
                 genre=genre,
@@ -189,21 +176,7 @@ def import_(
                 columns=table_columns,
                 label_values=label_values,
             )
-            with bytes_progress(file, f"import {file.name}") as progress:
-                result = run(store, cfg, progress)
-    out.print(
-        f"Imported {file}: {counted(result.pairs_added, 'pair')}, "
-        f"{counted(result.premises_added, 'premise')}, {counted(result.votes_added, 'vote')}, "
-        f"{counted(result.translations_added, 'translation')} added; "
-        f"{counted(result.pairs_unchanged, 'pair')} already present"
-        + (
-            f"; {counted(result.split_assigned, 'new pair')} put in {cfg.split.value}"
-            if cfg.split
-            else ""
-        )
-        + f" (run {result.run_id}, {result.signature})",
-        markup=False,
-    )
+    print_outcome(outcome)
 
 
 def export(
@@ -271,58 +244,21 @@ def export(
       nlibuild --db corpus.db export --format mnli-jsonl --out corpus.mnli.jsonl
       nlibuild --db corpus.db export --format hf --out corpus-hf
     """
-    from nlibuild.stages.export import run
+    from nlibuild.stages.export import STAGE
 
     with user_errors():
-        store = open_store(state_of(ctx))
-        with store:
-            cfg = store_settings(
-                store,
-                ExportConfig,
-                "export",
-                format=choice(ExportFormat, format, "--format") if format else None,
-                out=out_path,
-                label_order=label_order_option(label_order, "--label-order"),
-                no_gold=choice(NoGoldPolicy, no_gold, "--no-gold") if no_gold else None,
-                langs=split_list(lang),
-                split=choice(SplitName, split, "--split") if split else None,
-                license=license,
-            )
-            result = run(store, cfg)
-    line = f"Exported {_what_was_written(result)} to {result.out} as {cfg.format.value}"
-    if result.split_rows:
-        line += ": " + ", ".join(f"{split} {rows}" for split, rows in result.split_rows.items())
-    if result.unsplit_pairs:
-        line += f" ({counted(result.unsplit_pairs, 'pair')} in no split left out)"
-    if result.lang is not None:
-        line += (
-            f" ({counted(result.translated_rows, 'pair')} from their human translation into "
-            f"{result.lang}; {counted(result.untranslated_pairs, 'pair')} without one left out)"
+        outcome = invoke_at(
+            STAGE,
+            state_of(ctx).db,
+            format=choice(ExportFormat, format, "--format") if format else None,
+            out=out_path,
+            label_order=label_order_option(label_order, "--label-order"),
+            no_gold=choice(NoGoldPolicy, no_gold, "--no-gold") if no_gold else None,
+            langs=split_list(lang),
+            split=choice(SplitName, split, "--split") if split else None,
+            license=license,
         )
-    if result.label_order is not None:
-        fate = "dropped" if result.no_gold_policy is NoGoldPolicy.DROP else "written with label -1"
-        line += (
-            f"; labels {result.label_order} = 0,1,2 (written to "
-            f"{result.sidecar or result.out / 'README.md'}); "
-            f"{counted(result.no_gold_rows, 'pair')} without gold {fate}"
-        )
-    else:
-        line += f"; {counted(result.no_gold_rows, 'pair')} without gold written as '-'"
-    if cfg.format is ExportFormat.HF and result.license is None:
-        line += f"; license {UNKNOWN_LICENSE!r} in the card (give --license)"
-    out.print(f"{line} (run {result.run_id}, {result.signature})", markup=False)
-
-
-def _what_was_written(result: ExportResult) -> str:
-    """'48 pairs', or for rows that are pairs in several languages '9000 rows (3000 pairs
-    in 3 languages: de, en, fr)'."""
-    if len(result.languages) <= 1 and result.rows == result.pairs:
-        return counted(result.rows, "pair")
-    languages = ", ".join(result.languages)
-    return (
-        f"{counted(result.rows, 'row')} ({counted(result.pairs, 'pair')} in "
-        f"{counted(len(result.languages), 'language')}: {languages})"
-    )
+    print_outcome(outcome)
 
 
 def info(

@@ -8,19 +8,11 @@ from typing import Annotated
 
 import typer
 
-from nlibuild.cli.common import err, files_progress, open_store, out, state_of, user_errors
+from nlibuild.cli.common import open_store, print_outcome, state_of, user_errors
 from nlibuild.errors import ConfigError
+from nlibuild.invoke import invoke, invoke_at
 from nlibuild.models import IngestConfig, LengthUnit, ParagraphMode, SampleConfig, SourceFormat
-from nlibuild.options import (
-    choice,
-    default_text,
-    preset_of,
-    preset_origin,
-    split_list,
-    store_settings,
-)
-from nlibuild.presets import stage_defaults
-from nlibuild.render import counted
+from nlibuild.options import choice, default_text, split_list
 
 
 def _genre_map(values: list[str] | None) -> tuple[tuple[str, str], ...]:
@@ -95,51 +87,27 @@ def ingest(
       nlibuild --db corpus.db ingest data/sources/zh/gov.txt --genre gov
       nlibuild --db corpus.db ingest data/sources/zh/phone.txt --genre phone
     """
-    from nlibuild.stages.ingest import format_of, run
+    from nlibuild.stages.ingest import STAGE, store_defaults
 
     with user_errors():
         store = open_store(state_of(ctx))
         with store:
-            preset = preset_of(store)
-            # [ingest.genres.NAME] lies over [ingest], which from_preset reads.
-            genres = stage_defaults(preset, "ingest").get("genres", {})
-            per_genre = genres.get(genre, {}) if genre else {}
-            fmt = choice(SourceFormat, format, "--format") if format else format_of(paths[0])
-            cfg = IngestConfig.from_preset(
-                preset,
-                "ingest",
-                preset_origin(store),
-                paths=tuple(paths),
-                format=fmt,
-                genre=genre,
-                lang=lang or store.meta().get("lang", "en"),
-                field=field,
-                genre_field=genre_field,
-                genre_from=genre_from,
-                genre_map=_genre_map(genre_map),
-                paragraph=(
-                    choice(ParagraphMode, paragraph, "--paragraph")
-                    if paragraph
-                    else per_genre.get("paragraph")
-                ),
-                clean=clean or per_genre.get("clean"),
-                strip=_split_regexes(strip),
-                known_genres=tuple(stage_defaults(preset, "corpus").get("genres", ())),
-                strict=strict,
-            )
-            with files_progress(paths, "ingest") as progress:
-                result = run(store, cfg, progress)
-    for warning in result.warnings:
-        err.print(f"Warning: {warning}", markup=False)
-    genres = ", ".join(f"{g} {n}" for g, n in result.by_genre.items())
-    out.print(
-        f"Ingested {counted(result.files, 'file')}: {counted(result.texts, 'text')}, "
-        f"{counted(result.sentences, 'sentence')} ({genres}); "
-        f"{result.empty_after_cleaning} empty after cleaning, "
-        f"{counted(result.duplicates, 'duplicate')}; {result.added} added to the pool "
-        f"(run {result.run_id}, {result.signature})",
-        markup=False,
-    )
+            fields = {
+                "paths": tuple(paths),
+                "format": choice(SourceFormat, format, "--format") if format else None,
+                "genre": genre,
+                "lang": lang,
+                "field": field,
+                "genre_field": genre_field,
+                "genre_from": genre_from,
+                "genre_map": _genre_map(genre_map),
+                "paragraph": choice(ParagraphMode, paragraph, "--paragraph") if paragraph else None,
+                "clean": clean,
+                "strip": _split_regexes(strip),
+                "strict": strict,
+            }
+            outcome = invoke(STAGE, store, **store_defaults(store, fields))
+    print_outcome(outcome)
 
 
 def _split_regexes(values: list[str] | None) -> tuple[str, ...]:
@@ -206,39 +174,25 @@ def sample(
       nlibuild --db corpus.db sample --per-genre 10 --seed 13
       nlibuild --db corpus.db stats --table premises
     """
-    from nlibuild.stages.sample import run
+    from nlibuild.stages.sample import STAGE
 
     with user_errors():
-        store = open_store(state_of(ctx))
-        with store:
-            if per_genre is not None and n is not None:
-                raise ConfigError("give --n with --genre, or --per-genre alone, not both")
-            every_genre = per_genre is not None
-            cfg = store_settings(
-                store,
-                SampleConfig,
-                "sample",
-                # --per-genre samples every genre of the pool, whatever genres the preset names.
-                genres=() if every_genre else split_list(genre) or None,
-                all_genres=every_genre,
-                n=per_genre if every_genre else n,
-                min_len=min_len,
-                max_len=max_len,
-                unit=choice(LengthUnit, unit, "--unit") if unit else None,
-                lang=lang,
-                seed=seed,
-                exclude=tuple(exclude or ()),
-                balance_bins=balance_lengths,
-            )
-            result = run(store, cfg)
-    parts = [
-        f"{g.genre} {g.sampled} ({g.first_id}..{g.last_id}"
-        + (f" of {g.qualifying} qualifying)" if g.qualifying is not None else ")")
-        for g in result.genres
-    ]
-    total = sum(g.sampled for g in result.genres)
-    out.print(
-        f"Sampled {counted(total, 'premise')}: {'; '.join(parts)} "
-        f"(run {result.run_id}, {result.signature})",
-        markup=False,
-    )
+        if per_genre is not None and n is not None:
+            raise ConfigError("give --n with --genre, or --per-genre alone, not both")
+        every_genre = per_genre is not None
+        outcome = invoke_at(
+            STAGE,
+            state_of(ctx).db,
+            # --per-genre samples every genre of the pool, whatever genres the preset names.
+            genres=() if every_genre else split_list(genre) or None,
+            all_genres=every_genre,
+            n=per_genre if every_genre else n,
+            min_len=min_len,
+            max_len=max_len,
+            unit=choice(LengthUnit, unit, "--unit") if unit else None,
+            lang=lang,
+            seed=seed,
+            exclude=tuple(exclude or ()),
+            balance_bins=balance_lengths,
+        )
+    print_outcome(outcome)

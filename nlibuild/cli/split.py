@@ -6,10 +6,10 @@ from typing import Annotated
 
 import typer
 
-from nlibuild.cli.common import open_store, out, state_of, user_errors
+from nlibuild.cli.common import print_outcome, state_of, user_errors
 from nlibuild.errors import ConfigError
+from nlibuild.invoke import invoke_at
 from nlibuild.options import choice, split_list
-from nlibuild.progress import step
 
 
 def split(
@@ -59,42 +59,24 @@ def split(
     \b
       nlibuild --db corpus.db split --dev 10 --test 10 --from labelled --group-by pair
     """
-    from nlibuild.models import Protocol, SplitConfig, SplitGrouping, SplitSource
-    from nlibuild.stages.split import run
+    from nlibuild.models import Protocol, SplitGrouping, SplitSource
+    from nlibuild.stages.split import STAGE
 
     with user_errors():
         if balance not in (None, "level"):
             raise ConfigError(f"--balance {balance!r}: only 'level' is supported")
-        store = open_store(state_of(ctx))
-        with store:
-            cfg = SplitConfig(
-                dev=dev,
-                test=test,
-                protocols=tuple(
-                    choice(Protocol, p.upper(), "--protocol") for p in split_list(protocol)
-                ),
-                balance_level=balance == "level",
-                seed=seed,
-                draw_from=choice(SplitSource, draw_from, "--from"),
-                group_by=choice(SplitGrouping, group_by, "--group-by"),
-                replace=replace,
-            )
-            with step("split", "splits drawn"):
-                result = run(store, cfg)
-    levels = "; ".join(
-        f"{name} by level: " + ", ".join(f"{k} {n}" for k, n in counts.items())
-        for name, counts in result.levels.items()
-        if counts
-    )
-    leak = (
-        f"{len(result.shared_premises)} premises in several splits: "
-        + ", ".join(result.shared_premises[:5])
-        if result.shared_premises
-        else "no premise is shared across splits"
-    )
-    out.print(
-        f"Split: train {result.counts['train']}, dev {result.counts['dev']}, test "
-        f"{result.counts['test']} ({levels}); {result.held_out} unvalidated pairs of dev/test "
-        f"premises held out; {leak} (run {result.run_id}, {result.signature})",
-        markup=False,
-    )
+        outcome = invoke_at(
+            STAGE,
+            state_of(ctx).db,
+            dev=dev,
+            test=test,
+            protocols=tuple(
+                choice(Protocol, p.upper(), "--protocol") for p in split_list(protocol)
+            ),
+            balance_level=balance == "level",
+            seed=seed,
+            draw_from=choice(SplitSource, draw_from, "--from"),
+            group_by=choice(SplitGrouping, group_by, "--group-by"),
+            replace=replace,
+        )
+    print_outcome(outcome)

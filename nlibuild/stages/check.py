@@ -16,6 +16,7 @@ a repair (gold written before may rest on the counts that were wrong).
 from __future__ import annotations
 
 from nlibuild.core.registry import CHECK_REPAIR
+from nlibuild.core.stage import Stage
 from nlibuild.models import CheckConfig, CheckFinding, CheckResult
 from nlibuild.queries.pair_labels import (
     COUNTS_DIFFER,
@@ -71,10 +72,14 @@ def check(store: Store) -> CheckResult:
     )
 
 
-def repair(store: Store, cfg: CheckConfig) -> CheckResult:
+def repair(store: Store, _cfg: CheckConfig) -> CheckResult:
     """Rewrite the differing `pair_labels` rows from the votes as one recorded run, and
-    check again (a recounted or added row may now show its gold as stale or wrong)."""
-    with store.recorded_run(CHECK_REPAIR, cfg) as run:
+    check again (a recounted or added row may now show its gold as stale or wrong).
+
+    This stage is the repair whoever asks for it (`check --repair`, a recipe's
+    `check-repair` step): its run is recorded with `repair = true` even where the settings
+    were left at the model's default, so that the log says what was done."""
+    with store.recorded_run(CHECK_REPAIR, CheckConfig(repair=True)) as run:
         _, before = _differences(store)
         recount = [pk for kind in (COUNTS_DIFFER, ROW_MISSING) for pk, _ in before[kind]]
         store.refresh_pair_labels(recount)
@@ -97,8 +102,22 @@ def repair(store: Store, cfg: CheckConfig) -> CheckResult:
     )
 
 
-def run(store: Store, cfg: CheckConfig) -> CheckResult:
-    return repair(store, cfg) if cfg.repair else check(store)
+def pair_ids(finding: CheckFinding) -> str:
+    """` (p1, p2 and 3 more)`: the first pairs a finding names, after its count."""
+    if not finding.pairs:
+        return ""
+    more = finding.pairs - len(finding.first_pair_ids)
+    return f" ({', '.join(finding.first_pair_ids)}{f' and {more} more' if more else ''})"
+
+
+def summary(_cfg: CheckConfig, result: CheckResult) -> str:
+    """What the repair rewrote; the checks after it are the CLI's report (`nlibuild check`)."""
+    assert result.repaired is not None and result.run_id is not None, "a repair's result"
+    actions = ", ".join(
+        f"{action} {counted(f.pairs, 'row')}{pair_ids(f)}"
+        for action, f in zip(("recounted", "added", "removed"), result.repaired, strict=True)
+    )
+    return f"Repaired pair_labels: {actions} (run {result.run_id}, {result.signature})"
 
 
 def _pairs_found(result: CheckResult, kinds: tuple[str, ...]) -> int:
@@ -128,3 +147,6 @@ def advice(result: CheckResult) -> str | None:
     if stale or wrong:
         steps.append("`nlibuild aggregate-labels`")
     return f"{'; '.join(problems)}: run {', then '.join(steps)}"
+
+
+STAGE = Stage(CHECK_REPAIR, settings=CheckConfig, run=repair, summary=summary)

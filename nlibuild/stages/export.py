@@ -19,14 +19,18 @@ from functools import partial
 import orjson
 
 from nlibuild.core.registry import EXPORT
+from nlibuild.core.stage import Stage
 from nlibuild.errors import ConfigError
 from nlibuild.formats.corpora import corpus_format_for
 from nlibuild.formats.corpora.base import WriteSettings
 from nlibuild.labels import GOLD
 from nlibuild.models import (
     NO_GOLD,
+    UNKNOWN_LICENSE,
     ExportConfig,
+    ExportFormat,
     ExportResult,
+    NoGoldPolicy,
     format_label_order,
 )
 from nlibuild.progress import Advance, progress
@@ -34,6 +38,7 @@ from nlibuild.queries.annotators import anonymous_annotators
 from nlibuild.queries.pairs import export_rows
 from nlibuild.queries.splits import pair_keys_in_split, split_of_pairs
 from nlibuild.queries.translations import translations_in
+from nlibuild.render import counted, run_note
 from nlibuild.store import ExportRow, Store
 
 PROGRESS_CHUNK = 10_000
@@ -131,7 +136,7 @@ def run(store: Store, cfg: ExportConfig) -> ExportResult:
             rows = _pairs_in_language(rows, lang, translations_in(store, lang, "human"), tally)
         no_gold_rows = 0
 
-        def counted(source: Iterator[ExportRow], advance: Advance) -> Iterator[ExportRow]:
+        def tallied(source: Iterator[ExportRow], advance: Advance) -> Iterator[ExportRow]:
             nonlocal no_gold_rows
             done = 0
             for done, row in enumerate(source, 1):
@@ -144,7 +149,7 @@ def run(store: Store, cfg: ExportConfig) -> ExportResult:
 
         with progress(f"export {cfg.out.name}", unit="pairs read") as advance:
             written = corpus_format.write(
-                counted(rows, advance), cfg.out, _write_settings(store, cfg)
+                tallied(rows, advance), cfg.out, _write_settings(store, cfg)
             )
         count, sidecar = written.rows, written.sidecar
         counts = {"rows": count, "no_gold_rows": no_gold_rows}
@@ -177,3 +182,43 @@ def run(store: Store, cfg: ExportConfig) -> ExportResult:
         unsplit_pairs=written.unsplit_pairs,
         license=cfg.license,
     )
+
+
+def summary(cfg: ExportConfig, result: ExportResult) -> str:
+    line = f"Exported {_what_was_written(result)} to {result.out} as {cfg.format.value}"
+    if result.split_rows:
+        line += ": " + ", ".join(f"{split} {rows}" for split, rows in result.split_rows.items())
+    if result.unsplit_pairs:
+        line += f" ({counted(result.unsplit_pairs, 'pair')} in no split left out)"
+    if result.lang is not None:
+        line += (
+            f" ({counted(result.translated_rows, 'pair')} from their human translation into "
+            f"{result.lang}; {counted(result.untranslated_pairs, 'pair')} without one left out)"
+        )
+    if result.label_order is not None:
+        fate = "dropped" if result.no_gold_policy is NoGoldPolicy.DROP else "written with label -1"
+        line += (
+            f"; labels {result.label_order} = 0,1,2 (written to "
+            f"{result.sidecar or result.out / 'README.md'}); "
+            f"{counted(result.no_gold_rows, 'pair')} without gold {fate}"
+        )
+    else:
+        line += f"; {counted(result.no_gold_rows, 'pair')} without gold written as '-'"
+    if cfg.format is ExportFormat.HF and result.license is None:
+        line += f"; license {UNKNOWN_LICENSE!r} in the card (give --license)"
+    return f"{line} {run_note(result)}"
+
+
+def _what_was_written(result: ExportResult) -> str:
+    """'48 pairs', or for rows that are pairs in several languages '9000 rows (3000 pairs
+    in 3 languages: de, en, fr)'."""
+    if len(result.languages) <= 1 and result.rows == result.pairs:
+        return counted(result.rows, "pair")
+    languages = ", ".join(result.languages)
+    return (
+        f"{counted(result.rows, 'row')} ({counted(result.pairs, 'pair')} in "
+        f"{counted(len(result.languages), 'language')}: {languages})"
+    )
+
+
+STAGE = Stage(EXPORT, settings=ExportConfig, run=run, summary=summary, section="export")

@@ -40,6 +40,7 @@ import orjson
 from nlibuild import content_ids
 from nlibuild.core.registry import IMPORT
 from nlibuild.core.signature import file_sha256
+from nlibuild.core.stage import Stage
 from nlibuild.errors import ConflictError, InputError, NlibuildError
 from nlibuild.formats.corpora import corpus_format_for
 from nlibuild.formats.corpora.base import ReadSettings
@@ -59,6 +60,7 @@ from nlibuild.models import (
     ImportConfig,
     ImportResult,
 )
+from nlibuild.progress import reading
 from nlibuild.queries.pairs import (
     StoredPair,
     pair_keys_of_premises,
@@ -67,6 +69,7 @@ from nlibuild.queries.pairs import (
 )
 from nlibuild.queries.premises import all_premises, premises_by_id
 from nlibuild.queries.translations import human_translations_of
+from nlibuild.render import counted, run_note
 from nlibuild.store import RUN_STAMPED, PremiseRow, Store, TranslationRow
 
 CHUNK_SIZE = 2000
@@ -730,19 +733,22 @@ whose pairs are shuffled). The others grow at their end (their keys lead with a 
 values and end in an increasing row key) and are cheaper kept up to date as rows come."""
 
 
-def run(
-    store: Store,
-    cfg: ImportConfig,
-    progress: ProgressCallback | None = None,
-    parallel: bool | None = None,
-) -> ImportResult:
-    """Import `cfg.path` into `store` in one transaction; nothing is written on error.
+def run(store: Store, cfg: ImportConfig, *, parallel: bool | None = None) -> ImportResult:
+    """Import `cfg.path` into `store` in one transaction; nothing is written on error. A
+    bar counts the bytes read on a terminal (`nlibuild.progress.reading`).
 
     With `parallel` (default: for files of `PARALLEL_MIN_BYTES` or more) a worker process
     reads and resolves the file while this process writes the rows it sends, so parsing and
     SQLite use both cores of a small machine. Both ways produce the same store.
     """
     require_regular_file(cfg.path)
+    with reading([cfg.path], f"import {cfg.path.name}") as progress:
+        return _import(store, cfg, progress, parallel)
+
+
+def _import(
+    store: Store, cfg: ImportConfig, progress: ProgressCallback | None, parallel: bool | None
+) -> ImportResult:
     sha256 = file_sha256(cfg.path)  # cached: the run's signature takes it from there
     meta = store.meta()
     size = cfg.path.stat().st_size
@@ -961,3 +967,21 @@ def worker_main(
         outbox.put(None)
         sender.join()
         pipe.close()
+
+
+def summary(cfg: ImportConfig, result: ImportResult) -> str:
+    into_split = (
+        f"; {counted(result.split_assigned, 'new pair')} put in {cfg.split.value}"
+        if cfg.split
+        else ""
+    )
+    return (
+        f"Imported {cfg.path}: {counted(result.pairs_added, 'pair')}, "
+        f"{counted(result.premises_added, 'premise')}, {counted(result.votes_added, 'vote')}, "
+        f"{counted(result.translations_added, 'translation')} added; "
+        f"{counted(result.pairs_unchanged, 'pair')} already present{into_split} "
+        f"{run_note(result)}"
+    )
+
+
+STAGE = Stage(IMPORT, settings=ImportConfig, run=run, summary=summary, section="import")

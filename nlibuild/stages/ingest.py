@@ -25,13 +25,12 @@ CPU second per 100 MB, which made it slower on a shared, loaded machine.)
 
 from __future__ import annotations
 
-import gc
 import queue
 import re
 import threading
 import unicodedata
 from collections import Counter
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from itertools import compress, groupby
@@ -45,6 +44,7 @@ import polars as pl
 from nlibuild.cleaning import Cleaner
 from nlibuild.core.registry import INGEST
 from nlibuild.core.signature import file_sha256
+from nlibuild.core.stage import Stage
 from nlibuild.errors import ConfigError, InputError
 from nlibuild.formats.input_files import require_regular_file
 from nlibuild.formats.sources import (
@@ -55,6 +55,7 @@ from nlibuild.formats.sources import (
     read_txt_paragraphs,
 )
 from nlibuild.formats.tabular import ProgressCallback, chunks
+from nlibuild.gc_pause import paused_gc
 from nlibuild.keyset import KeySet
 from nlibuild.lang import (
     SCRIPTIO_CONTINUA_LANGS,
@@ -72,7 +73,11 @@ from nlibuild.lang import (
     token_length,
 )
 from nlibuild.models import GENRE_PATTERN, IngestConfig, IngestResult, SourceFormat
+from nlibuild.options import preset_of
+from nlibuild.presets import stage_defaults
+from nlibuild.progress import reading
 from nlibuild.queries.pool import pool_keys
+from nlibuild.render import counted, run_note
 from nlibuild.store import Store
 
 _HAS_WORD = re.compile(r"[^\W_]")
@@ -544,20 +549,27 @@ def _texts(
     return read_conllu(path, progress)
 
 
-def run(
-    store: Store,
-    cfg: IngestConfig,
-    progress: ProgressCallback | None = None,
-    parallel: bool | None = None,
-) -> IngestResult:
-    """Ingest every file of `cfg.paths` in one transaction; nothing is written on error.
+def run(store: Store, cfg: IngestConfig, *, parallel: bool | None = None) -> IngestResult:
+    """Ingest every file of `cfg.paths` in one transaction; nothing is written on error. A
+    bar counts the bytes read over all files on a terminal (`nlibuild.progress.reading`).
 
-    `progress` is called with the bytes read so far over all files. With `parallel`
-    (default: for inputs of `PARALLEL_MIN_BYTES` or more) a second thread reads, splits
-    and hashes while this process deduplicates and writes; both ways give the same store.
+    With `parallel` (default: for inputs of `PARALLEL_MIN_BYTES` or more) a second thread
+    reads, splits and hashes while this process deduplicates and writes; both ways give the
+    same store.
     """
     _refuse_missing_inputs(cfg)
     reader = _Reader(cfg)  # built before the store is touched: bad options fail early
+    with reading(cfg.paths, "ingest") as progress:
+        return _ingest(store, cfg, reader, progress, parallel)
+
+
+def _ingest(
+    store: Store,
+    cfg: IngestConfig,
+    reader: _Reader,
+    progress: ProgressCallback | None,
+    parallel: bool | None,
+) -> IngestResult:
     if parallel is None:
         parallel = sum(path.stat().st_size for path in cfg.paths) >= PARALLEL_MIN_BYTES
     # Reading starts first, so that it overlaps the hashing of the files.
@@ -639,18 +651,6 @@ def _write(
 
 
 @contextmanager
-def paused_gc() -> Iterator[None]:
-    """Millions of short-lived tuples and no cycles: the collector would only cost time."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-@contextmanager
 def _reading_in_thread(reader: _Reader, progress: ProgressCallback | None) -> Iterator[Steps]:
     """`reader.steps` from a second thread, which starts at once and is stopped on leaving.
     The queue between the two is bounded, so a fast reader waits for the writer instead
@@ -699,3 +699,44 @@ def _thread_steps(
             raise value
         else:
             return
+
+
+def store_defaults(store: Store, fields: Mapping[str, Any]) -> dict[str, Any]:
+    """`fields` (None: not given) with what the store says where they are silent: the
+    format the first file's suffix names, the store's language, the paragraph mode and
+    cleaning of the preset's `[ingest.genres.GENRE]` (which lies over `[ingest]`, the
+    section `invoke` reads), and the preset's `[corpus]` genres as the known ones."""
+    preset = preset_of(store)
+    genre = fields.get("genre")
+    per_genre = stage_defaults(preset, "ingest").get("genres", {}).get(genre, {}) if genre else {}
+    given = {key: value for key, value in fields.items() if value is not None}
+    paths = given.get("paths") or ()
+    known = tuple(stage_defaults(preset, "corpus").get("genres", ()))
+    return dict(fields) | {
+        "format": given.get("format") or (format_of(Path(paths[0])) if paths else None),
+        "lang": given.get("lang") or store.meta().get("lang", "en"),
+        "paragraph": given.get("paragraph") or per_genre.get("paragraph"),
+        "clean": given.get("clean") or per_genre.get("clean"),
+        "known_genres": given.get("known_genres", known),
+    }
+
+
+def summary(_cfg: IngestConfig, result: IngestResult) -> str:
+    genres = ", ".join(f"{g} {n}" for g, n in result.by_genre.items())
+    return (
+        f"Ingested {counted(result.files, 'file')}: {counted(result.texts, 'text')}, "
+        f"{counted(result.sentences, 'sentence')} ({genres}); "
+        f"{result.empty_after_cleaning} empty after cleaning, "
+        f"{counted(result.duplicates, 'duplicate')}; {result.added} added to the pool "
+        f"{run_note(result)}"
+    )
+
+
+STAGE = Stage(
+    INGEST,
+    settings=IngestConfig,
+    run=run,
+    summary=summary,
+    section="ingest",
+    warnings=lambda result: result.warnings,
+)

@@ -15,6 +15,7 @@ import re
 from typing import NamedTuple, NoReturn
 
 from nlibuild.core.registry import SAMPLE
+from nlibuild.core.stage import Stage
 from nlibuild.errors import ConfigError
 from nlibuild.formats.input_files import require_regular_file
 from nlibuild.formats.sources import read_texts_to_exclude
@@ -22,6 +23,7 @@ from nlibuild.lang import text_keys
 from nlibuild.models import SampleConfig, SampledGenre, SampleResult
 from nlibuild.queries.pool import PoolSentence, count_available, genres_in_pool, sample_sentences
 from nlibuild.queries.premises import keys_of_premises, premise_ids_with_prefix
+from nlibuild.render import counted, run_note
 from nlibuild.store import Store
 
 ORDER_PRIME = 2_147_483_647
@@ -194,3 +196,16 @@ def _last_number(store: Store, genre: str) -> int:
         if (found := pattern.fullmatch(premise_id))
     ]
     return max(numbers, default=0)
+
+
+def summary(_cfg: SampleConfig, result: SampleResult) -> str:
+    parts = [
+        f"{g.genre} {g.sampled} ({g.first_id}..{g.last_id}"
+        + (f" of {g.qualifying} qualifying)" if g.qualifying is not None else ")")
+        for g in result.genres
+    ]
+    total = sum(g.sampled for g in result.genres)
+    return f"Sampled {counted(total, 'premise')}: {'; '.join(parts)} {run_note(result)}"
+
+
+STAGE = Stage(SAMPLE, settings=SampleConfig, run=run, summary=summary, section="sample")

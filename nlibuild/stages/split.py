@@ -18,14 +18,17 @@ import math
 from collections import Counter, defaultdict
 
 from nlibuild.core.registry import SPLIT
+from nlibuild.core.stage import Stage
 from nlibuild.errors import ConfigError
 from nlibuild.models import SplitConfig, SplitGrouping, SplitResult, SplitSource
+from nlibuild.progress import step
 from nlibuild.queries.splits import (
     premises_in_several_splits,
     split_candidates,
     splits_by_run,
 )
 from nlibuild.ranking import seeded_rank
+from nlibuild.render import run_note
 from nlibuild.store import Store
 
 NO_LEVEL = "-"
@@ -46,6 +49,13 @@ def refuse_existing_splits(store: Store, cfg: SplitConfig) -> None:
 
 
 def run(store: Store, cfg: SplitConfig) -> SplitResult:
+    """Draw the splits as one recorded run, with a sign of life on a terminal (the draw
+    gives no count as it goes)."""
+    with step("split", "splits drawn"):
+        return _split(store, cfg)
+
+
+def _split(store: Store, cfg: SplitConfig) -> SplitResult:
     with store.recorded_run(SPLIT, cfg) as run:
         run_id = run.id
         refuse_existing_splits(store, cfg)
@@ -127,3 +137,25 @@ def run(store: Store, cfg: SplitConfig) -> SplitResult:
         )
         run.finish({**result.counts, "held_out": held_out})
     return result
+
+
+def summary(_cfg: SplitConfig, result: SplitResult) -> str:
+    levels = "; ".join(
+        f"{name} by level: " + ", ".join(f"{k} {n}" for k, n in counts.items())
+        for name, counts in result.levels.items()
+        if counts
+    )
+    leak = (
+        f"{len(result.shared_premises)} premises in several splits: "
+        + ", ".join(result.shared_premises[:5])
+        if result.shared_premises
+        else "no premise is shared across splits"
+    )
+    return (
+        f"Split: train {result.counts['train']}, dev {result.counts['dev']}, test "
+        f"{result.counts['test']} ({levels}); {result.held_out} unvalidated pairs of dev/test "
+        f"premises held out; {leak} {run_note(result)}"
+    )
+
+
+STAGE = Stage(SPLIT, settings=SplitConfig, run=run, summary=summary)
