@@ -38,12 +38,14 @@ from nlibuild.models import (
     NLI_LABELS,
     ScoreLanguages,
     ScoreMode,
+    ScoreResult,
     ScoreRowCounts,
     ScoreTrainConfig,
 )
 from nlibuild.negators import negator_lexicon
 from nlibuild.queries.scores import SplitPair, checkpoint_indexes, split_pairs, translated_langs
 from nlibuild.queries.translations import translations_in
+from nlibuild.render import counted, run_note
 from nlibuild.scoring.job_files import (
     DYNAMICS_FILE,
     EVAL_SPLITS,
@@ -360,3 +362,29 @@ def finished_dynamics(
         found.append((pair_pks[pair_id], float(per_epoch.mean()), float(per_epoch.std()),
                       float((per_epoch > 0.5).mean())))  # fmt: skip
     return sorted(found)
+
+
+def score_summary(result: ScoreResult, did: str) -> str:
+    """What `score train`, `score import` and `score baselines` print: a line per job
+    (`did` says how it came: Trained, Imported, Scored) with its last checkpoint's accuracy,
+    then the jobs, what was left out and the run."""
+    lines = []
+    for job in result.jobs:
+        state = "finished" if job.finished else "partly finished"
+        accuracy = ", ".join(f"{key} {value:.1%}" for key, value in job.last_accuracy.items())
+        lines.append(
+            f"{did} {job.name}: {job.train_rows} training and {job.eval_rows} evaluation rows, "
+            f"{counted(job.checkpoints, 'checkpoint')} ({job.added} new), {state}; "
+            f"last checkpoint: {accuracy or 'no accuracy yet'}"
+        )
+    left = result.left_out
+    untranslated = ", ".join(f"{lang} {n}" for lang, n in left.untranslated.items())
+    lines.append(
+        f"{len(result.jobs)} jobs"
+        + (f" in {result.folder}" if result.folder else "")
+        + f"; {left.without_gold} pairs without gold left out"
+        + (f"; left out for want of a translation: {untranslated}" if untranslated else "")
+        + (f"; not started: {', '.join(result.not_started)}" if result.not_started else "")
+        + f" {run_note(result)}"
+    )
+    return "\n".join(lines)

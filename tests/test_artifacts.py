@@ -19,6 +19,7 @@ import pytest
 from conftest import (
     assert_user_error,
     compact_table,
+    copy_store,
     csv_rows,
     json_rows,
     new_store,
@@ -28,8 +29,10 @@ from conftest import (
 )
 
 from nlibuild.artifacts import default_units, pmi_cues, units_label, word_lists
+from nlibuild.invoke import invoke
 from nlibuild.models import WordUnits
 from nlibuild.queries.splits import pairs_per_split
+from nlibuild.stages.artifacts import PMI_STAGE
 from nlibuild.store import Store
 
 E, N, C = "entailment", "neutral", "contradiction"
@@ -431,6 +434,19 @@ def test_pmi_run_is_recorded_with_its_signature(pmi_db: Path) -> None:
     assert run["config"]["by"] == ["protocol"]  # --by is a list: one grouping here
     other = ok("--db", pmi_db, "stats", "--table", "pmi", "--min-count", "1", "--top", "2")
     assert signature[2] not in other
+
+
+def test_pmi_run_by_a_recipe_says_the_line_under_the_stats_table(
+    pmi_db: Path, tmp_path: Path
+) -> None:
+    """A recipe's step or the Python API runs stats-pmi through `invoke`: its summary is
+    the line `stats --table pmi` closes its table with, run and signature included."""
+    twin = copy_store(pmi_db, tmp_path / "twin.db")
+    table = ok("--db", pmi_db, "stats", "--table", "pmi", "--by", "protocol", "--min-count", 1)
+    with Store.open(twin) as store:
+        outcome = invoke(PMI_STAGE, store, by=("protocol",), min_count=1)
+    assert outcome.summary.startswith("6 pairs; 1 pair without a gold label left out (run ")
+    assert table.splitlines()[-1] == outcome.summary
 
 
 # --- stats --table cues ---------------------------------------------------------------------

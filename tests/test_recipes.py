@@ -27,13 +27,9 @@ from conftest import DATA, PROJECT, SAMPLE_MNLI, new_store, ok, query, run_cli, 
 from pydantic import BaseModel, ConfigDict
 
 from nlibuild.core import registry
-from nlibuild.core.registry import INIT
 from nlibuild.core.signature import OutputPath
 from nlibuild.core.stage import Stage, StageName
-from nlibuild.models import InitConfig
-from nlibuild.presets import load_preset_text
 from nlibuild.render import run_note
-from nlibuild.stages.init import InitResult
 from nlibuild.store import LAST_VOTE_RUN, Store
 
 PIPELINES = PROJECT / "pipelines"
@@ -84,24 +80,9 @@ def declares_stage(name: str) -> bool:
     return True
 
 
-def create_store(path: Path, cfg: InitConfig) -> InitResult:
-    from nlibuild.stages import init
-
-    return init.run(path, cfg, load_preset_text(cfg.preset) if cfg.preset else None)
-
-
-def init_summary(_cfg: InitConfig, result: InitResult) -> str:
-    return f"Created store {result.path} {run_note(result)}"
-
-
-def no_open_store_run(_store: Store, _cfg: InitConfig) -> InitResult:
-    raise AssertionError("init makes its store: invoke_at calls `creates`")
-
-
 @pytest.fixture(autouse=True)
 def stages(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """`tally-lines` in the registry, and `init` declared (as the init branch declares it)
-    while the module does not declare it yet."""
+    """`tally-lines` in the registry: a stage of the tests' own that counts a file's lines."""
     monkeypatch.setitem(registry.BY_NAME, TALLY.name, TALLY)
     declared = registry.stage
 
@@ -110,18 +91,6 @@ def stages(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         return TALLY_STAGE if info is TALLY else declared(info)
 
     monkeypatch.setattr(registry, "stage", stage)
-    if not declares_stage(INIT.name):
-        from nlibuild.stages import init
-
-        init_stage = Stage(
-            INIT,
-            settings=InitConfig,
-            run=no_open_store_run,
-            summary=init_summary,
-            section="corpus",
-            creates=create_store,
-        )
-        monkeypatch.setattr(init, "STAGE", init_stage, raising=False)
     yield
 
 

@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import DATA, fails, ok, query, run_cli, table_counts, without_runs
+from conftest import DATA, copy_store, fails, ok, query, run_cli, table_counts, without_runs
 
+from nlibuild.invoke import invoke
 from nlibuild.models import NLI_LABELS, ScoreMode
 from nlibuild.score_jobs import job_rows, read_corpus
 from nlibuild.scoring.job_files import (
@@ -31,7 +32,7 @@ from nlibuild.scoring.job_files import (
     read_spec,
     write_done,
 )
-from nlibuild.stages import score_train
+from nlibuild.stages import score_baselines, score_train
 from nlibuild.store import Store
 
 GERMAN = DATA / "translations" / "sample_mnli.de.tsv"
@@ -332,6 +333,23 @@ def test_baselines_are_recorded_with_the_majority_at_the_label_share(scored_db: 
         "AND a.slice = 'all'",
     ) == [share]  # fmt: skip
     assert query(scored_db, "SELECT count(*) FROM score_checkpoints") == [(3,)]
+
+
+def test_baselines_run_by_a_recipe_say_what_the_command_prints(
+    scored_db: Path, tmp_path: Path
+) -> None:
+    """A recipe's step or the Python API runs the stage through `invoke`: its summary is
+    the command's output, a line per job with its accuracy and then the run."""
+    twin = copy_store(scored_db, tmp_path / "twin.db")
+    printed = ok("--db", scored_db, "score", "baselines")
+    with Store.open(twin) as store:
+        outcome = invoke(score_baselines.STAGE, store)
+    lines = outcome.summary.splitlines()
+    assert [line.split(":")[0] for line in lines[:3]] == [
+        "Scored majority-s13", "Scored hypothesis-only-bow-s13", "Scored overlap-s13"
+    ]  # fmt: skip
+    assert lines[3].startswith("3 jobs; 3 pairs without gold left out (run ")
+    assert printed == outcome.summary + "\n"
 
 
 def test_baselines_without_splits_are_one_error_line(sample_db: Path) -> None:

@@ -7,17 +7,16 @@ from typing import Annotated
 
 import typer
 
-from nlibuild.cli.common import format_option, open_store, out, state_of, user_errors
+from nlibuild.cli.common import format_option, out, print_outcome, state_of, user_errors
 from nlibuild.errors import ConfigError
+from nlibuild.invoke import invoke_at
 from nlibuild.models import (
     ArtifactGroup,
-    HypothesisOnlyConfig,
     HypothesisOnlyResult,
     TableFormat,
 )
 from nlibuild.options import choice, split_list
-from nlibuild.progress import step
-from nlibuild.render import counted, render_table
+from nlibuild.render import render_table
 
 bias_app = typer.Typer(
     help="Annotation-artifact baselines: what a model learns from one sentence alone."
@@ -79,7 +78,7 @@ def hypothesis_only(
       nlibuild --db corpus.db bias hypothesis-only --resamples 200
       nlibuild --db corpus.db bias hypothesis-only --cross-validate 5 --resamples 200
     """
-    from nlibuild.stages.artifacts import hypothesis_only as run
+    from nlibuild.stages.artifacts import HYPOTHESIS_ONLY_STAGE
 
     with user_errors():
         fmt = choice(TableFormat, format, "--format")
@@ -92,9 +91,11 @@ def hypothesis_only(
                 f"--cross-validate {cross_validate} scores folds of every labelled pair: "
                 "leave out --train and --eval (or leave out --cross-validate)"
             )
-        cfg = HypothesisOnlyConfig(
-            train=train or "train",
-            eval=split_list(eval) or ("dev", "test"),
+        outcome = invoke_at(
+            HYPOTHESIS_ONLY_STAGE,
+            state_of(ctx).db,
+            train=train,
+            eval=split_list(eval) or None,
             by=tuple(choice(ArtifactGroup, b, "--by") for b in split_list(by)),
             premise_only=premise_only,
             cross_validate=cross_validate,
@@ -103,10 +104,9 @@ def hypothesis_only(
             resamples=resamples,
             lang=lang,
         )
-        store = open_store(state_of(ctx))
-        with store, step("bias hypothesis-only", "models trained and scored"):
-            result = run(store, cfg)
-    _render_hypothesis_only(result, fmt, ci)
+    _render_hypothesis_only(outcome.result, fmt, ci)
+    if fmt is TableFormat.TABLE:  # a machine format is the rows alone
+        print_outcome(outcome)
 
 
 def _render_hypothesis_only(result: HypothesisOnlyResult, fmt: TableFormat, ci: float) -> None:
@@ -128,9 +128,3 @@ def _render_hypothesis_only(result: HypothesisOnlyResult, fmt: TableFormat, ci: 
           f"{r.majority_accuracy:.1%}") for r in result.rows],
         fmt,
     )  # fmt: skip
-    if fmt is TableFormat.TABLE:
-        out.print(
-            f"Trained on {counted(result.train_pairs, 'pair')}, {result.features:,} features "
-            f"(run {result.run_id}, {result.signature})",
-            markup=False,
-        )

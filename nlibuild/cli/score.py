@@ -9,10 +9,10 @@ from typing import Annotated, Any
 import typer
 
 from nlibuild.cli import score_report
-from nlibuild.cli.common import open_store, out, state_of, user_errors
-from nlibuild.models import Launcher, ScoreMode, ScoreResult, ScoreTraining
+from nlibuild.cli.common import open_store, out, print_outcome, state_of, user_errors
+from nlibuild.invoke import invoke_at
+from nlibuild.models import Launcher, ScoreLanguages, ScoreMode, ScoreTraining
 from nlibuild.options import choice, default_text, split_list
-from nlibuild.render import counted
 
 score_app = typer.Typer(
     help="Score models and baselines on the corpus: accuracy per checkpoint, language, split "
@@ -64,8 +64,8 @@ EvalEvery = Annotated[
 ]
 
 
-def _langs(train_lang: str | None, eval_langs: str) -> dict[str, Any]:
-    return {"train_lang": train_lang, "eval_langs": split_list([eval_langs])}
+def _langs(train_lang: str | None, eval_langs: str) -> ScoreLanguages:
+    return ScoreLanguages(train_lang=train_lang, eval_langs=split_list([eval_langs]))
 
 
 def _training(**flags: Any) -> ScoreTraining:
@@ -73,29 +73,6 @@ def _training(**flags: Any) -> ScoreTraining:
     if "seeds" in given:
         given["seeds"] = tuple(int(s) if s.isdigit() else s for s in split_list([given["seeds"]]))
     return ScoreTraining(**given)
-
-
-def _report(result: ScoreResult, did: str) -> None:
-    for job in result.jobs:
-        state = "finished" if job.finished else "partly finished"
-        accuracy = ", ".join(f"{key} {value:.1%}" for key, value in job.last_accuracy.items())
-        out.print(
-            f"{did} {job.name}: {job.train_rows} training and {job.eval_rows} evaluation rows, "
-            f"{counted(job.checkpoints, 'checkpoint')} ({job.added} new), {state}; "
-            f"last checkpoint: {accuracy or 'no accuracy yet'}",
-            markup=False,
-        )
-    left = result.left_out
-    untranslated = ", ".join(f"{lang} {n}" for lang, n in left.untranslated.items())
-    out.print(
-        f"{len(result.jobs)} jobs"
-        + (f" in {result.folder}" if result.folder else "")
-        + f"; {left.without_gold} pairs without gold left out"
-        + (f"; left out for want of a translation: {untranslated}" if untranslated else "")
-        + (f"; not started: {', '.join(result.not_started)}" if result.not_started else "")
-        + f" (run {result.run_id}, {result.signature})",
-        markup=False,
-    )
 
 
 @score_app.command("train")
@@ -128,20 +105,20 @@ def train(
       nlibuild --db corpus.db score train --model tiny-model --seeds 1 --epochs 1 --eval-every \\
           0.5 --batch-size 8
     """
-    from nlibuild.models import ScoreTrainConfig
-    from nlibuild.stages.score_train import run
+    from nlibuild.stages.score_train import RESUMING_STAGE, STAGE
 
     with user_errors():
-        cfg = ScoreTrainConfig(
-            model=model, mode=choice(ScoreMode, mode, "--mode"),
+        outcome = invoke_at(
+            RESUMING_STAGE if resume else STAGE,
+            state_of(ctx).db,
+            model=model,
+            mode=choice(ScoreMode, mode, "--mode"),
             langs=_langs(train_lang, eval_langs),
             training=_training(seeds=seeds, epochs=epochs, lr=lr, schedule=schedule,
                                batch_size=batch_size, max_length=max_length,
                                eval_every=eval_every),
         )  # fmt: skip
-        with open_store(state_of(ctx)) as store:
-            result = run(store, cfg, resume=resume)
-    _report(result, "Trained")
+    print_outcome(outcome)
 
 
 @score_app.command("plan")
@@ -177,11 +154,12 @@ def plan(
       nlibuild --db corpus.db score tiny-model --out tiny-model
       nlibuild --db corpus.db score plan --models tiny-model --seeds 1 --out plan
     """
-    from nlibuild.models import ScorePlanConfig
-    from nlibuild.stages.score_plan import run
+    from nlibuild.stages.score_plan import STAGE
 
     with user_errors():
-        cfg = ScorePlanConfig(
+        outcome = invoke_at(
+            STAGE,
+            state_of(ctx).db,
             models=tuple(Path(m) for m in split_list([models])),
             modes=tuple(choice(ScoreMode, m, "--modes") for m in split_list([modes])),
             langs=_langs(train_lang, eval_langs),
@@ -191,13 +169,7 @@ def plan(
             out=out_dir, launcher=choice(Launcher, launcher, "--launcher"),
             gpus_per_job=gpus_per_job,
         )  # fmt: skip
-        with open_store(state_of(ctx)) as store:
-            result = run(store, cfg)
-    out.print(
-        f"Planned {len(result.jobs)} jobs in {result.out}: run {result.script}, then "
-        f"`nlibuild score import {result.out}` (run {result.run_id}, {result.signature})",
-        markup=False,
-    )
+    print_outcome(outcome)
 
 
 @score_app.command("import")
@@ -216,14 +188,11 @@ def import_(
       nlibuild --db corpus.db score plan --models tiny-model --seeds 1 --out plan
       nlibuild --db corpus.db score import plan
     """
-    from nlibuild.models import ScoreImportConfig
-    from nlibuild.stages.score_import import run
+    from nlibuild.stages.score_import import STAGE
 
     with user_errors():
-        cfg = ScoreImportConfig(folder=folder)
-        with open_store(state_of(ctx)) as store:
-            result = run(store, cfg)
-    _report(result, "Imported")
+        outcome = invoke_at(STAGE, state_of(ctx).db, folder=folder)
+    print_outcome(outcome)
 
 
 @score_app.command("baselines")
@@ -243,15 +212,13 @@ def baselines(
     \b
       nlibuild --db corpus.db score baselines
     """
-    from nlibuild.models import ScoreBaselinesConfig
-    from nlibuild.stages.score_baselines import run
+    from nlibuild.stages.score_baselines import STAGE
 
     with user_errors():
-        given = {"seed": seed} if seed is not None else {}
-        cfg = ScoreBaselinesConfig(langs=_langs(train_lang, eval_langs), **given)
-        with open_store(state_of(ctx)) as store:
-            result = run(store, cfg)
-    _report(result, "Scored")
+        outcome = invoke_at(
+            STAGE, state_of(ctx).db, langs=_langs(train_lang, eval_langs), seed=seed
+        )
+    print_outcome(outcome)
 
 
 @score_app.command("tiny-model")

@@ -7,25 +7,22 @@ from typing import Annotated
 
 import typer
 
-from nlibuild.cli.common import err, open_store, out, state_of, user_errors
+from nlibuild.cli.common import err, open_store, out, print_outcome, state_of, user_errors
+from nlibuild.invoke import invoke, invoke_at
 from nlibuild.models import (
     ROW_COLUMN_KEYS,
     UNIT_COLUMN_KEYS,
     QaMetric,
     TableFormat,
-    TranslateExportConfig,
-    TranslateImportConfig,
     TranslateQaConfig,
     TranslateQaResult,
     TranslationKind,
     UnitFormat,
 )
 from nlibuild.options import choice, default_text, split_list, translate_mapping_options
-from nlibuild.progress import step
 from nlibuild.render import (
     NamedTable,
     check_table_folder,
-    counted,
     render_tables,
     write_tables,
 )
@@ -68,29 +65,21 @@ def export(
       nlibuild --db corpus.db translate export --lang de --out units.de.tsv
     """
     from nlibuild.formats.units import unit_format_of
-    from nlibuild.stages.translate import export as run
+    from nlibuild.stages.translate import EXPORT_STAGE
 
     with user_errors():
-        store = open_store(state_of(ctx))
-        with store:
-            cfg = TranslateExportConfig(
-                lang=lang,
-                kind=choice(TranslationKind, kind, "--kind"),
-                format=choice(UnitFormat, format, "--format")
-                if format
-                else unit_format_of(out_path, reading=False),
-                out=out_path,
-                missing_only=missing_only,
-            )
-            with step(f"translate export {out_path.name}", "file written"):
-                result = run(store, cfg)
-    out.print(
-        f"Exported {counted(result.premises + result.hypotheses, 'unit')} to translate into "
-        f"{cfg.lang} ({counted(result.premises, 'premise')}, {result.hypotheses} "
-        f"{'hypothesis' if result.hypotheses == 1 else 'hypotheses'}) to {result.out} "
-        f"(run {result.run_id}, {result.signature})",
-        markup=False,
-    )
+        outcome = invoke_at(
+            EXPORT_STAGE,
+            state_of(ctx).db,
+            lang=lang,
+            kind=choice(TranslationKind, kind, "--kind"),
+            format=choice(UnitFormat, format, "--format")
+            if format
+            else unit_format_of(out_path, reading=False),
+            out=out_path,
+            missing_only=missing_only,
+        )
+    print_outcome(outcome)
 
 
 @translate_app.command("import")
@@ -178,53 +167,32 @@ def import_(
           --translator de01
     """
     from nlibuild.formats.units import unit_format_of
-    from nlibuild.stages.translate import import_ as run
+    from nlibuild.stages.translate import IMPORT_STAGE
 
-    with user_errors():
-        store = open_store(state_of(ctx))
-        with store:
-            unit_columns, label_values, lang_column = translate_mapping_options(
-                store, columns, labels, lang_column,
-                UNIT_COLUMN_KEYS if align == "id" else ROW_COLUMN_KEYS, f"with --align {align}",
-            )  # fmt: skip
-            cfg = TranslateImportConfig(
-                path=file,
-                lang=lang,
-                kind=choice(TranslationKind, kind, "--kind"),
-                format=choice(UnitFormat, format, "--format") if format else unit_format_of(file),
-                translator=translator,
-                partial=partial,
-                align=align,
-                reference=reference,
-                force=force,
-                columns=unit_columns,
-                label_values=label_values or {},
-                lang_column=lang_column,
-            )
-            with step(f"translate import {file.name}", "file read, checked and stored"):
-                result = run(store, cfg)
-    checks = ", ".join(f"{name} {n}" for name, n in result.checks.items()) or "none"
-    out.print(
-        f"Imported {counted(result.rows, 'unit')} of {cfg.lang} ({cfg.kind.value}): "
-        f"{result.added} added, {result.unchanged} already there, {result.empty} empty; "
-        f"{result.missing} units still untranslated, {result.extra} rows for unknown units; "
-        f"checks: {checks}"
-        + (
-            f"; {result.label_mismatches} label columns disagree with the source (kept the "
-            "source's)"
-            if result.label_mismatches
-            else ""
+    with user_errors(), open_store(state_of(ctx)) as store:
+        # `--columns @NAME` names a table of the store's preset: read before the run.
+        unit_columns, label_values, lang_column = translate_mapping_options(
+            store, columns, labels, lang_column,
+            UNIT_COLUMN_KEYS if align == "id" else ROW_COLUMN_KEYS, f"with --align {align}",
+        )  # fmt: skip
+        outcome = invoke(
+            IMPORT_STAGE,
+            store,
+            path=file,
+            lang=lang,
+            kind=choice(TranslationKind, kind, "--kind"),
+            format=choice(UnitFormat, format, "--format") if format else unit_format_of(file),
+            translator=translator,
+            partial=partial,
+            align=align,
+            reference=reference,
+            force=force,
+            columns=unit_columns,
+            label_values=label_values or {},
+            lang_column=lang_column,
         )
-        + (
-            "; rows that disagree with their source row, imported with --force: "
-            + ", ".join(f"{kind} {n}" for kind, n in result.disagreements.items())
-            if result.disagreements
-            else ""
-        )
-        + f" (run {result.run_id}, {result.signature})",
-        markup=False,
-    )
-    for note in result.notes:
+    print_outcome(outcome)
+    for note in outcome.result.notes:
         out.print(note, markup=False)
 
 
@@ -281,33 +249,30 @@ def qa(
           --kind mt
       nlibuild --db corpus.db translate qa --lang de --worst 3
     """
-    from nlibuild.stages.translate_qa import run
+    from nlibuild.stages.translate_qa import STAGE
 
     with user_errors():
         fmt = choice(TableFormat, format, "--format")
         if out_dir is not None:
             check_table_folder(out_dir, fmt)
-        store = open_store(state_of(ctx))
-        with store:
-            cfg = TranslateQaConfig(
-                lang=lang,
-                hyp=choice(TranslationKind, hyp, "--hyp"),
-                ref=choice(TranslationKind, ref, "--ref"),
-                worst=worst,
-                **qa_metrics(split_list(metrics)),
-            )
-            result = run(store, cfg)
-        summary = (
-            f"Scored {counted(result.segments, 'segment')}; BLEU tokenizer {result.tokenizer} "
-            f"(run {result.run_id}, {result.signature})"
+        outcome = invoke_at(
+            STAGE,
+            state_of(ctx).db,
+            lang=lang,
+            hyp=choice(TranslationKind, hyp, "--hyp"),
+            ref=choice(TranslationKind, ref, "--ref"),
+            worst=worst,
+            **qa_metrics(split_list(metrics)),
         )
-        tables = _qa_tables(result, cfg)
+        tables = _qa_tables(outcome.result, outcome.settings)
         if out_dir is not None:
             written = write_tables(out_dir, tables, fmt)
-            out.print(f"{summary}; wrote {', '.join(str(p) for p in written)}", markup=False)
+            wrote = ", ".join(str(p) for p in written)
+            out.print(f"{outcome.summary}; wrote {wrote}", markup=False)
             return
     render_tables(out, err, tables, fmt)
-    (out if fmt is TableFormat.TABLE else err).print(summary, markup=False)
+    # Below a table on stdout; beside a machine format, on stderr, so stdout stays parseable.
+    (out if fmt is TableFormat.TABLE else err).print(outcome.summary, markup=False)
 
 
 def _qa_tables(result: TranslateQaResult, cfg: TranslateQaConfig) -> list[NamedTable]:

@@ -23,6 +23,7 @@ from nlibuild.artifacts import (
     word_lists,
 )
 from nlibuild.core.registry import BIAS_HYPOTHESIS_ONLY, STATS_CUES, STATS_PMI
+from nlibuild.core.stage import Stage
 from nlibuild.errors import ConfigError
 from nlibuild.lang import length_unit, overlap_share, text_length
 from nlibuild.models import (
@@ -41,9 +42,10 @@ from nlibuild.models import (
     PmiRow,
 )
 from nlibuild.negators import negator_lexicon
+from nlibuild.progress import step
 from nlibuild.queries.artifacts import artifact_columns
 from nlibuild.queries.splits import pairs_per_split
-from nlibuild.render import counted
+from nlibuild.render import counted, run_note
 from nlibuild.store import Store
 
 ALL = "all"
@@ -231,6 +233,11 @@ def cue_table(store: Store, cfg: CuesConfig) -> CuesResult:
 
 
 def hypothesis_only(store: Store, cfg: HypothesisOnlyConfig) -> HypothesisOnlyResult:
+    with step("bias hypothesis-only", "models trained and scored"):
+        return _hypothesis_only(store, cfg)
+
+
+def _hypothesis_only(store: Store, cfg: HypothesisOnlyConfig) -> HypothesisOnlyResult:
     """Train on one sentence of each pair and report accuracy per evaluation split and
     group beside the majority class of the training data (OCNLI Table 7). With
     `cross_validate`, K folds over every labelled pair instead, all pairs of a premise in
@@ -344,3 +351,38 @@ def _cross_validated(
         features = max(features, _feature_count(model))
         trained = max(trained, len(train))
     return predicted.astype(str), baseline.astype(str), features, trained
+
+
+# --- the stages and their lines -------------------------------------------------------------
+
+
+def left_out(without_gold: int, untranslated: int, lang: str | None) -> str:
+    """The pairs a table could not count: without a gold label, and (read in a translation)
+    without one."""
+    parts = [f"{counted(without_gold, 'pair')} without a gold label left out"]
+    if lang:
+        parts.append(f"{counted(untranslated, 'pair')} without a {lang} translation left out")
+    return "; ".join(parts)
+
+
+def table_summary(cfg: PmiConfig | CuesConfig, result: PmiResult | CuesResult) -> str:
+    """The line under `stats --table pmi|cues`: the pairs counted, those left out, the run."""
+    left = left_out(result.without_gold, result.untranslated, cfg.scope.lang)
+    return f"{counted(result.pairs, 'pair')}; {left} {run_note(result)}"
+
+
+def hypothesis_only_summary(_cfg: HypothesisOnlyConfig, result: HypothesisOnlyResult) -> str:
+    return (
+        f"Trained on {counted(result.train_pairs, 'pair')}, {result.features:,} features "
+        f"{run_note(result)}"
+    )
+
+
+HYPOTHESIS_ONLY_STAGE = Stage(
+    BIAS_HYPOTHESIS_ONLY,
+    settings=HypothesisOnlyConfig,
+    run=hypothesis_only,
+    summary=hypothesis_only_summary,
+)
+PMI_STAGE = Stage(STATS_PMI, settings=PmiConfig, run=pmi_table, summary=table_summary)
+CUES_STAGE = Stage(STATS_CUES, settings=CuesConfig, run=cue_table, summary=table_summary)

@@ -26,6 +26,7 @@ import numpy as np
 
 from nlibuild.artifacts import model_texts, single_sentence_model
 from nlibuild.core.registry import SCORE_BASELINES
+from nlibuild.core.stage import Stage
 from nlibuild.lang import overlap_shares, text_length
 from nlibuild.models import (
     NLI_LABELS,
@@ -38,7 +39,7 @@ from nlibuild.models import (
 from nlibuild.negators import negator_lexicon
 from nlibuild.progress import progress
 from nlibuild.queries.scores import last_accuracy
-from nlibuild.score_jobs import eval_groups, job_rows, read_corpus, resolve_langs
+from nlibuild.score_jobs import eval_groups, job_rows, read_corpus, resolve_langs, score_summary
 from nlibuild.scoring.job_files import TRAIN, PairRecord
 from nlibuild.store import ScoreJobRow, Store
 
@@ -131,3 +132,10 @@ def run(store: Store, cfg: ScoreBaselinesConfig) -> ScoreResult:
                 advance(1)
         run.finish({"jobs": len(jobs), "train_rows": len(train), "eval_rows": len(evaluated)})
     return ScoreResult(run_id=run.id, signature=run.signature, jobs=jobs, left_out=rows.left_out)
+
+
+def summary(_cfg: ScoreBaselinesConfig, result: ScoreResult) -> str:
+    return score_summary(result, "Scored")
+
+
+STAGE = Stage(SCORE_BASELINES, settings=ScoreBaselinesConfig, run=run, summary=summary)

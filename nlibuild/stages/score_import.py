@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 from nlibuild.core.registry import SCORE_IMPORT
+from nlibuild.core.stage import Stage
 from nlibuild.errors import ConflictError, InputError
 from nlibuild.formats.input_files import read_utf8_text
 from nlibuild.models import ScoreImportConfig, ScoreJobSummary, ScoreResult
@@ -21,7 +22,7 @@ from nlibuild.queries.scores import (
     pair_keys,
     split_pairs,
 )
-from nlibuild.score_jobs import eval_groups, finished_dynamics, merge_checkpoints
+from nlibuild.score_jobs import eval_groups, finished_dynamics, merge_checkpoints, score_summary
 from nlibuild.scoring.job_files import (
     JOB_FILE,
     TRAIN,
@@ -112,3 +113,10 @@ def _import_job(
         eval_rows=len(records) - train_rows, checkpoints=len(checkpoint_indexes(store, job_pk)),
         added=added, finished=finished, last_accuracy=last_accuracy(store, job_pk),
     )  # fmt: skip
+
+
+def summary(_cfg: ScoreImportConfig, result: ScoreResult) -> str:
+    return score_summary(result, "Imported")
+
+
+STAGE = Stage(SCORE_IMPORT, settings=ScoreImportConfig, run=run, summary=summary)

@@ -12,8 +12,10 @@ from pathlib import Path
 
 from nlibuild._version import VERSION
 from nlibuild.core.registry import SCORE_PLAN
+from nlibuild.core.stage import Stage
 from nlibuild.formats.tabular import write_package
 from nlibuild.models import Launcher, ScorePlanConfig, ScorePlanResult, ScoreTrainConfig
+from nlibuild.render import run_note
 from nlibuild.score_jobs import (
     check_model,
     job_rows,
@@ -94,3 +96,13 @@ def launch_script(cfg: ScorePlanConfig, specs: list[JobSpec]) -> str:
         f"JOBS=({' '.join(names)})\n"
         f'{launch} "${{JOBS[$SLURM_ARRAY_TASK_ID]}}"\n'
     )
+
+
+def summary(_cfg: ScorePlanConfig, result: ScorePlanResult) -> str:
+    return (
+        f"Planned {len(result.jobs)} jobs in {result.out}: run {result.script}, then "
+        f"`nlibuild score import {result.out}` {run_note(result)}"
+    )
+
+
+STAGE = Stage(SCORE_PLAN, settings=ScorePlanConfig, run=run, summary=summary)

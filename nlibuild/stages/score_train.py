@@ -11,11 +11,13 @@ and only when it runs: the core install never imports torch.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from nlibuild.core.registry import SCORE_TRAIN
 from nlibuild.core.runs import RecordedRun
+from nlibuild.core.stage import Stage
 from nlibuild.models import ScoreJobSummary, ScoreResult, ScoreTrainConfig
 from nlibuild.queries.scores import checkpoint_indexes, job_in_run, last_accuracy
 from nlibuild.score_jobs import (
@@ -30,6 +32,7 @@ from nlibuild.score_jobs import (
     read_corpus,
     require_torch,
     resolve_langs,
+    score_summary,
     spec_of,
 )
 from nlibuild.scoring.job_files import JobSpec, read_done, write_job
@@ -119,3 +122,18 @@ def _summary(
         eval_rows=rows.eval_rows, checkpoints=len(checkpoint_indexes(store, job_pk)),
         added=added, finished=finished, last_accuracy=last_accuracy(store, job_pk),
     )  # fmt: skip
+
+
+def resumed(store: Store, cfg: ScoreTrainConfig) -> ScoreResult:
+    """`run` taking up the interrupted run of these settings (`score train --resume`)."""
+    return run(store, cfg, resume=True)
+
+
+def summary(_cfg: ScoreTrainConfig, result: ScoreResult) -> str:
+    return score_summary(result, "Trained")
+
+
+STAGE = Stage(SCORE_TRAIN, settings=ScoreTrainConfig, run=run, summary=summary)
+RESUMING_STAGE = replace(STAGE, run=resumed)
+"""`score-train` taking up an interrupted run: the same stage and settings (resuming is not
+a setting: the run it takes up is the one whose signature these settings give)."""

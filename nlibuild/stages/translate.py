@@ -20,6 +20,7 @@ from pathlib import Path
 import polars as pl
 
 from nlibuild.core.registry import TRANSLATE_EXPORT, TRANSLATE_IMPORT
+from nlibuild.core.stage import Stage
 from nlibuild.errors import ConfigError, ConflictError, InputError
 from nlibuild.formats.input_files import NUL_IN_TEXT, require_regular_file
 from nlibuild.formats.units import (
@@ -42,9 +43,10 @@ from nlibuild.models import (
     TranslateImportResult,
     TranslationUnit,
 )
+from nlibuild.progress import step
 from nlibuild.queries.pairs import pairs_by_text
 from nlibuild.queries.translations import hypothesis_premises, translations_in
-from nlibuild.render import counted
+from nlibuild.render import counted, run_note
 from nlibuild.row_alignment import LABEL, RowDisagreement, disagreement_counts, disagreements
 from nlibuild.store import Store
 from nlibuild.translation_checks import CORPUS_CHECKS, Check, corpus_checks_of, unit_checks_of
@@ -57,6 +59,11 @@ _FIRST_MISALIGNED = 3
 
 
 def export(store: Store, cfg: TranslateExportConfig) -> TranslateExportResult:
+    with step(f"translate export {cfg.out.name}", "file written"):
+        return _export(store, cfg)
+
+
+def _export(store: Store, cfg: TranslateExportConfig) -> TranslateExportResult:
     with store.recorded_run(TRANSLATE_EXPORT, cfg) as run:
         run_id = run.id
         done = translations_in(store, cfg.lang, cfg.kind.value) if cfg.missing_only else {}
@@ -305,6 +312,11 @@ def _refuse_another_language(cfg: TranslateImportConfig, rows: pl.DataFrame) -> 
 
 
 def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
+    with step(f"translate import {cfg.path.name}", "file read, checked and stored"):
+        return _import(store, cfg)
+
+
+def _import(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
     """Read the translations of one language and kind, by unit ID or by row, check their
     coverage and each unit, and store them (in one transaction). Everything that concerns
     all units (coverage, conflicts, the checks) is computed column-wise: an XNLI-size
@@ -421,3 +433,41 @@ def import_(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
                                   "unchanged": unchanged, "missing": left,
                                   "extra": len(extra)})  # fmt: skip
     return result
+
+
+def export_summary(cfg: TranslateExportConfig, result: TranslateExportResult) -> str:
+    hypotheses = "hypothesis" if result.hypotheses == 1 else "hypotheses"
+    return (
+        f"Exported {counted(result.premises + result.hypotheses, 'unit')} to translate into "
+        f"{cfg.lang} ({counted(result.premises, 'premise')}, {result.hypotheses} {hypotheses}) "
+        f"to {result.out} {run_note(result)}"
+    )
+
+
+def import_summary(cfg: TranslateImportConfig, result: TranslateImportResult) -> str:
+    checks = ", ".join(f"{name} {n}" for name, n in result.checks.items()) or "none"
+    mismatches = (
+        f"; {result.label_mismatches} label columns disagree with the source (kept the source's)"
+        if result.label_mismatches
+        else ""
+    )
+    disagreeing = (
+        "; rows that disagree with their source row, imported with --force: "
+        + ", ".join(f"{kind} {n}" for kind, n in result.disagreements.items())
+        if result.disagreements
+        else ""
+    )
+    return (
+        f"Imported {counted(result.rows, 'unit')} of {cfg.lang} ({cfg.kind.value}): "
+        f"{result.added} added, {result.unchanged} already there, {result.empty} empty; "
+        f"{result.missing} units still untranslated, {result.extra} rows for unknown units; "
+        f"checks: {checks}{mismatches}{disagreeing} {run_note(result)}"
+    )
+
+
+EXPORT_STAGE = Stage(
+    TRANSLATE_EXPORT, settings=TranslateExportConfig, run=export, summary=export_summary
+)
+IMPORT_STAGE = Stage(
+    TRANSLATE_IMPORT, settings=TranslateImportConfig, run=import_, summary=import_summary
+)

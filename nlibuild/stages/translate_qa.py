@@ -17,11 +17,13 @@ from collections.abc import Callable
 from typing import Any
 
 from nlibuild.core.registry import TRANSLATE_QA
+from nlibuild.core.stage import Stage
 from nlibuild.errors import ConfigError
 from nlibuild.lang import primary_language
 from nlibuild.models import QaMetric, TranslateQaConfig, TranslateQaResult, WorstSegment
 from nlibuild.progress import Advance, progress
 from nlibuild.queries.translations import translations_in
+from nlibuild.render import counted, run_note
 from nlibuild.store import Store
 
 CHARACTER_TOKENIZED = frozenset({"ja", "ko", "th", "my"})
@@ -106,3 +108,13 @@ def run(store: Store, cfg: TranslateQaConfig) -> TranslateQaResult:
             for score, u in per_segment
         ],
     )
+
+
+def summary(cfg: TranslateQaConfig, result: TranslateQaResult) -> str:
+    return (
+        f"Scored {counted(result.segments, 'segment')}; BLEU tokenizer {result.tokenizer} "
+        f"{run_note(result)}"
+    )
+
+
+STAGE = Stage(TRANSLATE_QA, settings=TranslateQaConfig, run=run, summary=summary)

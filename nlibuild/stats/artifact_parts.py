@@ -1,6 +1,6 @@
 """What the two annotation-artifact tables, pmi and cues, share: the --by groupings, which
-rows start a group and how a group is named, and the closing line's account of the pairs
-left out."""
+rows start a group and how a group is named. (The closing line, the pairs counted and left
+out, is the stages' summary: stages/artifacts.py `table_summary`.)"""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from collections.abc import Hashable, Sequence
 
 from nlibuild.models import ArtifactGroup
 from nlibuild.options import choice
-from nlibuild.render import counted
 
 
 def artifact_groups(chosen: tuple[str, ...], option: str = "--by") -> tuple[ArtifactGroup, ...]:
@@ -29,10 +28,3 @@ def group_name(group_by: str, group: str, groupings: int) -> str:
     """A group as the people's formats show it: its value, and with several groupings also
     which one it belongs to (`genre: news`), as two groupings may share a value."""
     return f"{group_by}: {group}" if groupings > 1 and group_by != "all" else group
-
-
-def left_out(without_gold: int, untranslated: int, lang: str | None) -> str:
-    parts = [f"{counted(without_gold, 'pair')} without a gold label left out"]
-    if lang:
-        parts.append(f"{counted(untranslated, 'pair')} without a {lang} translation left out")
-    return "; ".join(parts)

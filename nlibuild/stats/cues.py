@@ -17,9 +17,9 @@ from nlibuild.models import (
     CuesResult,
     TableFormat,
 )
-from nlibuild.render import counted, render_table
+from nlibuild.render import render_table
 from nlibuild.stats import StatsOptions, StatsTable
-from nlibuild.stats.artifact_parts import artifact_groups, group_name, group_starts, left_out
+from nlibuild.stats.artifact_parts import artifact_groups, group_name, group_starts
 from nlibuild.stats.subsets import overlap_rule
 from nlibuild.store import Store
 
@@ -37,9 +37,10 @@ def cues_settings(options: StatsOptions, store: Store) -> CuesConfig:
 
 def compute_cues(store: Store, settings: CuesConfig) -> CuesResult:
     # polars and scikit-learn load here, not at import: `nlibuild --help` imports every table.
-    from nlibuild.stages.artifacts import cue_table
+    from nlibuild.invoke import invoke
+    from nlibuild.stages.artifacts import CUES_STAGE
 
-    return cue_table(store, settings)
+    return invoke(CUES_STAGE, store, **dict(settings)).result
 
 
 # csv keys of the overlap histogram's bins, bounds in percent: `overlap_40_60` (snake_case,
@@ -89,12 +90,9 @@ def render_cues(result: CuesResult, settings: CuesConfig, fmt: TableFormat, out:
                 "counted there (add one with --negators).",
                 markup=False,
             )
-        out.print(
-            f"{counted(result.pairs, 'pair')}; "
-            f"{left_out(result.without_gold, result.untranslated, settings.scope.lang)} "
-            f"(run {result.run_id}, {result.signature})",
-            markup=False,
-        )
+        from nlibuild.stages.artifacts import CUES_STAGE
+
+        out.print(CUES_STAGE.summary(settings, result), markup=False)
 
 
 TABLE = StatsTable(

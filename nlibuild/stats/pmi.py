@@ -8,9 +8,9 @@ from rich.console import Console
 
 from nlibuild.models import ArtifactScope, PmiConfig, PmiResult, TableFormat, WordUnits
 from nlibuild.options import choice
-from nlibuild.render import counted, render_table
+from nlibuild.render import render_table
 from nlibuild.stats import StatsOptions, StatsTable
-from nlibuild.stats.artifact_parts import artifact_groups, group_name, group_starts, left_out
+from nlibuild.stats.artifact_parts import artifact_groups, group_name, group_starts
 from nlibuild.store import Store
 
 
@@ -29,9 +29,10 @@ def pmi_settings(options: StatsOptions, store: Store) -> PmiConfig:
 
 def compute_pmi(store: Store, settings: PmiConfig) -> PmiResult:
     # polars and scikit-learn load here, not at import: `nlibuild --help` imports every table.
-    from nlibuild.stages.artifacts import pmi_table
+    from nlibuild.invoke import invoke
+    from nlibuild.stages.artifacts import PMI_STAGE
 
-    return pmi_table(store, settings)
+    return invoke(PMI_STAGE, store, **dict(settings)).result
 
 
 def render_pmi(result: PmiResult, settings: PmiConfig, fmt: TableFormat, out: Console) -> None:
@@ -53,12 +54,9 @@ def render_pmi(result: PmiResult, settings: PmiConfig, fmt: TableFormat, out: Co
         fmt,
     )  # fmt: skip
     if fmt is TableFormat.TABLE:
-        out.print(
-            f"{counted(result.pairs, 'pair')}; "
-            f"{left_out(result.without_gold, result.untranslated, settings.scope.lang)} "
-            f"(run {result.run_id}, {result.signature})",
-            markup=False,
-        )
+        from nlibuild.stages.artifacts import PMI_STAGE
+
+        out.print(PMI_STAGE.summary(settings, result), markup=False)
 
 
 TABLE = StatsTable(
