@@ -17,9 +17,9 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from nlibuild.core.stage import Stage
+from nlibuild.core.stage import Stage, StoreFacts
 from nlibuild.errors import ConfigError
-from nlibuild.models import _Config
+from nlibuild.models import InitConfig, _Config
 from nlibuild.options import preset_of, preset_origin
 from nlibuild.presets import load_preset_text, parse_preset, preset_file_origin
 from nlibuild.store import Store
@@ -47,22 +47,37 @@ def option_problem(exc: ValidationError) -> ConfigError:
     return ConfigError(f"option {where}: {problem['msg']}")
 
 
+def store_facts(store: Store) -> StoreFacts:
+    """What a stage's defaults may read of an open store."""
+    return StoreFacts(preset_of(store), preset_origin(store), store.meta().get("lang", "en"))
+
+
+def new_store_facts(preset_name: str | None, lang: str | None) -> StoreFacts:
+    """The facts of a store `init` is about to make with that preset (a name or a .toml
+    path) and language (else the preset's `[corpus] lang`, else `InitConfig`'s)."""
+    origin = preset_file_origin(preset_name) if preset_name else "no preset"
+    preset = parse_preset(load_preset_text(preset_name), origin) if preset_name else {}
+    corpus = preset.get("corpus", {})
+    lang = lang or corpus.get("lang") or InitConfig.model_fields["lang"].default
+    return StoreFacts(preset, origin, str(lang))
+
+
 def settings_for(
-    stage: Stage[SettingsT, Any],
-    preset: Mapping[str, Any],
-    origin: str,
-    fields: Mapping[str, Any],
+    stage: Stage[SettingsT, Any], facts: StoreFacts, fields: Mapping[str, Any]
 ) -> SettingsT:
-    """The stage's settings: `fields` (None: not given), else `preset`'s section, else the
-    model's defaults. A field the stage has not is a `ConfigError` naming it."""
+    """The stage's settings: `fields` (None: not given), else what the stage's `defaults`
+    take from the store, else the preset's section, else the model's defaults. A field the
+    stage has not is a `ConfigError` naming it."""
     model = stage.settings
     unknown = sorted(set(fields) - set(model.model_fields))
     if unknown:
         known = ", ".join(model.model_fields)
         raise ConfigError(f"{stage.name}: no setting {', '.join(unknown)} (its settings: {known})")
+    if stage.defaults is not None:
+        fields = stage.defaults(facts, fields)
     try:
         if stage.section is not None and issubclass(model, _Config):
-            settings = model.from_preset(dict(preset), stage.section, origin, **fields)
+            settings = model.from_preset(dict(facts.preset), stage.section, facts.origin, **fields)
             assert isinstance(settings, model)
             return settings
         return model.model_validate({k: v for k, v in fields.items() if v is not None})
@@ -74,7 +89,7 @@ def invoke(
     stage: Stage[SettingsT, ResultT], store: Store, /, **fields: Any
 ) -> Outcome[SettingsT, ResultT]:
     """Run `stage` on an open store with the settings `fields` give (see the module)."""
-    settings = settings_for(stage, preset_of(store), preset_origin(store), fields)
+    settings = settings_for(stage, store_facts(store), fields)
     return outcome_of(stage, settings, stage.run(store, settings))
 
 
@@ -85,10 +100,8 @@ def invoke_at(
     that creates its store (`init`), the store it makes there."""
     if stage.creates is not None:
         # A new store has no preset yet: the one its `preset` setting names fills the rest.
-        name = fields.get("preset")
-        origin = preset_file_origin(name) if name else "no preset"
-        preset = parse_preset(load_preset_text(name), origin) if name else {}
-        settings = settings_for(stage, preset, origin, fields)
+        facts = new_store_facts(fields.get("preset"), fields.get("lang"))
+        settings = settings_for(stage, facts, fields)
         return outcome_of(stage, settings, stage.creates(db, settings))
     with Store.open(db) as store:
         return invoke(stage, store, **fields)

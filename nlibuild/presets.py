@@ -18,6 +18,7 @@ import keyword
 import operator
 import tomllib
 import types
+from collections.abc import Mapping
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -110,7 +111,7 @@ def parse_preset(text: str, origin: str = "preset") -> dict[str, Any]:
     return preset
 
 
-def stage_defaults(preset: dict[str, Any], stage: str) -> dict[str, Any]:
+def stage_defaults(preset: Mapping[str, Any], stage: str) -> dict[str, Any]:
     """The `[stage]` table of a parsed preset (empty when the preset has none)."""
     section = preset.get(stage, {})
     return section if isinstance(section, dict) else {}

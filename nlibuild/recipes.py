@@ -34,11 +34,10 @@ from pydantic import BaseModel
 from nlibuild.core import registry
 from nlibuild.core.registry import INIT
 from nlibuild.core.signature import input_paths, settings_signature
+from nlibuild.core.stage import StoreFacts
 from nlibuild.errors import ConfigError, InputError, NlibuildError, StepError
 from nlibuild.formats.input_files import read_utf8_text
-from nlibuild.invoke import Outcome, invoke, invoke_at, settings_for
-from nlibuild.options import preset_of, preset_origin
-from nlibuild.presets import load_preset_text, parse_preset, preset_file_origin
+from nlibuild.invoke import Outcome, invoke, invoke_at, new_store_facts, settings_for, store_facts
 from nlibuild.queries.runs import latest_ok_run
 from nlibuild.store import Store
 
@@ -283,26 +282,20 @@ def store_exists(db: Path) -> bool:
     return db.exists() and (not db.is_file() or db.stat().st_size > 0)
 
 
-def _new_store_preset(recipe: Recipe) -> tuple[dict[str, Any], str]:
-    """The preset a store made by the recipe's `init` will hold, as `invoke_at` reads it."""
-    name = recipe.init_fields.get("preset")
-    if not isinstance(name, str):
-        return {}, "no preset"
-    origin = preset_file_origin(name)
-    return parse_preset(load_preset_text(name), origin), origin
+def _new_store_facts(recipe: Recipe) -> StoreFacts:
+    """The preset and language of the store the recipe's `init` will make."""
+    return new_store_facts(recipe.init_fields.get("preset"), recipe.init_fields.get("lang"))
 
 
 _OPTION = re.compile(r"^option (\w+)")
 
 
-def _step_settings(
-    recipe: Recipe, step: RecipeStep, preset: Mapping[str, Any], origin: str
-) -> BaseModel:
+def _step_settings(recipe: Recipe, step: RecipeStep, facts: StoreFacts) -> BaseModel:
     """The step's settings as its run will build them (`invoke.settings_for`); a value the
     model refuses is an `InputError` at the line of its key in the recipe."""
     declared = registry.stage(step.stage)
     try:
-        settings: BaseModel = settings_for(declared, preset, origin, step.fields)
+        settings: BaseModel = settings_for(declared, facts, step.fields)
     except ConfigError as exc:
         option = _OPTION.match(str(exc))
         line = step.line_of(option.group(1)) if option else step.line
@@ -363,10 +356,8 @@ def _decide(
     return PlannedStep(step.number, step.stage, Action.SKIP, f"ran ok as run {ran}", ran_as=ran)
 
 
-def _plan_steps(
-    recipe: Recipe, store: Store | None, preset: Mapping[str, Any], origin: str
-) -> list[PlannedStep]:
-    settings = [_step_settings(recipe, step, preset, origin) for step in recipe.steps]
+def _plan_steps(recipe: Recipe, store: Store | None, facts: StoreFacts) -> list[PlannedStep]:
+    settings = [_step_settings(recipe, step, facts) for step in recipe.steps]
     planned: list[PlannedStep] = []
     runs_from = None if store is not None else 1
     waits_at: int | None = None
@@ -390,36 +381,35 @@ def plan(recipe: Recipe, db: Path) -> list[PlannedStep]:
     """What `run` would do on the store at `db` now, step by step, writing nothing: step 0
     is the store's `init`, run when there is no store yet."""
     if not store_exists(db):
-        preset, origin = _new_store_preset(recipe)
         why = f"no store at {db}: init creates it ({_init_text(recipe.init_fields)})"
         head = PlannedStep(0, INIT.name, Action.RUN, why)
-        return [head, *_plan_steps(recipe, None, preset, origin)]
+        return [head, *_plan_steps(recipe, None, _new_store_facts(recipe))]
     with Store.open(db) as store:
         _check_store(recipe, store, db)
         meta = store.meta()
         why = f"the store exists (lang {meta.get('lang')}, preset {meta.get('preset') or 'none'})"
         head = PlannedStep(0, INIT.name, Action.SKIP, why)
-        return [head, *_plan_steps(recipe, store, preset_of(store), preset_origin(store))]
+        return [head, *_plan_steps(recipe, store, store_facts(store))]
 
 
 def run(recipe: Recipe, db: Path) -> Iterator[StepEvent]:
     """Run the recipe on the store at `db` (made first by its `init` when absent), yielding
     each step as it is done: a `StepRan`, or a `PlannedStep` skipped or waiting, the last."""
     if not store_exists(db):
-        preset, origin = _new_store_preset(recipe)
+        facts = _new_store_facts(recipe)
         for step in recipe.steps:  # a recipe in error makes no store
-            _step_settings(recipe, step, preset, origin)
+            _step_settings(recipe, step, facts)
         outcome = invoke_at(registry.stage(INIT), db, **recipe.init_fields)
         yield StepRan(0, INIT.name, outcome)
     with Store.open(db) as store:
         _check_store(recipe, store, db)
-        preset, origin = preset_of(store), preset_origin(store)
+        facts = store_facts(store)
         for step in recipe.steps:  # every step checked before the first runs
-            _step_settings(recipe, step, preset, origin)
+            _step_settings(recipe, step, facts)
         runs_from: int | None = None
         for step in recipe.steps:
             # Built again now: an earlier step may have written a file this one reads.
-            decided = _decide(step, _step_settings(recipe, step, preset, origin), store, runs_from)
+            decided = _decide(step, _step_settings(recipe, step, facts), store, runs_from)
             if decided.action is not Action.RUN:
                 yield decided
                 if decided.action is Action.WAIT:

@@ -26,7 +26,6 @@ from nlibuild.core.database import SCHEMA_VERSION
 from nlibuild.core.registry import stage
 from nlibuild.errors import StoreError
 from nlibuild.invoke import Outcome, invoke, invoke_at
-from nlibuild.stages.ingest import store_defaults
 from nlibuild.store import Store
 
 OCNLI_SAMPLE = DATA / "sample_ocnli.json"
@@ -143,11 +142,7 @@ CORPUS_LIFE: list[tuple[str, tuple[CliArg, ...], dict[str, Any]]] = [
 
 def invoked(name: str, db: Path, fields: dict[str, Any]) -> Outcome[Any, Any]:
     """The stage `name` run on the store at `db` as a front end other than the CLI runs it."""
-    if name != "ingest":
-        return invoke_at(stage(name), db, **fields)
-    # Its format, language and per-genre defaults come from the open store.
-    with Store.open(db) as store:
-        return invoke(stage(name), store, **store_defaults(store, fields))
+    return invoke_at(stage(name), db, **fields)
 
 
 def test_every_front_end_says_what_the_cli_prints(tmp_path: Path) -> None:

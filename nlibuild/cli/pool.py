@@ -8,9 +8,9 @@ from typing import Annotated
 
 import typer
 
-from nlibuild.cli.common import open_store, print_outcome, state_of, user_errors
+from nlibuild.cli.common import print_outcome, state_of, user_errors
 from nlibuild.errors import ConfigError
-from nlibuild.invoke import invoke, invoke_at
+from nlibuild.invoke import invoke_at
 from nlibuild.models import IngestConfig, LengthUnit, ParagraphMode, SampleConfig, SourceFormat
 from nlibuild.options import choice, default_text, split_list
 
@@ -87,26 +87,24 @@ def ingest(
       nlibuild --db corpus.db ingest data/sources/zh/gov.txt --genre gov
       nlibuild --db corpus.db ingest data/sources/zh/phone.txt --genre phone
     """
-    from nlibuild.stages.ingest import STAGE, store_defaults
+    from nlibuild.stages.ingest import STAGE
 
     with user_errors():
-        store = open_store(state_of(ctx))
-        with store:
-            fields = {
-                "paths": tuple(paths),
-                "format": choice(SourceFormat, format, "--format") if format else None,
-                "genre": genre,
-                "lang": lang,
-                "field": field,
-                "genre_field": genre_field,
-                "genre_from": genre_from,
-                "genre_map": _genre_map(genre_map),
-                "paragraph": choice(ParagraphMode, paragraph, "--paragraph") if paragraph else None,
-                "clean": clean,
-                "strip": _split_regexes(strip),
-                "strict": strict,
-            }
-            outcome = invoke(STAGE, store, **store_defaults(store, fields))
+        fields = {
+            "paths": tuple(paths),
+            "format": choice(SourceFormat, format, "--format") if format else None,
+            "genre": genre,
+            "lang": lang,
+            "field": field,
+            "genre_field": genre_field,
+            "genre_from": genre_from,
+            "genre_map": _genre_map(genre_map),
+            "paragraph": choice(ParagraphMode, paragraph, "--paragraph") if paragraph else None,
+            "clean": clean,
+            "strip": _split_regexes(strip),
+            "strict": strict,
+        }
+        outcome = invoke_at(STAGE, state_of(ctx).db, **fields)
     print_outcome(outcome)
 
 

@@ -17,10 +17,10 @@ registry; the CLI command, the recipe step and the `Corpus` method follow from t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -62,6 +62,22 @@ def no_warnings(_result: object) -> Sequence[str]:
 
 
 @dataclass(frozen=True)
+class StoreFacts:
+    """What a stage's defaults may read of its store, known before the store is opened for
+    the run, or before it exists (a recipe's new store): its parsed preset, how errors name
+    that preset, and the corpus language."""
+
+    preset: Mapping[str, Any]
+    origin: str
+    lang: str
+
+
+Defaults = Callable[[StoreFacts, Mapping[str, Any]], dict[str, Any]]
+"""A stage's own defaults: the fields given (None: not given) with those the store decides
+filled in (ingest: the store's language, the preset's `[ingest.genres.GENRE]`)."""
+
+
+@dataclass(frozen=True)
 class Stage(Generic[SettingsT, ResultT]):
     """One stage of the pipeline, as its module declares it (`STAGE = Stage(...)`)."""
 
@@ -71,14 +87,22 @@ class Stage(Generic[SettingsT, ResultT]):
     summary: Callable[[SettingsT, ResultT], str]
     """The line every front end prints once the run is done: what it did, then
     `(run N, signature)`."""
-    section: str | None = None
-    """The preset section whose keys fill the settings (`[aggregate]`), if any."""
     warnings: Callable[[ResultT], Sequence[str]] = field(default=no_warnings)
     """Lines the CLI prints on stderr as `Warning: ...` (a rule applied to votes it was not
     written for, say)."""
+    defaults: Defaults | None = None
+    """Fields the store decides where none was given, applied before the preset's section
+    (`invoke.settings_for`), so every front end gets them."""
     creates: Callable[[Path, SettingsT], ResultT] | None = None
     """For `init` alone: the run over a new store's path instead of an open store."""
 
     @property
     def name(self) -> str:
         return self.info.name
+
+    @property
+    def section(self) -> str | None:
+        """The preset section whose keys fill the settings (`[aggregate]`), if any: the
+        settings model's own `preset_section`, so that it is declared once."""
+        section = getattr(self.settings, "preset_section", None)
+        return section if isinstance(section, str) else None

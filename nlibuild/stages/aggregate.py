@@ -280,6 +280,5 @@ STAGE = Stage(
     settings=AggregateConfig,
     run=run,
     summary=summary,
-    section="aggregate",
     warnings=lambda result: result.warnings,
 )

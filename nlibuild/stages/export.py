@@ -221,4 +221,4 @@ def _what_was_written(result: ExportResult) -> str:
     )
 
 
-STAGE = Stage(EXPORT, settings=ExportConfig, run=run, summary=summary, section="export")
+STAGE = Stage(EXPORT, settings=ExportConfig, run=run, summary=summary)

@@ -984,4 +984,4 @@ def summary(cfg: ImportConfig, result: ImportResult) -> str:
     )
 
 
-STAGE = Stage(IMPORT, settings=ImportConfig, run=run, summary=summary, section="import")
+STAGE = Stage(IMPORT, settings=ImportConfig, run=run, summary=summary)

@@ -44,7 +44,7 @@ import polars as pl
 from nlibuild.cleaning import Cleaner
 from nlibuild.core.registry import INGEST
 from nlibuild.core.signature import file_sha256
-from nlibuild.core.stage import Stage
+from nlibuild.core.stage import Stage, StoreFacts
 from nlibuild.errors import ConfigError, InputError
 from nlibuild.formats.input_files import require_regular_file
 from nlibuild.formats.sources import (
@@ -73,7 +73,6 @@ from nlibuild.lang import (
     token_length,
 )
 from nlibuild.models import GENRE_PATTERN, IngestConfig, IngestResult, SourceFormat
-from nlibuild.options import preset_of
 from nlibuild.presets import stage_defaults
 from nlibuild.progress import reading
 from nlibuild.queries.pool import pool_keys
@@ -701,12 +700,12 @@ def _thread_steps(
             return
 
 
-def store_defaults(store: Store, fields: Mapping[str, Any]) -> dict[str, Any]:
+def store_defaults(store: StoreFacts, fields: Mapping[str, Any]) -> dict[str, Any]:
     """`fields` (None: not given) with what the store says where they are silent: the
     format the first file's suffix names, the store's language, the paragraph mode and
     cleaning of the preset's `[ingest.genres.GENRE]` (which lies over `[ingest]`, the
     section `invoke` reads), and the preset's `[corpus]` genres as the known ones."""
-    preset = preset_of(store)
+    preset = store.preset
     genre = fields.get("genre")
     per_genre = stage_defaults(preset, "ingest").get("genres", {}).get(genre, {}) if genre else {}
     given = {key: value for key, value in fields.items() if value is not None}
@@ -714,7 +713,7 @@ def store_defaults(store: Store, fields: Mapping[str, Any]) -> dict[str, Any]:
     known = tuple(stage_defaults(preset, "corpus").get("genres", ()))
     return dict(fields) | {
         "format": given.get("format") or (format_of(Path(paths[0])) if paths else None),
-        "lang": given.get("lang") or store.meta().get("lang", "en"),
+        "lang": given.get("lang") or store.lang,
         "paragraph": given.get("paragraph") or per_genre.get("paragraph"),
         "clean": given.get("clean") or per_genre.get("clean"),
         "known_genres": given.get("known_genres", known),
@@ -737,6 +736,6 @@ STAGE = Stage(
     settings=IngestConfig,
     run=run,
     summary=summary,
-    section="ingest",
     warnings=lambda result: result.warnings,
+    defaults=store_defaults,
 )

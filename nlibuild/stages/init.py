@@ -65,6 +65,5 @@ STAGE = Stage(
     settings=InitConfig,
     run=refuse_open_store,
     summary=summary,
-    section="corpus",
     creates=create,
 )

@@ -208,4 +208,4 @@ def summary(_cfg: SampleConfig, result: SampleResult) -> str:
     return f"Sampled {counted(total, 'premise')}: {'; '.join(parts)} {run_note(result)}"
 
 
-STAGE = Stage(SAMPLE, settings=SampleConfig, run=run, summary=summary, section="sample")
+STAGE = Stage(SAMPLE, settings=SampleConfig, run=run, summary=summary)
