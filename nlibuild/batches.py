@@ -8,7 +8,9 @@ by their kind.
 from __future__ import annotations
 
 from nlibuild.errors import ConfigError
+from nlibuild.models import ElicitExportConfig, ElicitExportResult
 from nlibuild.queries.batches import BatchRow, batches_of_kind
+from nlibuild.render import counted, run_note
 from nlibuild.store import Store
 
 ELICIT_BATCH = "elicit"
@@ -37,3 +39,13 @@ def chosen_batches(
     if not batches:
         raise ConfigError(f"the store has no {noun} batches; make some with `nlibuild {command}`")
     return batches
+
+
+def package_summary(cfg: ElicitExportConfig, result: ElicitExportResult) -> str:
+    """The line `elicit export` and `relabel export` end with: what the package holds and
+    the files written."""
+    return (
+        f"Exported {counted(result.batches, 'batch')} ({counted(result.tasks, 'task')}) as "
+        f"{cfg.format.value} to {cfg.out}: {', '.join(p.name for p in result.files)} "
+        f"{run_note(result)}"
+    )

@@ -14,7 +14,16 @@ import sqlite3
 from collections import Counter
 from pathlib import Path
 
-from conftest import FIXTURES, json_rows, new_store, ok, read_jsonl, requires_fixtures
+from conftest import (
+    FIXTURES,
+    json_rows,
+    new_store,
+    ok,
+    ok_result,
+    read_jsonl,
+    requires_fixtures,
+)
+from typer.testing import Result
 
 from nlibuild.lang import overlap_ratio
 from nlibuild.negators import negator_lexicon
@@ -25,9 +34,10 @@ EU = FIXTURES / "xnli_eu_native" / "xnli-eu-native.tsv"
 SNLI = FIXTURES / "snli_prefix"
 
 
-def basque_elicited_store(tmp_path: Path) -> tuple[Path, str]:
+def basque_elicited_store(tmp_path: Path) -> tuple[Path, Result]:
     """XNLIvar's 207 Basque premises sampled and their 621 pairs imported as one writer's
-    SINGLE answers; the store and the import's report."""
+    SINGLE answers; the store and the import's output (its report on stdout, its warnings
+    on stderr)."""
     db = new_store(tmp_path / "eu.db", "--lang", "eu")
     # The premises go through the pool like any sampled text: one per distinct premise.
     ok("--db", db, "ingest", EU, "--format", "tsv", "--field", "premise", "--genre", "native")
@@ -35,7 +45,7 @@ def basque_elicited_store(tmp_path: Path) -> tuple[Path, str]:
     ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--annotators", "eu01",
        "--batch-size", "300")  # fmt: skip
     # The tsv has premise, hypothesis, label: a long answer sheet naming premises by text.
-    report = ok(
+    report = ok_result(
         "--db", db, "elicit", "import", EU, "--format", "csv", "--batch", "e0001",
         "--writer", "eu01", "--label-order", "e,n,c",
     )  # fmt: skip
@@ -44,9 +54,9 @@ def basque_elicited_store(tmp_path: Path) -> tuple[Path, str]:
 
 def test_basque_native_pairs_import_as_one_single_protocol_answer_set(tmp_path: Path) -> None:
     db, report = basque_elicited_store(tmp_path)
-    print(report)
-    assert "Imported 207 answers: 621 pairs added, 0 rejected, 0 marked x" in report
-    assert "no negator lexicon for 'eu'" in report
+    print(report.stdout)
+    assert "Imported 207 answers: 621 pairs added, 0 rejected, 0 marked x" in report.stdout
+    assert "Warning: no negator lexicon for 'eu'" in report.stderr
     with sqlite3.connect(db) as conn:
         shapes = Counter(
             row[0]

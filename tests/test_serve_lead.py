@@ -1,7 +1,8 @@
 """The lead page's buttons (issue 19: "buttons for what the CLI does"): each makes what the
-CLI command would make on the same store, as a run with the same settings signature; a
-value the stage refuses comes back on the page as the CLI's `Error:` line, with nothing
-written; only the lead may use them.
+CLI command would make on the same store, as a run with the same settings signature, and
+says so in the CLI's own closing line (issue 25: one summary for every front end); a value
+the stage refuses comes back on the page as the CLI's `Error:` line, with nothing written;
+only the lead may use them.
 
 Each test runs the button on the workbench store and the CLI command on a copy of it, and
 compares the two stores.
@@ -46,21 +47,28 @@ def press(client: TestClient, action: str, **fields: str) -> str:
     return response.text
 
 
-def same_as_cli(db: Path, tmp_path: Path, *command: CliArg) -> Path:
-    """A copy of `db` as it was, with the CLI's `command` run on it."""
+def same_as_cli(db: Path, tmp_path: Path, *command: CliArg) -> tuple[Path, str]:
+    """A copy of `db` as it was, with the CLI's `command` run on it; the line the command
+    closed with (its summary: same run number and signature as the button's run)."""
     copy = copy_store(db, tmp_path / "cli" / "corpus.db")
-    ok("--db", copy, *command)
-    return copy
+    said = ok("--db", copy, *command).splitlines()[-1]
+    return copy, said
+
+
+def done_line(page: str) -> str:
+    """What the page says the last button did."""
+    return unescape(page).split('role="status">', 1)[1].split("</p>", 1)[0].strip()
 
 
 def test_create_elicitation_batches_makes_what_elicit_create_makes(
     workbench_db: Path, lead: TestClient, tmp_path: Path
 ) -> None:
-    cli = same_as_cli(workbench_db, tmp_path, "elicit", "create", "--protocol", "SINGLE",
-                      "--annotators", "w03,w04", "--batch-size", 5)  # fmt: skip
+    cli, said = same_as_cli(workbench_db, tmp_path, "elicit", "create", "--protocol", "SINGLE",
+                            "--annotators", "w03,w04", "--batch-size", 5)  # fmt: skip
     page = press(lead, "elicit-batches", protocol="SINGLE", writers="w03, w04", batch_size="5")
 
-    assert "Created" in page and "of SINGLE" in page
+    assert said.startswith("Created 10 batches of SINGLE for 2 writers: 50 premises (run ")
+    assert done_line(page) == said
     assert query(workbench_db, LAST_RUN) == query(cli, LAST_RUN)
     assert query(workbench_db, LAST_RUN)[0][:2] == ("elicit-create", "ok")
     assert query(workbench_db, BATCHES) == query(cli, BATCHES)
@@ -71,11 +79,12 @@ def test_create_relabelling_batches_makes_what_relabel_create_makes(
     workbench_db: Path, lead: TestClient, tmp_path: Path
 ) -> None:
     validators = "v01,v02,v03,v04,v05"
-    cli = same_as_cli(workbench_db, tmp_path, "relabel", "create", "--fraction", 1,
-                      "--annotators", validators, "--validators", 3)  # fmt: skip
+    cli, said = same_as_cli(workbench_db, tmp_path, "relabel", "create", "--fraction", 1,
+                            "--annotators", validators, "--validators", 3)  # fmt: skip
     page = press(lead, "relabel-batches", annotators=validators, fraction="1", validators="3")
 
-    assert "for relabelling" in page
+    assert said.startswith("Created ") and "of relabelling for 5 annotators" in said
+    assert done_line(page) == said
     assert query(workbench_db, LAST_RUN) == query(cli, LAST_RUN)
     assert query(workbench_db, BATCHES) == query(cli, BATCHES)
 
@@ -83,10 +92,11 @@ def test_create_relabelling_batches_makes_what_relabel_create_makes(
 def test_aggregate_makes_what_aggregate_labels_makes(
     workbench_db: Path, lead: TestClient, tmp_path: Path
 ) -> None:
-    cli = same_as_cli(workbench_db, tmp_path, "aggregate-labels", "--method", "dawid-skene")
+    cli, said = same_as_cli(workbench_db, tmp_path, "aggregate-labels", "--method", "dawid-skene")
     page = press(lead, "aggregate", method="dawid-skene", min_agree="")
 
-    assert "Aggregated" in page
+    assert said.startswith("Aggregated ")
+    assert done_line(page) == said
     assert query(workbench_db, LAST_RUN) == query(cli, LAST_RUN)
     assert query(workbench_db, LAST_RUN)[0][:2] == ("aggregate-labels", "ok")
     assert query(workbench_db, GOLD) == query(cli, GOLD)

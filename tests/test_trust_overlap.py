@@ -368,7 +368,7 @@ def test_snli_short_hypotheses_are_flagged_far_more_often_relative_to_themselves
 @requires_fixtures
 def test_basque_native_pairs_under_each_measure(tmp_path: Path) -> None:
     db, report = basque_elicited_store(tmp_path)
-    assert "621 pairs added" in report
+    assert "621 pairs added" in report.stdout
     rows = _flagged_by_measure(db)
     # The import checked the default (hypothesis-relative) measure: its findings are the
     # table's pairs over the limit, less the one hypothesis that is its premise (a `copy`,

@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -21,8 +20,10 @@ from elicitation_data import FICTION, NEWS, premise_store
 from test_relabel import build_store, create
 
 import nlibuild.formats.corpora.jsonl as corpus_jsonl
+from nlibuild.core.registry import stage as stage_of
 from nlibuild.errors import OutputError
 from nlibuild.formats.platforms import PLATFORMS
+from nlibuild.invoke import invoke_at
 from nlibuild.models import PlatformFormat
 
 FORMATS = ["jsonl", "csv", "labelstudio", "mturk"]
@@ -148,21 +149,12 @@ def test_a_package_into_an_existing_folder_replaces_only_its_own_files(
 
 @pytest.mark.parametrize(("stage", "field", "make_store"), STAGES)
 def test_a_package_reports_its_files_where_they_end_up(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stage: str, field: str, make_store: Any
+    tmp_path: Path, stage: str, field: str, make_store: Any
 ) -> None:
     db = make_store(tmp_path / "s.db")
-    module = importlib.import_module(f"nlibuild.stages.{stage}_export")
-    results: list[Any] = []
-    real = module.run
-
-    def run(*args: Any) -> Any:
-        results.append(real(*args))
-        return results[-1]
-
-    monkeypatch.setattr(module, "run", run)
     out = tmp_path / "deep" / "package"
-    ok("--db", db, stage, "export", "--all", "--format", "labelstudio", "--out", out)
-    assert sorted(results[0].files) == sorted(out / name for name in snapshot(out))
+    outcome = invoke_at(stage_of(f"{stage}-export"), db, all=True, format="labelstudio", out=out)
+    assert sorted(outcome.result.files) == sorted(out / name for name in snapshot(out))
 
 
 def test_a_file_of_a_package_that_cannot_be_written_is_named_under_out(

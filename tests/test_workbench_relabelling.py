@@ -12,7 +12,9 @@ from elicitation_data import SINGLE
 from workbench_data import batches_of, open_store, premises_of, writing_store
 
 from nlibuild.errors import ConflictError, NotFoundError, SubmissionRefused
+from nlibuild.invoke import invoke
 from nlibuild.models import RelabelItem
+from nlibuild.stages.relabel_import import UNDO_STAGE
 from nlibuild.workbench.relabelling import (
     pair_at_position,
     pair_numbered,
@@ -132,6 +134,25 @@ def test_the_same_label_changes_nothing_and_another_needs_an_undo(store_db: Path
     )
     assert counts == [(2, 1 + (pair[-2] == "c"))]
     assert ok("--db", store_db, "check").strip()
+
+
+def test_an_undo_is_the_relabel_undo_stage_and_says_what_it_took_back(store_db: Path) -> None:
+    batch = relabel_batch(store_db, "v01")
+    with open_store(store_db) as store:
+        pair = relabel_items(store, "v01", batch).items[0].pair_id
+        record_vote(store, "v01", batch, pair, "neutral", 4)
+        undone = invoke(UNDO_STAGE, store, annotator="v01", batch=batch, pair=pair)
+        again = invoke(UNDO_STAGE, store, annotator="v01", batch=batch, pair=pair)
+    assert undone.result is not None and undone.result.removed == 1
+    (run,) = query(store_db, "SELECT id, signature FROM runs WHERE stage = 'relabel-undo'")
+    assert undone.summary == (
+        f"Undid v01's vote on pair {pair} of batch {batch} (run {run[0]}, {run[1]})"
+    )
+    assert again.result is None
+    assert again.summary == (
+        f"Undid nothing: v01's vote on pair {pair} of batch {batch} was not given, so no run "
+        "was recorded"
+    )
 
 
 def test_one_item_is_found_by_its_number_or_position_as_the_batch_lists_it(

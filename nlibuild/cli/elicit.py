@@ -8,7 +8,14 @@ from typing import Annotated
 import typer
 
 from nlibuild.annotator_ids import read_annotator_ids
-from nlibuild.cli.common import open_store, out, renamed_option, state_of, user_errors
+from nlibuild.cli.common import (
+    open_store,
+    out,
+    print_outcome,
+    renamed_option,
+    state_of,
+    user_errors,
+)
 from nlibuild.cli.work_packages import (
     PACKAGE_OUT_HELP,
     AnnotatorMapOption,
@@ -20,10 +27,9 @@ from nlibuild.cli.work_packages import (
     export_package,
 )
 from nlibuild.errors import ConfigError
-from nlibuild.formats.platforms.base import left_open
+from nlibuild.invoke import invoke, invoke_at
 from nlibuild.models import (
     ElicitCreateConfig,
-    ElicitExportConfig,
     ElicitImportConfig,
     ElicitImportResult,
     OnViolation,
@@ -40,9 +46,8 @@ from nlibuild.options import (
     platform_columns_option,
     split_list,
     store_label_names,
-    store_settings,
 )
-from nlibuild.render import counted, render_table
+from nlibuild.render import render_table
 
 elicit_app = typer.Typer(
     help="Hypothesis elicitation: batches of premises out to writers, their answers back in."
@@ -106,39 +111,28 @@ def create(
       nlibuild --db corpus.db elicit create --protocol MULTI_CONSTRAINT --annotators w01,w02 \\
           --batch-size 4 --max-per-writer 8
     """
-    from nlibuild.stages.elicit_create import run
+    from nlibuild.stages.elicit_create import STAGE
 
     with user_errors():
-        store = open_store(state_of(ctx))
-        with store:
-            annotators = renamed_option("--annotators", annotators, "--writers", writers)
-            if annotators is None:
-                raise ConfigError("name the writers with --annotators: a file, or IDs like w01,w02")
-            cfg = store_settings(
-                store,
-                ElicitCreateConfig,
-                "elicit",
-                protocol=choice(Protocol, protocol.upper(), "--protocol") if protocol else None,
-                annotators=read_annotator_ids(annotators),
-                batch_size=batch_size,
-                max_per_writer=max_per_writer,
-                genres=split_list(genre),
-                lang=lang,
-                seed=seed,
-                premises=premises,
-            )
-            result = run(store, cfg)
-    for batch in result.batches:
+        annotators = renamed_option("--annotators", annotators, "--writers", writers)
+        if annotators is None:
+            raise ConfigError("name the writers with --annotators: a file, or IDs like w01,w02")
+        outcome = invoke_at(
+            STAGE,
+            state_of(ctx).db,
+            protocol=choice(Protocol, protocol.upper(), "--protocol") if protocol else None,
+            annotators=read_annotator_ids(annotators),
+            batch_size=batch_size,
+            max_per_writer=max_per_writer,
+            genres=split_list(genre),
+            lang=lang,
+            seed=seed,
+            premises=premises,
+        )
+    for batch in outcome.result.batches:
         genres = ", ".join(f"{g} {n}" for g, n in batch.genres.items())
         out.print(f"{batch.id}  {batch.writer}  {batch.premises} premises ({genres})", markup=False)
-    left = f"; {result.unassigned} left unassigned (every writer is at the cap)"
-    out.print(
-        f"Created {counted(len(result.batches), 'batch')} of {cfg.protocol.value} for "
-        f"{counted(len({b.writer for b in result.batches}), 'writer')}: "
-        f"{counted(sum(b.premises for b in result.batches), 'premise')}"
-        f"{left if result.unassigned else ''} (run {result.run_id}, {result.signature})",
-        markup=False,
-    )
+    print_outcome(outcome)
 
 
 @elicit_app.command("export")
@@ -160,10 +154,9 @@ def export(
       nlibuild --db corpus.db elicit export e0001 --format labelstudio --out elicit-zh
       nlibuild --db corpus.db elicit export --all --format csv --out elicit-csv
     """
-    from nlibuild.stages.elicit_export import run
+    from nlibuild.stages.elicit_export import STAGE
 
-    export_package(ctx, ElicitExportConfig, run, batches, all_batches, format, out_dir,
-                   instructions)  # fmt: skip
+    export_package(ctx, STAGE, batches, all_batches, format, out_dir, instructions)
 
 
 @elicit_app.command("import")
@@ -234,47 +227,42 @@ def import_(
       nlibuild --db corpus.db elicit import data/elicit/zh_e0001.labelstudio.json --format \\
           labelstudio --annotator-map data/elicit/annotators.csv
     """
-    from nlibuild.stages.elicit_import import run
+    from nlibuild.stages.elicit_import import STAGE
 
-    with user_errors():
-        store = open_store(state_of(ctx))
-        with store:
-            cfg = store_settings(
-                store,
-                ElicitImportConfig,
-                "elicit",
-                path=file,
-                format=choice(PlatformFormat, format, "--format"),
-                annotator_map=annotator_map(annotator_map_file, old_annotator_map, "elicit import"),
-                on_violation=(
-                    choice(OnViolation, on_violation, "--on-violation") if on_violation else None
-                ),
-                max_overlap=max_overlap,
-                overlap_measure=(
-                    choice(OverlapMeasure, overlap_measure, "--overlap-measure")
-                    if overlap_measure
-                    else None
-                ),
-                overlap_severity=(
-                    choice(Severity, overlap_severity, "--overlap-severity")
-                    if overlap_severity
-                    else None
-                ),
-                negators=tuple(negators or ()),
-                batch=batch,
-                writer=writer,
-                label_order=label_order_option(label_order, "--label-order"),
-                label_names=store_label_names(store),
-                columns=platform_columns_option(columns),
-            )
-            result = run(store, cfg)
-    render_import_report(result)
+    with user_errors(), open_store(state_of(ctx)) as store:
+        outcome = invoke(
+            STAGE,
+            store,
+            path=file,
+            format=choice(PlatformFormat, format, "--format"),
+            annotator_map=annotator_map(annotator_map_file, old_annotator_map, "elicit import"),
+            on_violation=(
+                choice(OnViolation, on_violation, "--on-violation") if on_violation else None
+            ),
+            max_overlap=max_overlap,
+            overlap_measure=(
+                choice(OverlapMeasure, overlap_measure, "--overlap-measure")
+                if overlap_measure
+                else None
+            ),
+            overlap_severity=(
+                choice(Severity, overlap_severity, "--overlap-severity")
+                if overlap_severity
+                else None
+            ),
+            negators=tuple(negators or ()),
+            batch=batch,
+            writer=writer,
+            label_order=label_order_option(label_order, "--label-order"),
+            label_names=store_label_names(store),
+            columns=platform_columns_option(columns),
+        )
+    render_import_tables(outcome.result)
+    print_outcome(outcome)
 
 
-def render_import_report(result: ElicitImportResult) -> None:
-    """Per rule and per writer, then the one closing line."""
-    for warning in result.warnings:
-        out.print(f"Warning: {warning}", markup=False)
+def render_import_tables(result: ElicitImportResult) -> None:
+    """The checks per rule and the answers per writer, above the summary line."""
     if result.rules:
         render_table(
             out,
@@ -296,14 +284,3 @@ def render_import_report(result: ElicitImportResult) -> None:
             ],
             TableFormat.TABLE,
         )  # fmt: skip
-    dropped = "".join(f", {n} {why}" for why, n in sorted(result.dropped.items()))
-    if result.left_open:
-        dropped += f", {left_open(result.left_open)}"
-    out.print(
-        f"Imported {counted(result.answers, 'answer')}{dropped}: "
-        f"{counted(result.pairs_added, 'pair')} added, {result.pairs_rejected} rejected, "
-        f"{result.unusable} marked x, {result.unchanged} already imported; "
-        f"{counted(result.violations_added, 'violation')} stored "
-        f"(run {result.run_id}, {result.signature})",
-        markup=False,
-    )

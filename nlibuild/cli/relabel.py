@@ -8,7 +8,14 @@ from typing import Annotated
 import typer
 
 from nlibuild.annotator_ids import read_annotator_ids
-from nlibuild.cli.common import TableLabelsOption, open_store, out, state_of, user_errors
+from nlibuild.cli.common import (
+    TableLabelsOption,
+    open_store,
+    out,
+    print_outcome,
+    state_of,
+    user_errors,
+)
 from nlibuild.cli.work_packages import (
     PACKAGE_OUT_HELP,
     AnnotatorMapOption,
@@ -20,13 +27,11 @@ from nlibuild.cli.work_packages import (
     export_package,
 )
 from nlibuild.errors import ConfigError
+from nlibuild.invoke import invoke, invoke_at
 from nlibuild.models import (
     PlatformFormat,
     Protocol,
     RelabelCreateConfig,
-    RelabelExportConfig,
-    RelabelImportConfig,
-    RelabelImportResult,
     StratumKey,
     TableFormat,
 )
@@ -37,7 +42,6 @@ from nlibuild.options import (
     platform_columns_option,
     split_list,
     store_label_names,
-    store_settings,
     value_mapping_option,
 )
 from nlibuild.render import counted, render_table
@@ -122,46 +126,34 @@ def create(
     \b
       nlibuild --db corpus.db relabel create --fraction 0.5 --annotators w01,v01,v02,v03,v04
     """
-    from nlibuild.stages.relabel_create import run
+    from nlibuild.stages.relabel_create import STAGE
 
     with user_errors():
-        store = open_store(state_of(ctx))
-        with store:
-            if annotators is None:
-                raise ConfigError(
-                    "name the validators with --annotators: a file, or IDs like v01,v02,v03,v04"
-                )
-            drawing = {"--fraction": fraction, "--protocol": protocol, "--stratify": stratify}
-            if pairs is not None and (given := [k for k, v in drawing.items() if v is not None]):
-                raise ConfigError(
-                    f"{given[0]} draws a share of the pairs, and --pairs names them: "
-                    "give one or the other"
-                )
-            cfg = store_settings(
-                store,
-                RelabelCreateConfig,
-                "relabel",
-                annotators=read_annotator_ids(annotators),
-                fraction=fraction,
-                validators=validators,
-                protocol=choice(Protocol, protocol.upper(), "--protocol") if protocol else None,
-                stratify=stratify_option(stratify) if stratify is not None else None,
-                batch_size=batch_size,
-                seed=seed,
-                pairs=pairs,
+        if annotators is None:
+            raise ConfigError(
+                "name the validators with --annotators: a file, or IDs like v01,v02,v03,v04"
             )
-            result = run(store, cfg)
-    for batch in result.batches:
+        drawing = {"--fraction": fraction, "--protocol": protocol, "--stratify": stratify}
+        if pairs is not None and (given := [k for k, v in drawing.items() if v is not None]):
+            raise ConfigError(
+                f"{given[0]} draws a share of the pairs, and --pairs names them: "
+                "give one or the other"
+            )
+        outcome = invoke_at(
+            STAGE,
+            state_of(ctx).db,
+            annotators=read_annotator_ids(annotators),
+            fraction=fraction,
+            validators=validators,
+            protocol=choice(Protocol, protocol.upper(), "--protocol") if protocol else None,
+            stratify=stratify_option(stratify) if stratify is not None else None,
+            batch_size=batch_size,
+            seed=seed,
+            pairs=pairs,
+        )
+    for batch in outcome.result.batches:
         out.print(f"{batch.id}  {batch.annotator}  {counted(batch.pairs, 'pair')}", markup=False)
-    out.print(
-        f"Created {counted(len(result.batches), 'batch')} of relabelling for "
-        f"{counted(len({b.annotator for b in result.batches}), 'annotator')}: "
-        f"{result.picked} of {counted(result.candidates, 'waiting pair')} "
-        f"({len(result.strata)} {'stratum' if len(result.strata) == 1 else 'strata'}), "
-        f"{cfg.validators} validators each, "
-        f"{counted(result.assignments, 'assignment')} (run {result.run_id}, {result.signature})",
-        markup=False,
-    )
+    print_outcome(outcome)
 
 
 @relabel_app.command("export")
@@ -182,10 +174,9 @@ def export(
     \b
       nlibuild --db corpus.db relabel export --all --format labelstudio --out relabel-zh
     """
-    from nlibuild.stages.relabel_export import run
+    from nlibuild.stages.relabel_export import STAGE
 
-    export_package(ctx, RelabelExportConfig, run, batches, all_batches, format, out_dir,
-                   instructions)  # fmt: skip
+    export_package(ctx, STAGE, batches, all_batches, format, out_dir, instructions)
 
 
 @relabel_app.command("import")
@@ -217,44 +208,28 @@ def import_(
       nlibuild --db corpus.db relabel import data/relabel/zh_votes.jsonl
       nlibuild --db corpus.db aggregate-labels
     """
-    from nlibuild.stages.relabel_import import run
+    from nlibuild.stages.relabel_import import STAGE
 
-    with user_errors():
-        store = open_store(state_of(ctx))
-        with store:
-            cfg = RelabelImportConfig(
-                path=file,
-                format=choice(PlatformFormat, format, "--format"),
-                annotator_map=annotator_map(
-                    annotator_map_file, old_annotator_map, "relabel import"
-                ),
-                label_order=label_order_option(label_order, "--label-order"),
-                label_names=store_label_names(store),
-                columns=platform_columns_option(columns) or {},
-                label_values=value_mapping_option(labels, "--labels") or {},
-            )
-            result = run(store, cfg)
-    render_vote_report(result)
-
-
-def render_vote_report(result: RelabelImportResult) -> None:
-    """Per annotator, then the one closing line."""
-    if result.annotators:
+    with user_errors(), open_store(state_of(ctx)) as store:
+        outcome = invoke(
+            STAGE,
+            store,
+            path=file,
+            format=choice(PlatformFormat, format, "--format"),
+            annotator_map=annotator_map(annotator_map_file, old_annotator_map, "relabel import"),
+            label_order=label_order_option(label_order, "--label-order"),
+            label_names=store_label_names(store),
+            columns=platform_columns_option(columns),
+            label_values=value_mapping_option(labels, "--labels"),
+        )
+    if outcome.result.annotators:
         render_table(
             out,
             "Annotators",
             ["annotator", "votes", "added", "already imported", "own pairs (refused)",
              "not assigned"],
             [(a.annotator, a.votes, a.added, a.unchanged, a.author_votes, a.unassigned)
-             for a in result.annotators],
+             for a in outcome.result.annotators],
             TableFormat.TABLE,
         )  # fmt: skip
-    dropped = "".join(f", {n} {why}" for why, n in sorted(result.dropped.items()))
-    out.print(
-        f"Imported {counted(result.votes, 'vote')}{dropped}: {result.added} added, "
-        f"{result.unchanged} already imported, {result.author_votes} refused (by the pair's "
-        f"author), {result.unassigned} not assigned to their annotator; "
-        f"{counted(result.violations_added, 'violation')} stored "
-        f"(run {result.run_id}, {result.signature})",
-        markup=False,
-    )
+    print_outcome(outcome)

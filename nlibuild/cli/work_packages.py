@@ -4,19 +4,24 @@ commands (a work package of batches for an annotation platform)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
 
 from nlibuild.annotators import is_annotator_map
-from nlibuild.cli.common import open_store, out, state_of, user_errors, warn_deprecated
+from nlibuild.cli.common import (
+    open_store,
+    print_outcome,
+    state_of,
+    user_errors,
+    warn_deprecated,
+)
+from nlibuild.core.stage import Stage
 from nlibuild.errors import ConfigError
+from nlibuild.invoke import invoke
 from nlibuild.models import ElicitExportConfig, PlatformFormat, RelabelExportConfig
 from nlibuild.options import choice, split_list, store_label_names
-from nlibuild.render import counted
-from nlibuild.store import Store
 
 ExportConfigT = TypeVar("ExportConfigT", ElicitExportConfig, RelabelExportConfig)
 
@@ -75,31 +80,24 @@ def annotator_map(new: Path | None, old: str | None, command: str) -> Path | Non
 
 def export_package(
     ctx: typer.Context,
-    config_type: type[ExportConfigT],
-    run: Callable[[Store, ExportConfigT], Any],
+    stage: Stage[ExportConfigT, Any],
     batches: list[str] | None,
     all_batches: bool,
     format: str,
     out_dir: Path,
     instructions: str,
 ) -> None:
-    """The body of `elicit export` and `relabel export`: build the config, run the stage,
-    print the closing line."""
-    with user_errors():
-        store = open_store(state_of(ctx))
-        with store:
-            cfg = config_type(
-                batches=split_list(batches),
-                all=all_batches,
-                format=choice(PlatformFormat, format, "--format"),
-                out=out_dir,
-                instruction_langs=split_list([instructions]),
-                label_names=store_label_names(store),
-            )
-            result = run(store, cfg)
-    out.print(
-        f"Exported {counted(result.batches, 'batch')} ({counted(result.tasks, 'task')}) as "
-        f"{cfg.format.value} to {cfg.out}: {', '.join(p.name for p in result.files)} "
-        f"(run {result.run_id}, {result.signature})",
-        markup=False,
-    )
+    """The body of `elicit export` and `relabel export`: the options as the stage's
+    settings (the forms name the labels as the store's preset does), then its line."""
+    with user_errors(), open_store(state_of(ctx)) as store:
+        outcome = invoke(
+            stage,
+            store,
+            batches=split_list(batches),
+            all=all_batches,
+            format=choice(PlatformFormat, format, "--format"),
+            out=out_dir,
+            instruction_langs=split_list([instructions]),
+            label_names=store_label_names(store),
+        )
+    print_outcome(outcome)

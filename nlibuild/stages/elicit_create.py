@@ -22,12 +22,14 @@ from pathlib import Path
 
 from nlibuild.batches import ELICIT_BATCH
 from nlibuild.core.registry import ELICIT_CREATE
+from nlibuild.core.stage import Stage
 from nlibuild.errors import ConfigError, InputError
 from nlibuild.formats.id_lists import read_id_lines
 from nlibuild.models import CreatedBatch, ElicitCreateConfig, ElicitCreateResult
 from nlibuild.queries.batches import batch_ids, items_per_annotator, unassigned_premises
 from nlibuild.queries.premises import premises_by_id
 from nlibuild.ranking import seeded_rank
+from nlibuild.render import counted, run_note
 from nlibuild.store import Store
 
 BATCH_PREFIX = "e"
@@ -142,3 +144,18 @@ def run(store: Store, cfg: ElicitCreateConfig) -> ElicitCreateResult:
     return ElicitCreateResult(
         run_id=run_id, signature=run.signature, batches=created, unassigned=left
     )
+
+
+def summary(cfg: ElicitCreateConfig, result: ElicitCreateResult) -> str:
+    left = f"; {result.unassigned} left unassigned (every writer is at the cap)"
+    return (
+        f"Created {counted(len(result.batches), 'batch')} of {cfg.protocol.value} for "
+        f"{counted(len({b.writer for b in result.batches}), 'writer')}: "
+        f"{counted(sum(b.premises for b in result.batches), 'premise')}"
+        f"{left if result.unassigned else ''} {run_note(result)}"
+    )
+
+
+STAGE = Stage(
+    ELICIT_CREATE, settings=ElicitCreateConfig, run=run, summary=summary, section="elicit"
+)

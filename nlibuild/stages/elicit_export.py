@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nlibuild.batches import ELICIT_BATCH, chosen_batches
+from nlibuild.batches import ELICIT_BATCH, chosen_batches, package_summary
 from nlibuild.core.registry import ELICIT_EXPORT
+from nlibuild.core.stage import Stage
 from nlibuild.elicitation import hypotheses_per_label
 from nlibuild.formats.platforms import platform_for
 from nlibuild.formats.tabular import write_package
@@ -72,3 +73,6 @@ def run(store: Store, cfg: ElicitExportConfig) -> ElicitExportResult:
     return ElicitExportResult(
         run_id=run_id, signature=run.signature, batches=len(batches), tasks=tasks, files=files
     )
+
+
+STAGE = Stage(ELICIT_EXPORT, settings=ElicitExportConfig, run=run, summary=package_summary)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from nlibuild.annotators import platform_annotators
 from nlibuild.batches import ELICIT_BATCH
 from nlibuild.core.registry import ELICIT_IMPORT
+from nlibuild.core.stage import Stage
 from nlibuild.elicitation import (
     PROTOCOL_TAGS,
     CheckedAnswer,
@@ -39,7 +40,7 @@ from nlibuild.elicitation import (
 from nlibuild.errors import ConfigError, ConflictError, InputError, in_file
 from nlibuild.formats.input_files import require_regular_file
 from nlibuild.formats.platforms import import_platform
-from nlibuild.formats.platforms.base import AnswerFile, RawAnswer
+from nlibuild.formats.platforms.base import AnswerFile, RawAnswer, left_open
 from nlibuild.labels import LabelNormaliser
 from nlibuild.lang import normalise_text
 from nlibuild.models import (
@@ -61,6 +62,7 @@ from nlibuild.queries.batches import (
     batches_of_kind,
 )
 from nlibuild.queries.pairs import existing_pair_ids
+from nlibuild.render import counted, run_note
 from nlibuild.store import ElicitedPairRow, Store, ViolationRow
 
 _ANSWERED = "answered"
@@ -439,3 +441,27 @@ def run_answers(store: Store, cfg: ElicitImportConfig, parsed: AnswerFile) -> El
              "unusable": result.unusable, "violations_added": added},
         )  # fmt: skip
     return result
+
+
+def summary(_cfg: ElicitImportConfig, result: ElicitImportResult) -> str:
+    """What was read, what was added, what was refused (the CLI shows the checks per rule
+    and per writer above it)."""
+    dropped = "".join(f", {n} {why}" for why, n in sorted(result.dropped.items()))
+    if result.left_open:
+        dropped += f", {left_open(result.left_open)}"
+    return (
+        f"Imported {counted(result.answers, 'answer')}{dropped}: "
+        f"{counted(result.pairs_added, 'pair')} added, {result.pairs_rejected} rejected, "
+        f"{result.unusable} marked x, {result.unchanged} already imported; "
+        f"{counted(result.violations_added, 'violation')} stored {run_note(result)}"
+    )
+
+
+STAGE = Stage(
+    ELICIT_IMPORT,
+    settings=ElicitImportConfig,
+    run=run,
+    summary=summary,
+    section="elicit",
+    warnings=lambda result: result.warnings,
+)

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from nlibuild.batches import RELABEL_BATCH
 from nlibuild.core.registry import RELABEL_CREATE
+from nlibuild.core.stage import Stage
 from nlibuild.errors import ConfigError, InputError
 from nlibuild.formats.id_lists import read_id_lines
 from nlibuild.models import (
@@ -46,6 +47,7 @@ from nlibuild.queries.batches import (
     relabel_pairs,
 )
 from nlibuild.ranking import seeded_rank
+from nlibuild.render import counted, run_note
 from nlibuild.store import Store
 
 BATCH_PREFIX = "r"
@@ -211,3 +213,19 @@ def run(store: Store, cfg: RelabelCreateConfig) -> RelabelCreateResult:
         strata=strata,
         batches=created,
     )
+
+
+def summary(cfg: RelabelCreateConfig, result: RelabelCreateResult) -> str:
+    strata = "stratum" if len(result.strata) == 1 else "strata"
+    return (
+        f"Created {counted(len(result.batches), 'batch')} of relabelling for "
+        f"{counted(len({b.annotator for b in result.batches}), 'annotator')}: "
+        f"{result.picked} of {counted(result.candidates, 'waiting pair')} "
+        f"({len(result.strata)} {strata}), {cfg.validators} validators each, "
+        f"{counted(result.assignments, 'assignment')} {run_note(result)}"
+    )
+
+
+STAGE = Stage(
+    RELABEL_CREATE, settings=RelabelCreateConfig, run=run, summary=summary, section="relabel"
+)

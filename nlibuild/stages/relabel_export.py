@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nlibuild.batches import RELABEL_BATCH, chosen_batches
+from nlibuild.batches import RELABEL_BATCH, chosen_batches, package_summary
 from nlibuild.core.registry import RELABEL_EXPORT
+from nlibuild.core.stage import Stage
 from nlibuild.formats.platforms import platform_for
 from nlibuild.formats.tabular import write_package
 from nlibuild.label_names import LabelNames, shown_name
@@ -87,3 +88,6 @@ def run(store: Store, cfg: RelabelExportConfig) -> RelabelExportResult:
     return RelabelExportResult(
         run_id=run_id, signature=run.signature, batches=len(batches), tasks=tasks, files=files
     )
+
+
+STAGE = Stage(RELABEL_EXPORT, settings=RelabelExportConfig, run=run, summary=package_summary)

@@ -20,9 +20,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from pydantic import BaseModel
+
 from nlibuild.annotators import platform_annotators
 from nlibuild.batches import RELABEL_BATCH
 from nlibuild.core.registry import RELABEL_IMPORT, RELABEL_UNDO
+from nlibuild.core.stage import Stage
 from nlibuild.errors import ConflictError, InputError
 from nlibuild.formats.platforms import import_platform
 from nlibuild.formats.platforms.base import RawVote, VoteFile
@@ -38,6 +41,7 @@ from nlibuild.models import (
 from nlibuild.queries.batches import Assignment, assignments_of_items, batches_of_kind
 from nlibuild.queries.meta import store_labels
 from nlibuild.queries.pairs import vote_targets
+from nlibuild.render import counted, run_note
 from nlibuild.store import Store, ViolationRow
 
 AUTHOR_VOTE = "author_vote"
@@ -262,10 +266,29 @@ def run_votes(store: Store, cfg: RelabelImportConfig, parsed: VoteFile) -> Relab
     return result
 
 
-def undo_vote(store: Store, cfg: VoteUndoConfig) -> int:
+def summary(_cfg: RelabelImportConfig, result: RelabelImportResult) -> str:
+    """What was read, added and refused (the CLI shows the table per annotator above it)."""
+    dropped = "".join(f", {n} {why}" for why, n in sorted(result.dropped.items()))
+    return (
+        f"Imported {counted(result.votes, 'vote')}{dropped}: {result.added} added, "
+        f"{result.unchanged} already imported, {result.author_votes} refused (by the pair's "
+        f"author), {result.unassigned} not assigned to their annotator; "
+        f"{counted(result.violations_added, 'violation')} stored {run_note(result)}"
+    )
+
+
+class VoteUndoResult(BaseModel):
+    """A vote taken back (the workbench's undo), by the run that removed it."""
+
+    run_id: int
+    signature: str
+    removed: int
+
+
+def undo_vote(store: Store, cfg: VoteUndoConfig) -> VoteUndoResult | None:
     """Take back an annotator's vote on a pair of their relabelling batch (the workbench's
     undo), as a run of its own: the vote, its time and the assignment's answer go, and the
-    pair's counts are recounted. Returns the votes removed (0: there was none)."""
+    pair's counts are recounted. None, and no run, when they have no vote on it to undo."""
     annotator_pk = store.annotator_pks([cfg.annotator]).get(cfg.annotator)
     targets = vote_targets(store, [cfg.pair])
     assignment = next(
@@ -276,8 +299,22 @@ def undo_vote(store: Store, cfg: VoteUndoConfig) -> int:
     if annotator_pk is None or cfg.pair not in targets or assignment is None:
         raise ConflictError(f"{cfg.annotator} has no pair {cfg.pair} in batch {cfg.batch}")
     if cfg.annotator not in targets[cfg.pair][3]:
-        return 0
+        return None
     with store.recorded_run(RELABEL_UNDO, cfg) as run:
         removed = store.remove_vote(targets[cfg.pair][0], annotator_pk, assignment.batch_pk, run.id)
         run.finish({"removed": removed})
-    return removed
+    return VoteUndoResult(run_id=run.id, signature=run.signature, removed=removed)
+
+
+def undo_summary(cfg: VoteUndoConfig, result: VoteUndoResult | None) -> str:
+    """`relabel-undo` has no command of its own: this is its line where every stage's run
+    is shown (the Python API, a recipe's log)."""
+    vote = f"{cfg.annotator}'s vote on pair {cfg.pair} of batch {cfg.batch}"
+    if result is None:
+        return f"Undid nothing: {vote} was not given, so no run was recorded"
+    return f"Undid {vote} {run_note(result)}"
+
+
+STAGE = Stage(RELABEL_IMPORT, settings=RelabelImportConfig, run=run, summary=summary)
+
+UNDO_STAGE = Stage(RELABEL_UNDO, settings=VoteUndoConfig, run=undo_vote, summary=undo_summary)

@@ -2,11 +2,12 @@
 buttons for what the CLI does: create elicitation batches (`elicit create`), create
 relabelling batches (`relabel create`), aggregate labels (`aggregate-labels`).
 
-Each button is a POST form (with the CSRF token, as every form) that builds the stage's
-settings model as the CLI does (`store_settings`: the form's values, then the store's
-preset, then the model's defaults) and runs the same stage, so it makes the same recorded
-run. A value the model or the stage refuses comes back on the page as the `Error:` line
-the CLI would print, with nothing written. Only the lead may see or use them (403).
+Each button is a POST form (with the CSRF token, as every form) whose values go through
+`invoke`, as the CLI's options do (the form's values, then the store's preset, then the
+settings model's defaults), so it makes the same recorded run and the page says what the
+CLI prints: the stage's summary line. A value the model or the stage refuses comes back on
+the page as the `Error:` line the CLI would print, with nothing written. Only the lead may
+see or use them (403).
 """
 
 from __future__ import annotations
@@ -22,16 +23,8 @@ from starlette.routing import Route
 
 from nlibuild.errors import ConfigError, NlibuildError
 from nlibuild.invoke import invoke, option_problem
-from nlibuild.models import (
-    AggregateMethod,
-    AgreementStat,
-    ElicitCreateConfig,
-    Protocol,
-    RelabelCreateConfig,
-    Role,
-)
-from nlibuild.options import min_agree_option, store_settings
-from nlibuild.render import counted
+from nlibuild.models import AggregateMethod, AgreementStat, Protocol, Role
+from nlibuild.options import min_agree_option
 from nlibuild.stats import StatsOptions
 from nlibuild.stats.agreement import agreement_settings, compute_agreement, rule_note
 from nlibuild.store import Store
@@ -130,44 +123,32 @@ def id_list(form: Form, name: str, who: str) -> tuple[str, ...]:
 
 
 def create_elicit_batches(store: Store, form: Form) -> str:
-    from nlibuild.stages.elicit_create import run
+    from nlibuild.stages.elicit_create import STAGE
 
     protocol = given(form, "protocol")
-    cfg = store_settings(
+    outcome = invoke(
+        STAGE,
         store,
-        ElicitCreateConfig,
-        "elicit",
         protocol=protocol.upper() if protocol else None,
         annotators=id_list(form, "writers", "writers"),
         batch_size=number(form, "batch_size", int, "batch size"),
         max_per_writer=number(form, "max_per_writer", int, "most premises per writer"),
     )
-    result = run(store, cfg)
-    return (
-        f"Created {counted(len(result.batches), 'batch')} of {cfg.protocol.value} "
-        f"({', '.join(b.id for b in result.batches)}): "
-        f"{counted(sum(b.premises for b in result.batches), 'premise')} (run {result.run_id})"
-    )
+    return outcome.summary
 
 
 def create_relabel_batches(store: Store, form: Form) -> str:
-    from nlibuild.stages.relabel_create import run
+    from nlibuild.stages.relabel_create import STAGE
 
-    cfg = store_settings(
+    outcome = invoke(
+        STAGE,
         store,
-        RelabelCreateConfig,
-        "relabel",
         annotators=id_list(form, "annotators", "validators"),
         fraction=number(form, "fraction", float, "fraction"),
         validators=number(form, "validators", int, "validators per pair"),
         batch_size=number(form, "batch_size", int, "batch size"),
     )
-    result = run(store, cfg)
-    return (
-        f"Picked {counted(result.picked, 'pair')} of {result.candidates} for relabelling: "
-        f"{counted(len(result.batches), 'batch')}, {result.assignments} assignments "
-        f"(run {result.run_id})"
-    )
+    return outcome.summary
 
 
 def aggregate_labels(store: Store, form: Form) -> str:

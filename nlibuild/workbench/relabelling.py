@@ -6,11 +6,13 @@ validator's own vote; never the pair's author, its intended label or anyone else
 A pair the validator wrote is never among their items, nor can they vote on it.
 
 A vote is recorded by `relabel import`'s own logic (`stages.relabel_import.run_votes`)
-with an in-memory vote and the seconds spent on the item (stored in `vote_times`). The
-same label again changes nothing. A vote is changed by undoing it first (`undo_vote`, a
-run of its own that removes the vote and reopens the item), then voting again: the import
-keeps a person's first vote and refuses a different second one, and the page's undo is the
-explicit way to take one back.
+with an in-memory vote and the seconds spent on the item (stored in `vote_times`): a run
+of `relabel-import`, as a file's would be, though not through `invoke`, whose settings
+name a file to read. The same label again changes nothing. A vote is changed by undoing
+it first (`undo_vote`: the stage `relabel-undo` through `invoke`, a run of its own that
+removes the vote and reopens the item), then voting again: the import keeps a person's
+first vote and refuses a different second one, and the page's undo is the explicit way to
+take one back.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 from nlibuild.batches import RELABEL_BATCH
 from nlibuild.errors import ConflictError, NotFoundError, SubmissionRefused
 from nlibuild.formats.platforms.base import RawVote, VoteFile
+from nlibuild.invoke import invoke
 from nlibuild.label_names import shown_name
 from nlibuild.models import (
     LabelChoice,
@@ -26,7 +29,6 @@ from nlibuild.models import (
     RelabelItem,
     RelabelPage,
     VoteResult,
-    VoteUndoConfig,
     WorkBatch,
 )
 from nlibuild.options import store_label_names
@@ -39,8 +41,7 @@ from nlibuild.queries.workbench_work import (
     own_pair_of_id,
     own_pairs,
 )
-from nlibuild.stages.relabel_import import run_votes
-from nlibuild.stages.relabel_import import undo_vote as undo_stage
+from nlibuild.stages.relabel_import import UNDO_STAGE, run_votes
 from nlibuild.store import Store
 from nlibuild.workbench.feedback import WORKBENCH_PATH, WORKBENCH_SOURCE
 
@@ -162,5 +163,5 @@ def record_vote(
 def undo_vote(store: Store, annotator_id: str, batch_id: str, pair_id: str) -> bool:
     """Take back the validator's vote on a pair of their batch; whether there was one."""
     _own_pair(store, annotator_id, batch_id, pair_id)
-    cfg = VoteUndoConfig(annotator=annotator_id, batch=batch_id, pair=pair_id)
-    return undo_stage(store, cfg) > 0
+    outcome = invoke(UNDO_STAGE, store, annotator=annotator_id, batch=batch_id, pair=pair_id)
+    return outcome.result is not None
