@@ -9,6 +9,9 @@ names, else the corpus language's built-in ones below, else people see the canon
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
+
+from nlibuild.core.stage import StoreFacts
 
 LabelNames = tuple[tuple[str, str], ...]
 """(canonical label, the name people see) for each label that has a name, in settings."""
@@ -46,3 +49,14 @@ def canonical_label(raw: str, names: LabelNames) -> str:
     text is given back as it is, for the label reader to take or refuse."""
     by_name = {name.casefold(): label for label, name in names}
     return by_name.get(raw.strip().casefold(), raw)
+
+
+def label_names_default(store: StoreFacts, fields: Mapping[str, Any]) -> dict[str, Any]:
+    """The `defaults` of a stage whose work packages show, or whose answers may give back,
+    the label names: the store's (its preset's `[labels.names]`, else its language's),
+    unless the fields name others. Every front end thus writes the same package."""
+    if fields.get("label_names") is not None:
+        return dict(fields)
+    labels = store.preset.get("labels", {})
+    preset_names = labels.get("names") if isinstance(labels, Mapping) else None
+    return dict(fields) | {"label_names": label_names(store.lang, preset_names)}

@@ -9,7 +9,6 @@ import typer
 
 from nlibuild.annotator_ids import read_annotator_ids
 from nlibuild.cli.common import (
-    open_store,
     out,
     print_outcome,
     renamed_option,
@@ -27,7 +26,7 @@ from nlibuild.cli.work_packages import (
     export_package,
 )
 from nlibuild.errors import ConfigError
-from nlibuild.invoke import invoke, invoke_at
+from nlibuild.invoke import invoke_at
 from nlibuild.models import (
     ElicitCreateConfig,
     ElicitImportConfig,
@@ -45,7 +44,6 @@ from nlibuild.options import (
     label_order_option,
     platform_columns_option,
     split_list,
-    store_label_names,
 )
 from nlibuild.render import render_table
 
@@ -229,10 +227,10 @@ def import_(
     """
     from nlibuild.stages.elicit_import import STAGE
 
-    with user_errors(), open_store(state_of(ctx)) as store:
-        outcome = invoke(
+    with user_errors():
+        outcome = invoke_at(
             STAGE,
-            store,
+            state_of(ctx).db,
             path=file,
             format=choice(PlatformFormat, format, "--format"),
             annotator_map=annotator_map(annotator_map_file, old_annotator_map, "elicit import"),
@@ -254,7 +252,6 @@ def import_(
             batch=batch,
             writer=writer,
             label_order=label_order_option(label_order, "--label-order"),
-            label_names=store_label_names(store),
             columns=platform_columns_option(columns),
         )
     render_import_tables(outcome.result)

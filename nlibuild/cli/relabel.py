@@ -10,7 +10,6 @@ import typer
 from nlibuild.annotator_ids import read_annotator_ids
 from nlibuild.cli.common import (
     TableLabelsOption,
-    open_store,
     out,
     print_outcome,
     state_of,
@@ -27,7 +26,7 @@ from nlibuild.cli.work_packages import (
     export_package,
 )
 from nlibuild.errors import ConfigError
-from nlibuild.invoke import invoke, invoke_at
+from nlibuild.invoke import invoke_at
 from nlibuild.models import (
     PlatformFormat,
     Protocol,
@@ -41,7 +40,6 @@ from nlibuild.options import (
     label_order_option,
     platform_columns_option,
     split_list,
-    store_label_names,
     value_mapping_option,
 )
 from nlibuild.render import counted, render_table
@@ -210,15 +208,14 @@ def import_(
     """
     from nlibuild.stages.relabel_import import STAGE
 
-    with user_errors(), open_store(state_of(ctx)) as store:
-        outcome = invoke(
+    with user_errors():
+        outcome = invoke_at(
             STAGE,
-            store,
+            state_of(ctx).db,
             path=file,
             format=choice(PlatformFormat, format, "--format"),
             annotator_map=annotator_map(annotator_map_file, old_annotator_map, "relabel import"),
             label_order=label_order_option(label_order, "--label-order"),
-            label_names=store_label_names(store),
             columns=platform_columns_option(columns),
             label_values=value_mapping_option(labels, "--labels"),
         )

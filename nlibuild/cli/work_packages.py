@@ -11,7 +11,6 @@ import typer
 
 from nlibuild.annotators import is_annotator_map
 from nlibuild.cli.common import (
-    open_store,
     print_outcome,
     state_of,
     user_errors,
@@ -19,9 +18,9 @@ from nlibuild.cli.common import (
 )
 from nlibuild.core.stage import Stage
 from nlibuild.errors import ConfigError
-from nlibuild.invoke import invoke
+from nlibuild.invoke import invoke_at
 from nlibuild.models import ElicitExportConfig, PlatformFormat, RelabelExportConfig
-from nlibuild.options import choice, split_list, store_label_names
+from nlibuild.options import choice, split_list
 
 ExportConfigT = TypeVar("ExportConfigT", ElicitExportConfig, RelabelExportConfig)
 
@@ -89,15 +88,14 @@ def export_package(
 ) -> None:
     """The body of `elicit export` and `relabel export`: the options as the stage's
     settings (the forms name the labels as the store's preset does), then its line."""
-    with user_errors(), open_store(state_of(ctx)) as store:
-        outcome = invoke(
+    with user_errors():
+        outcome = invoke_at(
             stage,
-            store,
+            state_of(ctx).db,
             batches=split_list(batches),
             all=all_batches,
             format=choice(PlatformFormat, format, "--format"),
             out=out_dir,
             instruction_langs=split_list([instructions]),
-            label_names=store_label_names(store),
         )
     print_outcome(outcome)

@@ -156,6 +156,4 @@ def summary(cfg: ElicitCreateConfig, result: ElicitCreateResult) -> str:
     )
 
 
-STAGE = Stage(
-    ELICIT_CREATE, settings=ElicitCreateConfig, run=run, summary=summary, section="elicit"
-)
+STAGE = Stage(ELICIT_CREATE, settings=ElicitCreateConfig, run=run, summary=summary)

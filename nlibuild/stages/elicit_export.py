@@ -16,6 +16,7 @@ from nlibuild.core.stage import Stage
 from nlibuild.elicitation import hypotheses_per_label
 from nlibuild.formats.platforms import platform_for
 from nlibuild.formats.tabular import write_package
+from nlibuild.label_names import label_names_default
 from nlibuild.models import ElicitExportConfig, ElicitExportResult, ElicitTask, Protocol
 from nlibuild.presets import elicit_instructions
 from nlibuild.progress import progress
@@ -75,4 +76,10 @@ def run(store: Store, cfg: ElicitExportConfig) -> ElicitExportResult:
     )
 
 
-STAGE = Stage(ELICIT_EXPORT, settings=ElicitExportConfig, run=run, summary=package_summary)
+STAGE = Stage(
+    ELICIT_EXPORT,
+    settings=ElicitExportConfig,
+    run=run,
+    summary=package_summary,
+    defaults=label_names_default,
+)

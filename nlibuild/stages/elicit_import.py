@@ -41,6 +41,7 @@ from nlibuild.errors import ConfigError, ConflictError, InputError, in_file
 from nlibuild.formats.input_files import require_regular_file
 from nlibuild.formats.platforms import import_platform
 from nlibuild.formats.platforms.base import AnswerFile, RawAnswer, left_open
+from nlibuild.label_names import label_names_default
 from nlibuild.labels import LabelNormaliser
 from nlibuild.lang import normalise_text
 from nlibuild.models import (
@@ -462,6 +463,6 @@ STAGE = Stage(
     settings=ElicitImportConfig,
     run=run,
     summary=summary,
-    section="elicit",
     warnings=lambda result: result.warnings,
+    defaults=label_names_default,
 )

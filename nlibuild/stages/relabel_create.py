@@ -226,6 +226,4 @@ def summary(cfg: RelabelCreateConfig, result: RelabelCreateResult) -> str:
     )
 
 
-STAGE = Stage(
-    RELABEL_CREATE, settings=RelabelCreateConfig, run=run, summary=summary, section="relabel"
-)
+STAGE = Stage(RELABEL_CREATE, settings=RelabelCreateConfig, run=run, summary=summary)

@@ -19,7 +19,7 @@ from nlibuild.core.registry import RELABEL_EXPORT
 from nlibuild.core.stage import Stage
 from nlibuild.formats.platforms import platform_for
 from nlibuild.formats.tabular import write_package
-from nlibuild.label_names import LabelNames, shown_name
+from nlibuild.label_names import LabelNames, label_names_default, shown_name
 from nlibuild.models import NLI_LABELS, RelabelExportConfig, RelabelExportResult, RelabelTask
 from nlibuild.presets import relabel_instructions_text
 from nlibuild.progress import progress
@@ -90,4 +90,10 @@ def run(store: Store, cfg: RelabelExportConfig) -> RelabelExportResult:
     )
 
 
-STAGE = Stage(RELABEL_EXPORT, settings=RelabelExportConfig, run=run, summary=package_summary)
+STAGE = Stage(
+    RELABEL_EXPORT,
+    settings=RelabelExportConfig,
+    run=run,
+    summary=package_summary,
+    defaults=label_names_default,
+)

@@ -29,7 +29,7 @@ from nlibuild.core.stage import Stage
 from nlibuild.errors import ConflictError, InputError
 from nlibuild.formats.platforms import import_platform
 from nlibuild.formats.platforms.base import RawVote, VoteFile
-from nlibuild.label_names import canonical_label
+from nlibuild.label_names import canonical_label, label_names_default
 from nlibuild.labels import LabelNormaliser, UnknownLabel, unknown_label_hint
 from nlibuild.models import (
     NLI_LABELS,
@@ -315,6 +315,12 @@ def undo_summary(cfg: VoteUndoConfig, result: VoteUndoResult | None) -> str:
     return f"Undid {vote} {run_note(result)}"
 
 
-STAGE = Stage(RELABEL_IMPORT, settings=RelabelImportConfig, run=run, summary=summary)
+STAGE = Stage(
+    RELABEL_IMPORT,
+    settings=RelabelImportConfig,
+    run=run,
+    summary=summary,
+    defaults=label_names_default,
+)
 
 UNDO_STAGE = Stage(RELABEL_UNDO, settings=VoteUndoConfig, run=undo_vote, summary=undo_summary)
