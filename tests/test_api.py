@@ -9,7 +9,6 @@ is skipped, naming it, and runs once it has."""
 
 from __future__ import annotations
 
-import importlib
 import subprocess
 import sys
 import typing
@@ -38,32 +37,12 @@ from pydantic import BaseModel
 import nlibuild
 from nlibuild.api import Corpus, StageWarning
 from nlibuild.core.registry import (
-    AGGREGATE_LABELS,
-    CHECK_REPAIR,
-    EXPORT,
-    IMPORT,
     INIT,
-    SPLIT,
     STAGES,
 )
 from nlibuild.core.stage import StageName
 from nlibuild.errors import ConfigError, NlibuildError, StoreError
 from nlibuild.models import AggregateResult, CheckResult
-
-
-def declared(info: StageName) -> bool:
-    """Whether the stage's module declares its `Stage` yet."""
-    return hasattr(importlib.import_module(info.module), info.attribute)
-
-
-def needs(*infos: StageName) -> pytest.MarkDecorator:
-    """Skip until every stage of `infos` declares its `Stage` (issue 25's conversions)."""
-    waiting = [info.name for info in infos if not declared(info)]
-    return pytest.mark.skipif(
-        bool(waiting),
-        reason=f"waits for {', '.join(waiting)} to declare its Stage "
-        f"({', '.join(f'{i.module}.{i.attribute}' for i in infos if i.name in waiting)})",
-    )
 
 
 def cli_error(*args: Any) -> str:
@@ -95,8 +74,6 @@ def test_every_stage_with_a_command_has_its_corpus_method() -> None:
 
 @pytest.mark.parametrize("info", COMMANDS, ids=lambda info: info.method)
 def test_each_method_runs_its_own_stage(info: StageName, sample_db: Path) -> None:
-    if not declared(info):
-        pytest.skip(f"waits for {info.name} to declare its Stage ({info.module})")
     with pytest.raises(ConfigError, match=rf"^{info.name}: no setting no_such_setting \("):
         getattr(nlibuild.open(sample_db), info.method)(no_such_setting=1)
 
@@ -258,7 +235,6 @@ def test_check_reads_and_repair_waits_for_its_stage(sample_db: Path) -> None:
     assert [run.stage for run in nlibuild.open(sample_db).runs()] == ["init", "import"]
 
 
-@needs(CHECK_REPAIR)
 def test_check_repair_is_a_recorded_run(sample_db: Path) -> None:
     result = nlibuild.open(sample_db).check(repair=True)
     assert result.differences == 0 and result.repaired is not None
@@ -300,7 +276,6 @@ def test_to_hf_without_datasets_says_what_to_install(
     assert [run.stage for run in nlibuild.open(sample_db).runs()] == ["init", "import"]
 
 
-@needs(INIT)
 @pytest.mark.parametrize(
     ("settings", "flags", "lang", "preset"),
     [
@@ -321,7 +296,6 @@ def test_create_is_init(
     assert corpus.runs()[0].signature == cli.runs()[0].signature
 
 
-@needs(INIT)
 def test_create_refuses_what_init_refuses(tmp_path: Path) -> None:
     with pytest.raises(NlibuildError) as refused:
         nlibuild.create(tmp_path / "api.db", preset="no-such-preset")
@@ -334,7 +308,6 @@ def test_create_refuses_what_init_refuses(tmp_path: Path) -> None:
 # --- the other stages, once they declare their Stage ------------------------------------
 
 
-@needs(IMPORT)
 def test_import_corpus_loads_what_the_cli_loads(db: Path, sample_db: Path) -> None:
     fresh = db.with_name("api.db")
     new_store(fresh)
@@ -345,7 +318,6 @@ def test_import_corpus_loads_what_the_cli_loads(db: Path, sample_db: Path) -> No
     assert last_run(corpus) == last_run(nlibuild.open(sample_db))
 
 
-@needs(EXPORT)
 def test_export_writes_the_file_the_cli_writes(sample_db: Path, tmp_path: Path) -> None:
     ours, theirs = tmp_path / "api.jsonl", tmp_path / "cli.jsonl"
     result = nlibuild.open(sample_db).export(format="mnli-jsonl", out=ours)
@@ -354,15 +326,15 @@ def test_export_writes_the_file_the_cli_writes(sample_db: Path, tmp_path: Path) 
     assert ours.read_bytes() == theirs.read_bytes()
 
 
-@needs(SPLIT)
 def test_split_takes_its_settings_as_keywords(sample_db: Path) -> None:
     corpus = nlibuild.open(sample_db)
     result = corpus.split(dev=8, test=8, draw_from="labelled", seed=1)
-    assert sum(result.counts.values()) + result.held_out == 48  # held out: a premise's pairs kept whole
+    assert (
+        sum(result.counts.values()) + result.held_out == 48
+    )  # held out: a premise's pairs kept whole
     assert result.counts["dev"] == result.counts["test"] == 8
 
 
-@needs(EXPORT, AGGREGATE_LABELS)
 def test_to_hf_is_the_hf_export_loaded(sample_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")

@@ -4,7 +4,6 @@ run from the project's root would run it."""
 
 from __future__ import annotations
 
-import importlib
 import os
 import re
 import shutil
@@ -12,13 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from conftest import PROJECT, SAMPLE_MNLI, read_jsonl
 
-from nlibuild.core.registry import AGGREGATE_LABELS, EXPORT, IMPORT, INIT
-
 README = PROJECT / "README.md"
-STAGES_USED = (INIT, IMPORT, AGGREGATE_LABELS, EXPORT)
 
 
 def api_example() -> str:
@@ -44,18 +39,6 @@ def test_the_example_shows_each_step_the_section_promises() -> None:
         assert step in code, step
 
 
-waiting = [
-    info
-    for info in STAGES_USED
-    if not hasattr(importlib.import_module(info.module), info.attribute)
-]
-
-
-@pytest.mark.skipif(
-    bool(waiting),
-    reason="the example creates, imports and exports: waits for "
-    f"{', '.join(info.name for info in waiting)} to declare its Stage",
-)
 def test_the_readme_example_runs(tmp_path: Path) -> None:
     (tmp_path / "data").mkdir()
     shutil.copy(SAMPLE_MNLI, tmp_path / "data" / SAMPLE_MNLI.name)

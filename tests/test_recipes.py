@@ -26,9 +26,11 @@ import pytest
 from conftest import DATA, PROJECT, SAMPLE_MNLI, new_store, ok, query, run_cli, table_counts
 from pydantic import BaseModel, ConfigDict
 
+import nlibuild
 from nlibuild.core import registry
 from nlibuild.core.signature import OutputPath
 from nlibuild.core.stage import Stage, StageName
+from nlibuild.recipes import read_recipe
 from nlibuild.render import run_note
 from nlibuild.store import LAST_VOTE_RUN, Store
 
@@ -69,15 +71,6 @@ def tally_summary(cfg: TallyConfig, result: TallyResult) -> str:
 
 
 TALLY_STAGE = Stage(TALLY, settings=TallyConfig, run=tally, summary=tally_summary)
-
-
-def declares_stage(name: str) -> bool:
-    """Whether the stage's module declares its `Stage` yet (other branches convert them)."""
-    try:
-        registry.stage(name)
-    except AttributeError:
-        return False
-    return True
 
 
 @pytest.fixture(autouse=True)
@@ -498,6 +491,17 @@ def recipe_demo(folder: Path) -> None:
         ok("--db", f"{DEMO}/{store}", "run", f"pipelines/{recipe}")
 
 
+def api_demo(folder: Path) -> None:
+    """The demo's recipes, step by step, as calls of the Python API (`Corpus` methods named
+    after each step's stage, its settings as keyword arguments), run in `folder`."""
+    for store, (recipe_file, _commands) in TYPED_DEMO.items():
+        recipe = read_recipe(folder / "pipelines" / recipe_file)
+        corpus = nlibuild.create(Path(DEMO) / store, **recipe.init_fields)
+        for step in recipe.steps:
+            method = getattr(corpus, registry.stage_name(step.stage).method)
+            method(**step.fields)
+
+
 def demo_folder(root: Path) -> Path:
     root.mkdir()
     shutil.copytree(DATA, root / "data")
@@ -506,12 +510,7 @@ def demo_folder(root: Path) -> Path:
     return root
 
 
-@pytest.mark.skipif(
-    not declares_stage("ingest"),
-    reason="ingest (and the demo's other stages) do not declare their Stage yet: the branches "
-    "converting them are being merged; this runs once they are",
-)
-def test_the_demo_recipes_give_the_stores_and_files_of_the_commands_typed_one_by_one(
+def test_the_demo_as_recipes_and_as_python_calls_gives_the_stores_and_files_of_the_commands(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("NLIBUILD_DB", raising=False)
@@ -521,9 +520,14 @@ def test_the_demo_recipes_give_the_stores_and_files_of_the_commands_typed_one_by
     recipes = demo_folder(tmp_path / "recipes")
     monkeypatch.chdir(recipes)
     recipe_demo(recipes)
+    called = demo_folder(tmp_path / "api")
+    monkeypatch.chdir(called)
+    api_demo(called)
     for store in TYPED_DEMO:
         assert store_digest(recipes / DEMO / store) == store_digest(typed / DEMO / store), store
+        assert store_digest(called / DEMO / store) == store_digest(typed / DEMO / store), store
     assert output_digests(recipes / DEMO) == output_digests(typed / DEMO)
+    assert output_digests(called / DEMO) == output_digests(typed / DEMO)
     # Run again, every recipe skips every step: its work is in the store.
     for store, (recipe, _commands) in TYPED_DEMO.items():
         plan_args = ("run", f"pipelines/{recipe}", "--dry-run", "--format", "json")
