@@ -31,7 +31,7 @@ bench_import.py measures it):
 
 Checks, not timed: Fleiss' kappa and Krippendorff's alpha (nominal) from nlibuild's JSON
 against the peer's, per group, to 1e-6. Both are over validated pairs (2+ votes, extra
-labels left out, see nlibuild/agreement.py). Krippendorff's alpha is the same statistic
+labels left out, see nlibuild/labelling/agreement.py). Krippendorff's alpha is the same statistic
 for any vote counts; nlibuild's kappa is Fleiss' generalised to unequal vote counts, so it
 is compared only for groups where every validated pair has the same number of votes
 (statsmodels' kappa assumes that); otherwise statsmodels' kappa on the pairs with five

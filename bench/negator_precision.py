@@ -6,7 +6,7 @@ matching, on the real pairs of ../shared/fixtures; and the time to check 100,000
 "Before" is the rule of nlibuild up to REV (default: the commit this branch started from,
 2a70c80): the lexicon files of that commit, entries matched as whole words by one regex in
 English and wherever their characters occur in Chinese, exceptions winning where they
-overlap. "After" is `nlibuild.negators` as it is now. Both read the lexicons as written in
+overlap. "After" is `nlibuild.text.negators` as it is now. Both read the lexicons as written in
 their own commit, so a difference is the matching and the lexicon together.
 
 Per data set: hypotheses with a gold label, the base rate of contradictions, the
@@ -29,8 +29,8 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from nlibuild.negators import negator_lexicon
-from nlibuild.words import fold, segment
+from nlibuild.text.negators import negator_lexicon
+from nlibuild.text.words import fold, segment
 
 Pair = tuple[str, str]  # (hypothesis, gold label: entailment, neutral, contradiction)
 Finder = Callable[[str], list[str]]

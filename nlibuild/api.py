@@ -73,7 +73,7 @@ from nlibuild.core.registry import (
 from nlibuild.core.stage import StageName
 from nlibuild.errors import ConfigError, StoreError
 from nlibuild.invoke import Outcome, invoke_at, option_problem
-from nlibuild.labels import GOLD
+from nlibuild.labelling.labels import GOLD
 from nlibuild.models import (
     AggregateResult,
     CheckResult,

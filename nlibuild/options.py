@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from nlibuild.errors import ConfigError
-from nlibuild.label_names import LabelNames, label_names
+from nlibuild.labelling.label_names import LabelNames, label_names
 from nlibuild.models import Label, _Config, check_table_columns, parse_label_order
 from nlibuild.presets import TablePreset, named_tables, parse_preset, stage_defaults
 from nlibuild.store import Store

@@ -44,7 +44,7 @@ from nlibuild.core.runs import (
 from nlibuild.core.sql_params import json_array
 from nlibuild.core.stage import StageName
 from nlibuild.errors import StoreError
-from nlibuild.labels import MAJORITY, RELEASED, majority_gold_case
+from nlibuild.labelling.labels import MAJORITY, RELEASED, majority_gold_case
 from nlibuild.models import RunRecord
 
 if TYPE_CHECKING:  # numpy is imported where columns are read: not on every start-up

@@ -7,7 +7,7 @@ that label (MNLI's training-set convention) and is unvalidated. Pairs with 4 vot
 the same rule. Ties are never broken (crowd-kit's MajorityVote settles 2-2-1 by row order
 and never says "no majority"; ours says `-`), and the result never depends on input order.
 
-Agreement (nlibuild/agreement.py's docstring gives each statistic's denominator): every
+Agreement (nlibuild/labelling/agreement.py's docstring gives each statistic's denominator): every
 statistic is a ratio of per-pair sums, so groups (`--by`) add up to the whole; Fleiss'
 kappa and Krippendorff's alpha (nominal) match the reference implementations; bootstrap
 intervals are seeded. Annotators: leave-one-out agreement with gold, the author's share of
@@ -43,8 +43,8 @@ from conftest import (
 )
 from pydantic import BaseModel
 
-from nlibuild.agreement import STATISTICS, VoteTable, estimates, pair_parts
 from nlibuild.core.registry import RELABEL_IMPORT
+from nlibuild.labelling.agreement import STATISTICS, VoteTable, estimates, pair_parts
 from nlibuild.store import Store
 
 E, N, C, U = "entailment", "neutral", "contradiction", "unrelated"

@@ -28,8 +28,8 @@ from conftest import (
     write_jsonl,
 )
 
-from nlibuild.artifacts import default_units, pmi_cues, units_label, word_lists
 from nlibuild.invoke import invoke
+from nlibuild.labelling.artifacts import default_units, pmi_cues, units_label, word_lists
 from nlibuild.models import WordUnits
 from nlibuild.queries.splits import pairs_per_split
 from nlibuild.stages.artifacts import PMI_STAGE

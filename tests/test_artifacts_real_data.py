@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, json_rows, myxnli_store, new_store, ok, requires_fixtures
 
-from nlibuild.negators import negator_lexicon
+from nlibuild.text.negators import negator_lexicon
 
 pytestmark = requires_fixtures
 

@@ -25,8 +25,8 @@ from conftest import (
 )
 from typer.testing import Result
 
-from nlibuild.lang import overlap_ratio
-from nlibuild.negators import negator_lexicon
+from nlibuild.text.lang import overlap_ratio
+from nlibuild.text.negators import negator_lexicon
 
 pytestmark = requires_fixtures
 

@@ -38,7 +38,9 @@ from pathlib import Path
 
 import pytest
 
-from nlibuild.elicitation import (
+from nlibuild.errors import InputError
+from nlibuild.models import DEFAULT_MAX_OVERLAP, Label, Level, Protocol
+from nlibuild.protocol.elicitation import (
     RULE_SEVERITY,
     CheckedAnswer,
     CheckedPair,
@@ -48,10 +50,8 @@ from nlibuild.elicitation import (
     answer_key,
     check_answer,
 )
-from nlibuild.errors import InputError
-from nlibuild.lang import overlap_ratio, overlap_units
-from nlibuild.models import DEFAULT_MAX_OVERLAP, Label, Level, Protocol
-from nlibuild.negators import NegatorLexicon, negator_lexicon
+from nlibuild.text.lang import overlap_ratio, overlap_units
+from nlibuild.text.negators import NegatorLexicon, negator_lexicon
 
 E, N, C = Label.ENTAILMENT, Label.NEUTRAL, Label.CONTRADICTION
 MULTI_PROTOCOLS = (Protocol.MULTI, Protocol.MULTI_ENCOURAGE, Protocol.MULTI_CONSTRAINT)

@@ -8,7 +8,14 @@ import pytest
 from pydantic import BaseModel
 
 from nlibuild.core.stage import StageName
-from nlibuild.labels import GOLD, GOLD_OR_AUTHOR, MAJORITY, RELEASED, GoldRule, majority_gold_sql
+from nlibuild.labelling.labels import (
+    GOLD,
+    GOLD_OR_AUTHOR,
+    MAJORITY,
+    RELEASED,
+    GoldRule,
+    majority_gold_sql,
+)
 from nlibuild.store import Store
 
 TEST_STAGE = StageName("test", (), "a test's own stage", "tests")

@@ -13,7 +13,7 @@ from conftest import FIXTURES, json_rows, new_store, ok, requires_fixtures, writ
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nlibuild.agreement import VoteTable, collapsed, estimates, pair_parts
+from nlibuild.labelling.agreement import VoteTable, collapsed, estimates, pair_parts
 from nlibuild.queries import pair_labels
 
 LABELS = ("entailment", "neutral", "contradiction")

@@ -9,9 +9,9 @@ import sys
 import numpy as np
 import pytest
 
-from nlibuild.cleaning import Cleaner
-from nlibuild.lang import WHITE_SPACE, bulk_sentence_ends, text_key, text_key_array
 from nlibuild.stages.ingest import SentenceColumns, SentenceSplitter
+from nlibuild.text.cleaning import Cleaner
+from nlibuild.text.lang import WHITE_SPACE, bulk_sentence_ends, text_key, text_key_array
 
 # What sentence ends, abbreviations, initials, white space, case and normalisation hinge on.
 ATOMS = [
@@ -76,7 +76,7 @@ def test_a_bulk_rule_only_where_ascii_words_decide_abbreviations(
 ) -> None:
     # The long s matches an s in Python's case-insensitive regex; a word with a period
     # inside is more than the word before the final period.
-    monkeypatch.setattr("nlibuild.lang.abbreviations", lambda lang: frozenset(words))
+    monkeypatch.setattr("nlibuild.text.lang.abbreviations", lambda lang: frozenset(words))
     bulk_sentence_ends.cache_clear()
     try:
         assert (bulk_sentence_ends("xx") is not None) is bulk

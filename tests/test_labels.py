@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nlibuild.labels import LabelNormaliser, UnknownLabel, unknown_label_hint
+from nlibuild.labelling.labels import LabelNormaliser, UnknownLabel, unknown_label_hint
 from nlibuild.models import Label, parse_label_order
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from conftest import FIXTURES, json_rows, ok, read_jsonl, read_tsv, requires_fixtures, write_jsonl
 
-from nlibuild.length_units import icu_word_breaker, paper_length, paper_unit
+from nlibuild.text.length_units import icu_word_breaker, paper_length, paper_unit
 
 try:
     import icu  # noqa: F401

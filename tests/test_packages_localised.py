@@ -35,7 +35,7 @@ from test_relabel import (
 from nlibuild.errors import ConfigError
 from nlibuild.formats.platforms.labelstudio import labelstudio_config
 from nlibuild.formats.platforms.mturk import relabel_mturk_template
-from nlibuild.label_names import canonical_label, label_names
+from nlibuild.labelling.label_names import canonical_label, label_names
 from nlibuild.presets import load_preset_text, parse_preset
 
 CHINESE = {"entailment": "蕴含", "neutral": "中立", "contradiction": "矛盾", "unrelated": "无关"}

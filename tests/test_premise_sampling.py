@@ -28,8 +28,8 @@ from conftest import (
     write_jsonl,
 )
 
-from nlibuild.cleaning import Cleaner
-from nlibuild.lang import split_sentences
+from nlibuild.text.cleaning import Cleaner
+from nlibuild.text.lang import split_sentences
 
 EN = DATA / "sources" / "en"
 ZH = DATA / "sources" / "zh"

@@ -23,7 +23,7 @@ from conftest import (
     run_cli,
 )
 
-from nlibuild.lang import split_sentences
+from nlibuild.text.lang import split_sentences
 
 PUD = FIXTURES / "ud_pud"
 MYXNLI_DEV = MYXNLI / "my.genre.dev.tsv"

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from conftest import DATA, FIXTURES, SAMPLE_MNLI, ok, ok_result, requires_fixtures
 
+from nlibuild.core.progress import PROGRESS_VARIABLE
 from nlibuild.core.registry import stage
 from nlibuild.invoke import invoke
-from nlibuild.progress import PROGRESS_VARIABLE
 from nlibuild.store import Store
 
 SNLI_DEV = FIXTURES / "snli_prefix" / "snli_1.0_dev.jsonl"

@@ -7,7 +7,7 @@ import json
 from conftest import FIXTURES, PROJECT, SAMPLE_MNLI, requires_fixtures
 
 from nlibuild.models import MnliRecord, OcnliRecord
-from nlibuild.schemas import schema_texts
+from nlibuild.models.schemas import schema_texts
 
 
 def test_committed_schemas_match_the_models() -> None:

@@ -19,7 +19,7 @@ from score_tables import add_checkpoint, add_job, add_run
 
 from nlibuild.models import ScoreReport, ScoreReportConfig, SelectRule
 from nlibuild.queries.score_results import score_jobs, whole_accuracy
-from nlibuild.score_report import job_series, score_report, selected_position
+from nlibuild.scores.score_report import job_series, score_report, selected_position
 from nlibuild.scoring import job_files
 from nlibuild.store import Store
 

@@ -19,7 +19,7 @@ from conftest import DATA, copy_store, fails, ok, query, run_cli, table_counts, 
 
 from nlibuild.invoke import invoke
 from nlibuild.models import NLI_LABELS, ScoreMode
-from nlibuild.score_jobs import job_rows, read_corpus
+from nlibuild.scores.score_jobs import job_rows, read_corpus
 from nlibuild.scoring.job_files import (
     DYNAMICS_FILE,
     TRAIN,

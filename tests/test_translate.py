@@ -32,7 +32,7 @@ from conftest import (
 )
 from typer.testing import Result
 
-from nlibuild.translation_checks import corpus_checks, unit_checks
+from nlibuild.translation.translation_checks import corpus_checks, unit_checks
 
 COLUMNS = ["unit_id", "source_lang", "source", "lang", "text"]
 CHECKS = ("empty", "untranslated", "roman_letters", "script", "length_ratio",

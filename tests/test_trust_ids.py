@@ -24,8 +24,8 @@ from conftest import (
     write_jsonl,
 )
 
-from nlibuild import content_ids
 from nlibuild.errors import ConflictError
+from nlibuild.formats import content_ids
 from nlibuild.models import ImportConfig, ImportResult, Label
 from nlibuild.queries.pairs import stored_pairs
 from nlibuild.stages import import_corpus

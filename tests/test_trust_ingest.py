@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from conftest import new_store, ok, query, run_cli, write_jsonl
 
-from nlibuild.cleaning import Cleaner
-from nlibuild.lang import canonical_text, text_key, text_keys
 from nlibuild.stages.ingest import SentenceSplitter
+from nlibuild.text.cleaning import Cleaner
+from nlibuild.text.lang import canonical_text, text_key, text_keys
 
 
 def pool_texts(db: Path) -> list[str]:

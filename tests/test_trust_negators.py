@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from nlibuild.negators import negator_lexicon
-from nlibuild.words import segment, tokenise
+from nlibuild.text.negators import negator_lexicon
+from nlibuild.text.words import segment, tokenise
 
 ZH = negator_lexicon("zh")
 EN = negator_lexicon("en")

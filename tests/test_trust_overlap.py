@@ -32,8 +32,6 @@ from conftest import (
 from elicitation_data import NEWS, SINGLE, premise_store
 from test_elicit_real_data import basque_elicited_store
 
-from nlibuild.elicitation import Rule, Severity, check_answer
-from nlibuild.lang import overlap_share, overlap_shares
 from nlibuild.models import (
     DEFAULT_OVERLAP_MEASURE,
     ElicitImportConfig,
@@ -41,9 +39,11 @@ from nlibuild.models import (
     OverlapMeasure,
     Protocol,
 )
-from nlibuild.negators import negator_lexicon
 from nlibuild.presets import parse_preset
+from nlibuild.protocol.elicitation import Rule, Severity, check_answer
 from nlibuild.stats.subsets import overlap_distribution
+from nlibuild.text.lang import overlap_share, overlap_shares
+from nlibuild.text.negators import negator_lexicon
 
 HYPOTHESIS, PREMISE, BOTH = OverlapMeasure.HYPOTHESIS, OverlapMeasure.PREMISE, OverlapMeasure.BOTH
 

@@ -32,9 +32,9 @@ from conftest import (
 )
 from test_translate import CORPUS  # the five pairs the translation tests use
 
-from nlibuild.language_id import SAMPLE_SIZE, identifier_code, identify_language, sample_units
-from nlibuild.translation_checks import unit_checks, unit_checks_of
-from nlibuild.writing_systems import EXPECTED_SCRIPTS, expected_scripts
+from nlibuild.text.language_id import SAMPLE_SIZE, identifier_code, identify_language, sample_units
+from nlibuild.text.writing_systems import EXPECTED_SCRIPTS, expected_scripts
+from nlibuild.translation.translation_checks import unit_checks, unit_checks_of
 
 XNLI = ("en", "fr", "es", "de", "el", "bg", "ru", "tr", "ar", "vi", "th", "zh", "hi", "sw", "ur")
 AMERICAS_NLI = ("aym", "bzd", "cni", "gn", "hch", "nah", "oto", "quy", "shp", "tar")

@@ -91,7 +91,8 @@ def test_the_wheel_carries_every_resource_of_the_package(wheel: Path) -> None:
 
 def test_nlibuild_is_imported_from_the_wheel_not_the_checkout(venv: Path, tmp_path: Path) -> None:
     code = (
-        "import nlibuild, nlibuild.lang as lang, nlibuild.negators as n, nlibuild.presets as p; "
+        "import nlibuild, nlibuild.text.lang as lang, nlibuild.text.negators as n; "
+        "import nlibuild.presets as p; "
         "print(nlibuild.__file__); "
         "print(p.preset_names(), p.instruction_languages(), p.relabel_instruction_languages()); "
         "print(n.negator_lexicon('zh').negated('南非没有雪'), 'dr' in lang.abbreviations('en'))"

@@ -71,7 +71,7 @@ def _main(
     """Build natural-language-inference corpora and check their quality, in one SQLite store."""
     # Imported here, where a command runs, not for --help and --version (rich's consoles).
     from nlibuild.cli.common import State
-    from nlibuild.progress import set_quiet
+    from nlibuild.core.progress import set_quiet
 
     # Set for every command, so one invocation's --quiet does not outlive it in a process
     # that runs several (tests, a notebook).

@@ -375,7 +375,7 @@ def schemas(
     \b
       nlibuild schemas --out schemas
     """
-    from nlibuild.schemas import write_schemas
+    from nlibuild.models.schemas import write_schemas
 
     written = write_schemas(out_dir)
     out.print(f"Wrote {len(written)} schemas to {out_dir}", markup=False)

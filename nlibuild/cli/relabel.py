@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from nlibuild.annotator_ids import read_annotator_ids
 from nlibuild.cli.common import (
     TableLabelsOption,
     out,
@@ -27,6 +26,7 @@ from nlibuild.cli.work_packages import (
 )
 from nlibuild.errors import ConfigError
 from nlibuild.invoke import invoke_at
+from nlibuild.labelling.annotator_ids import read_annotator_ids
 from nlibuild.models import (
     PlatformFormat,
     Protocol,

@@ -1,5 +1,5 @@
 """`nlibuild score report`: what a score run says, one table per section (see
-nlibuild/score_report.py for the statistics and the papers behind them)."""
+nlibuild/scores/score_report.py for the statistics and the papers behind them)."""
 
 from __future__ import annotations
 
@@ -113,7 +113,7 @@ def register(app: typer.Typer) -> None:
           nlibuild --db corpus.db score baselines
           nlibuild --db corpus.db score report
         """
-        from nlibuild.score_report import score_report
+        from nlibuild.scores.score_report import score_report
 
         with user_errors():
             fmt = choice(TableFormat, format, "--format")

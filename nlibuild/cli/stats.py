@@ -11,6 +11,7 @@ import typer
 
 from nlibuild.cli.common import err, format_option, open_store, state_of, user_errors
 from nlibuild.cli.common import out as stdout
+from nlibuild.core.progress import step
 from nlibuild.models import (
     CartographyConfig,
     ElicitImportConfig,
@@ -19,8 +20,7 @@ from nlibuild.models import (
     TableFormat,
 )
 from nlibuild.options import choice, default_text, split_list
-from nlibuild.plots import refuse_unplotted, table_figure, write_png
-from nlibuild.progress import step
+from nlibuild.report.plots import refuse_unplotted, table_figure, write_png
 from nlibuild.stats import (
     StatsOptions,
     json_rows_text,

@@ -9,7 +9,6 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from nlibuild.annotators import is_annotator_map
 from nlibuild.cli.common import (
     print_outcome,
     state_of,
@@ -19,6 +18,7 @@ from nlibuild.cli.common import (
 from nlibuild.core.stage import Stage
 from nlibuild.errors import ConfigError
 from nlibuild.invoke import invoke_at
+from nlibuild.labelling.annotators import is_annotator_map
 from nlibuild.models import ElicitExportConfig, PlatformFormat, RelabelExportConfig
 from nlibuild.options import choice, split_list
 

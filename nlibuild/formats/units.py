@@ -30,13 +30,13 @@ from nlibuild.formats.table_rows import (
     read_table_rows,
 )
 from nlibuild.formats.tabular import write_atomically, write_json_lines
-from nlibuild.lang import primary_language
 from nlibuild.models import (
     ROW_COLUMN_KEYS,
     UNIT_COLUMN_KEYS,
     TranslationUnit,
     UnitFormat,
 )
+from nlibuild.text.lang import primary_language
 
 if TYPE_CHECKING:
     import polars as pl

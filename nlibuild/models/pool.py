@@ -56,7 +56,7 @@ Genre = Annotated[str, AfterValidator(_genre)]
 def cleaning_preset_name(value: object) -> object:
     """`clean = "callhome"`: one of the cleaning presets (`cleaning.CLEANING_PRESETS`)."""
     # Imported here: the cleaning rules are a library module, above the models.
-    from nlibuild.cleaning import CLEANING_PRESETS
+    from nlibuild.text.cleaning import CLEANING_PRESETS
 
     if isinstance(value, str) and value not in CLEANING_PRESETS:
         raise ValueError(f"choose one of {', '.join(sorted(CLEANING_PRESETS))}")

@@ -22,7 +22,7 @@ TOO_SHORT = "too_short"
 
 def _known_rules(rules: tuple[str, ...] | None) -> tuple[str, ...] | None:
     # Imported here: the rules live in a library module that itself imports the models.
-    from nlibuild.elicitation import Rule
+    from nlibuild.protocol.elicitation import Rule
 
     known = [rule.value for rule in Rule] + [TOO_SHORT]
     for rule in rules or ():

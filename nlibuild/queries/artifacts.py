@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from nlibuild.labels import GOLD_OR_AUTHOR
+from nlibuild.labelling.labels import GOLD_OR_AUTHOR
 from nlibuild.store import Store
 
 ARTIFACT_FIELDS: dict[str, str] = {

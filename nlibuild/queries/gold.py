@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from nlibuild.core.registry import AGGREGATE_LABELS
-from nlibuild.labels import MAJORITY
+from nlibuild.labelling.labels import MAJORITY
 from nlibuild.models import NLI_LABELS, NO_GOLD
 from nlibuild.store import LAST_VOTE_RUN, Store
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from nlibuild.agreement import VoteTable
 from nlibuild.core.registry import CHECK_REPAIR
+from nlibuild.labelling.agreement import VoteTable
 from nlibuild.models import NLI_LABELS
 
 if TYPE_CHECKING:
@@ -117,7 +117,7 @@ def _differences_sql() -> str:
     are only ever added, by runs with higher IDs). A row without gold is only wrong once
     some majority gold exists: a store never aggregated has none anywhere.
     """
-    from nlibuild.labels import majority_gold_case
+    from nlibuild.labelling.labels import majority_gold_case
     from nlibuild.models import AggregateConfig
     from nlibuild.store import PAIR_LABEL_COUNTS
 

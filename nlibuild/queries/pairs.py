@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from nlibuild.core.sql_params import json_array
-from nlibuild.labels import RELEASED, GoldRule
+from nlibuild.labelling.labels import RELEASED, GoldRule
 from nlibuild.store import ExportRow, Store
 
 if TYPE_CHECKING:  # numpy is imported where columns are read

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from nlibuild.core.sql_params import json_array
-from nlibuild.lang import text_keys
 from nlibuild.store import PremiseRow, Store
+from nlibuild.text.lang import text_keys
 
 
 def keys_of_premises(store: Store, lang: str) -> set[int]:

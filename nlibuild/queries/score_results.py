@@ -9,7 +9,7 @@ from pathlib import Path
 
 from nlibuild.core.registry import SCORE_IMPORT, SCORE_TRAIN
 from nlibuild.errors import ConfigError
-from nlibuild.labels import GOLD_OR_AUTHOR
+from nlibuild.labelling.labels import GOLD_OR_AUTHOR
 from nlibuild.store import Store
 
 MODEL_RUN_STAGES = (SCORE_TRAIN.name, SCORE_IMPORT.name)

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import orjson
 
-from nlibuild.labels import GOLD
+from nlibuild.labelling.labels import GOLD
 from nlibuild.store import Store
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from nlibuild.labels import GOLD_OR_AUTHOR, MAJORITY
+from nlibuild.labelling.labels import GOLD_OR_AUTHOR, MAJORITY
 from nlibuild.models import NLI_LABELS
 from nlibuild.store import Store
 

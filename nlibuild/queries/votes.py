@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from nlibuild.agreement import VoteTable
 from nlibuild.errors import ConfigError
-from nlibuild.labels import SHARE_ROUNDING
+from nlibuild.labelling.agreement import VoteTable
+from nlibuild.labelling.labels import SHARE_ROUNDING
 from nlibuild.models import NLI_LABELS
 from nlibuild.store import Store, VoteArrays
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from nlibuild.core.progress import progress
 from nlibuild.errors import NlibuildError
 from nlibuild.models import PmiConfig, ReportConfig
-from nlibuild.progress import progress
 from nlibuild.report import html as page
 from nlibuild.stats import StatsOptions, stats_tables
 from nlibuild.store import Store
@@ -71,7 +71,7 @@ def _provenance(store: Store, cfg: ReportConfig) -> str:
 
 
 def _agreement(store: Store, cfg: ReportConfig) -> str:
-    from nlibuild.plots import agreement_figure
+    from nlibuild.report.plots import agreement_figure
 
     options = StatsOptions(by=("protocol", "level"), ci=cfg.ci, resamples=cfg.resamples,
                            seed=cfg.seed)  # fmt: skip
@@ -111,7 +111,7 @@ def _subsets(store: Store, cfg: ReportConfig) -> str:
 
 
 def _lengths(store: Store, cfg: ReportConfig) -> str:
-    from nlibuild.plots import length_samples, lengths_figure
+    from nlibuild.report.plots import length_samples, lengths_figure
 
     rows = _compute("lengths", store, None)
     if not rows:
@@ -125,7 +125,7 @@ def _lengths(store: Store, cfg: ReportConfig) -> str:
 
 
 def _cues(store: Store, cfg: ReportConfig) -> str:
-    from nlibuild.plots import cues_figure, pmi_figure
+    from nlibuild.report.plots import cues_figure, pmi_figure
 
     pmi = _compute("pmi", store, PmiConfig(top=cfg.top, min_count=cfg.min_count, per_label=True))
     cues = _compute("cues", store, stats_tables()["cues"].settings(StatsOptions(), store))
@@ -161,8 +161,8 @@ def _translation(store: Store, cfg: ReportConfig) -> str:
 
 def _scores(store: Store, cfg: ReportConfig) -> str:
     from nlibuild.models import CartographyConfig, ScoreReportConfig
-    from nlibuild.plots import cartography_figure, cartography_points
-    from nlibuild.score_report import score_report
+    from nlibuild.report.plots import cartography_figure, cartography_points
+    from nlibuild.scores.score_report import score_report
 
     try:
         report = score_report(store, ScoreReportConfig())

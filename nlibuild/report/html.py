@@ -54,7 +54,7 @@ def model_table(rows: Sequence[Any]) -> str:
 
 def figure(chart: Figure, caption: str) -> str:
     """A chart inline as SVG (no file beside the page, no network), with its caption."""
-    from nlibuild.plots import figure_svg
+    from nlibuild.report.plots import figure_svg
 
     return (
         f'<figure>{figure_svg(chart)}<figcaption class="note">{html.escape(caption)}'

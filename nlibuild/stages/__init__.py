@@ -1,6 +1,7 @@
-"""One module per stage, each exposing a function from (store, config) to a result model.
+"""One module per stage, each declaring its `Stage` (nlibuild/core/stage.py): the settings
+model, the run from (store, settings) to a result model, and the summary line.
 
 A stage never imports another stage: what two stages share lives in a library module
-(`nlibuild.ranking`, `nlibuild.batches`, `nlibuild.annotators`, ...) or, when it reads the
-store, in `nlibuild.queries` (tests/test_architecture.py checks this).
+(`nlibuild.protocol.ranking`, `nlibuild.protocol.batches`, `nlibuild.labelling.annotators`,
+...) or, when it reads the store, in `nlibuild.queries` (tests/test_architecture.py checks this).
 """

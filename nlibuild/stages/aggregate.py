@@ -25,10 +25,11 @@ import numpy as np
 import orjson
 from numpy.typing import NDArray
 
+from nlibuild.core.progress import Advance, progress
 from nlibuild.core.registry import AGGREGATE_LABELS
 from nlibuild.core.stage import Stage
 from nlibuild.errors import ConfigError
-from nlibuild.labels import MAJORITY, RELEASED
+from nlibuild.labelling.labels import MAJORITY, RELEASED
 from nlibuild.models import (
     NLI_LABELS,
     NO_GOLD,
@@ -37,7 +38,6 @@ from nlibuild.models import (
     AggregateResult,
     min_agree_text,
 )
-from nlibuild.progress import Advance, progress
 from nlibuild.queries.gold import (
     ValidatedVotes,
     gold_disagreements,

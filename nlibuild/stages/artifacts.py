@@ -13,7 +13,11 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from nlibuild.artifacts import (
+from nlibuild.core.progress import step
+from nlibuild.core.registry import BIAS_HYPOTHESIS_ONLY, STATS_CUES, STATS_PMI
+from nlibuild.core.stage import Stage
+from nlibuild.errors import ConfigError
+from nlibuild.labelling.artifacts import (
     accuracy_interval,
     default_units,
     model_texts,
@@ -22,10 +26,6 @@ from nlibuild.artifacts import (
     units_label,
     word_lists,
 )
-from nlibuild.core.registry import BIAS_HYPOTHESIS_ONLY, STATS_CUES, STATS_PMI
-from nlibuild.core.stage import Stage
-from nlibuild.errors import ConfigError
-from nlibuild.lang import length_unit, overlap_share, text_length
 from nlibuild.models import (
     NLI_LABELS,
     OVERLAP_BINS,
@@ -41,12 +41,12 @@ from nlibuild.models import (
     PmiResult,
     PmiRow,
 )
-from nlibuild.negators import negator_lexicon
-from nlibuild.progress import step
 from nlibuild.queries.artifacts import artifact_columns
 from nlibuild.queries.splits import pairs_per_split
 from nlibuild.render import counted, run_note
 from nlibuild.store import Store
+from nlibuild.text.lang import length_unit, overlap_share, text_length
+from nlibuild.text.negators import negator_lexicon
 
 ALL = "all"
 """The group of every pair, reported first (OCNLI Table 8's 'OCNLI' block)."""

@@ -20,15 +20,15 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from nlibuild.batches import ELICIT_BATCH
 from nlibuild.core.registry import ELICIT_CREATE
 from nlibuild.core.stage import Stage
 from nlibuild.errors import ConfigError, InputError
 from nlibuild.formats.id_lists import read_id_lines
 from nlibuild.models import CreatedBatch, ElicitCreateConfig, ElicitCreateResult
+from nlibuild.protocol.batches import ELICIT_BATCH
+from nlibuild.protocol.ranking import seeded_rank
 from nlibuild.queries.batches import batch_ids, items_per_annotator, unassigned_premises
 from nlibuild.queries.premises import premises_by_id
-from nlibuild.ranking import seeded_rank
 from nlibuild.render import counted, run_note
 from nlibuild.store import Store
 

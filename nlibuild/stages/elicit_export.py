@@ -10,16 +10,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nlibuild.batches import ELICIT_BATCH, chosen_batches, package_summary
+from nlibuild.core.progress import progress
 from nlibuild.core.registry import ELICIT_EXPORT
 from nlibuild.core.stage import Stage
-from nlibuild.elicitation import hypotheses_per_label
 from nlibuild.formats.platforms import platform_for
 from nlibuild.formats.tabular import write_package
-from nlibuild.label_names import label_names_default
+from nlibuild.labelling.label_names import label_names_default
 from nlibuild.models import ElicitExportConfig, ElicitExportResult, ElicitTask, Protocol
 from nlibuild.presets import elicit_instructions
-from nlibuild.progress import progress
+from nlibuild.protocol.batches import ELICIT_BATCH, chosen_batches, package_summary
+from nlibuild.protocol.elicitation import hypotheses_per_label
 from nlibuild.queries.batches import batch_premises
 from nlibuild.store import Store
 

@@ -24,26 +24,15 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from nlibuild.annotators import platform_annotators
-from nlibuild.batches import ELICIT_BATCH
 from nlibuild.core.registry import ELICIT_IMPORT
 from nlibuild.core.stage import Stage
-from nlibuild.elicitation import (
-    PROTOCOL_TAGS,
-    CheckedAnswer,
-    Finding,
-    Rule,
-    Severity,
-    answer_key,
-    check_answer,
-)
 from nlibuild.errors import ConfigError, ConflictError, InputError, in_file
 from nlibuild.formats.input_files import require_regular_file
 from nlibuild.formats.platforms import import_platform
 from nlibuild.formats.platforms.base import AnswerFile, RawAnswer, left_open
-from nlibuild.label_names import label_names_default
-from nlibuild.labels import LabelNormaliser
-from nlibuild.lang import normalise_text
+from nlibuild.labelling.annotators import platform_annotators
+from nlibuild.labelling.label_names import label_names_default
+from nlibuild.labelling.labels import LabelNormaliser
 from nlibuild.models import (
     ElicitImportConfig,
     ElicitImportResult,
@@ -53,7 +42,16 @@ from nlibuild.models import (
     RuleCount,
     WriterReport,
 )
-from nlibuild.negators import NegatorLexicon, negator_lexicon
+from nlibuild.protocol.batches import ELICIT_BATCH
+from nlibuild.protocol.elicitation import (
+    PROTOCOL_TAGS,
+    CheckedAnswer,
+    Finding,
+    Rule,
+    Severity,
+    answer_key,
+    check_answer,
+)
 from nlibuild.queries.batches import (
     Assignment,
     BatchPremise,
@@ -65,6 +63,8 @@ from nlibuild.queries.batches import (
 from nlibuild.queries.pairs import existing_pair_ids
 from nlibuild.render import counted, run_note
 from nlibuild.store import ElicitedPairRow, Store, ViolationRow
+from nlibuild.text.lang import normalise_text
+from nlibuild.text.negators import NegatorLexicon, negator_lexicon
 
 _ANSWERED = "answered"
 _UNUSABLE = "unusable"

@@ -18,12 +18,13 @@ from functools import partial
 
 import orjson
 
+from nlibuild.core.progress import Advance, progress
 from nlibuild.core.registry import EXPORT
 from nlibuild.core.stage import Stage
 from nlibuild.errors import ConfigError
 from nlibuild.formats.corpora import corpus_format_for
 from nlibuild.formats.corpora.base import WriteSettings
-from nlibuild.labels import GOLD
+from nlibuild.labelling.labels import GOLD
 from nlibuild.models import (
     NO_GOLD,
     UNKNOWN_LICENSE,
@@ -33,7 +34,6 @@ from nlibuild.models import (
     NoGoldPolicy,
     format_label_order,
 )
-from nlibuild.progress import Advance, progress
 from nlibuild.queries.annotators import anonymous_annotators
 from nlibuild.queries.pairs import export_rows
 from nlibuild.queries.splits import pair_keys_in_split, split_of_pairs

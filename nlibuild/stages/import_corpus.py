@@ -37,11 +37,13 @@ from typing import Any, NamedTuple, cast
 
 import orjson
 
-from nlibuild import content_ids
+from nlibuild.core.gc_pause import paused_gc
+from nlibuild.core.progress import reading
 from nlibuild.core.registry import IMPORT
 from nlibuild.core.signature import file_sha256
 from nlibuild.core.stage import Stage
 from nlibuild.errors import ConflictError, InputError, NlibuildError
+from nlibuild.formats import content_ids
 from nlibuild.formats.corpora import corpus_format_for
 from nlibuild.formats.corpora.base import ReadSettings
 from nlibuild.formats.input_files import NUL_IN_TEXT, require_regular_file
@@ -51,16 +53,13 @@ from nlibuild.formats.tabular import (
     SourceTranslation,
     chunks,
 )
-from nlibuild.gc_pause import paused_gc
-from nlibuild.labels import RELEASED, LabelNormaliser, UnknownLabel, unknown_label_hint
-from nlibuild.lang import text_length
+from nlibuild.labelling.labels import RELEASED, LabelNormaliser, UnknownLabel, unknown_label_hint
 from nlibuild.models import (
     NLI_LABELS,
     NO_GOLD,
     ImportConfig,
     ImportResult,
 )
-from nlibuild.progress import reading
 from nlibuild.queries.pairs import (
     StoredPair,
     pair_keys_of_premises,
@@ -71,6 +70,7 @@ from nlibuild.queries.premises import all_premises, premises_by_id
 from nlibuild.queries.translations import human_translations_of
 from nlibuild.render import counted, run_note
 from nlibuild.store import RUN_STAMPED, PremiseRow, Store, TranslationRow
+from nlibuild.text.lang import text_length
 
 CHUNK_SIZE = 2000
 """Lines resolved (and rows sent to the writer) together: enough to amortise the per-chunk
@@ -735,7 +735,7 @@ values and end in an increasing row key) and are cheaper kept up to date as rows
 
 def run(store: Store, cfg: ImportConfig, *, parallel: bool | None = None) -> ImportResult:
     """Import `cfg.path` into `store` in one transaction; nothing is written on error. A
-    bar counts the bytes read on a terminal (`nlibuild.progress.reading`).
+    bar counts the bytes read on a terminal (`nlibuild.core.progress.reading`).
 
     With `parallel` (default: for files of `PARALLEL_MIN_BYTES` or more) a worker process
     reads and resolves the file while this process writes the rows it sends, so parsing and

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from nlibuild.labels import GOLD, RELEASED
+from nlibuild.labelling.labels import GOLD, RELEASED
 from nlibuild.models import CountRow, StoreSummary
 from nlibuild.queries.batches import open_assignment_count
 from nlibuild.queries.gold import gold_label_counts

@@ -8,7 +8,7 @@ characters of a script written without spaces). The text stored is that form whe
 cleaning rule ran, and the source's own sentence (stripped at its ends) where none did:
 `--clean none` keeps what the source wrote. A sentence already in the genre's pool (same
 key) is counted as a duplicate and not stored again, so re-running an ingest adds nothing.
-Duplicates are found in memory (nlibuild/keyset.py), 8 bytes a sentence, against the
+Duplicates are found in memory (nlibuild/core/keyset.py), 8 bytes a sentence, against the
 genre's pool keys loaded when the genre first appears.
 
 The work goes a batch at a time (a read block of a txt file, 4096 records otherwise), not
@@ -41,7 +41,9 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from nlibuild.cleaning import Cleaner
+from nlibuild.core.gc_pause import paused_gc
+from nlibuild.core.keyset import KeySet
+from nlibuild.core.progress import reading
 from nlibuild.core.registry import INGEST
 from nlibuild.core.signature import file_sha256
 from nlibuild.core.stage import Stage, StoreFacts
@@ -55,9 +57,13 @@ from nlibuild.formats.sources import (
     read_txt_paragraphs,
 )
 from nlibuild.formats.tabular import ProgressCallback, chunks
-from nlibuild.gc_pause import paused_gc
-from nlibuild.keyset import KeySet
-from nlibuild.lang import (
+from nlibuild.models import GENRE_PATTERN, IngestConfig, IngestResult, SourceFormat
+from nlibuild.presets import stage_defaults
+from nlibuild.queries.pool import pool_keys
+from nlibuild.render import counted, run_note
+from nlibuild.store import Store
+from nlibuild.text.cleaning import Cleaner
+from nlibuild.text.lang import (
     SCRIPTIO_CONTINUA_LANGS,
     SENTENCE_BREAK,
     WHITE_SPACE,
@@ -72,12 +78,6 @@ from nlibuild.lang import (
     text_key_array,
     token_length,
 )
-from nlibuild.models import GENRE_PATTERN, IngestConfig, IngestResult, SourceFormat
-from nlibuild.presets import stage_defaults
-from nlibuild.progress import reading
-from nlibuild.queries.pool import pool_keys
-from nlibuild.render import counted, run_note
-from nlibuild.store import Store
 
 _HAS_WORD = re.compile(r"[^\W_]")
 _GENRE = re.compile(GENRE_PATTERN)
@@ -550,7 +550,7 @@ def _texts(
 
 def run(store: Store, cfg: IngestConfig, *, parallel: bool | None = None) -> IngestResult:
     """Ingest every file of `cfg.paths` in one transaction; nothing is written on error. A
-    bar counts the bytes read over all files on a terminal (`nlibuild.progress.reading`).
+    bar counts the bytes read over all files on a terminal (`nlibuild.core.progress.reading`).
 
     With `parallel` (default: for inputs of `PARALLEL_MIN_BYTES` or more) a second thread
     reads, splits and hashes while this process deduplicates and writes; both ways give the

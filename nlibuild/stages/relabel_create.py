@@ -28,7 +28,6 @@ import re
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
-from nlibuild.batches import RELABEL_BATCH
 from nlibuild.core.registry import RELABEL_CREATE
 from nlibuild.core.stage import Stage
 from nlibuild.errors import ConfigError, InputError
@@ -40,13 +39,14 @@ from nlibuild.models import (
     RelabelStratum,
     StratumKey,
 )
+from nlibuild.protocol.batches import RELABEL_BATCH
+from nlibuild.protocol.ranking import seeded_rank
 from nlibuild.queries.batches import (
     batch_ids,
     items_per_annotator,
     relabel_candidates,
     relabel_pairs,
 )
-from nlibuild.ranking import seeded_rank
 from nlibuild.render import counted, run_note
 from nlibuild.store import Store
 

@@ -14,15 +14,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nlibuild.batches import RELABEL_BATCH, chosen_batches, package_summary
+from nlibuild.core.progress import progress
 from nlibuild.core.registry import RELABEL_EXPORT
 from nlibuild.core.stage import Stage
 from nlibuild.formats.platforms import platform_for
 from nlibuild.formats.tabular import write_package
-from nlibuild.label_names import LabelNames, label_names_default, shown_name
+from nlibuild.labelling.label_names import LabelNames, label_names_default, shown_name
 from nlibuild.models import NLI_LABELS, RelabelExportConfig, RelabelExportResult, RelabelTask
 from nlibuild.presets import relabel_instructions_text
-from nlibuild.progress import progress
+from nlibuild.protocol.batches import RELABEL_BATCH, chosen_batches, package_summary
 from nlibuild.queries.batches import relabel_items
 from nlibuild.queries.meta import store_labels
 from nlibuild.store import Store

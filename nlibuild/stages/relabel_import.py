@@ -22,15 +22,14 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from nlibuild.annotators import platform_annotators
-from nlibuild.batches import RELABEL_BATCH
 from nlibuild.core.registry import RELABEL_IMPORT, RELABEL_UNDO
 from nlibuild.core.stage import Stage
 from nlibuild.errors import ConflictError, InputError
 from nlibuild.formats.platforms import import_platform
 from nlibuild.formats.platforms.base import RawVote, VoteFile
-from nlibuild.label_names import canonical_label, label_names_default
-from nlibuild.labels import LabelNormaliser, UnknownLabel, unknown_label_hint
+from nlibuild.labelling.annotators import platform_annotators
+from nlibuild.labelling.label_names import canonical_label, label_names_default
+from nlibuild.labelling.labels import LabelNormaliser, UnknownLabel, unknown_label_hint
 from nlibuild.models import (
     NLI_LABELS,
     RelabelImportConfig,
@@ -38,6 +37,7 @@ from nlibuild.models import (
     VoterReport,
     VoteUndoConfig,
 )
+from nlibuild.protocol.batches import RELABEL_BATCH
 from nlibuild.queries.batches import Assignment, assignments_of_items, batches_of_kind
 from nlibuild.queries.meta import store_labels
 from nlibuild.queries.pairs import vote_targets

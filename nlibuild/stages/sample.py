@@ -19,12 +19,12 @@ from nlibuild.core.stage import Stage
 from nlibuild.errors import ConfigError
 from nlibuild.formats.input_files import require_regular_file
 from nlibuild.formats.sources import read_texts_to_exclude
-from nlibuild.lang import text_keys
 from nlibuild.models import SampleConfig, SampledGenre, SampleResult
 from nlibuild.queries.pool import PoolSentence, count_available, genres_in_pool, sample_sentences
 from nlibuild.queries.premises import keys_of_premises, premise_ids_with_prefix
 from nlibuild.render import counted, run_note
 from nlibuild.store import Store
+from nlibuild.text.lang import text_keys
 
 ORDER_PRIME = 2_147_483_647
 """2^31 - 1: sentences are ordered by (a * (key mod p) + b) mod p, then by key. The maps

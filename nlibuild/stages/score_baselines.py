@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from nlibuild.artifacts import model_texts, single_sentence_model
+from nlibuild.core.progress import progress
 from nlibuild.core.registry import SCORE_BASELINES
 from nlibuild.core.stage import Stage
-from nlibuild.lang import overlap_shares, text_length
+from nlibuild.labelling.artifacts import model_texts, single_sentence_model
 from nlibuild.models import (
     NLI_LABELS,
     BaselineMode,
@@ -36,12 +36,18 @@ from nlibuild.models import (
     ScoreMode,
     ScoreResult,
 )
-from nlibuild.negators import negator_lexicon
-from nlibuild.progress import progress
 from nlibuild.queries.scores import last_accuracy
-from nlibuild.score_jobs import eval_groups, job_rows, read_corpus, resolve_langs, score_summary
+from nlibuild.scores.score_jobs import (
+    eval_groups,
+    job_rows,
+    read_corpus,
+    resolve_langs,
+    score_summary,
+)
 from nlibuild.scoring.job_files import TRAIN, PairRecord
 from nlibuild.store import ScoreJobRow, Store
+from nlibuild.text.lang import overlap_shares, text_length
+from nlibuild.text.negators import negator_lexicon
 
 
 def majority_label(labels: Sequence[int]) -> int:

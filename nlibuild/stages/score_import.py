@@ -22,7 +22,12 @@ from nlibuild.queries.scores import (
     pair_keys,
     split_pairs,
 )
-from nlibuild.score_jobs import eval_groups, finished_dynamics, merge_checkpoints, score_summary
+from nlibuild.scores.score_jobs import (
+    eval_groups,
+    finished_dynamics,
+    merge_checkpoints,
+    score_summary,
+)
 from nlibuild.scoring.job_files import (
     JOB_FILE,
     TRAIN,

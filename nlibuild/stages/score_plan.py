@@ -16,7 +16,7 @@ from nlibuild.core.stage import Stage
 from nlibuild.formats.tabular import write_package
 from nlibuild.models import Launcher, ScorePlanConfig, ScorePlanResult, ScoreTrainConfig
 from nlibuild.render import run_note
-from nlibuild.score_jobs import (
+from nlibuild.scores.score_jobs import (
     check_model,
     job_rows,
     pairs_digest,

@@ -13,7 +13,7 @@ from pathlib import Path
 from nlibuild.errors import ConfigError
 from nlibuild.models import ScoreTinyModelConfig
 from nlibuild.queries.scores import corpus_texts
-from nlibuild.score_jobs import require_torch
+from nlibuild.scores.score_jobs import require_torch
 from nlibuild.store import Store
 
 

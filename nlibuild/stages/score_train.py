@@ -20,7 +20,7 @@ from nlibuild.core.runs import RecordedRun
 from nlibuild.core.stage import Stage
 from nlibuild.models import ScoreJobSummary, ScoreResult, ScoreTrainConfig
 from nlibuild.queries.scores import checkpoint_indexes, job_in_run, last_accuracy
-from nlibuild.score_jobs import (
+from nlibuild.scores.score_jobs import (
     EvalGroups,
     JobRows,
     check_model,

@@ -17,17 +17,17 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 
+from nlibuild.core.progress import step
 from nlibuild.core.registry import SPLIT
 from nlibuild.core.stage import Stage
 from nlibuild.errors import ConfigError
 from nlibuild.models import SplitConfig, SplitGrouping, SplitResult, SplitSource
-from nlibuild.progress import step
+from nlibuild.protocol.ranking import seeded_rank
 from nlibuild.queries.splits import (
     premises_in_several_splits,
     split_candidates,
     splits_by_run,
 )
-from nlibuild.ranking import seeded_rank
 from nlibuild.render import run_note
 from nlibuild.store import Store
 

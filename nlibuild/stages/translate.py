@@ -19,6 +19,8 @@ from pathlib import Path
 
 import polars as pl
 
+from nlibuild.core.gc_pause import paused_gc
+from nlibuild.core.progress import step
 from nlibuild.core.registry import TRANSLATE_EXPORT, TRANSLATE_IMPORT
 from nlibuild.core.stage import Stage
 from nlibuild.errors import ConfigError, ConflictError, InputError
@@ -31,10 +33,7 @@ from nlibuild.formats.units import (
     read_unit_table,
     write_units,
 )
-from nlibuild.gc_pause import paused_gc
-from nlibuild.labels import LabelNormaliser, UnknownLabel
-from nlibuild.lang import primary_language
-from nlibuild.language_id import identify_language
+from nlibuild.labelling.labels import LabelNormaliser, UnknownLabel
 from nlibuild.models import (
     DEFAULT_LABEL_ORDER,
     TranslateExportConfig,
@@ -43,14 +42,25 @@ from nlibuild.models import (
     TranslateImportResult,
     TranslationUnit,
 )
-from nlibuild.progress import step
 from nlibuild.queries.pairs import pairs_by_text
 from nlibuild.queries.translations import hypothesis_premises, translations_in
 from nlibuild.render import counted, run_note
-from nlibuild.row_alignment import LABEL, RowDisagreement, disagreement_counts, disagreements
 from nlibuild.store import Store
-from nlibuild.translation_checks import CORPUS_CHECKS, Check, corpus_checks_of, unit_checks_of
-from nlibuild.writing_systems import expected_scripts
+from nlibuild.text.lang import primary_language
+from nlibuild.text.language_id import identify_language
+from nlibuild.text.writing_systems import expected_scripts
+from nlibuild.translation.row_alignment import (
+    LABEL,
+    RowDisagreement,
+    disagreement_counts,
+    disagreements,
+)
+from nlibuild.translation.translation_checks import (
+    CORPUS_CHECKS,
+    Check,
+    corpus_checks_of,
+    unit_checks_of,
+)
 
 _LISTED = 5
 """How many missing or extra units an error names."""

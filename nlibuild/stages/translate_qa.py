@@ -16,15 +16,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from nlibuild.core.progress import Advance, progress
 from nlibuild.core.registry import TRANSLATE_QA
 from nlibuild.core.stage import Stage
 from nlibuild.errors import ConfigError
-from nlibuild.lang import primary_language
 from nlibuild.models import QaMetric, TranslateQaConfig, TranslateQaResult, WorstSegment
-from nlibuild.progress import Advance, progress
 from nlibuild.queries.translations import translations_in
 from nlibuild.render import counted, run_note
 from nlibuild.store import Store
+from nlibuild.text.lang import primary_language
 
 CHARACTER_TOKENIZED = frozenset({"ja", "ko", "th", "my"})
 

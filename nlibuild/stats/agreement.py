@@ -1,5 +1,5 @@
 """`stats --table agreement`: SNLI's and OCNLI's agreement table, over all pairs with
-votes and per group (--by); the statistics themselves are nlibuild/agreement.py."""
+votes and per group (--by); the statistics themselves are nlibuild/labelling/agreement.py."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from nlibuild.errors import ConfigError
-from nlibuild.majority_rule import MajorityRule, majority_rule
+from nlibuild.labelling.majority_rule import MajorityRule, majority_rule
 from nlibuild.models import SEED_LIMIT, AgreementStat, TableFormat
 from nlibuild.render import render_table
 from nlibuild.stats import StatsOptions, StatsTable
@@ -76,7 +76,7 @@ def agreement_stats(
     # numpy loads here, not at import: `nlibuild --help` imports every table.
     import numpy as np
 
-    from nlibuild.agreement import VoteTable, collapsed, estimates, pair_parts
+    from nlibuild.labelling.agreement import VoteTable, collapsed, estimates, pair_parts
     from nlibuild.queries.pair_labels import pair_label_table
     from nlibuild.queries.votes import read_votes
 

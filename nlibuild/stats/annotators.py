@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from nlibuild.errors import ConfigError
-from nlibuild.majority_rule import MajorityRule, majority_rule
+from nlibuild.labelling.majority_rule import MajorityRule, majority_rule
 from nlibuild.models import NLI_LABELS, AnnotatorStat, TableFormat
 from nlibuild.render import render_table
 from nlibuild.stats import StatsOptions, StatsTable

@@ -17,8 +17,8 @@ def cartography_settings(options: StatsOptions, store: Store) -> CartographyConf
 
 
 def compute_cartography(store: Store, settings: CartographyConfig) -> CartographyResult:
-    from nlibuild.cartography import cartography
     from nlibuild.core.outputs import refuse_outputs_onto_store
+    from nlibuild.scores.cartography import cartography
 
     refuse_outputs_onto_store(store.path, settings)
     return cartography(store, settings)

@@ -10,11 +10,11 @@ from collections import defaultdict
 
 from rich.console import Console
 
-from nlibuild.length_units import paper_length, paper_unit
 from nlibuild.models import LengthStatsRow, TableFormat
 from nlibuild.render import render_table
 from nlibuild.stats import StatsTable, no_settings
 from nlibuild.store import Store
+from nlibuild.text.length_units import paper_length, paper_unit
 
 
 def compute_lengths(store: Store, settings: None) -> list[LengthStatsRow]:

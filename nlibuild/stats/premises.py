@@ -10,13 +10,13 @@ from dataclasses import dataclass
 
 from rich.console import Console
 
-from nlibuild.lang import length_unit
 from nlibuild.models import LengthUnit, PremiseStatsRow, SampleConfig, TableFormat
 from nlibuild.options import choice, store_settings
 from nlibuild.queries.premises import keys_of_premises
 from nlibuild.render import render_table
 from nlibuild.stats import StatsOptions, StatsTable
 from nlibuild.store import PoolLengthCount, Store
+from nlibuild.text.lang import length_unit
 
 HISTOGRAM_BINS = 8
 

@@ -14,7 +14,6 @@ from pathlib import Path
 
 from rich.console import Console
 
-from nlibuild.lang import length_unit, overlap_share, text_length
 from nlibuild.models import (
     OVERLAP_BINS,
     ElicitImportConfig,
@@ -24,12 +23,13 @@ from nlibuild.models import (
     SubsetRow,
     TableFormat,
 )
-from nlibuild.negators import negator_lexicon
 from nlibuild.options import choice, preset_of, preset_origin
 from nlibuild.presets import preset_settings
 from nlibuild.render import render_table
 from nlibuild.stats import StatsOptions, StatsTable
 from nlibuild.store import Store
+from nlibuild.text.lang import length_unit, overlap_share, text_length
+from nlibuild.text.negators import negator_lexicon
 
 
 @dataclass(frozen=True)

@@ -20,18 +20,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from nlibuild.elicitation import (
-    LABEL_ORDER,
-    CheckedAnswer,
-    Finding,
-    Severity,
-    check_answer,
-    hypotheses_per_label,
-    slot_name,
-)
 from nlibuild.errors import NotFoundError
-from nlibuild.label_names import LabelNames
-from nlibuild.lang import normalise_text, overlap_share
+from nlibuild.labelling.label_names import LabelNames
 from nlibuild.models import (
     TOO_SHORT,
     DraftFeedback,
@@ -44,10 +34,20 @@ from nlibuild.models import (
     Protocol,
     WorkbenchConfig,
 )
-from nlibuild.negators import NegatorLexicon, negator_lexicon
 from nlibuild.options import store_label_names, store_settings
+from nlibuild.protocol.elicitation import (
+    LABEL_ORDER,
+    CheckedAnswer,
+    Finding,
+    Severity,
+    check_answer,
+    hypotheses_per_label,
+    slot_name,
+)
 from nlibuild.queries.batches import BatchPremise, BatchRow, batch_of_annotator, batch_premises
 from nlibuild.store import Store
+from nlibuild.text.lang import normalise_text, overlap_share
+from nlibuild.text.negators import NegatorLexicon, negator_lexicon
 
 WORKBENCH_SOURCE = "workbench"
 """What the runs of the workbench's submissions give as their source (settings, signature)."""

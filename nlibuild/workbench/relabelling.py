@@ -17,11 +17,10 @@ take one back.
 
 from __future__ import annotations
 
-from nlibuild.batches import RELABEL_BATCH
 from nlibuild.errors import ConflictError, NotFoundError, SubmissionRefused
 from nlibuild.formats.platforms.base import RawVote, VoteFile
 from nlibuild.invoke import invoke
-from nlibuild.label_names import shown_name
+from nlibuild.labelling.label_names import shown_name
 from nlibuild.models import (
     LabelChoice,
     PlatformFormat,
@@ -32,6 +31,7 @@ from nlibuild.models import (
     WorkBatch,
 )
 from nlibuild.options import store_label_names
+from nlibuild.protocol.batches import RELABEL_BATCH
 from nlibuild.queries.batches import BatchRow, batch_of_annotator, batches_of_annotator
 from nlibuild.queries.meta import store_labels
 from nlibuild.queries.workbench_work import (

@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import orjson
 
-from nlibuild.elicitation import LABEL_ORDER, LEVELS, answer_key, hypotheses_per_label, slot_name
 from nlibuild.errors import ConflictError, SubmissionRefused
 from nlibuild.formats.platforms.base import AnswerFile, RawAnswer, is_empty_submission
-from nlibuild.label_names import shown_name
-from nlibuild.lang import primary_language
+from nlibuild.labelling.label_names import shown_name
 from nlibuild.models import (
     Draft,
     FeedbackFinding,
@@ -36,6 +34,13 @@ from nlibuild.models import (
     WritingTask,
 )
 from nlibuild.presets import elicit_instructions, instruction_languages
+from nlibuild.protocol.elicitation import (
+    LABEL_ORDER,
+    LEVELS,
+    answer_key,
+    hypotheses_per_label,
+    slot_name,
+)
 from nlibuild.queries.batches import (
     BatchPremise,
     assignments_of_items,
@@ -51,6 +56,7 @@ from nlibuild.queries.workbench_work import (
 )
 from nlibuild.stages.elicit_import import run_answers
 from nlibuild.store import Store
+from nlibuild.text.lang import primary_language
 from nlibuild.workbench.feedback import (
     WORKBENCH_SOURCE,
     ProtocolSettings,

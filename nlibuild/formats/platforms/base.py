@@ -16,8 +16,8 @@ from pathlib import Path
 from nlibuild.errors import InputError
 from nlibuild.formats.input_files import NUL_IN_TEXT, require_regular_file
 from nlibuild.formats.tabular import write_text
-from nlibuild.label_names import LabelNames
-from nlibuild.labels import LabelNormaliser
+from nlibuild.labelling.label_names import LabelNames
+from nlibuild.labelling.labels import LabelNormaliser
 from nlibuild.models import ElicitTask, Label, RelabelTask
 from nlibuild.render import counted
 

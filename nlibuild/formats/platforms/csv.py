@@ -30,10 +30,10 @@ from nlibuild.formats.platforms.fields import (
     slot_hypotheses,
 )
 from nlibuild.formats.tabular import csv_rows, write_spreadsheet_csv
-from nlibuild.label_names import LabelNames, canonical_label
-from nlibuild.labels import LabelNormaliser, UnknownLabel, unknown_label_hint
-from nlibuild.lang import normalise_text
+from nlibuild.labelling.label_names import LabelNames, canonical_label
+from nlibuild.labelling.labels import LabelNormaliser, UnknownLabel, unknown_label_hint
 from nlibuild.models import ElicitTask, Label, RelabelTask
+from nlibuild.text.lang import normalise_text
 
 CsvRows = Iterator[tuple[int, dict[str, str]]]
 """(line number, row by column name) of a csv file's rows."""

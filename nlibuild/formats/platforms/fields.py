@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from nlibuild.elicitation import LABEL_ORDER, slot_name
-from nlibuild.label_names import LabelNames, canonical_label, shown_name
+from nlibuild.labelling.label_names import LabelNames, canonical_label, shown_name
 from nlibuild.models import Label
+from nlibuild.protocol.elicitation import LABEL_ORDER, slot_name
 
 UNUSABLE_FIELD = "unusable"
 UNUSABLE_MARK = "x"

@@ -14,8 +14,8 @@ from nlibuild.errors import InputError
 from nlibuild.formats.platforms.base import AnswerFile, Platform, RawAnswer, RawVote, VoteFile
 from nlibuild.formats.platforms.fields import answer_label, known_labels
 from nlibuild.formats.tabular import iter_json_objects, write_json_lines
-from nlibuild.label_names import LabelNames
-from nlibuild.labels import LabelNormaliser
+from nlibuild.labelling.label_names import LabelNames
+from nlibuild.labelling.labels import LabelNormaliser
 from nlibuild.models import ElicitAnswer, ElicitTask, Label, RelabelTask, RelabelVote
 
 

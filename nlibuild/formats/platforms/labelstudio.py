@@ -18,7 +18,6 @@ from xml.sax.saxutils import quoteattr
 import orjson
 from pydantic import BaseModel
 
-from nlibuild.elicitation import LABEL_ORDER, slot_name
 from nlibuild.errors import InputError
 from nlibuild.formats.platforms.base import (
     RELABEL_FORM,
@@ -40,9 +39,10 @@ from nlibuild.formats.platforms.fields import (
     slot_hypotheses,
 )
 from nlibuild.formats.tabular import write_atomically, write_text
-from nlibuild.label_names import LabelNames, shown_name
-from nlibuild.labels import LabelNormaliser
+from nlibuild.labelling.label_names import LabelNames, shown_name
+from nlibuild.labelling.labels import LabelNormaliser
 from nlibuild.models import ElicitTask, RelabelTask
+from nlibuild.protocol.elicitation import LABEL_ORDER, slot_name
 
 
 def write_tasks(out: Path, batch: str, tasks: Sequence[BaseModel]) -> Path:

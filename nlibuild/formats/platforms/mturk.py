@@ -17,7 +17,6 @@ import orjson
 from markdown_it import MarkdownIt
 from pydantic import BaseModel
 
-from nlibuild.elicitation import LABEL_ORDER, slot_name
 from nlibuild.errors import InputError
 from nlibuild.formats.platforms.base import (
     RELABEL_FORM,
@@ -39,9 +38,10 @@ from nlibuild.formats.platforms.fields import (
     slot_hypotheses,
 )
 from nlibuild.formats.tabular import csv_rows, write_spreadsheet_csv, write_text
-from nlibuild.label_names import LabelNames, shown_name
-from nlibuild.labels import LabelNormaliser
+from nlibuild.labelling.label_names import LabelNames, shown_name
+from nlibuild.labelling.labels import LabelNormaliser
 from nlibuild.models import ElicitTask, RelabelTask
+from nlibuild.protocol.elicitation import LABEL_ORDER, slot_name
 
 
 def _write_input(path: Path, task_type: type[BaseModel], tasks: Sequence[BaseModel]) -> None:

@@ -39,8 +39,8 @@ from nlibuild.formats.table_rows import (
     read_table_rows,
     table_kind,
 )
-from nlibuild.label_names import LabelNames
-from nlibuild.labels import LabelNormaliser
+from nlibuild.labelling.label_names import LabelNames
+from nlibuild.labelling.labels import LabelNormaliser
 from nlibuild.models import Label
 
 _ANSWER_DEFAULTS: dict[str, tuple[str, ...]] = {

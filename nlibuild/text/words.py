@@ -13,7 +13,7 @@ import re
 from functools import cache, lru_cache
 from typing import Any
 
-from nlibuild.lang import SCRIPTIO_CONTINUA_LANGS, primary_language
+from nlibuild.text.lang import SCRIPTIO_CONTINUA_LANGS, primary_language
 
 # A word: letters, digits and marks with inner apostrophes (lang.WORD_PATTERN); any other
 # character that is not white space is a token of its own, so that punctuation parts words

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nlibuild.progress import progress
+from nlibuild.core.progress import progress
 
 FloatArray = NDArray[np.float64]
 

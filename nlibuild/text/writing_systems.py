@@ -49,7 +49,7 @@ _NAMED_SCRIPTS = tuple(sorted({s for scripts in EXPECTED_SCRIPTS.values() for s 
 def expected_scripts(lang: str) -> tuple[str, ...] | None:
     """The scripts `lang` (a code, region or script subtags allowed) is written in, or None
     for a language nlibuild has no entry for."""
-    from nlibuild.lang import primary_language
+    from nlibuild.text.lang import primary_language
 
     return EXPECTED_SCRIPTS.get(primary_language(lang))
 

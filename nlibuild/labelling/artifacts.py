@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
-from nlibuild.lang import primary_language
 from nlibuild.models import NLI_LABELS, WordUnits
-from nlibuild.words import jieba_module
+from nlibuild.text.lang import primary_language
+from nlibuild.text.words import jieba_module
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray

@@ -21,7 +21,6 @@ from enum import StrEnum
 
 import orjson
 
-from nlibuild.lang import normalise_text, overlap_share
 from nlibuild.models import (
     DEFAULT_LABEL_ORDER,
     DEFAULT_MAX_OVERLAP,
@@ -33,7 +32,8 @@ from nlibuild.models import (
     Protocol,
 )
 from nlibuild.models import Severity as Severity  # re-exported: its home was here
-from nlibuild.negators import NegatorLexicon
+from nlibuild.text.lang import normalise_text, overlap_share
+from nlibuild.text.negators import NegatorLexicon
 
 LABEL_ORDER: tuple[Label, ...] = DEFAULT_LABEL_ORDER
 """The order labels are asked for and reported in (MNLI's and OCNLI's forms)."""

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from nlibuild.lang import primary_language
-from nlibuild.writing_systems import (
+from nlibuild.text.lang import primary_language
+from nlibuild.text.writing_systems import (
     LATIN,
     expected_scripts,
     main_script,

@@ -20,7 +20,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from nlibuild.lang import char_length, primary_language
+from nlibuild.text.lang import char_length, primary_language
 
 INTL_TOKENS = "tokens (intl)"
 CHARACTERS = "chars"

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Protocol
 
-from nlibuild.lang import primary_language
-from nlibuild.ranking import seeded_rank
-from nlibuild.writing_systems import scripted_chars
+from nlibuild.protocol.ranking import seeded_rank
+from nlibuild.text.lang import primary_language
+from nlibuild.text.writing_systems import scripted_chars
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from nlibuild.errors import ConfigError
 from nlibuild.formats.tabular import write_atomically
-from nlibuild.lang import length_unit, text_length
 from nlibuild.models import AgreementStat, CartographyResult, CuesResult, PmiResult
 from nlibuild.store import Store
+from nlibuild.text.lang import length_unit, text_length
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -143,8 +143,8 @@ _REGION_COLORS = {"easy": "#54a24b", "ambiguous": "#e45756", "hard": "#4c78a8",
 
 def cartography_points(store: Store, result: CartographyResult) -> list[CartographyPoint]:
     """Every training pair of the result's run, placed and coloured by its region."""
-    from nlibuild.cartography import regions
     from nlibuild.queries.score_results import pair_dynamics
+    from nlibuild.scores.cartography import regions
 
     pairs = pair_dynamics(store, result.run_id)
     region_of = regions(pairs)

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from nlibuild.errors import InputError
 from nlibuild.formats.input_files import read_utf8_text
-from nlibuild.lang import RESOURCES, SCRIPTIO_CONTINUA_LANGS, primary_language
-from nlibuild.words import fold, segment
+from nlibuild.text.lang import RESOURCES, SCRIPTIO_CONTINUA_LANGS, primary_language
+from nlibuild.text.words import fold, segment
 
 _NEGATOR_ENTRY = re.compile(r"^(!|\*)?([^\W\d_]|['’-])+( ([^\W\d_]|['’-])+)*$")
 

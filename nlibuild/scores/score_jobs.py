@@ -42,7 +42,6 @@ from nlibuild.models import (
     ScoreRowCounts,
     ScoreTrainConfig,
 )
-from nlibuild.negators import negator_lexicon
 from nlibuild.queries.scores import SplitPair, checkpoint_indexes, split_pairs, translated_langs
 from nlibuild.queries.translations import translations_in
 from nlibuild.render import counted, run_note
@@ -57,6 +56,7 @@ from nlibuild.scoring.job_files import (
     read_done,
 )
 from nlibuild.store import ScoreAccuracyRow, Store
+from nlibuild.text.negators import negator_lexicon
 
 HUMAN, MT = "human", "mt"
 NONE = "-"
