@@ -21,7 +21,12 @@ from nlibuild.core.stage import Stage, StoreFacts
 from nlibuild.errors import ConfigError
 from nlibuild.models import InitConfig, _Config
 from nlibuild.options import preset_of, preset_origin
-from nlibuild.presets import load_preset_text, parse_preset, preset_file_origin
+from nlibuild.presets import (
+    load_preset_text,
+    parse_preset,
+    preset_file_origin,
+    settings_from_preset,
+)
 from nlibuild.store import Store
 
 SettingsT = TypeVar("SettingsT", bound=BaseModel)
@@ -77,9 +82,7 @@ def settings_for(
         fields = stage.defaults(facts, fields)
     try:
         if stage.section is not None and issubclass(model, _Config):
-            settings = model.from_preset(dict(facts.preset), stage.section, facts.origin, **fields)
-            assert isinstance(settings, model)
-            return settings
+            return settings_from_preset(model, facts.preset, stage.section, facts.origin, **fields)
         return model.model_validate({k: v for k, v in fields.items() if v is not None})
     except ValidationError as exc:
         raise option_problem(exc) from None

@@ -1,6 +1,6 @@
 """Option values into settings: the parsing that the CLI and the `stats` tables share
 (comma-separated lists, enum choices with the allowed values in the message, the store's
-preset for `XConfig.from_preset`, and a setting's default as `--help` shows it)."""
+preset for `presets.settings_from_preset`, and a setting's default as `--help` shows it)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,13 @@ from pydantic import BaseModel
 from nlibuild.errors import ConfigError
 from nlibuild.labelling.label_names import LabelNames, label_names
 from nlibuild.models import Label, _Config, check_table_columns, parse_label_order
-from nlibuild.presets import TablePreset, named_tables, parse_preset, stage_defaults
+from nlibuild.presets import (
+    TablePreset,
+    named_tables,
+    parse_preset,
+    settings_from_preset,
+    stage_defaults,
+)
 from nlibuild.store import Store
 
 T = TypeVar("T")
@@ -34,8 +40,8 @@ ConfigT = TypeVar("ConfigT", bound=_Config)
 
 def store_settings(store: Store, model: type[ConfigT], section: str, **flags: Any) -> ConfigT:
     """A stage's settings from the flags given, the store's preset section, then the model's
-    defaults (`_Config.from_preset`), with preset errors naming the store's preset."""
-    return model.from_preset(preset_of(store), section, preset_origin(store), **flags)
+    defaults (`presets.settings_from_preset`), with preset errors naming the store's preset."""
+    return settings_from_preset(model, preset_of(store), section, preset_origin(store), **flags)
 
 
 def store_label_names(store: Store) -> LabelNames:

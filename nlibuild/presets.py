@@ -447,10 +447,11 @@ SettingsT = TypeVar("SettingsT", bound=BaseModel)
 
 def settings_from_preset(
     settings: type[SettingsT],
-    preset: dict[str, Any],
+    preset: Mapping[str, Any],
     section: str,
     origin: str,
-    flags: dict[str, Any],
+    /,
+    **flags: Any,
 ) -> SettingsT:
     """`settings` from the flags given (those not None), else `preset`'s `[section]` values,
     else the model's defaults; a one-line `ConfigError` naming the option, or `origin`, the
@@ -459,7 +460,7 @@ def settings_from_preset(
     if unknown:  # a mistake in the command, not the user's
         raise TypeError(f"{settings.__name__} has no field {', '.join(sorted(unknown))}")
     given = {name: value for name, value in flags.items() if value is not None}
-    from_preset = preset_settings(settings, preset, section, origin)
+    from_preset = preset_settings(settings, dict(preset), section, origin)
     try:
         return settings.model_validate(from_preset | given)
     except ValidationError as exc:

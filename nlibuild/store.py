@@ -29,6 +29,7 @@ from nlibuild.core.database import (
     SCHEMA_VERSION,
     Transactions,
     connect,
+    lock_holder,
     migrate,
     schema_version,
     use_wal,
@@ -37,15 +38,15 @@ from nlibuild.core.outputs import refuse_outputs_onto_store
 from nlibuild.core.runs import (
     RecordedRun,
     died_reason,
-    lock_holder,
     recorded_run,
     shown_status,
 )
 from nlibuild.core.sql_params import json_array
 from nlibuild.core.stage import StageName
 from nlibuild.errors import StoreError
-from nlibuild.labelling.labels import MAJORITY, RELEASED, majority_gold_case
+from nlibuild.labelling.labels import MAJORITY, RELEASED
 from nlibuild.models import RunRecord
+from nlibuild.queries.gold_sql import majority_gold_case
 
 if TYPE_CHECKING:  # numpy is imported where columns are read: not on every start-up
     import numpy as np

@@ -39,13 +39,12 @@ from pathlib import Path
 import pytest
 
 from nlibuild.errors import InputError
-from nlibuild.models import DEFAULT_MAX_OVERLAP, Label, Level, Protocol
+from nlibuild.models import DEFAULT_MAX_OVERLAP, Label, Level, Protocol, Rule
 from nlibuild.protocol.elicitation import (
     RULE_SEVERITY,
     CheckedAnswer,
     CheckedPair,
     Finding,
-    Rule,
     Severity,
     answer_key,
     check_answer,

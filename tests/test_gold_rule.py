@@ -14,8 +14,8 @@ from nlibuild.labelling.labels import (
     MAJORITY,
     RELEASED,
     GoldRule,
-    majority_gold_sql,
 )
+from nlibuild.queries.gold_sql import gold_sql, majority_gold_sql
 from nlibuild.store import Store
 
 TEST_STAGE = StageName("test", (), "a test's own stage", "tests")
@@ -55,7 +55,9 @@ def _store_with_pairs(path: Path) -> Store:
 
 
 def _labels(store: Store, rule: GoldRule) -> list[str | None]:
-    return [row[0] for row in store.conn.execute(f"SELECT {rule.sql()} FROM pairs p ORDER BY pk")]
+    return [
+        row[0] for row in store.conn.execute(f"SELECT {gold_sql(rule)} FROM pairs p ORDER BY pk")
+    ]
 
 
 def test_gold_prefers_the_majority_then_the_released_gold_and_never_the_author(

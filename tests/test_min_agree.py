@@ -29,9 +29,9 @@ from conftest import (
 )
 from pydantic import ValidationError
 
+from nlibuild.labelling.labels import majority_codes
 from nlibuild.models import AggregateConfig
 from nlibuild.presets import section_model
-from nlibuild.queries.votes import majority_codes
 
 E, N, C = "entailment", "neutral", "contradiction"
 LETTERS = {"e": E, "n": N, "c": C}

@@ -1,6 +1,6 @@
 """One settings model per stage: the command builds it from its flags, the store's preset
-fills what no flag gave (`from_preset`), and every default lives once, in the model, which
-is also where `--help` reads it from."""
+fills what no flag gave (`presets.settings_from_preset`), and every default lives once, in
+the model, which is also where `--help` reads it from."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ from nlibuild.models import (
     StratumKey,
 )
 from nlibuild.options import label_order_option
-from nlibuild.presets import parse_preset
+from nlibuild.presets import parse_preset, settings_from_preset
 
 PRESET = """
 [sample]
@@ -73,19 +73,25 @@ def preset() -> dict[str, Any]:
 
 
 def test_sample_takes_the_flag_then_the_preset_then_its_default(preset: dict[str, Any]) -> None:
-    cfg = SampleConfig.from_preset(preset, "sample", "mine.toml", min_len=None, max_len=None)
+    cfg = settings_from_preset(
+        SampleConfig, preset, "sample", "mine.toml", min_len=None, max_len=None
+    )
     assert (cfg.min_len, cfg.unit, cfg.max_len) == (4, LengthUnit.CHARS, 50)
-    flagged = SampleConfig.from_preset(preset, "sample", "mine.toml", min_len=6, unit=None)
+    flagged = settings_from_preset(
+        SampleConfig, preset, "sample", "mine.toml", min_len=6, unit=None
+    )
     assert (flagged.min_len, flagged.unit) == (6, LengthUnit.CHARS)
 
 
 def test_elicit_create_reads_the_protocol_in_any_case_and_0_as_no_cap(
     preset: dict[str, Any],
 ) -> None:
-    cfg = ElicitCreateConfig.from_preset(preset, "elicit", "mine.toml", annotators=("w01",))
+    cfg = settings_from_preset(
+        ElicitCreateConfig, preset, "elicit", "mine.toml", annotators=("w01",)
+    )
     assert cfg.protocol is Protocol.MULTI
     assert (cfg.batch_size, cfg.max_per_writer, cfg.seed) == (20, None, 13)
-    flagged = ElicitCreateConfig.from_preset(
+    flagged = settings_from_preset(ElicitCreateConfig,
         preset, "elicit", "mine.toml", annotators=("w01",), protocol=Protocol.SINGLE,
         batch_size=5, max_per_writer=8,
     )  # fmt: skip
@@ -96,33 +102,43 @@ def test_elicit_create_reads_the_protocol_in_any_case_and_0_as_no_cap(
 
 def test_the_two_elicit_commands_share_their_section(preset: dict[str, Any]) -> None:
     # [elicit] on_violation is `elicit import`'s; `elicit create` passes over it.
-    cfg = ElicitImportConfig.from_preset(
-        preset, "elicit", "mine.toml", path=Path("a.jsonl"), format="jsonl", max_overlap=None
+    cfg = settings_from_preset(
+        ElicitImportConfig,
+        preset,
+        "elicit",
+        "mine.toml",
+        path=Path("a.jsonl"),
+        format="jsonl",
+        max_overlap=None,
     )
     assert (cfg.on_violation, cfg.max_overlap) == (OnViolation.REJECT, 0.70)
 
 
 def test_relabel_reads_stratify_as_the_option_takes_it(preset: dict[str, Any]) -> None:
-    cfg = RelabelCreateConfig.from_preset(preset, "relabel", "mine.toml", annotators=("v01",))
+    cfg = settings_from_preset(
+        RelabelCreateConfig, preset, "relabel", "mine.toml", annotators=("v01",)
+    )
     assert cfg.stratify == (StratumKey.PROTOCOL, StratumKey.LEVEL)
     assert (cfg.validators, cfg.fraction) == (3, 0.15)
-    one_stratum = RelabelCreateConfig.from_preset(
-        preset, "relabel", "mine.toml", annotators=("v01",), stratify=()
+    one_stratum = settings_from_preset(
+        RelabelCreateConfig, preset, "relabel", "mine.toml", annotators=("v01",), stratify=()
     )
     assert one_stratum.stratify == ()  # an empty flag is given, not left out
 
 
 def test_export_reads_the_label_order_as_the_option_takes_it(preset: dict[str, Any]) -> None:
-    cfg = ExportConfig.from_preset(preset, "export", "mine.toml", out=Path("x.jsonl"))
+    cfg = settings_from_preset(ExportConfig, preset, "export", "mine.toml", out=Path("x.jsonl"))
     assert cfg.format is ExportFormat.HF_JSONL
     assert cfg.label_order == (Label.NEUTRAL, Label.ENTAILMENT, Label.CONTRADICTION)
     assert cfg.no_gold is NoGoldPolicy.MINUS_ONE
 
 
 def test_without_a_preset_every_default_is_the_models() -> None:
-    assert AggregateConfig.from_preset({}, "aggregate", "none") == AggregateConfig()
-    assert SampleConfig.from_preset({}, "sample", "none", seed=None) == SampleConfig()
-    cfg = ImportConfig.from_preset({"import": {"format": "ocnli"}}, "import", "p", path=Path("a"))
+    assert settings_from_preset(AggregateConfig, {}, "aggregate", "none") == AggregateConfig()
+    assert settings_from_preset(SampleConfig, {}, "sample", "none", seed=None) == SampleConfig()
+    cfg = settings_from_preset(
+        ImportConfig, {"import": {"format": "ocnli"}}, "import", "p", path=Path("a")
+    )
     assert cfg.format is ImportFormat.OCNLI
 
 
@@ -162,7 +178,7 @@ def test_a_genre_table_of_the_preset_lies_over_its_ingest_section(tmp_path: Path
 
 def test_a_misspelt_key_names_the_preset_file_section_and_key() -> None:
     with pytest.raises(ConfigError) as caught:
-        SampleConfig.from_preset({"sample": {"min_lenght": 8}}, "sample", "mine.toml")
+        settings_from_preset(SampleConfig, {"sample": {"min_lenght": 8}}, "sample", "mine.toml")
     assert str(caught.value).startswith(
         "mine.toml: [sample] min_lenght: unknown key; did you mean min_len?"
     )
@@ -175,7 +191,7 @@ def test_a_section_key_no_setting_takes_names_file_section_and_key(
     monkeypatch.setitem(presets.SECTION_SETTINGS, "elicit", (ElicitCreateConfig,))
     preset = {"elicit": {"batch_size": 10, "on_violation": "reject"}}
     with pytest.raises(ConfigError) as caught:
-        ElicitCreateConfig.from_preset(preset, "elicit", "mine.toml", annotators=("w01",))
+        settings_from_preset(ElicitCreateConfig, preset, "elicit", "mine.toml", annotators=("w01",))
     assert str(caught.value).startswith(
         "mine.toml: [elicit] on_violation: no setting of ElicitCreateConfig takes this key"
     )
@@ -197,13 +213,15 @@ def test_every_key_a_section_allows_fills_a_setting_or_a_command(section: str) -
 
 def test_a_flag_the_model_refuses_names_the_option() -> None:
     with pytest.raises(ConfigError, match=r"^option batch_size: Input should be greater"):
-        ElicitCreateConfig.from_preset({}, "elicit", "p", annotators=("w01",), batch_size=0,
-                                       protocol=Protocol.SINGLE)  # fmt: skip
+        settings_from_preset(
+            ElicitCreateConfig, {}, "elicit", "p",
+            annotators=("w01",), batch_size=0, protocol=Protocol.SINGLE,
+        )  # fmt: skip
 
 
 def test_a_setting_neither_flag_nor_preset_gives_names_both_places() -> None:
     with pytest.raises(ConfigError) as caught:
-        ElicitCreateConfig.from_preset({}, "elicit", "p", annotators=("w01",))
+        settings_from_preset(ElicitCreateConfig, {}, "elicit", "p", annotators=("w01",))
     assert str(caught.value) == (
         "give --protocol (SINGLE, MULTI, MULTI_ENCOURAGE, MULTI_CONSTRAINT), "
         "or set [elicit] protocol in the preset"
@@ -217,7 +235,7 @@ def test_a_missing_format_through_the_command_line(db: Path, tmp_path: Path) -> 
 
 def test_a_flag_name_the_model_lacks_is_a_mistake_in_the_command() -> None:
     with pytest.raises(TypeError, match="no field min_length"):
-        SampleConfig.from_preset({}, "sample", "p", min_length=3)
+        settings_from_preset(SampleConfig, {}, "sample", "p", min_length=3)
 
 
 # --- --help shows the model's defaults -----------------------------------------------------

@@ -38,9 +38,10 @@ from nlibuild.models import (
     Label,
     OverlapMeasure,
     Protocol,
+    Rule,
 )
-from nlibuild.presets import parse_preset
-from nlibuild.protocol.elicitation import Rule, Severity, check_answer
+from nlibuild.presets import parse_preset, settings_from_preset
+from nlibuild.protocol.elicitation import Severity, check_answer
 from nlibuild.stats.subsets import overlap_distribution
 from nlibuild.text.lang import overlap_share, overlap_shares
 from nlibuild.text.negators import negator_lexicon
@@ -168,7 +169,7 @@ def _violations(db: Path) -> list[tuple[str, str, int]]:
 
 def test_the_shipped_presets_state_the_ocnli_rule() -> None:
     for name in ("ocnli", "mnli", "xnli"):
-        cfg = ElicitImportConfig.from_preset(
+        cfg = settings_from_preset(ElicitImportConfig,
             parse_preset(_shipped(name), f"preset {name}"), "elicit", name,
             path=Path("a.jsonl"), format="jsonl",
         )  # fmt: skip
@@ -185,11 +186,11 @@ def _shipped(name: str) -> str:
 
 def test_the_preset_measure_is_read_and_a_flag_wins(tmp_path: Path) -> None:
     preset = parse_preset('[elicit]\noverlap_measure = "premise"\noverlap_severity = "warning"')
-    cfg = ElicitImportConfig.from_preset(
-        preset, "elicit", "mine.toml", path=Path("a.jsonl"), format="jsonl"
+    cfg = settings_from_preset(
+        ElicitImportConfig, preset, "elicit", "mine.toml", path=Path("a.jsonl"), format="jsonl"
     )
     assert (cfg.overlap_measure, cfg.overlap_severity) == (PREMISE, Severity.WARNING)
-    flagged = ElicitImportConfig.from_preset(
+    flagged = settings_from_preset(ElicitImportConfig,
         preset, "elicit", "mine.toml", path=Path("a.jsonl"), format="jsonl",
         overlap_measure=BOTH, overlap_severity=Severity.ERROR,
     )  # fmt: skip

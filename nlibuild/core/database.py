@@ -42,6 +42,28 @@ def busy_timeout_s() -> float:
     return seconds
 
 
+def lock_holder(conn: sqlite3.Connection, path: Path) -> StoreError:
+    """The error for a store whose write lock outlasted the busy timeout, naming the run
+    that holds it (readers are never blocked in WAL mode, so the runs table can be read)."""
+    try:
+        row = conn.execute(
+            "SELECT id, stage, command, pid, host, started_at FROM runs "
+            "WHERE status = 'running' ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+    except sqlite3.OperationalError:  # a store still at schema 7, being migrated by another
+        row = None
+    waited = f"after waiting {busy_timeout_s():g} s"
+    retry = "wait for it to finish (or stop it), or set $NLIBUILD_BUSY_TIMEOUT to wait longer"
+    if row is None:
+        return StoreError(f"{path}: the store is locked by another process {waited}; {retry}")
+    run_id, stage, command, pid, host, started = row
+    holder = command or f"nlibuild {stage}"
+    return StoreError(
+        f"{path}: the store is locked by run {run_id} (`{holder}`, pid {pid} on {host}, "
+        f"started {started[:19].replace('T', ' ')} UTC) {waited}; {retry}"
+    )
+
+
 def _migration_files() -> list[tuple[int, Traversable]]:
     """(number, file) of every migration shipped in the package, in order."""
     folder = resources.files("nlibuild.core").joinpath("migrations")
@@ -108,8 +130,6 @@ def use_wal(conn: sqlite3.Connection, path: Path) -> None:
             raise StoreError(f"{path}: not an nlibuild store ({exc}); pass --db PATH") from exc
         # A store of an older release, still in rollback-journal mode, held by a writer:
         # switching to WAL needs the file to itself.
-        from nlibuild.core.runs import lock_holder
-
         locked = lock_holder(conn, path)
         conn.close()
         raise locked from None

@@ -32,11 +32,9 @@ from pydantic import BaseModel
 from nlibuild._version import VERSION
 from nlibuild.core.signature import settings_signature
 from nlibuild.core.stage import StageName
-from nlibuild.errors import NlibuildError, StoreError
+from nlibuild.errors import NlibuildError
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from nlibuild.core.database import Transactions
 
 RUNNING, OK, FAILED, INTERRUPTED = "running", "ok", "failed", "interrupted"
@@ -92,30 +90,6 @@ def shown_status(status: str, host: str | None, pid: int | None) -> str:
     if status == RUNNING and host == socket.gethostname() and pid is not None:
         return RUNNING if process_alive(pid) else INTERRUPTED
     return status
-
-
-def lock_holder(conn: sqlite3.Connection, path: Path) -> StoreError:
-    """The error for a store whose write lock outlasted the busy timeout, naming the run
-    that holds it (readers are never blocked in WAL mode, so the runs table can be read)."""
-    from nlibuild.core.database import busy_timeout_s
-
-    try:
-        row = conn.execute(
-            "SELECT id, stage, command, pid, host, started_at FROM runs "
-            "WHERE status = 'running' ORDER BY id DESC LIMIT 1"
-        ).fetchone()
-    except sqlite3.OperationalError:  # a store still at schema 7, being migrated by another
-        row = None
-    waited = f"after waiting {busy_timeout_s():g} s"
-    retry = "wait for it to finish (or stop it), or set $NLIBUILD_BUSY_TIMEOUT to wait longer"
-    if row is None:
-        return StoreError(f"{path}: the store is locked by another process {waited}; {retry}")
-    run_id, stage, command, pid, host, started = row
-    holder = command or f"nlibuild {stage}"
-    return StoreError(
-        f"{path}: the store is locked by run {run_id} (`{holder}`, pid {pid} on {host}, "
-        f"started {started[:19].replace('T', ' ')} UTC) {waited}; {retry}"
-    )
 
 
 @dataclass

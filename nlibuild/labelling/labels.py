@@ -13,7 +13,8 @@ the four additional labels"; no three-vote consensus is marked `-`) and OCNLI (H
 at least 3 of its 5 votes agree on, and `-` otherwise. For pairs with other numbers of
 votes (ChaosNLI's 100, LiveNLI's 15) the papers' count means something else, so
 `--min-agree` also takes a share of a pair's votes (0.6 is 3 of 5, 9 of 15), rounded up.
-`majority_gold_sql` computes that rule (method `majority`, written by `aggregate-labels`).
+`queries/gold_sql.majority_gold_sql` computes that rule in SQL, `majority_codes` on
+arrays (method `majority`, written by `aggregate-labels`).
 A corpus imported with its own gold keeps it as method `released`; it is the gold wherever
 nlibuild has not aggregated.
 Which stored gold a reader takes, and whether a pair with only its author's label gets
@@ -26,8 +27,13 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from nlibuild.models import NLI_LABELS, NO_GOLD, Label
+
+if TYPE_CHECKING:  # numpy is imported where the rule runs on arrays
+    import numpy as np
+    from numpy.typing import NDArray
 
 _ALIASES: dict[str, str] = {
     "entailment": Label.ENTAILMENT.value,
@@ -135,26 +141,9 @@ class GoldRule:
         if bad or not self.methods:
             raise ValueError(f"gold rule {self.name}: bad methods {bad or self.methods}")
 
-    def sql(self, pair_pk: str = "p.pk", author_label: str = "p.author_label") -> str:
-        """The rule as one SQL expression over a pair (key `pair_pk`, author's label
-        `author_label`): NULL where it gives no label."""
-        terms = [stored_gold_sql(method, pair_pk) for method in self.methods]
-        if self.author_fallback:
-            terms.append(author_label)
-        return terms[0] if len(terms) == 1 else f"coalesce({', '.join(terms)})"
-
     def preferred_method(self, present: Collection[str]) -> str | None:
         """The method whose gold this rule reads first among the methods `present`."""
         return next((m for m in self.methods if m in present), None)
-
-
-def stored_gold_sql(method: str, pair_pk: str = "p.pk") -> str:
-    """The stored gold of one method for the pair `pair_pk`, straight from where it lies:
-    the majority on `pair_labels` (schema 9), any other method in `gold_rows` (the view
-    `gold` shows both, but a lookup through a view of a union costs a scan of it)."""
-    if method == MAJORITY:
-        return f"(SELECT gold FROM pair_labels WHERE pair_pk = {pair_pk})"
-    return f"(SELECT label FROM gold_rows WHERE pair_pk = {pair_pk} AND method = '{method}')"
 
 
 GOLD = GoldRule("gold", (MAJORITY, RELEASED), author_fallback=False)
@@ -166,10 +155,6 @@ GOLD_OR_AUTHOR = GoldRule("gold-or-author", (MAJORITY, RELEASED), author_fallbac
 (which pairs are labelled) and the artifact tables use it."""
 
 
-COUNT_COLUMNS = tuple(f"n_{label}" for label in NLI_LABELS)
-"""The per-pair vote count of each NLI label, as `pair_labels` (schema 9) names them."""
-
-
 SHARE_ROUNDING = 1e-9
 """Taken off a share times a pair's votes before comparing a count with it: a float product
 can land a hair above the integer it stands for (0.7 * 10 is 7.000000000000001), and no
@@ -178,51 +163,31 @@ without being one, so a count reaches the result exactly when it reaches the sha
 votes rounded up."""
 
 
-def votes_needed_sql(min_agree: str = ":min_agree", total: str = "n_votes") -> str:
-    """The votes a label needs as an SQL expression: `min_agree` (an SQL value, as
-    `AggregateConfig.min_agree` stores it) is a count when an integer, else a share of the
-    pair's `total` votes, rounded up (see `SHARE_ROUNDING`)."""
-    return (
-        f"(CASE WHEN typeof({min_agree}) = 'real' "
-        f"THEN {min_agree} * {total} - {SHARE_ROUNDING} ELSE {min_agree} END)"
-    )
+def votes_needed(
+    totals: NDArray[np.int64], min_agree: int | float
+) -> NDArray[np.floating[Any]] | int:
+    """The votes a label needs on pairs of `totals` votes: a count as it is, a share of each
+    pair's own votes rounded up (`queries/gold_sql.votes_needed_sql` in numpy: compared
+    with `>=`, `SHARE_ROUNDING` makes 0.7 x 10 need 7, not 8)."""
+    if isinstance(min_agree, float):
+        return totals * min_agree - SHARE_ROUNDING
+    return min_agree
 
 
-def majority_gold_case(min_agree: str = ":min_agree", total: str = "n_votes") -> str:
-    """The majority rule as an SQL CASE over a pair's label counts (`COUNT_COLUMNS`) and
-    its number of votes (`total`): the NLI label with at least `min_agree` votes (an SQL
-    value: a count, 3 of 5 in the papers and `AggregateConfig.min_agree`'s default, or a
-    share of the pair's votes, see `votes_needed_sql`) and more than any other NLI label,
-    else `-`. Extra labels (OCNLI's `unrelated`) count towards the votes but are never gold;
-    ties are never broken, so 2-2-1 is `-` whatever order the votes came in. A pair with
-    its author's vote alone keeps that label (MNLI's training set, whose pairs were mostly
-    never validated). queries/votes.py's `majority_codes` applies the same rule to count
-    arrays."""
-    pairs = list(zip(NLI_LABELS, COUNT_COLUMNS, strict=True))
-    needed = votes_needed_sql(min_agree, total)
-    single = " ".join(f"WHEN {column} = 1 THEN '{label}'" for label, column in pairs)
-    majority = " ".join(
-        f"WHEN {column} >= {needed} "
-        + " ".join(f"AND {column} > {other}" for other in COUNT_COLUMNS if other != column)
-        + f" THEN '{label}'"
-        for label, column in pairs
-    )
-    return (
-        f"CASE WHEN {total} = 1 THEN CASE {single} ELSE '{NO_GOLD}' END "
-        f"{majority} ELSE '{NO_GOLD}' END"
-    )
+def majority_codes(counts: NDArray[np.int64], min_agree: int | float) -> NDArray[np.int64]:
+    """The majority rule on count rows (NLI labels in the first 3 columns): the index of
+    the NLI label with at least `min_agree` votes (a count, or a float share of the row's
+    votes rounded up) and more than the others, else -1; a row with a single vote gets
+    that vote's label (-1 if it is an extra value). The same rule as
+    `queries/gold_sql.majority_gold_case`, which Store.write_majority_gold applies, for
+    statistics computed without stored gold."""
+    import numpy as np
 
-
-def majority_gold_sql(min_agree: str = ":min_agree") -> str:
-    """A SELECT of (pair key, gold label, votes, votes of the top NLI label) per pair,
-    computed from the votes themselves by `majority_gold_case` (what `nlibuild check`
-    compares the stored gold with)."""
-    counts = ", ".join(
-        f"sum(label = '{label}') AS {column}"
-        for label, column in zip(NLI_LABELS, COUNT_COLUMNS, strict=True)
-    )
-    return (
-        f"SELECT pair_pk, {majority_gold_case(min_agree, 'total')} AS label, total, "
-        f"max({', '.join(COUNT_COLUMNS)}) AS top "
-        f"FROM (SELECT pair_pk, {counts}, count(*) AS total FROM votes GROUP BY pair_pk)"
-    )
+    nli = counts[:, : len(NLI_LABELS)]
+    top = nli.max(axis=1)
+    totals = counts.sum(axis=1)
+    needed = votes_needed(totals, min_agree)
+    unique = (nli == top[:, None]).sum(axis=1) == 1
+    codes = np.where(unique & (top >= needed), nli.argmax(axis=1), -1)
+    single = totals == 1
+    return np.where(single, np.where(top == 1, nli.argmax(axis=1), -1), codes)

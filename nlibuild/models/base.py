@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Annotated, Any, ClassVar, Self
+from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -116,18 +116,6 @@ class _Config(BaseModel):
     preset_section: ClassVar[str | None] = None
     """The preset section whose keys fill this model's fields marked `IN_PRESET` (a
     `PresetKey`), as defaults under the flags; None: no preset fills it."""
-
-    @classmethod
-    def from_preset(
-        cls, preset: dict[str, Any], section: str, origin: str, /, **flags: Any
-    ) -> Self:
-        """The settings from the flags given (None: not given), else the preset's `[section]`
-        values (`origin` names the preset in errors), else this model's defaults. A preset
-        key no setting takes, or a value the model refuses, is a one-line `ConfigError`."""
-        # presets.py imports nlibuild.models: its section models check values as we take them.
-        from nlibuild.presets import settings_from_preset
-
-        return settings_from_preset(cls, preset, section, origin, flags)
 
 
 SEED_LIMIT = 2**32

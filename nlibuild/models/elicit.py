@@ -35,6 +35,22 @@ from nlibuild.models.base import (
 )
 
 
+class Rule(StrEnum):
+    """What the checks look for. Each finding names one of these."""
+
+    OVERLAP = "overlap"  # shares more than the limit of its units with the premise
+    NEGATOR = "negator"  # MULTI_CONSTRAINT: a second negated contradiction for a premise
+    COPY = "copy"  # the hypothesis is the premise
+    DUPLICATE = "duplicate"  # the same hypothesis twice for one premise
+    MISSING_LABEL = "missing_label"  # no hypothesis at all for a label
+    TOO_FEW = "too_few"  # MULTI: fewer than three for a label (OCNLI allowed it)
+    TOO_MANY = "too_many"  # more hypotheses for a label than the protocol asks for
+    EMPTY = "empty"  # an empty field before a filled one (the levels shift up)
+    UNUSABLE_WITH_ANSWERS = "unusable_with_answers"  # marked `x` and answered anyway
+    NOT_IN_BATCH = "not_in_batch"  # an answer for a premise the batch does not hold
+    OTHER_WRITER = "other_writer"  # an answer by someone the batch was not given to
+
+
 class OnViolation(StrEnum):
     """What an answer import does with a pair that breaks a rule of its protocol."""
 

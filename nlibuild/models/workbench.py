@@ -14,6 +14,7 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from nlibuild.models.base import IN_PRESET, Label, Level, Protocol, _Config
+from nlibuild.models.elicit import Rule
 
 TOO_SHORT = "too_short"
 """The workbench's own rule (the protocols have no length rule): a hypothesis under
@@ -21,9 +22,6 @@ TOO_SHORT = "too_short"
 
 
 def _known_rules(rules: tuple[str, ...] | None) -> tuple[str, ...] | None:
-    # Imported here: the rules live in a library module that itself imports the models.
-    from nlibuild.protocol.elicitation import Rule
-
     known = [rule.value for rule in Rule] + [TOO_SHORT]
     for rule in rules or ():
         if rule not in known:

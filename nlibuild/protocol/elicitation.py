@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from enum import StrEnum
 
 import orjson
 
@@ -30,6 +29,7 @@ from nlibuild.models import (
     Level,
     OverlapMeasure,
     Protocol,
+    Rule,
 )
 from nlibuild.models import Severity as Severity  # re-exported: its home was here
 from nlibuild.text.lang import normalise_text, overlap_share
@@ -68,22 +68,6 @@ def pair_id(premise_id: str, label: Label, k: int, protocol_tag: str | None = No
 def slot_name(label: Label, k: int) -> str:
     """The form field of the k-th hypothesis for a label: `contradiction_2`."""
     return f"{label.value}_{k}"
-
-
-class Rule(StrEnum):
-    """What the checks look for. Each finding names one of these."""
-
-    OVERLAP = "overlap"  # shares more than the limit of its units with the premise
-    NEGATOR = "negator"  # MULTI_CONSTRAINT: a second negated contradiction for a premise
-    COPY = "copy"  # the hypothesis is the premise
-    DUPLICATE = "duplicate"  # the same hypothesis twice for one premise
-    MISSING_LABEL = "missing_label"  # no hypothesis at all for a label
-    TOO_FEW = "too_few"  # MULTI: fewer than three for a label (OCNLI allowed it)
-    TOO_MANY = "too_many"  # more hypotheses for a label than the protocol asks for
-    EMPTY = "empty"  # an empty field before a filled one (the levels shift up)
-    UNUSABLE_WITH_ANSWERS = "unusable_with_answers"  # marked `x` and answered anyway
-    NOT_IN_BATCH = "not_in_batch"  # an answer for a premise the batch does not hold
-    OTHER_WRITER = "other_writer"  # an answer by someone the batch was not given to
 
 
 RULE_SEVERITY: dict[Rule, Severity] = {

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from nlibuild.labelling.labels import GOLD_OR_AUTHOR
+from nlibuild.queries.gold_sql import gold_sql
 from nlibuild.store import Store
 
 ARTIFACT_FIELDS: dict[str, str] = {
@@ -22,7 +23,7 @@ ARTIFACT_FIELDS: dict[str, str] = {
     "genre": "pr.genre",
     "author": "a.id",
     "split": "s.split",
-    "label": GOLD_OR_AUTHOR.sql(),
+    "label": gold_sql(GOLD_OR_AUTHOR),
 }
 """What `artifact_columns` can read of a pair, and the SQL that reads it."""
 

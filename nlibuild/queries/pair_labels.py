@@ -65,7 +65,7 @@ def pair_label_table(
     the counts, as the statistics computed from votes do."""
     import numpy as np
 
-    from nlibuild.queries.votes import majority_codes
+    from nlibuild.labelling.labels import majority_codes
 
     if include_extra or not _packable(store):
         return None  # also when there are no votes: the votes' reader says what to do
@@ -117,8 +117,8 @@ def _differences_sql() -> str:
     are only ever added, by runs with higher IDs). A row without gold is only wrong once
     some majority gold exists: a store never aggregated has none anywhere.
     """
-    from nlibuild.labelling.labels import majority_gold_case
     from nlibuild.models import AggregateConfig
+    from nlibuild.queries.gold_sql import majority_gold_case
     from nlibuild.store import PAIR_LABEL_COUNTS
 
     default_min_agree = AggregateConfig.model_fields["min_agree"].default

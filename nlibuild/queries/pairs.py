@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from nlibuild.core.sql_params import json_array
 from nlibuild.labelling.labels import RELEASED, GoldRule
+from nlibuild.queries.gold_sql import gold_sql
 from nlibuild.store import ExportRow, Store
 
 if TYPE_CHECKING:  # numpy is imported where columns are read
@@ -35,7 +36,7 @@ def export_rows(store: Store, rule: GoldRule) -> Iterator[ExportRow]:
     the rule gives it none)."""
     pairs = store.conn.execute(
         "SELECT p.pk, p.id, pr.id, pr.text, pr.extra_json, pr.genre, p.hypothesis, p.lang, "
-        f"p.protocol, p.level, p.extra_json, {rule.sql()} "
+        f"p.protocol, p.level, p.extra_json, {gold_sql(rule)} "
         "FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk ORDER BY p.pk"
     )
     # Votes are read by a second cursor in the same order and merged, which streams

@@ -10,6 +10,7 @@ from pathlib import Path
 from nlibuild.core.registry import SCORE_IMPORT, SCORE_TRAIN
 from nlibuild.errors import ConfigError
 from nlibuild.labelling.labels import GOLD_OR_AUTHOR
+from nlibuild.queries.gold_sql import gold_sql
 from nlibuild.store import Store
 
 MODEL_RUN_STAGES = (SCORE_TRAIN.name, SCORE_IMPORT.name)
@@ -137,7 +138,7 @@ def pair_dynamics(
     premise, hypothesis, confidence, variability, correctness, jobs), the three measures
     averaged over the run's jobs (its seeds). By pair ID."""
     return store.conn.execute(
-        f"SELECT p.id, {GOLD_OR_AUTHOR.sql()}, pr.text, p.hypothesis, avg(d.confidence), "
+        f"SELECT p.id, {gold_sql(GOLD_OR_AUTHOR)}, pr.text, p.hypothesis, avg(d.confidence), "
         "avg(d.variability), avg(d.correctness), count(*) "
         "FROM score_dynamics d JOIN score_jobs j ON j.pk = d.job_pk "
         "JOIN pairs p ON p.pk = d.pair_pk JOIN premises pr ON pr.pk = p.premise_pk "

@@ -9,6 +9,7 @@ from typing import NamedTuple
 import orjson
 
 from nlibuild.labelling.labels import GOLD
+from nlibuild.queries.gold_sql import gold_sql
 from nlibuild.store import Store
 
 
@@ -35,7 +36,7 @@ def split_pairs(store: Store) -> list[SplitPair]:
         SplitPair(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], bool(r[11]))
         for r in store.conn.execute(
             "SELECT p.pk, p.id, pr.id, p.lang, s.split, pr.text, p.hypothesis, "
-            f"{GOLD.sql()}, pr.genre, p.protocol, p.level, "
+            f"{gold_sql(GOLD)}, pr.genre, p.protocol, p.level, "
             "EXISTS (SELECT 1 FROM votes v WHERE v.pair_pk = p.pk AND v.position >= 1) "
             "FROM splits s JOIN pairs p ON p.pk = s.pair_pk "
             "JOIN premises pr ON pr.pk = p.premise_pk ORDER BY p.id"

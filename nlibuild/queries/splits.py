@@ -6,6 +6,7 @@ from typing import NamedTuple
 
 from nlibuild.labelling.labels import GOLD_OR_AUTHOR, MAJORITY
 from nlibuild.models import NLI_LABELS
+from nlibuild.queries.gold_sql import gold_sql
 from nlibuild.store import Store
 
 
@@ -33,7 +34,7 @@ def split_candidates(store: Store) -> list[SplitCandidate]:
             "EXISTS (SELECT 1 FROM votes v WHERE v.pair_pk = p.pk AND v.position >= 1) "
             "AND EXISTS (SELECT 1 FROM gold g WHERE g.pair_pk = p.pk "
             "            AND g.method = :majority AND g.label <> '-'), "
-            f"{GOLD_OR_AUTHOR.sql()} "
+            f"{gold_sql(GOLD_OR_AUTHOR)} "
             "FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk ORDER BY p.pk",
             {"majority": MAJORITY},
         )

@@ -6,14 +6,13 @@ computed here)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from nlibuild.errors import ConfigError
 from nlibuild.labelling.agreement import VoteTable
-from nlibuild.labelling.labels import SHARE_ROUNDING
+from nlibuild.labelling.labels import majority_codes
 from nlibuild.models import NLI_LABELS
 from nlibuild.store import Store, VoteArrays
 
@@ -23,33 +22,6 @@ def _label_values(store: Store) -> list[str]:
     declared = [e for e in store.meta().get("extra_labels", "").split(",") if e]
     extras = sorted((set(declared) | set(store.vote_labels())) - set(NLI_LABELS))
     return [*NLI_LABELS, *extras]
-
-
-def votes_needed(
-    totals: NDArray[np.int64], min_agree: int | float
-) -> NDArray[np.floating[Any]] | int:
-    """The votes a label needs on pairs of `totals` votes: a count as it is, a share of each
-    pair's own votes rounded up (`labels.votes_needed_sql` in numpy: compared with `>=`,
-    `SHARE_ROUNDING` makes 0.7 x 10 need 7, not 8)."""
-    if isinstance(min_agree, float):
-        return totals * min_agree - SHARE_ROUNDING
-    return min_agree
-
-
-def majority_codes(counts: NDArray[np.int64], min_agree: int | float) -> NDArray[np.int64]:
-    """The majority rule on count rows (NLI labels in the first 3 columns): the index of
-    the NLI label with at least `min_agree` votes (a count, or a float share of the row's
-    votes rounded up) and more than the others, else -1; a row with a single vote gets
-    that vote's label (-1 if it is an extra value). The same rule as
-    Store.write_majority_gold, for statistics computed without stored gold."""
-    nli = counts[:, : len(NLI_LABELS)]
-    top = nli.max(axis=1)
-    totals = counts.sum(axis=1)
-    needed = votes_needed(totals, min_agree)
-    unique = (nli == top[:, None]).sum(axis=1) == 1
-    codes = np.where(unique & (top >= needed), nli.argmax(axis=1), -1)
-    single = totals == 1
-    return np.where(single, np.where(top == 1, nli.argmax(axis=1), -1), codes)
 
 
 @dataclass

@@ -39,6 +39,7 @@ from nlibuild.models import (
     Label,
     OnViolation,
     Protocol,
+    Rule,
     RuleCount,
     WriterReport,
 )
@@ -47,7 +48,6 @@ from nlibuild.protocol.elicitation import (
     PROTOCOL_TAGS,
     CheckedAnswer,
     Finding,
-    Rule,
     Severity,
     answer_key,
     check_answer,

@@ -115,7 +115,7 @@ def _gold_without_each_vote(
     votes through the majority rule (-1 where they give none, or are fewer than 2)."""
     import numpy as np
 
-    from nlibuild.queries.votes import votes_needed
+    from nlibuild.labelling.labels import votes_needed
 
     without = counts[items].copy()
     without[np.arange(len(labels)), labels] -= 1
