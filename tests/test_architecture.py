@@ -12,13 +12,22 @@ PACKAGE = Path(nlibuild.__file__).parent
 STAGES = PACKAGE / "stages"
 
 
-def imported_modules(path: Path, root: Path = PACKAGE) -> set[str]:
+def imported_modules(path: Path, root: Path = PACKAGE, runtime_only: bool = False) -> set[str]:
     """Every module `path` imports, absolute (`from . import x` resolved in its package,
-    `root` being the directory of package `nlibuild`)."""
+    `root` being the directory of package `nlibuild`); with `runtime_only`, not those under
+    `if TYPE_CHECKING:`, which never run."""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     package = ".".join(("nlibuild", *path.relative_to(root).parent.parts))
     found: set[str] = set()
+    checking_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if runtime_only and isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for inner in ast.walk(node)
+    }
     for node in ast.walk(tree):
+        if id(node) in checking_only:
+            continue
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -171,3 +180,117 @@ def test_the_torch_check_sees_a_module_that_imports_torch(tmp_path: Path) -> Non
         "stage.py:4 imports nlibuild.scoring.job.run_job at module level",
         "stage.py:8 imports torch.nn",
     ]
+
+
+# --- layers and cycles (issue 25) ------------------------------------------------------------
+
+
+def module_name(path: Path, root: Path = PACKAGE) -> str:
+    parts = ("nlibuild", *path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
+    """Each module of the package and the modules of the package it imports when it runs,
+    at its top or inside a function (a lazy import is still an edge)."""
+    paths = {module_name(path, root): path for path in sorted(root.rglob("*.py"))}
+    return {
+        name: {
+            m for m in imported_modules(path, root, runtime_only=True) if m in paths and m != name
+        }
+        for name, path in paths.items()
+    }
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(graph[node]):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            group: list[str] = []
+            while not group or group[-1] != node:
+                group.append(stack.pop())
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_module_imports_itself_back_through_others_lazily_or_not() -> None:
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_check_sees_a_cycle_hidden_in_a_function(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("from nlibuild.b import x\n")
+    (tmp_path / "b.py").write_text("def f():\n    from nlibuild.a import y\n")
+    (tmp_path / "c.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from nlibuild.a import y\n"
+    )
+    assert cycles(import_graph(tmp_path)) == [["nlibuild.a", "nlibuild.b"]]
+
+
+LOWER_LAYER = ("nlibuild.core", "nlibuild.queries", "nlibuild.store")
+"""The kernel, the store's writes and its read paths: under every stage and library module."""
+
+RULES = (
+    "nlibuild.errors",
+    "nlibuild._version",
+    "nlibuild.models",
+    "nlibuild.text",
+    "nlibuild.labelling.labels",
+    "nlibuild.labelling.label_names",
+    "nlibuild.labelling.agreement",
+    "nlibuild.protocol.ranking",
+    "nlibuild.formats.input_files",
+)
+"""Pure rules, types and file reading, which open no store: the lower layer may use them."""
+
+
+def within(module: str, prefixes: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(f"{p}.") for p in prefixes)
+
+
+def test_the_lower_layer_imports_only_itself_and_the_pure_rules() -> None:
+    offending = [
+        f"{name} imports {module}"
+        for name, imported in import_graph().items()
+        if within(name, LOWER_LAYER)
+        for module in sorted(imported)
+        if not within(module, (*LOWER_LAYER, *RULES, "nlibuild"))
+    ]
+    assert offending == []
+
+
+KERNEL_TYPES = ("nlibuild.core.stage", "nlibuild.core.signature", "nlibuild.core.progress")
+"""What of the kernel the pure rules may use: types and signs of life, never the store."""
+
+
+def test_the_pure_rules_open_no_store() -> None:
+    offending = [
+        f"{name} imports {module}"
+        for name, imported in import_graph().items()
+        if within(name, RULES[2:])
+        for module in sorted(imported)
+        if not within(module, (*RULES, *KERNEL_TYPES)) and module != "nlibuild"
+    ]
+    assert offending == []
+
+
+def test_at_most_twelve_modules_lie_directly_in_the_package() -> None:
+    """The rest is grouped into packages named by what they hold (ARCHITECTURE.md)."""
+    assert len(list(PACKAGE.glob("*.py"))) <= 12
