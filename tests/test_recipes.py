@@ -495,7 +495,7 @@ def api_demo(folder: Path) -> None:
     """The demo's recipes, step by step, as calls of the Python API (`Corpus` methods named
     after each step's stage, its settings as keyword arguments), run in `folder`."""
     for store, (recipe_file, _commands) in TYPED_DEMO.items():
-        recipe = read_recipe(folder / "pipelines" / recipe_file)
+        recipe = read_recipe(Path("pipelines") / recipe_file)  # as `run` is given it
         corpus = nlibuild.create(Path(DEMO) / store, **recipe.init_fields)
         for step in recipe.steps:
             method = getattr(corpus, registry.stage_name(step.stage).method)
