@@ -81,8 +81,10 @@ score-demo: $(SCORE_STAMP)
 	$(BIN)/nlibuild --db $(SCORE_DEMO)/demo.db score baselines
 	$(BIN)/nlibuild --db $(SCORE_DEMO)/demo.db score report
 
+# One test process a core (pytest-xdist; a file's tests stay in one process, so its
+# module-wide fixtures are built once).
 test: $(SCORE_STAMP)
-	OMP_NUM_THREADS=1 $(BIN)/python -m pytest
+	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n auto --dist loadfile
 
 # The property-based fuzz suite of every reader, long: random examples, many per reader
 # (NLIBUILD_FUZZ_EXAMPLES, default 1000; `make test` runs a bounded, fixed set of them).

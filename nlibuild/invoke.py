@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from nlibuild.core.stage import Stage, StoreFacts
 from nlibuild.errors import ConfigError
-from nlibuild.models import InitConfig, _Config
+from nlibuild.models import InitConfig, PresetKey, _Config
 from nlibuild.options import preset_of, preset_origin
 from nlibuild.presets import (
     load_preset_text,
@@ -67,6 +67,22 @@ def new_store_facts(preset_name: str | None, lang: str | None) -> StoreFacts:
     return StoreFacts(preset, origin, str(lang))
 
 
+def as_options_take_them(model: type[BaseModel], fields: Mapping[str, Any]) -> dict[str, Any]:
+    """`fields` with each value of a field marked `PresetKey(reads=...)` read as its option
+    and its preset key take it (`label_order="n,e,c"`), so the Python API and recipes take
+    the spelling people know from the command line."""
+    reading = {
+        name: key.reads
+        for name, info in model.model_fields.items()
+        for key in info.metadata
+        if isinstance(key, PresetKey) and key.reads is not None
+    }
+    return {
+        name: reading[name](value) if name in reading and value is not None else value
+        for name, value in fields.items()
+    }
+
+
 def settings_for(
     stage: Stage[SettingsT, Any], facts: StoreFacts, fields: Mapping[str, Any]
 ) -> SettingsT:
@@ -78,6 +94,7 @@ def settings_for(
     if unknown:
         known = ", ".join(model.model_fields)
         raise ConfigError(f"{stage.name}: no setting {', '.join(unknown)} (its settings: {known})")
+    fields = as_options_take_them(model, fields)
     if stage.defaults is not None:
         fields = stage.defaults(facts, fields)
     try:

@@ -10,6 +10,8 @@ mypy finds it through `mypy_path` in pyproject.toml).
   `csv_rows(*args)` adds `--format csv` and returns the rows as dicts.
 - `fails(db, *args, says=...)` requires one `Error:` line holding every fragment of `says`
   and an unchanged store; `assert_user_error(result, *fragments)` checks the line only.
+- `refused(db, call, *says)` is `fails` through the Python API: `call(corpus)` must raise an
+  `NlibuildError` holding every fragment and leave the store as it was.
 - `new_store`, `copy_store`, `table_counts` (`without_runs`) and `query` make and read stores;
   the fixtures `db` (a fresh store) and `sample_db` (holding SAMPLE_MNLI) give one per test;
   `myxnli_store` fills one from the real myXNLI fixture.
@@ -25,7 +27,7 @@ import json
 import os
 import re
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +36,10 @@ from hypothesis import HealthCheck, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 from typer.testing import CliRunner, Result
 
+import nlibuild
+from nlibuild.api import Corpus
 from nlibuild.cli import app
+from nlibuild.errors import NlibuildError
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -163,6 +168,20 @@ def new_store(path: Path, *init_args: str) -> Path:
     return path
 
 
+def refused(db: Path, call: Callable[[Corpus], object], *says: str) -> str:
+    """`call` on the store at `db` through the Python API must be refused with an
+    `NlibuildError` whose message (the CLI's `Error:` line without its prefix) holds every
+    fragment of `says`, and leave the store's data tables as they were; returns the message."""
+    before = table_counts(db)
+    with pytest.raises(NlibuildError) as raised:
+        call(nlibuild.open(db))
+    message = str(raised.value)
+    missing = [fragment for fragment in says if fragment not in message]
+    assert not missing, f"{missing} not in: {message}"
+    assert table_counts(db) == before
+    return message
+
+
 def copy_store(template: Path, path: Path) -> Path:
     """A copy of the store `template` at `path` (its folder made if need be), taken through
     SQLite so that a write-ahead log left beside the template is included."""
@@ -198,23 +217,25 @@ def myxnli_store(db: Path, split: str) -> Path:
     (English, labels 0, 1, 2 = e, n, c, with its Burmese as human translations) and the
     Swahili of `sw.genre.<split>.tsv` aligned by row. Needs ../shared/fixtures."""
     reference = MYXNLI / f"my.genre.{split}.tsv"
-    ok("--db", db, "import", reference, "--format", "xnli", "--lang", "en",
-       "--label-order", "e,n,c")  # fmt: skip
-    ok("--db", db, "translate", "import", MYXNLI / f"sw.genre.{split}.tsv", "--lang", "sw",
-       "--align", "rows", "--reference", reference)  # fmt: skip
+    corpus = nlibuild.open(db)
+    corpus.import_corpus(path=reference, format="xnli", lang="en", label_order="e,n,c")
+    corpus.translate_import(
+        path=MYXNLI / f"sw.genre.{split}.tsv", lang="sw", align="rows", reference=reference
+    )
     return db
 
 
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     """A fresh, empty English store."""
-    return new_store(tmp_path / "corpus.db")
+    nlibuild.create(tmp_path / "corpus.db")
+    return tmp_path / "corpus.db"
 
 
 @pytest.fixture
 def sample_db(db: Path) -> Path:
     """A fresh English store holding the 48 pairs of data/sample_mnli.jsonl."""
-    ok("--db", db, "import", SAMPLE_MNLI, "--format", "mnli")
+    nlibuild.open(db).import_corpus(path=SAMPLE_MNLI, format="mnli")
     return db
 
 

@@ -64,7 +64,6 @@ def export(
     \b
       nlibuild --db corpus.db translate export --lang de --out units.de.tsv
     """
-    from nlibuild.formats.units import unit_format_of
     from nlibuild.stages.translate import EXPORT_STAGE
 
     with user_errors():
@@ -73,9 +72,7 @@ def export(
             state_of(ctx).db,
             lang=lang,
             kind=choice(TranslationKind, kind, "--kind"),
-            format=choice(UnitFormat, format, "--format")
-            if format
-            else unit_format_of(out_path, reading=False),
+            format=choice(UnitFormat, format, "--format") if format else None,
             out=out_path,
             missing_only=missing_only,
         )
@@ -166,7 +163,6 @@ def import_(
       nlibuild --db corpus.db translate import data/translations/sample_mnli.de.tsv --lang de \\
           --translator de01
     """
-    from nlibuild.formats.units import unit_format_of
     from nlibuild.stages.translate import IMPORT_STAGE
 
     with user_errors(), open_store(state_of(ctx)) as store:
@@ -181,7 +177,7 @@ def import_(
             path=file,
             lang=lang,
             kind=choice(TranslationKind, kind, "--kind"),
-            format=choice(UnitFormat, format, "--format") if format else unit_format_of(file),
+            format=choice(UnitFormat, format, "--format") if format else None,
             translator=translator,
             partial=partial,
             align=align,

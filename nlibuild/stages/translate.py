@@ -13,16 +13,17 @@ reference's (row_alignment.py).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
 from nlibuild.core.gc_pause import paused_gc
 from nlibuild.core.progress import step
 from nlibuild.core.registry import TRANSLATE_EXPORT, TRANSLATE_IMPORT
-from nlibuild.core.stage import Stage
+from nlibuild.core.stage import Defaults, Stage, StoreFacts
 from nlibuild.errors import ConfigError, ConflictError, InputError
 from nlibuild.formats.input_files import NUL_IN_TEXT, require_regular_file
 from nlibuild.formats.units import (
@@ -31,6 +32,7 @@ from nlibuild.formats.units import (
     read_reference,
     read_row_aligned,
     read_unit_table,
+    unit_format_of,
     write_units,
 )
 from nlibuild.labelling.labels import LabelNormaliser, UnknownLabel
@@ -475,9 +477,31 @@ def import_summary(cfg: TranslateImportConfig, result: TranslateImportResult) ->
     )
 
 
+def _format_by_suffix(field: str, reading: bool) -> Defaults:
+    """Defaults that take a units file's format from the suffix of its path (`field`) when
+    none is given, as the commands always have: `.csv`, `.jsonl`, `.json`, `.parquet`, else
+    tsv (`formats/units.unit_format_of`)."""
+
+    def defaults(_store: StoreFacts, fields: Mapping[str, Any]) -> dict[str, Any]:
+        path = fields.get(field)
+        if fields.get("format") is not None or path is None:
+            return dict(fields)
+        return dict(fields) | {"format": unit_format_of(Path(path), reading=reading)}
+
+    return defaults
+
+
 EXPORT_STAGE = Stage(
-    TRANSLATE_EXPORT, settings=TranslateExportConfig, run=export, summary=export_summary
+    TRANSLATE_EXPORT,
+    settings=TranslateExportConfig,
+    run=export,
+    summary=export_summary,
+    defaults=_format_by_suffix("out", reading=False),
 )
 IMPORT_STAGE = Stage(
-    TRANSLATE_IMPORT, settings=TranslateImportConfig, run=import_, summary=import_summary
+    TRANSLATE_IMPORT,
+    settings=TranslateImportConfig,
+    run=import_,
+    summary=import_summary,
+    defaults=_format_by_suffix("path", reading=True),
 )
