@@ -462,7 +462,7 @@ def settings_from_preset(
     given = {name: value for name, value in flags.items() if value is not None}
     from_preset = preset_settings(settings, dict(preset), section, origin)
     try:
-        return settings.model_validate(from_preset | given)
+        return settings.model_validate(_laid_over(from_preset, given))
     except ValidationError as exc:
         problem = exc.errors(include_url=False)[0]
         raise ConfigError(_settings_problem(problem, settings, given, section, origin)) from None
@@ -482,14 +482,50 @@ def preset_settings(
     others = KEYS_COMMANDS_READ.get(section, frozenset()).union(
         *(reader.model_fields for reader in readers if reader is not settings)
     )
+    groups = _groups(settings, section)
+    own = set(settings.model_fields).union(*(group.model_fields for group in groups.values()))
     for key in values:
-        if key not in settings.model_fields and key not in others:
-            taken = sorted(set(settings.model_fields) & set(section_keys(section)))
+        if key not in own and key not in others:
+            taken = sorted(own & set(section_keys(section)))
             raise ConfigError(
                 f"{origin}: [{section}] {key}: no setting of {settings.__name__} takes this "
                 f"key (it takes: {', '.join(taken)})"
             )
-    return {key: value for key, value in values.items() if key in settings.model_fields}
+    filled = {key: value for key, value in values.items() if key in settings.model_fields}
+    for name, group in groups.items():
+        keys = {key: value for key, value in values.items() if key in group.model_fields}
+        if keys:
+            filled[name] = keys
+    return filled
+
+
+def _groups(settings: type[BaseModel], section: str) -> dict[str, type[_Config]]:
+    """The fields of `settings` that are groups of settings filled from the same section,
+    flat (`ScoreTrainConfig.training`, a `ScoreTraining`: `[score] epochs`), by name."""
+    return {
+        name: info.annotation
+        for name, info in settings.model_fields.items()
+        if isinstance(info.annotation, type)
+        and issubclass(info.annotation, _Config)
+        and info.annotation.preset_section == section
+    }
+
+
+def _laid_over(from_preset: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
+    """The fields given over the preset's; a group the preset fills in part keeps its keys
+    under those the caller set (a group given as a model: the fields it was built with)."""
+    merged = from_preset | given
+    for name, value in given.items():
+        below = from_preset.get(name)
+        if not isinstance(below, dict):
+            continue
+        if isinstance(value, BaseModel):
+            merged[name] = below | {
+                field: getattr(value, field) for field in value.model_fields_set
+            }
+        elif isinstance(value, Mapping):
+            merged[name] = below | {key: item for key, item in value.items() if item is not None}
+    return merged
 
 
 def _settings_problem(

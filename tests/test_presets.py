@@ -23,13 +23,24 @@ from nlibuild.models import (
     ElicitCreateConfig,
     ElicitImportConfig,
     ExportConfig,
+    HypothesisOnlyConfig,
     ImportConfig,
     IngestConfig,
     InitConfig,
     PresetKey,
     RelabelCreateConfig,
+    RelabelImportConfig,
     SampleConfig,
+    ScoreBaselinesConfig,
+    ScoreLanguages,
+    ScorePlanConfig,
+    ScoreTrainConfig,
+    ScoreTraining,
     ServeConfig,
+    SplitConfig,
+    TranslateExportConfig,
+    TranslateImportConfig,
+    TranslateQaConfig,
     WorkbenchConfig,
     _Config,
 )
@@ -79,21 +90,38 @@ def test_missing_instructions_name_the_languages_there_are() -> None:
         relabel_instructions_text("fr")
 
 
-@pytest.mark.parametrize(
-    ("section", "settings", "preset_only"),
-    [
-        # The commands read [corpus] genres, the [ingest.genres.NAME] tables and
-        # `import --columns @NAME`'s [import.tables.NAME] themselves.
-        ("corpus", [InitConfig], {"genres"}),
-        ("ingest", [IngestConfig], {"genres"}),
-        ("sample", [SampleConfig], set()),
-        ("import", [ImportConfig], {"tables"}),
-        ("export", [ExportConfig], set()),
-        ("elicit", [ElicitCreateConfig, ElicitImportConfig], set()),
-        ("relabel", [RelabelCreateConfig], set()),
-        ("aggregate", [AggregateConfig], set()),
-    ],
-)
+SECTION_READERS: list[tuple[str, list[type[BaseModel]], set[str]]] = [
+    # The commands read [corpus] genres, the [ingest.genres.NAME] tables and
+    # `import --columns @NAME`'s [import.tables.NAME] themselves.
+    ("corpus", [InitConfig], {"genres"}),
+    ("ingest", [IngestConfig], {"genres"}),
+    ("sample", [SampleConfig], set()),
+    ("import", [ImportConfig], {"tables"}),
+    ("export", [ExportConfig], set()),
+    ("elicit", [ElicitCreateConfig, ElicitImportConfig], set()),
+    ("relabel", [RelabelCreateConfig, RelabelImportConfig], set()),
+    ("aggregate", [AggregateConfig], set()),
+    ("split", [SplitConfig], set()),
+    ("translate", [TranslateExportConfig, TranslateImportConfig, TranslateQaConfig], set()),
+    ("bias", [HypothesisOnlyConfig], set()),
+    # score train's and plan's languages and fine-tuning settings are groups of their
+    # own, whose keys the section holds flat.
+    (
+        "score",
+        [
+            ScoreTrainConfig,
+            ScorePlanConfig,
+            ScoreBaselinesConfig,
+            ScoreLanguages,
+            ScoreTraining,
+        ],
+        set(),
+    ),
+]
+"""Each section, the settings models that read it, and the keys only a command reads."""
+
+
+@pytest.mark.parametrize(("section", "settings", "preset_only"), SECTION_READERS)
 def test_preset_keys_are_named_as_the_stage_settings_they_default(
     section: str, settings: list[type[BaseModel]], preset_only: set[str]
 ) -> None:
@@ -106,7 +134,10 @@ def test_preset_keys_are_named_as_the_stage_settings_they_default(
 
 MARKED: list[type[_Config]] = [
     InitConfig, IngestConfig, SampleConfig, ImportConfig, ExportConfig, ElicitCreateConfig,
-    ElicitImportConfig, RelabelCreateConfig, AggregateConfig, ServeConfig, WorkbenchConfig,
+    ElicitImportConfig, RelabelCreateConfig, RelabelImportConfig, AggregateConfig, ServeConfig,
+    WorkbenchConfig, SplitConfig, TranslateExportConfig, TranslateImportConfig,
+    TranslateQaConfig, HypothesisOnlyConfig, ScoreTrainConfig, ScorePlanConfig,
+    ScoreBaselinesConfig, ScoreLanguages, ScoreTraining,
 ]  # fmt: skip
 """The settings models that name a preset section. Once every stage module declares its
 `STAGE`, this is `[stage(info).settings for info in STAGES]` with a `preset_section`."""
@@ -227,8 +258,8 @@ def test_a_misspelt_key_is_refused_with_the_key_it_was_meant_to_be() -> None:
 def test_an_unknown_section_is_refused_with_the_sections_there_are() -> None:
     assert preset_error("[smaple]\nn = 250\n") == (
         "bad.toml: [smaple]: unknown section; did you mean [sample]? (known: [aggregate], "
-        "[corpus], [elicit], [export], [import], [ingest], [labels], [relabel], [sample], "
-        "[serve], [workbench])"
+        "[bias], [corpus], [elicit], [export], [import], [ingest], [labels], [relabel], "
+        "[sample], [score], [serve], [split], [translate], [workbench])"
     )
 
 

@@ -24,6 +24,7 @@ from nlibuild.models import (
     ElicitImportConfig,
     ExportConfig,
     ExportFormat,
+    HypothesisOnlyConfig,
     ImportConfig,
     ImportFormat,
     IngestConfig,
@@ -35,7 +36,16 @@ from nlibuild.models import (
     Protocol,
     RelabelCreateConfig,
     SampleConfig,
+    ScoreBaselinesConfig,
+    ScoreLanguages,
+    ScorePlanConfig,
+    SplitConfig,
+    SplitGrouping,
+    SplitSource,
     StratumKey,
+    TranslateExportConfig,
+    TranslateQaConfig,
+    TranslationKind,
 )
 from nlibuild.options import label_order_option
 from nlibuild.presets import parse_preset, settings_from_preset
@@ -276,6 +286,21 @@ HELP_DEFAULTS: list[tuple[tuple[str, ...], str, type[BaseModel], str, Callable[[
     (("stats",), "--max-len", SampleConfig, "max_len", _int),
     (("stats",), "--unit", SampleConfig, "unit", LengthUnit),
     (("stats",), "--max-overlap", ElicitImportConfig, "max_overlap", _float),
+    (("split",), "--seed", SplitConfig, "seed", _int),
+    (("split",), "--from", SplitConfig, "draw_from", SplitSource),
+    (("split",), "--group-by", SplitConfig, "group_by", SplitGrouping),
+    (("translate", "export"), "--kind", TranslateExportConfig, "kind", TranslationKind),
+    (("translate", "qa"), "--hyp", TranslateQaConfig, "hyp", TranslationKind),
+    (("translate", "qa"), "--ref", TranslateQaConfig, "ref", TranslationKind),
+    (("translate", "qa"), "--worst", TranslateQaConfig, "worst", _int),
+    (("bias", "hypothesis-only"), "--seed", HypothesisOnlyConfig, "seed", _int),
+    (("bias", "hypothesis-only"), "--ci", HypothesisOnlyConfig, "ci", _float),
+    (("bias", "hypothesis-only"), "--resamples", HypothesisOnlyConfig, "resamples", _int),
+    (("score", "plan"), "--launcher", ScorePlanConfig, "launcher", str),
+    (("score", "plan"), "--gpus-per-job", ScorePlanConfig, "gpus_per_job", _int),
+    (("score", "baselines"), "--seed", ScoreBaselinesConfig, "seed", _int),
+    (("score", "baselines"), "--eval-langs", ScoreLanguages, "eval_langs",
+     lambda text: (text,)),
 ]  # fmt: skip
 """Command, option, settings model, field, and how the option reads its text."""
 

@@ -12,10 +12,11 @@ from nlibuild.errors import ConfigError
 from nlibuild.invoke import invoke_at
 from nlibuild.models import (
     ArtifactGroup,
+    HypothesisOnlyConfig,
     HypothesisOnlyResult,
     TableFormat,
 )
-from nlibuild.options import choice, split_list
+from nlibuild.options import choice, default_text, split_list
 from nlibuild.render import render_table
 
 bias_app = typer.Typer(
@@ -58,9 +59,25 @@ def hypothesis_only(
     lang: Annotated[
         str | None, typer.Option(help="Read the human translations into this language.")
     ] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the model, the folds and the bootstrap.")] = 13,
-    ci: Annotated[float, typer.Option(help="Bootstrap interval level.")] = 0.95,
-    resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 1000,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="Seed of the model, the folds and the bootstrap "
+            f"(default {default_text(HypothesisOnlyConfig, 'seed')})."
+        ),
+    ] = None,
+    ci: Annotated[
+        float | None,
+        typer.Option(
+            help=f"Bootstrap interval level (default {default_text(HypothesisOnlyConfig, 'ci')})."
+        ),
+    ] = None,
+    resamples: Annotated[
+        int | None,
+        typer.Option(
+            help=f"Bootstrap resamples (default {default_text(HypothesisOnlyConfig, 'resamples')})."
+        ),
+    ] = None,
     format: Annotated[str, format_option()] = TableFormat.TABLE.value,
 ) -> None:
     """Train a classifier on the hypotheses alone and report its accuracy beside the
@@ -82,7 +99,7 @@ def hypothesis_only(
 
     with user_errors():
         fmt = choice(TableFormat, format, "--format")
-        if not 0 < ci < 1:
+        if ci is not None and not 0 < ci < 1:
             raise ConfigError(f"--ci {ci}: give a level between 0 and 1, e.g. 0.95")
         if cross_validate is not None and cross_validate < 2:
             raise ConfigError(f"--cross-validate {cross_validate}: give 2 folds or more")
@@ -96,7 +113,9 @@ def hypothesis_only(
             state_of(ctx).db,
             train=train,
             eval=split_list(eval) or None,
-            by=tuple(choice(ArtifactGroup, b, "--by") for b in split_list(by)),
+            by=tuple(choice(ArtifactGroup, b, "--by") for b in split_list(by))
+            if by is not None
+            else None,
             premise_only=premise_only,
             cross_validate=cross_validate,
             seed=seed,
@@ -104,7 +123,7 @@ def hypothesis_only(
             resamples=resamples,
             lang=lang,
         )
-    _render_hypothesis_only(outcome.result, fmt, ci)
+    _render_hypothesis_only(outcome.result, fmt, outcome.settings.ci)
     if fmt is TableFormat.TABLE:  # a machine format is the rows alone
         print_outcome(outcome)
 

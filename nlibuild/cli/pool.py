@@ -76,8 +76,8 @@ def ingest(
         typer.Option("--strip", help="Also delete what this regex matches (repeatable)."),
     ] = None,
     strict: Annotated[
-        bool, typer.Option("--strict", help="A genre not in the preset is an error.")
-    ] = False,
+        bool | None, typer.Option("--strict", help="A genre not in the preset is an error.")
+    ] = None,
 ) -> None:
     """Read source texts into the sentence pool: split, clean, measure, deduplicate.
 
@@ -108,9 +108,10 @@ def ingest(
     print_outcome(outcome)
 
 
-def _split_regexes(values: list[str] | None) -> tuple[str, ...]:
-    # Regexes may hold commas, so --strip is repeated rather than comma-separated.
-    return tuple(value for value in values or [] if value)
+def _split_regexes(values: list[str] | None) -> tuple[str, ...] | None:
+    # Regexes may hold commas, so --strip is repeated rather than comma-separated. Not
+    # given (None): the preset's [ingest] strip, if any.
+    return None if values is None else tuple(value for value in values if value)
 
 
 def sample(

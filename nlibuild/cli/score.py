@@ -11,7 +11,15 @@ import typer
 from nlibuild.cli import score_report
 from nlibuild.cli.common import open_store, out, print_outcome, state_of, user_errors
 from nlibuild.invoke import invoke_at
-from nlibuild.models import Launcher, ScoreLanguages, ScoreMode, ScoreTraining
+from nlibuild.models import (
+    Launcher,
+    ScoreBaselinesConfig,
+    ScoreLanguages,
+    ScoreMode,
+    ScorePlanConfig,
+    ScoreTrainConfig,
+    ScoreTraining,
+)
 from nlibuild.options import choice, default_text, split_list
 
 score_app = typer.Typer(
@@ -39,11 +47,11 @@ TrainLang = Annotated[
     str | None, typer.Option("--train-lang", help="Train language (default: the corpus's).")
 ]
 EvalLangs = Annotated[
-    str,
+    str | None,
     typer.Option(
         "--eval-langs",
         help="Evaluation languages, comma-separated; all: the corpus language and every "
-        "language with translations.",
+        f"language with translations (default {default_text(ScoreLanguages, 'eval_langs')}).",
     ),
 ]
 Seeds = Annotated[str | None, typer.Option(help=_training_help("seeds", "Seeds, one job each"))]
@@ -64,8 +72,12 @@ EvalEvery = Annotated[
 ]
 
 
-def _langs(train_lang: str | None, eval_langs: str) -> ScoreLanguages:
-    return ScoreLanguages(train_lang=train_lang, eval_langs=split_list([eval_langs]))
+def _langs(train_lang: str | None, eval_langs: str | None) -> ScoreLanguages:
+    # Built of the options given only: the preset's [score] keys fill the others.
+    given: dict[str, Any] = {"train_lang": train_lang}
+    if eval_langs is not None:
+        given["eval_langs"] = split_list([eval_langs])
+    return ScoreLanguages(**{k: v for k, v in given.items() if v is not None})
 
 
 def _training(**flags: Any) -> ScoreTraining:
@@ -79,9 +91,12 @@ def _training(**flags: Any) -> ScoreTraining:
 def train(
     ctx: typer.Context,
     model: Annotated[Path, typer.Option(help="A local model folder (config, tokenizer, weights).")],
-    mode: Annotated[str, typer.Option(help=_MODE_HELP)] = ScoreMode.ZERO_SHOT.value,
+    mode: Annotated[
+        str | None,
+        typer.Option(help=f"{_MODE_HELP[:-1]} (default {default_text(ScoreTrainConfig, 'mode')})."),
+    ] = None,
     train_lang: TrainLang = None,
-    eval_langs: EvalLangs = "all",
+    eval_langs: EvalLangs = None,
     seeds: Seeds = None,
     epochs: Epochs = None,
     lr: Lr = None,
@@ -112,7 +127,7 @@ def train(
             RESUMING_STAGE if resume else STAGE,
             state_of(ctx).db,
             model=model,
-            mode=choice(ScoreMode, mode, "--mode"),
+            mode=choice(ScoreMode, mode, "--mode") if mode is not None else None,
             langs=_langs(train_lang, eval_langs),
             training=_training(seeds=seeds, epochs=epochs, lr=lr, schedule=schedule,
                                batch_size=batch_size, max_length=max_length,
@@ -126,11 +141,15 @@ def plan(
     ctx: typer.Context,
     models: Annotated[str, typer.Option(help="Local model folders, comma-separated.")],
     out_dir: Annotated[Path, typer.Option("--out", help="The plan folder to write.")],
-    modes: Annotated[str, typer.Option(help="Modes, comma-separated: " + _MODE_HELP)] = (
-        ScoreMode.ZERO_SHOT.value
-    ),
+    modes: Annotated[
+        str | None,
+        typer.Option(
+            help=f"Modes, comma-separated: {_MODE_HELP[:-1]} "
+            f"(default {default_text(ScorePlanConfig, 'modes')})."
+        ),
+    ] = None,
     train_lang: TrainLang = None,
-    eval_langs: EvalLangs = "all",
+    eval_langs: EvalLangs = None,
     seeds: Seeds = None,
     epochs: Epochs = None,
     lr: Lr = None,
@@ -139,9 +158,19 @@ def plan(
     max_length: MaxLength = None,
     eval_every: EvalEvery = None,
     launcher: Annotated[
-        str, typer.Option(help="torchrun (run.sh, one job after another) or slurm (slurm.sh).")
-    ] = Launcher.TORCHRUN.value,
-    gpus_per_job: Annotated[int, typer.Option(help="GPUs (torchrun processes) a job.")] = 1,
+        str | None,
+        typer.Option(
+            help="torchrun (run.sh, one job after another) or slurm (slurm.sh) "
+            f"(default {default_text(ScorePlanConfig, 'launcher')})."
+        ),
+    ] = None,
+    gpus_per_job: Annotated[
+        int | None,
+        typer.Option(
+            help="GPUs (torchrun processes) a job "
+            f"(default {default_text(ScorePlanConfig, 'gpus_per_job')})."
+        ),
+    ] = None,
 ) -> None:
     """Write one job folder per model x mode x seed, a launch script and plan.json, to run
     on GPU nodes.
@@ -161,12 +190,15 @@ def plan(
             STAGE,
             state_of(ctx).db,
             models=tuple(Path(m) for m in split_list([models])),
-            modes=tuple(choice(ScoreMode, m, "--modes") for m in split_list([modes])),
+            modes=tuple(choice(ScoreMode, m, "--modes") for m in split_list([modes]))
+            if modes is not None
+            else None,
             langs=_langs(train_lang, eval_langs),
             training=_training(seeds=seeds, epochs=epochs, lr=lr, schedule=schedule,
                                batch_size=batch_size, max_length=max_length,
                                eval_every=eval_every),
-            out=out_dir, launcher=choice(Launcher, launcher, "--launcher"),
+            out=out_dir,
+            launcher=choice(Launcher, launcher, "--launcher") if launcher is not None else None,
             gpus_per_job=gpus_per_job,
         )  # fmt: skip
     print_outcome(outcome)
@@ -199,8 +231,13 @@ def import_(
 def baselines(
     ctx: typer.Context,
     train_lang: TrainLang = None,
-    eval_langs: EvalLangs = "all",
-    seed: Annotated[int | None, typer.Option(help="Seed of the classifiers (default 13).")] = None,
+    eval_langs: EvalLangs = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help=f"Seed of the classifiers (default {default_text(ScoreBaselinesConfig, 'seed')})."
+        ),
+    ] = None,
 ) -> None:
     """Majority class, hypothesis-only bag of words and lexical overlap, on CPU, scored on
     every language's dev and test.

@@ -9,7 +9,8 @@ import typer
 from nlibuild.cli.common import print_outcome, state_of, user_errors
 from nlibuild.errors import ConfigError
 from nlibuild.invoke import invoke_at
-from nlibuild.options import choice, split_list
+from nlibuild.models import SplitConfig
+from nlibuild.options import choice, default_text, split_list
 
 
 def split(
@@ -23,23 +24,28 @@ def split(
     balance: Annotated[
         str | None, typer.Option(help="level: as many easy, medium and hard pairs in dev/test.")
     ] = None,
-    seed: Annotated[int, typer.Option(help="Random seed.")] = 13,
+    seed: Annotated[
+        int | None,
+        typer.Option(help=f"Random seed (default {default_text(SplitConfig, 'seed')})."),
+    ] = None,
     draw_from: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--from",
             help="validated: dev/test from relabelled pairs with a gold label (OCNLI); "
-            "labelled: from any pair with a gold label.",
+            "labelled: from any pair with a gold label "
+            f"(default {default_text(SplitConfig, 'draw_from')}).",
         ),
-    ] = "validated",
+    ] = None,
     group_by: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--group-by",
             help="premise: all pairs of a premise in one split; pair: each pair on its own "
-            "(premises may then leak across splits, and the closing line says so).",
+            "(premises may then leak across splits, and the closing line says so) "
+            f"(default {default_text(SplitConfig, 'group_by')}).",
         ),
-    ] = "premise",
+    ] = None,
     replace: Annotated[
         bool,
         typer.Option(
@@ -70,13 +76,15 @@ def split(
             state_of(ctx).db,
             dev=dev,
             test=test,
-            protocols=tuple(
-                choice(Protocol, p.upper(), "--protocol") for p in split_list(protocol)
-            ),
-            balance_level=balance == "level",
+            protocols=tuple(choice(Protocol, p.upper(), "--protocol") for p in split_list(protocol))
+            if protocol is not None
+            else None,
+            balance_level=True if balance == "level" else None,
             seed=seed,
-            draw_from=choice(SplitSource, draw_from, "--from"),
-            group_by=choice(SplitGrouping, group_by, "--group-by"),
+            draw_from=choice(SplitSource, draw_from, "--from") if draw_from is not None else None,
+            group_by=choice(SplitGrouping, group_by, "--group-by")
+            if group_by is not None
+            else None,
             replace=replace,
         )
     print_outcome(outcome)

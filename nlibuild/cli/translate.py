@@ -14,6 +14,7 @@ from nlibuild.models import (
     UNIT_COLUMN_KEYS,
     QaMetric,
     TableFormat,
+    TranslateExportConfig,
     TranslateQaConfig,
     TranslateQaResult,
     TranslationKind,
@@ -37,7 +38,14 @@ translate_app = typer.Typer(
     rich_markup_mode=None,
 )
 
-_KIND_HELP = "human (translators) or mt (machine translation)."
+_KIND_HELP = (
+    "human (translators) or mt (machine translation) "
+    f"(default {default_text(TranslateExportConfig, 'kind')})."
+)
+
+
+def _kind(kind: str | None) -> TranslationKind | None:
+    return choice(TranslationKind, kind, "--kind") if kind is not None else None
 
 
 @translate_app.command("export")
@@ -45,7 +53,7 @@ def export(
     ctx: typer.Context,
     lang: Annotated[str, typer.Option(help="The language to translate into.")],
     out_path: Annotated[Path, typer.Option("--out", help="The file to write.")],
-    kind: Annotated[str, typer.Option(help=_KIND_HELP)] = TranslationKind.HUMAN.value,
+    kind: Annotated[str | None, typer.Option(help=_KIND_HELP)] = None,
     format: Annotated[
         str | None,
         typer.Option("--format", help="tsv, csv, jsonl, json or parquet (default: from --out)."),
@@ -71,7 +79,7 @@ def export(
             EXPORT_STAGE,
             state_of(ctx).db,
             lang=lang,
-            kind=choice(TranslationKind, kind, "--kind"),
+            kind=_kind(kind),
             format=choice(UnitFormat, format, "--format") if format else None,
             out=out_path,
             missing_only=missing_only,
@@ -84,7 +92,7 @@ def import_(
     ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="The translated units.")],
     lang: Annotated[str, typer.Option(help="The language of the translations.")],
-    kind: Annotated[str, typer.Option(help=_KIND_HELP)] = TranslationKind.HUMAN.value,
+    kind: Annotated[str | None, typer.Option(help=_KIND_HELP)] = None,
     format: Annotated[
         str | None,
         typer.Option(
@@ -176,7 +184,7 @@ def import_(
             store,
             path=file,
             lang=lang,
-            kind=choice(TranslationKind, kind, "--kind"),
+            kind=_kind(kind),
             format=choice(UnitFormat, format, "--format") if format else None,
             translator=translator,
             partial=partial,
@@ -204,11 +212,24 @@ def qa_metrics(names: tuple[str, ...]) -> dict[str, tuple[QaMetric, ...]]:
 def qa(
     ctx: typer.Context,
     lang: Annotated[str, typer.Option(help="The language of the translations.")],
-    hyp: Annotated[str, typer.Option(help="The kind scored (default mt).")] = "mt",
-    ref: Annotated[str, typer.Option(help="The kind it is scored against (default human).")] = (
-        "human"
-    ),
-    worst: Annotated[int, typer.Option(help="Show this many segments of lowest chrF.")] = 10,
+    hyp: Annotated[
+        str | None,
+        typer.Option(help=f"The kind scored (default {default_text(TranslateQaConfig, 'hyp')})."),
+    ] = None,
+    ref: Annotated[
+        str | None,
+        typer.Option(
+            help="The kind it is scored against "
+            f"(default {default_text(TranslateQaConfig, 'ref')})."
+        ),
+    ] = None,
+    worst: Annotated[
+        int | None,
+        typer.Option(
+            help="Show this many segments of lowest chrF "
+            f"(default {default_text(TranslateQaConfig, 'worst')})."
+        ),
+    ] = None,
     metrics: Annotated[
         list[str] | None,
         typer.Option(
@@ -255,8 +276,8 @@ def qa(
             STAGE,
             state_of(ctx).db,
             lang=lang,
-            hyp=choice(TranslationKind, hyp, "--hyp"),
-            ref=choice(TranslationKind, ref, "--ref"),
+            hyp=choice(TranslationKind, hyp, "--hyp") if hyp is not None else None,
+            ref=choice(TranslationKind, ref, "--ref") if ref is not None else None,
             worst=worst,
             **qa_metrics(split_list(metrics)),
         )

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
+from typing import Annotated
 
 from pydantic import BaseModel, Field
 
 from nlibuild.models.base import (
     DEFAULT_MAX_OVERLAP,
     DEFAULT_OVERLAP_MEASURE,
+    IN_PRESET,
     OverlapMeasure,
     Seed,
     _Config,
@@ -124,14 +126,16 @@ class CuesResult(BaseModel):
 class HypothesisOnlyConfig(_Config):
     """`nlibuild bias hypothesis-only`: a classifier that never sees the other sentence."""
 
+    preset_section = "bias"
+
     train: str = "train"
     eval: tuple[str, ...] = ("dev", "test")
-    by: tuple[ArtifactGroup, ...] = ()
+    by: Annotated[tuple[ArtifactGroup, ...], IN_PRESET] = ()
     premise_only: bool = False
     cross_validate: int | None = Field(default=None, ge=2)
-    seed: Seed = 13
-    ci: float = Field(default=0.95, gt=0, lt=1)
-    resamples: int = Field(default=1000, ge=1)
+    seed: Annotated[Seed, IN_PRESET] = 13
+    ci: Annotated[float, IN_PRESET] = Field(default=0.95, gt=0, lt=1)
+    resamples: Annotated[int, IN_PRESET] = Field(default=1000, ge=1)
     lang: str | None = None
 
 

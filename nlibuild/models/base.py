@@ -105,6 +105,20 @@ def upper_case(value: object) -> object:
     return value.upper() if isinstance(value, str) else value
 
 
+def upper_case_items(value: object) -> object:
+    """`protocols = ["multi", "SINGLE"]`: each upper-cased, as the commands take them."""
+    return [upper_case(item) for item in value] if isinstance(value, list) else value
+
+
+def lower_case_items(value: object) -> object:
+    """`metrics = ["BLEU", "chrf"]`: each lower-cased, as the commands take them."""
+    return (
+        [item.lower() if isinstance(item, str) else item for item in value]
+        if isinstance(value, list)
+        else value
+    )
+
+
 def label_order_text(value: object) -> object:
     """`label_order = "n,e,c"`, as --label-order takes it, into the labels."""
     return parse_label_order(value) if isinstance(value, str) else value
@@ -115,7 +129,10 @@ class _Config(BaseModel):
 
     preset_section: ClassVar[str | None] = None
     """The preset section whose keys fill this model's fields marked `IN_PRESET` (a
-    `PresetKey`), as defaults under the flags; None: no preset fills it."""
+    `PresetKey`), as defaults under the flags; None: no preset fills it. A field of a
+    stage's settings that is itself a model naming the same section (`ScoreTrainConfig`'s
+    `training`, a `ScoreTraining`) is filled from the same section, its keys written flat
+    (`[score] epochs`, not a table of their own)."""
 
 
 SEED_LIMIT = 2**32

@@ -63,6 +63,18 @@ def cleaning_preset_name(value: object) -> object:
     return value
 
 
+def regexes(value: object) -> object:
+    """`strip = ['\\[[^]]*\\]']`: regular expressions, each refused when it is not one (at
+    `init --preset`, rather than at the first `ingest`)."""
+    for pattern in value if isinstance(value, list) else ():
+        if isinstance(pattern, str):
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"{pattern!r} is not a valid regular expression ({exc})") from None
+    return value
+
+
 class IngestConfig(_Config):
     """`nlibuild ingest`: source texts of one genre (or genres named by the records)."""
 
@@ -80,9 +92,9 @@ class IngestConfig(_Config):
     genre_map: tuple[tuple[str, str], ...] = ()
     paragraph: Annotated[ParagraphMode, IN_PRESET] = ParagraphMode.BLANK
     clean: Annotated[str, PresetKey(reads=cleaning_preset_name)] = "none"
-    strip: tuple[str, ...] = ()
+    strip: Annotated[tuple[str, ...], PresetKey(reads=regexes)] = ()
     known_genres: tuple[str, ...] = ()
-    strict: bool = False
+    strict: Annotated[bool, IN_PRESET] = False
 
 
 class IngestResult(BaseModel):

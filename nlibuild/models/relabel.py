@@ -19,6 +19,7 @@ from nlibuild.models.base import (
     Seed,
     _Config,
     check_platform_columns,
+    label_order_text,
     upper_case,
 )
 from nlibuild.models.elicit import ElicitExportConfig, ElicitExportResult
@@ -128,10 +129,14 @@ class RelabelExportResult(ElicitExportResult):
 class RelabelImportConfig(_Config):
     """`nlibuild relabel import`: validators' labels, checked and stored as votes."""
 
+    preset_section = "relabel"
+
     path: Path
     format: PlatformFormat
     annotator_map: Path | None = Field(default=None, description="platform ID -> annotator map")
-    label_order: tuple[Label, Label, Label] | None = None
+    label_order: Annotated[tuple[Label, Label, Label] | None, PresetKey(reads=label_order_text)] = (
+        Field(default=None, description="what integer labels stand for")
+    )
     label_names: tuple[tuple[str, str], ...] = Field(
         default=(), description="(label, the name people see): a name typed back is its label"
     )

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
+from typing import Annotated
 
 from pydantic import BaseModel, Field
 
 from nlibuild.core.signature import OutputPath
-from nlibuild.models.base import Seed, _Config
+from nlibuild.models.base import IN_PRESET, Seed, _Config
 
 
 class ScoreMode(StrEnum):
@@ -48,30 +49,36 @@ ALL_LANGS = "all"
 class ScoreLanguages(_Config):
     """Which languages a job trains on and evaluates."""
 
-    train_lang: str | None = None  # None: the corpus language
-    eval_langs: tuple[str, ...] = (ALL_LANGS,)
+    preset_section = "score"
+
+    train_lang: Annotated[str | None, IN_PRESET] = None  # None: the corpus language
+    eval_langs: Annotated[tuple[str, ...], IN_PRESET] = (ALL_LANGS,)
 
 
 class ScoreTraining(_Config):
     """The fine-tuning settings every job of a `score train` or `score plan` shares."""
 
-    seeds: tuple[Seed, ...] = Field((1, 2, 3), min_length=1)
+    preset_section = "score"
+
+    seeds: Annotated[tuple[Seed, ...], IN_PRESET] = Field((1, 2, 3), min_length=1)
     # OCNLI section 5: "3 epochs, a learning rate of 2e-5, and a batch size of 32"; Keung et
     # al. 2020 section 3: "a constant learning rate of 2 x 10-5 with a batch size of 32 for
     # XNLI", a checkpoint "for every 2% of the training corpus processed".
-    epochs: float = Field(3.0, gt=0)
-    lr: float = Field(2e-5, gt=0)
-    schedule: ScoreSchedule = ScoreSchedule.CONSTANT
-    batch_size: int = Field(32, ge=1)
-    max_length: int = Field(128, ge=8)
-    eval_every: float = Field(0.02, gt=0, le=1)
+    epochs: Annotated[float, IN_PRESET] = Field(3.0, gt=0)
+    lr: Annotated[float, IN_PRESET] = Field(2e-5, gt=0)
+    schedule: Annotated[ScoreSchedule, IN_PRESET] = ScoreSchedule.CONSTANT
+    batch_size: Annotated[int, IN_PRESET] = Field(32, ge=1)
+    max_length: Annotated[int, IN_PRESET] = Field(128, ge=8)
+    eval_every: Annotated[float, IN_PRESET] = Field(0.02, gt=0, le=1)
 
 
 class ScoreTrainConfig(_Config):
     """`score train`: fine-tune a local model on the store's train split, one job a seed."""
 
+    preset_section = "score"
+
     model: Path
-    mode: ScoreMode = ScoreMode.ZERO_SHOT
+    mode: Annotated[ScoreMode, IN_PRESET] = ScoreMode.ZERO_SHOT
     langs: ScoreLanguages = ScoreLanguages()
     training: ScoreTraining = ScoreTraining()
 
@@ -79,13 +86,15 @@ class ScoreTrainConfig(_Config):
 class ScorePlanConfig(_Config):
     """`score plan`: the job matrix (models x modes x seeds) as folders and a script."""
 
+    preset_section = "score"
+
     models: tuple[Path, ...] = Field(min_length=1)
-    modes: tuple[ScoreMode, ...] = (ScoreMode.ZERO_SHOT,)
+    modes: Annotated[tuple[ScoreMode, ...], IN_PRESET] = (ScoreMode.ZERO_SHOT,)
     langs: ScoreLanguages = ScoreLanguages()
     training: ScoreTraining = ScoreTraining()
     out: OutputPath
-    launcher: Launcher = Launcher.TORCHRUN
-    gpus_per_job: int = Field(1, ge=1)
+    launcher: Annotated[Launcher, IN_PRESET] = Launcher.TORCHRUN
+    gpus_per_job: Annotated[int, IN_PRESET] = Field(1, ge=1)
 
 
 class ScoreImportConfig(_Config):
@@ -97,8 +106,10 @@ class ScoreImportConfig(_Config):
 class ScoreBaselinesConfig(_Config):
     """`score baselines`: majority, hypothesis-only bag of words and lexical overlap."""
 
+    preset_section = "score"
+
     langs: ScoreLanguages = ScoreLanguages()
-    seed: Seed = 13
+    seed: Annotated[Seed, IN_PRESET] = 13
 
 
 class ScoreTinyModelConfig(_Config):

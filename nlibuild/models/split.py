@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from nlibuild.models.base import Protocol, Seed, _Config
+from nlibuild.models.base import IN_PRESET, PresetKey, Protocol, Seed, _Config, upper_case_items
 
 
 class SplitSource(StrEnum):
@@ -26,13 +27,16 @@ class SplitGrouping(StrEnum):
 class SplitConfig(_Config):
     """`nlibuild split`: dev and test from validated pairs, the rest train (OCNLI 3.4)."""
 
+    preset_section = "split"
+
+    # The sizes stay required options of the command (a missing one is its usage error).
     dev: int = Field(ge=0)
     test: int = Field(ge=0)
-    protocols: tuple[Protocol, ...] = ()
-    balance_level: bool = False
-    seed: Seed = 13
-    draw_from: SplitSource = SplitSource.VALIDATED
-    group_by: SplitGrouping = SplitGrouping.PREMISE
+    protocols: Annotated[tuple[Protocol, ...], PresetKey(reads=upper_case_items)] = ()
+    balance_level: Annotated[bool, IN_PRESET] = False
+    seed: Annotated[Seed, IN_PRESET] = 13
+    draw_from: Annotated[SplitSource, IN_PRESET] = SplitSource.VALIDATED
+    group_by: Annotated[SplitGrouping, IN_PRESET] = SplitGrouping.PREMISE
     # Splits are what a model is trained and evaluated on; replacing ones that already
     # exist (an earlier split, a released corpus's) must be asked for, never a side effect.
     replace: bool = False

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
+from typing import Annotated
 
 from pydantic import BaseModel, Field, model_validator
 
 from nlibuild.core.signature import OutputPath
-from nlibuild.models.base import _Config
+from nlibuild.models.base import IN_PRESET, PresetKey, _Config, lower_case_items
 
 
 class TranslationKind(StrEnum):
@@ -41,8 +42,10 @@ class TranslationUnit(BaseModel):
 class TranslateExportConfig(_Config):
     """`nlibuild translate export`: the units to translate into one language."""
 
+    preset_section = "translate"
+
     lang: str
-    kind: TranslationKind = TranslationKind.HUMAN
+    kind: Annotated[TranslationKind, IN_PRESET] = TranslationKind.HUMAN
     format: UnitFormat = UnitFormat.TSV
     out: OutputPath
     missing_only: bool = False
@@ -66,9 +69,11 @@ is the column compared with the reference's `pairID`."""
 class TranslateImportConfig(_Config):
     """`nlibuild translate import`: translations by unit ID, checked."""
 
+    preset_section = "translate"
+
     path: Path
     lang: str
-    kind: TranslationKind = TranslationKind.HUMAN
+    kind: Annotated[TranslationKind, IN_PRESET] = TranslationKind.HUMAN
     format: UnitFormat
     translator: str | None = None
     partial: bool = False
@@ -168,13 +173,17 @@ class QaMetric(StrEnum):
 class TranslateQaConfig(_Config):
     """`nlibuild translate qa`: machine translation scored against human translation."""
 
+    preset_section = "translate"
+
     lang: str
-    hyp: TranslationKind = TranslationKind.MT
-    ref: TranslationKind = TranslationKind.HUMAN
-    worst: int = Field(default=10, ge=0)
+    hyp: Annotated[TranslationKind, IN_PRESET] = TranslationKind.MT
+    ref: Annotated[TranslationKind, IN_PRESET] = TranslationKind.HUMAN
+    worst: Annotated[int, IN_PRESET] = Field(default=10, ge=0)
     # XTREME checked its translated test sets with BLEU and chrF; TER costs most of the
     # time (its edit distance per segment), so it is computed only when asked for.
-    metrics: tuple[QaMetric, ...] = Field(default=(QaMetric.BLEU, QaMetric.CHRF), min_length=1)
+    metrics: Annotated[tuple[QaMetric, ...], PresetKey(reads=lower_case_items)] = Field(
+        default=(QaMetric.BLEU, QaMetric.CHRF), min_length=1
+    )
 
 
 class WorstSegment(BaseModel):
