@@ -36,14 +36,13 @@ import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import fields
-from enum import Enum
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 import polars as pl
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from nlibuild.core import registry
 from nlibuild.core.registry import (
@@ -98,12 +97,11 @@ from nlibuild.models import (
     TranslateImportResult,
     TranslateQaResult,
 )
-from nlibuild.options import choice, split_list
+from nlibuild.options import split_list
 from nlibuild.queries.pairs import export_rows
 from nlibuild.stats import (
     StatsOptions,
     json_rows_text,
-    option_flag,
     refuse_other_options,
     stats_table,
 )
@@ -353,30 +351,13 @@ class Corpus:
 def _invoke(name: StageName, db: Path, settings: Mapping[str, Any]) -> Outcome[Any, Any]:
     """`invoke_at` of the stage `name`, its warnings issued as `StageWarning`s."""
     stage = registry.stage(name)
-    given = _enum_choices(stage.settings, settings)
     try:
-        outcome = invoke_at(stage, db, **given)
+        outcome = invoke_at(stage, db, **settings)
     except ValidationError as exc:  # a model a stage builds of its own: as the CLI words it
         raise option_problem(exc) from None
     for line in outcome.warnings:
         warnings.warn(line, StageWarning, stacklevel=4)
     return outcome
-
-
-def _enum_choices(model: type[BaseModel], settings: Mapping[str, Any]) -> dict[str, Any]:
-    """`settings` with each text given for a choice field (an enum) read as the CLI reads
-    its option (`--method 'x' is not one of: majority, dawid-skene`), not as pydantic
-    would word the refusal."""
-    chosen = dict(settings)
-    for name, value in settings.items():
-        field = model.model_fields.get(name)
-        if field is None or not isinstance(value, str) or isinstance(value, Enum):
-            continue
-        kinds = (field.annotation, *typing.get_args(field.annotation))
-        kind = next((k for k in kinds if isinstance(k, type) and issubclass(k, Enum)), None)
-        if kind is not None:
-            chosen[name] = choice(kind, value, option_flag(name))
-    return chosen
 
 
 def _stats_options(options: Mapping[str, Any]) -> StatsOptions:

@@ -10,8 +10,10 @@ says the same thing in the same words.
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -20,7 +22,7 @@ from pydantic import BaseModel, ValidationError
 from nlibuild.core.stage import Stage, StoreFacts
 from nlibuild.errors import ConfigError
 from nlibuild.models import InitConfig, PresetKey, _Config
-from nlibuild.options import preset_of, preset_origin
+from nlibuild.options import choice, preset_of, preset_origin
 from nlibuild.presets import (
     load_preset_text,
     parse_preset,
@@ -77,10 +79,23 @@ def as_options_take_them(model: type[BaseModel], fields: Mapping[str, Any]) -> d
         for key in info.metadata
         if isinstance(key, PresetKey) and key.reads is not None
     }
-    return {
+    read = {
         name: reading[name](value) if name in reading and value is not None else value
         for name, value in fields.items()
     }
+    return {name: _chosen(model, name, value) for name, value in read.items()}
+
+
+def _chosen(model: type[BaseModel], name: str, value: Any) -> Any:
+    """A text given for a choice (an enum field), read as the CLI reads its option, so a
+    wrong one is refused in the CLI's words (`--method 'x' is not one of: majority,
+    dawid-skene`) rather than pydantic's."""
+    field = model.model_fields.get(name)
+    if field is None or not isinstance(value, str) or isinstance(value, Enum):
+        return value
+    kinds = (field.annotation, *typing.get_args(field.annotation))
+    kind = next((k for k in kinds if isinstance(k, type) and issubclass(k, Enum)), None)
+    return choice(kind, value, "--" + name.replace("_", "-")) if kind is not None else value
 
 
 def settings_for(
