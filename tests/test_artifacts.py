@@ -4,6 +4,9 @@ and `bias hypothesis-only` (OCNLI Table 7), on small corpora written here.
 PMI between a hypothesis word and the gold label is add-k smoothed as in Gururangan et al.
 (2018); a word counts once per hypothesis; the gold label is the majority, else the released
 label, else the author's, and pairs with `-` are left out.
+
+The stages and tables run through the Python API (`corpus.stats`, the stages' results); the
+CLI's own tests keep its tables in each format, the lines under them and its option errors.
 """
 
 from __future__ import annotations
@@ -22,15 +25,16 @@ from conftest import (
     copy_store,
     csv_rows,
     json_rows,
-    new_store,
     ok,
+    refused,
     run_cli,
     write_jsonl,
 )
 
+import nlibuild
 from nlibuild.invoke import invoke
 from nlibuild.labelling.artifacts import default_units, pmi_cues, units_label, word_lists
-from nlibuild.models import WordUnits
+from nlibuild.models import HypothesisOnlyResult, ImportResult, WordUnits
 from nlibuild.queries.splits import pairs_per_split
 from nlibuild.stages.artifacts import PMI_STAGE
 from nlibuild.store import Store
@@ -44,11 +48,20 @@ WORDS, CHARS = WordUnits.WORDS, WordUnits.CHARS
 
 def import_records(
     db: Path, records: list[dict[str, Any]], name: str, split: str | None = None
-) -> str:
+) -> ImportResult:
+    """`import NAME.jsonl --format jsonl [--split SPLIT]` of `records`, written beside `db`."""
     path = write_jsonl(db.parent / f"{name}.jsonl", records)
-    return ok(
-        "--db", db, "import", path, "--format", "jsonl", *(("--split", split) if split else ())
-    )
+    return nlibuild.open(db).import_corpus(path=path, format="jsonl", split=split)
+
+
+def new_corpus(db: Path, **init: str) -> Path:
+    """A new store at `db` (`nlibuild.create(db, **init)`)."""
+    return nlibuild.create(db, **init).path
+
+
+def table(db: Path, name: str, **options: Any) -> list[dict[str, Any]]:
+    """The rows of `stats --table NAME` with `options`, as `--format json` prints them."""
+    return nlibuild.open(db).stats(name, **options).to_dicts()
 
 
 def pair(
@@ -282,7 +295,7 @@ LABELLED = [r for r in PMI_CORPUS if r.get("gold_label") != "-"]
 
 @pytest.fixture
 def pmi_db(tmp_path: Path) -> Path:
-    db = new_store(tmp_path / "corpus.db")
+    db = new_corpus(tmp_path / "corpus.db")
     import_records(db, PMI_CORPUS, "pmi")
     return db
 
@@ -290,23 +303,23 @@ def pmi_db(tmp_path: Path) -> Path:
 def test_pmi_table_all_pairs_by_hand_and_gold_dash_left_out(pmi_db: Path) -> None:
     # min-count 2, k = 0: T = 18, N_c = 8, N_e = 5; someone/e ln(2*18/(2*5)),
     # nobody/c ln(3*18/(3*8)). `nobody` in the '-' pair a7 must not count (3/3, not 3/4).
-    args = ("--db", pmi_db, "stats", "--table", "pmi", "--min-count", "2", "--smoothing", "0",
-            "--top", "2")  # fmt: skip
-    rows = json_rows(*args)
+    rows = table(pmi_db, "pmi", min_count=2, smoothing=0, top=2)
     found = [(r["group"], r["rank"], r["word"], r["label"], r["count"], r["word_count"])
              for r in rows]  # fmt: skip
     assert found == [("all", 1, "someone", E, 2, 2), ("all", 2, "nobody", C, 3, 3)]
     assert rows[0]["pmi"] == pytest.approx(math.log(3.6))
     assert rows[1]["pmi"] == pytest.approx(math.log(2.25))
     assert {r["pairs"] for r in rows} == {6}
-    table = ok(*args)
-    assert "6 pairs; 1 pair without a gold label left out" in table
-    assert "stage:stats-pmi|" in table and "smoothing:0.0" in table
+    args = ("--db", pmi_db, "stats", "--table", "pmi", "--min-count", "2", "--smoothing", "0",
+            "--top", "2")  # fmt: skip
+    printed = ok(*args)
+    assert "6 pairs; 1 pair without a gold label left out" in printed
+    assert "stage:stats-pmi|" in printed and "smoothing:0.0" in printed
     md = compact_table(ok(*args, "--format", "md"))
     assert "| all | 6 | someone | entailment | 1.28 | 2/2 |" in md
     assert "|  |  | nobody | contradiction | 0.81 | 3/3 |" in md
     # --per-label: the best word of each label (neutral has no word in 2 pairs), in label order.
-    per_label = json_rows(*args[:-2], "--top", "1", "--per-label")
+    per_label = table(pmi_db, "pmi", min_count=2, smoothing=0, top=1, per_label=True)
     assert [(r["word"], r["label"], r["rank"]) for r in per_label] == [
         ("someone", E, 1), ("nobody", C, 1),
     ]  # fmt: skip
@@ -314,8 +327,7 @@ def test_pmi_table_all_pairs_by_hand_and_gold_dash_left_out(pmi_db: Path) -> Non
 
 @pytest.mark.parametrize("by", ["protocol", "level", "author"])
 def test_pmi_groups_follow_all_with_each_groups_own_table(pmi_db: Path, by: str) -> None:
-    rows = json_rows("--db", pmi_db, "stats", "--table", "pmi", "--by", by, "--min-count", "1",
-                     "--smoothing", "1", "--top", "3")  # fmt: skip
+    rows = table(pmi_db, "pmi", by=by, min_count=1, smoothing=1, top=3)
     members: dict[str, list[dict[str, Any]]] = {"all": LABELLED}
     field = "annotators" if by == "author" else by
     for record in LABELLED:
@@ -373,28 +385,31 @@ def test_pmi_table_in_every_format(pmi_db: Path) -> None:
 
 
 def test_pmi_split_restricts_to_that_split(tmp_path: Path) -> None:
-    db = new_store(tmp_path / "corpus.db")
+    db = new_corpus(tmp_path / "corpus.db")
     import_records(db, [pair(f"t{i}", f"T{i}", "Nobody sleeps.", C) for i in range(3)],
                    "train", split="train")  # fmt: skip
     import_records(db, [pair(f"d{i}", f"D{i}", "Someone sleeps.", E) for i in range(2)],
                    "dev", split="dev")  # fmt: skip
-    base = ("--db", db, "stats", "--table", "pmi", "--min-count", "1", "--top", "5")
-    train = json_rows(*base, "--split", "train")
+
+    def pmi(split: str) -> list[dict[str, Any]]:
+        return table(db, "pmi", min_count=1, top=5, split=split)
+
+    train = pmi("train")
     assert {r["pairs"] for r in train} == {3}
     assert {(r["word"], r["label"]) for r in train} == {("nobody", C), ("sleeps", C)}
-    dev = json_rows(*base, "--split", "dev")
+    dev = pmi("dev")
     assert {(r["word"], r["label"], r["count"]) for r in dev} == {
         ("someone", E, 2),
         ("sleeps", E, 2),
     }
-    both = json_rows(*base, "--split", "train,dev")
+    both = pmi("train,dev")
     assert {r["pairs"] for r in both} == {5}
-    assert_user_error(run_cli(*base, "--split", "test"), "--split test", "dev, train")
+    refused(db, lambda corpus: corpus.stats("pmi", split="test"), "--split test", "dev, train")
 
 
 def test_pmi_split_on_a_store_without_splits_is_an_error(pmi_db: Path) -> None:
-    result = run_cli("--db", pmi_db, "stats", "--table", "pmi", "--split", "train")
-    assert_user_error(result, "--split train", "no splits yet", "nlibuild split")
+    refused(pmi_db, lambda corpus: corpus.stats("pmi", split="train"),
+            "--split train", "no splits yet", "nlibuild split")  # fmt: skip
 
 
 def test_pmi_of_human_translations_counts_the_untranslated(pmi_db: Path, tmp_path: Path) -> None:
@@ -404,34 +419,32 @@ def test_pmi_of_human_translations_counts_the_untranslated(pmi_db: Path, tmp_pat
         tmp_path / "zh.jsonl",
         [{"unit_id": u, "lang": "zh", "text": t} for u, t in chinese.items()],
     )
-    ok("--db", pmi_db, "translate", "import", units, "--lang", "zh", "--partial")
-    args = ("--db", pmi_db, "stats", "--table", "pmi", "--lang", "zh", "--min-count", "1",
-            "--smoothing", "0", "--top", "20")  # fmt: skip
-    rows = json_rows(*args)
+    nlibuild.open(pmi_db).translate_import(path=units, lang="zh", partial=True)
+    rows = table(pmi_db, "pmi", lang="zh", min_count=1, smoothing=0, top=20)
     # Jieba's words of the four translated hypotheses (a5, a6 and the '-' a7 are not).
     assert {r["pairs"] for r in rows} == {4}
     words = {r["word"] for r in rows}
     assert {"没有", "有人", "外面"} <= words and not words & {"nobody", "someone", "。"}
     nobody = next(r for r in rows if r["word"] == "没有")
     assert (nobody["label"], nobody["count"], nobody["word_count"]) == (C, 3, 3)
-    table = ok(*args)
-    assert "words (jieba)" in table
+    printed = ok("--db", pmi_db, "stats", "--table", "pmi", "--lang", "zh", "--min-count", "1",
+                 "--smoothing", "0", "--top", "20")  # fmt: skip
+    assert "words (jieba)" in printed
     assert "4 pairs; 0 pairs without a gold label left out; 3 pairs without a zh translation " \
-        "left out" in table  # fmt: skip
-    result = run_cli("--db", pmi_db, "stats", "--table", "pmi", "--lang", "sw")
-    assert_user_error(result, "--lang sw", "no pair has a human translation")
+        "left out" in printed  # fmt: skip
+    refused(pmi_db, lambda corpus: corpus.stats("pmi", lang="sw"),
+            "--lang sw", "no pair has a human translation")  # fmt: skip
 
 
 def test_pmi_run_is_recorded_with_its_signature(pmi_db: Path) -> None:
     out = ok("--db", pmi_db, "stats", "--table", "pmi", "--by", "protocol", "--min-count", "1")
     signature = re.search(r"\(run (\d+), (stage:stats-pmi\|[^)]*)\)", out)
     assert signature, out
-    runs = json_rows("--db", pmi_db, "runs")
-    run = next(r for r in runs if r["id"] == int(signature[1]))
-    assert (run["stage"], run["status"], run["signature"]) == ("stats-pmi", "ok", signature[2])
-    assert "by:protocol" in run["signature"] and "min-count:1" in run["signature"]
-    assert run["counts"] == {"pairs": 6, "without_gold": 1, "rows": 9}
-    assert run["config"]["by"] == ["protocol"]  # --by is a list: one grouping here
+    run = next(r for r in nlibuild.open(pmi_db).runs() if r.id == int(signature[1]))
+    assert (run.stage, run.status, run.signature) == ("stats-pmi", "ok", signature[2])
+    assert "by:protocol" in run.signature and "min-count:1" in run.signature
+    assert run.counts == {"pairs": 6, "without_gold": 1, "rows": 9}
+    assert run.config["by"] == ["protocol"]  # --by is a list: one grouping here
     other = ok("--db", pmi_db, "stats", "--table", "pmi", "--min-count", "1", "--top", "2")
     assert signature[2] not in other
 
@@ -472,10 +485,9 @@ CUES_CORPUS = [
 
 
 def test_cues_per_author_negators_overlap_and_length(tmp_path: Path) -> None:
-    db = new_store(tmp_path / "corpus.db")
+    db = new_corpus(tmp_path / "corpus.db")
     import_records(db, CUES_CORPUS, "cues")
-    args = ("--db", db, "stats", "--table", "cues", "--by", "author", "--max-overlap", "0.5")
-    rows = json_rows(*args)
+    rows = table(db, "cues", by="author", max_overlap=0.5)
     key = [(r["group_by"], r["group"], r["label"]) for r in rows]
     assert key == [
         ("all", "all", E), ("all", "all", N), ("all", "all", C),
@@ -505,12 +517,13 @@ def test_cues_per_author_negators_overlap_and_length(tmp_path: Path) -> None:
     assert (w2["pairs"], w2["negated"], w2["over_limit"]) == (2, 0.5, 0.0)
     assert w2["mean_overlap"] == pytest.approx((1 / 5 + 1 / 3) / 2)
     # The default limit is 0.70: then 0.75 and 1.0 are over, 4/7 is not.
-    default = {(r["group"], r["label"]): r for r in json_rows(*args[:-2])}
+    default = {(r["group"], r["label"]): r for r in table(db, "cues", by="author")}
     assert default[("all", C)]["over_limit"] == pytest.approx(1 / 4)
     assert default[("all", N)]["over_limit"] == 0.0
-    table = ok(*args)
-    assert "6 pairs; 1 pair without a gold label left out" in table
-    assert "stage:stats-cues|by:author|max-overlap:0.5" in table
+    args = ("--db", db, "stats", "--table", "cues", "--by", "author", "--max-overlap", "0.5")
+    printed = ok(*args)
+    assert "6 pairs; 1 pair without a gold label left out" in printed
+    assert "stage:stats-cues|by:author|max-overlap:0.5" in printed
     parsed = csv_rows(*args)
     assert [(r["group"], r["label"], int(r["pairs"])) for r in parsed] == [
         (r["group"], r["label"], r["pairs"]) for r in rows
@@ -519,25 +532,24 @@ def test_cues_per_author_negators_overlap_and_length(tmp_path: Path) -> None:
 
 
 def test_cues_in_a_language_without_lexicon_are_unchecked(tmp_path: Path) -> None:
-    db = new_store(tmp_path / "corpus.db", "--lang", "sw")
+    db = new_corpus(tmp_path / "corpus.db", lang="sw")
     import_records(db, [pair("s1", "S1", "Hakuna mtu analala.", C),
                         pair("s2", "S1", "Mtu analala.", E)], "sw")  # fmt: skip
-    rows = json_rows("--db", db, "stats", "--table", "cues")
+    rows = table(db, "cues")
     assert rows and all(r["negated"] is None for r in rows)
     assert {r["group_by"] for r in rows} == {"all", "protocol"}  # protocol is the default
     assert all(r["mean_overlap"] is not None for r in rows)
-    table = ok("--db", db, "stats", "--table", "cues")
-    assert "No negator lexicon for sw" in table
+    assert "No negator lexicon for sw" in ok("--db", db, "stats", "--table", "cues")
     assert "n.a." in ok("--db", db, "stats", "--table", "cues", "--format", "md")
 
 
 def test_a_group_named_all_is_not_merged_into_every_pair(tmp_path: Path) -> None:
     # A writer (or protocol, genre) whose value is "all" gets a row of its own and is not
     # counted twice in the row of every pair.
-    db = new_store(tmp_path / "corpus.db")
+    db = new_corpus(tmp_path / "corpus.db")
     import_records(db, [pair("x1", "X1", "Nobody walks.", C, author="all"),
                         pair("x2", "X1", "A man walks.", E, author="w1")], "x")  # fmt: skip
-    rows = json_rows("--db", db, "stats", "--table", "cues", "--by", "author")
+    rows = table(db, "cues", by="author")
     every = {r["label"]: r["pairs"] for r in rows if r["group_by"] == "all"}
     assert every == {E: 1, C: 1}
     assert any(r["group_by"] == "author" and r["group"] == "all" for r in rows)
@@ -573,19 +585,25 @@ def cue_records(
 def bias_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """train: 40 premises x (e, n, c, c): majority contradiction (80 of 160).
     dev: 10 premises x (e, n, c). test: 8 premises x (e, e, n, c): 25% contradiction."""
-    db = new_store(tmp_path_factory.mktemp("bias") / "corpus.db")
+    db = new_corpus(tmp_path_factory.mktemp("bias") / "corpus.db")
     import_records(db, cue_records("tr", 40, (E, N, C, C), 1), "train", split="train")
     import_records(db, cue_records("dv", 10, (E, N, C), 2), "dev", split="dev")
     import_records(db, cue_records("te", 8, (E, E, N, C), 3), "test", split="test")
     return db
 
 
-def bias(db: Path, *args: str) -> list[dict[str, Any]]:
-    return json_rows("--db", db, "bias", "hypothesis-only", "--resamples", "200", *args)
+def bias(db: Path, **settings: Any) -> HypothesisOnlyResult:
+    """`bias hypothesis-only --resamples 200` with `settings`."""
+    return nlibuild.open(db).bias_hypothesis_only(resamples=200, **settings)
+
+
+def bias_rows(db: Path, **settings: Any) -> list[dict[str, Any]]:
+    """The rows of `bias`, as `--format json` prints them."""
+    return [row.model_dump() for row in bias(db, **settings).rows]
 
 
 def test_hypothesis_only_is_far_above_the_training_majority(bias_db: Path) -> None:
-    rows = bias(bias_db, "--by", "protocol")
+    rows = bias_rows(bias_db, by=("protocol",))
     overall = {r["eval"]: r for r in rows if r["group_by"] == "all"}
     assert list(overall) == ["dev", "test"]
     dev, test = overall["dev"], overall["test"]
@@ -610,22 +628,18 @@ def test_hypothesis_only_is_far_above_the_training_majority(bias_db: Path) -> No
 def test_premise_only_on_premises_shared_by_every_label_is_chance(bias_db: Path) -> None:
     # Each dev premise has one pair of each label: one prediction per premise is right for
     # exactly a third of its pairs, whatever the model learnt.
-    rows = bias(bias_db, "--premise-only", "--eval", "dev")
-    assert len(rows) == 1
-    assert rows[0]["accuracy"] == pytest.approx(1 / 3)
-    table = ok("--db", bias_db, "bias", "hypothesis-only", "--premise-only", "--eval", "dev",
-               "--resamples", "200")  # fmt: skip
-    assert "Premise-only accuracy" in table and "premise-only:yes" in table
+    result = bias(bias_db, premise_only=True, eval=("dev",))
+    assert len(result.rows) == 1
+    assert result.rows[0].accuracy == pytest.approx(1 / 3)
+    assert result.side == "premise" and "premise-only:yes" in result.signature
 
 
 def test_the_same_seed_gives_the_same_results(bias_db: Path) -> None:
-    first = bias(bias_db, "--seed", "7", "--eval", "dev")
-    assert bias(bias_db, "--seed", "7", "--eval", "dev") == first
-    folds = bias(bias_db, "--seed", "7", "--premise-only", "--cross-validate", "3")
-    assert bias(bias_db, "--seed", "7", "--premise-only", "--cross-validate", "3") == folds
-    table = ok("--db", bias_db, "bias", "hypothesis-only", "--seed", "7", "--eval", "dev",
-               "--resamples", "200")  # fmt: skip
-    assert "|seed:7|" in table
+    first = bias(bias_db, seed=7, eval=("dev",))
+    assert bias_rows(bias_db, seed=7, eval=("dev",)) == [r.model_dump() for r in first.rows]
+    folds = bias_rows(bias_db, seed=7, premise_only=True, cross_validate=3)
+    assert bias_rows(bias_db, seed=7, premise_only=True, cross_validate=3) == folds
+    assert "|seed:7|" in first.signature
 
 
 def test_cross_validation_needs_no_split_and_keeps_a_premise_in_one_fold(tmp_path: Path) -> None:
@@ -641,16 +655,16 @@ def test_cross_validation_needs_no_split_and_keeps_a_premise_in_one_fold(tmp_pat
         for j in range(3):
             hypothesis = " ".join([CUE[label], *rng.sample(FILLER, 3)])
             records.append(pair(f"q{i:02d}-{j}", f"q{i:02d}", hypothesis, label, premise=premise))
-    db = new_store(tmp_path / "corpus.db")
+    db = new_corpus(tmp_path / "corpus.db")
     import_records(db, records, "cv")
     with Store.open(db) as store:
         assert pairs_per_split(store) == {}
-    premise_only = bias(db, "--premise-only", "--cross-validate", "3")
-    assert [(r["eval"], r["pairs"]) for r in premise_only] == [("cv", 180)]
-    assert premise_only[0]["accuracy"] < 0.6
-    hypothesis_only = bias(db, "--cross-validate", "3")
-    assert hypothesis_only[0]["accuracy"] >= 0.9
-    assert hypothesis_only[0]["majority_accuracy"] < 0.5
+    premise_only = bias(db, premise_only=True, cross_validate=3).rows
+    assert [(r.eval, r.pairs) for r in premise_only] == [("cv", 180)]
+    assert premise_only[0].accuracy < 0.6
+    hypothesis_only = bias(db, cross_validate=3).rows
+    assert hypothesis_only[0].accuracy >= 0.9
+    assert hypothesis_only[0].majority_accuracy < 0.5
     result = run_cli("--db", db, "bias", "hypothesis-only", "--cross-validate", "1")
     assert_user_error(result, "--cross-validate 1")
 
@@ -658,7 +672,7 @@ def test_cross_validation_needs_no_split_and_keeps_a_premise_in_one_fold(tmp_pat
 @pytest.fixture
 def no_gold_test_db(tmp_path: Path) -> Path:
     """train: labelled cue pairs; test: only pairs with gold '-'."""
-    db = new_store(tmp_path / "corpus.db")
+    db = new_corpus(tmp_path / "corpus.db")
     import_records(db, cue_records("tr", 6, (E, N, C), 4), "train", split="train")
     unlabelled = [pair(f"u{i}", f"U{i}", "Nobody knows.", C, validators=(("w9", E),), gold="-")
                   for i in range(3)]  # fmt: skip
@@ -667,18 +681,19 @@ def no_gold_test_db(tmp_path: Path) -> Path:
 
 
 def test_evaluating_a_split_without_labelled_pairs_is_an_error(no_gold_test_db: Path) -> None:
-    base = ("--db", no_gold_test_db, "bias", "hypothesis-only")
-    assert_user_error(run_cli(*base, "--eval", "test"), "--eval test", "no labelled pair")
-    assert_user_error(
-        run_cli(*base, "--train", "test", "--eval", "train"), "--train test", "no labelled pair"
-    )
+    refused(no_gold_test_db, lambda corpus: corpus.bias_hypothesis_only(eval=("test",)),
+            "--eval test", "no labelled pair")  # fmt: skip
+    refused(no_gold_test_db,
+            lambda corpus: corpus.bias_hypothesis_only(train="test", eval=("train",)),
+            "--train test", "no labelled pair")  # fmt: skip
 
 
 def test_an_unknown_training_split_is_an_error(no_gold_test_db: Path) -> None:
-    base = ("--db", no_gold_test_db, "bias", "hypothesis-only")
-    assert_user_error(run_cli(*base, "--train", "nope", "--eval", "test"), "nope", "test, train")
+    refused(no_gold_test_db,
+            lambda corpus: corpus.bias_hypothesis_only(train="nope", eval=("test",)),
+            "nope", "test, train")  # fmt: skip
     # Without --eval the default dev,test names a split this store lacks.
-    assert_user_error(run_cli(*base), "dev", "test, train")
+    refused(no_gold_test_db, lambda corpus: corpus.bias_hypothesis_only(), "dev", "test, train")
 
 
 def test_an_unknown_split_error_names_the_option_given(no_gold_test_db: Path) -> None:
@@ -691,27 +706,29 @@ def test_an_unknown_split_error_names_the_option_given(no_gold_test_db: Path) ->
 
 
 def test_import_split_puts_only_the_files_new_pairs_in_that_split(tmp_path: Path) -> None:
-    db = new_store(tmp_path / "corpus.db")
+    db = new_corpus(tmp_path / "corpus.db")
     train = [pair(f"t{i}", f"T{i}", "Nobody sleeps.", C) for i in range(3)]
     dev = [pair(f"d{i}", f"D{i}", "Someone sleeps.", E) for i in range(2)]
-    assert "3 new pairs put in train" in import_records(db, train, "train", split="train")
-    assert "2 new pairs put in dev" in import_records(db, dev, "dev", split="dev")
+    printed = ok("--db", db, "import", write_jsonl(tmp_path / "train.jsonl", train),
+                 "--format", "jsonl", "--split", "train")  # fmt: skip
+    assert "3 new pairs put in train" in printed
+    assert import_records(db, dev, "dev", split="dev").split_assigned == 2
     with Store.open(db) as store:
         assert pairs_per_split(store) == {"train": 3, "dev": 2}
     # Importing the dev file again adds nothing and moves nothing.
     again = import_records(db, dev, "dev", split="dev")
-    assert "0 pairs" in again and "2 pairs already present; 0 new pairs put in dev" in again
+    assert (again.pairs_added, again.pairs_unchanged, again.split_assigned) == (0, 2, 0)
     # The train file under --split dev: its pairs are stored and keep their split.
-    assert "0 new pairs put in dev" in import_records(db, train, "train", split="dev")
+    assert import_records(db, train, "train", split="dev").split_assigned == 0
     with Store.open(db) as store:
         assert pairs_per_split(store) == {"train": 3, "dev": 2}
         assert store.count("pairs") == 5
     # A file with a stored pair and a new one: only the new one goes to dev.
     mixed = [dev[0], pair("d9", "D9", "Someone sings.", E)]
-    assert "1 new pair put in dev" in import_records(db, mixed, "mixed", split="dev")
+    assert import_records(db, mixed, "mixed", split="dev").split_assigned == 1
     with Store.open(db) as store:
         assert pairs_per_split(store) == {"train": 3, "dev": 3}
-    rows = json_rows("--db", db, "stats", "--table", "pmi", "--split", "dev", "--min-count", "1")
+    rows = table(db, "pmi", split="dev", min_count=1)
     assert {r["pairs"] for r in rows} == {3}
     result = run_cli("--db", db, "import", tmp_path / "dev.jsonl", "--format", "jsonl",
                      "--split", "validation")  # fmt: skip

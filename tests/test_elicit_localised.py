@@ -13,8 +13,11 @@ name typed back (`label_names.canonical_label`):
 - MTurk: `Answer.矛盾_1` columns, or those keys in crowd-form's `Answer.taskAnswers`;
 - `--format table`: columns `矛盾_1`, or `矛盾` holding a list.
 
-A name no label has (`蕴涵`, a misspelt `蕴含`) is one `Error:` line naming the file and the
-labels with their names, and the store is left as it was.
+A name no label has (`蕴涵`, a misspelt `蕴含`) is refused (the CLI's one `Error:` line)
+naming the file and the labels with their names, and the store is left as it was.
+
+The stages run through the Python API (the CLI's `elicit import` is tested in
+test_elicit_platforms).
 """
 
 from __future__ import annotations
@@ -26,9 +29,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import copy_store, fails, ok, query, write_jsonl
-from elicitation_data import annotator_map, premise_store
-from test_elicit_platforms import create, export, labelstudio_export, mturk_results, tasks
+from conftest import copy_store, query, refused, write_jsonl
+from elicitation_data import annotator_map
+from test_elicit_platforms import (
+    create,
+    export,
+    import_answers,
+    labelstudio_export,
+    mturk_results,
+    premise_corpus,
+    tasks,
+)
 from test_generic_reader import write_table
 
 NAMES = {"entailment": "蕴含", "neutral": "中立", "contradiction": "矛盾"}
@@ -56,7 +67,7 @@ KNOWN = "entailment (蕴含), neutral (中立), contradiction (矛盾)"
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A Chinese store with the ocnli preset: four news premises in batch e0001 of w01."""
     db = tmp_path_factory.mktemp("localised") / "corpus.db"
-    premise_store(db, {"news": PREMISES}, "--preset", "ocnli")
+    premise_corpus(db, {"news": PREMISES}, preset="ocnli")
     create(db, protocol="MULTI_CONSTRAINT")
     return db
 
@@ -127,7 +138,7 @@ def test_a_csv_sheet_filled_in_under_the_names_gives_the_labels(
         rows = [{renamed.get(name, name): value for name, value in row.items()} for row in rows]
     filled = write_sheet(tmp_path / "e0001-done.csv", header, rows)
 
-    ok("--db", store, "elicit", "import", filled, "--format", "csv")
+    import_answers(store, filled, "csv")
 
     assert_labelled_as_written(store)
 
@@ -140,7 +151,7 @@ def test_a_long_csv_sheet_may_give_the_names_as_labels(store: Path, tmp_path: Pa
     ]  # fmt: skip
     path = write_sheet(tmp_path / "long.csv", list(rows[0]), rows)
 
-    ok("--db", store, "elicit", "import", path, "--format", "csv")
+    import_answers(store, path, "csv")
 
     assert_labelled_as_written(store)
 
@@ -155,7 +166,7 @@ def test_jsonl_answers_may_key_the_hypotheses_by_the_names(store: Path, tmp_path
     ]
     path = write_jsonl(tmp_path / "answers.jsonl", answers)
 
-    ok("--db", store, "elicit", "import", path)
+    import_answers(store, path)
 
     assert_labelled_as_written(store)
 
@@ -177,8 +188,7 @@ def test_a_labelstudio_export_gives_the_labels(store: Path, tmp_path: Path, fiel
         rename_results(path, by_name)
     users = annotator_map(tmp_path / "users.csv", ("labelstudio", "4", "w01"))
 
-    ok("--db", store, "elicit", "import", path, "--format", "labelstudio",
-       "--annotator-map", users)  # fmt: skip
+    import_answers(store, path, "labelstudio", annotator_map=users)
 
     assert_labelled_as_written(store)
 
@@ -243,7 +253,7 @@ def test_mturk_results_give_the_labels(store: Path, tmp_path: Path, form: str) -
         rename_task_answers(path, by_name)
     workers = annotator_map(tmp_path / "workers.csv", ("mturk", "A1B2C3D4E5", "w01"))
 
-    ok("--db", store, "elicit", "import", path, "--format", "mturk", "--annotator-map", workers)
+    import_answers(store, path, "mturk", annotator_map=workers)
 
     assert_labelled_as_written(store)
 
@@ -267,7 +277,7 @@ def test_a_table_file_may_name_its_hypothesis_columns_by_the_names(
         rows.append(row)
     path = write_table(tmp_path / "answers.jsonl", rows)
 
-    ok("--db", store, "elicit", "import", path, "--format", "table")
+    import_answers(store, path, "table")
 
     assert_labelled_as_written(store)
 
@@ -287,11 +297,13 @@ def test_a_table_file_with_a_hypothesis_column_under_both_names_is_refused(
         rows.append(row)
     path = write_table(tmp_path / "answers.csv", rows)
 
-    fails(store, "elicit", "import", path, "--format", "table",
-          says=("answers.csv", "'entailment_1'", "'蕴含_1'", "given twice"))  # fmt: skip
+    refused(
+        store,
+        lambda corpus: import_answers(corpus.path, path, "table"),
+        "answers.csv", "'entailment_1'", "'蕴含_1'", "given twice",
+    )  # fmt: skip
     # Choosing the column with --columns says which is meant.
-    ok("--db", store, "elicit", "import", path, "--format", "table",
-       "--columns", "entailment_1=entailment_1")  # fmt: skip
+    import_answers(store, path, "table", columns={"entailment_1": "entailment_1"})
     assert_labelled_as_written(store)
 
 
@@ -304,39 +316,43 @@ def misspelt(field: str) -> str:
     return named.replace(NAMES["entailment"], MISSPELT)
 
 
-def misspelt_sheet(store: Path, tmp_path: Path) -> tuple[Path, tuple[str, ...]]:
+Written = tuple[Path, dict[str, Any]]
+"""An answers file and the settings of its `elicit import` (`format`, `annotator_map`)."""
+
+
+def misspelt_sheet(store: Path, tmp_path: Path) -> Written:
     header, rows = sheet(export(store, "csv", tmp_path / "package") / "e0001.csv")
     renamed = {name: misspelt(name.split(" ")[0]) for name in header if " (" in name}
     header = [renamed.get(name, name) for name in header]
     rows = [{renamed.get(name, name): value for name, value in row.items()} for row in rows]
-    return write_sheet(tmp_path / "e0001-done.csv", header, rows), ("--format", "csv")
+    return write_sheet(tmp_path / "e0001-done.csv", header, rows), {"format": "csv"}
 
 
-def misspelt_long_sheet(store: Path, tmp_path: Path) -> tuple[Path, tuple[str, ...]]:
+def misspelt_long_sheet(store: Path, tmp_path: Path) -> Written:
     rows = [{"batch": "e0001", "writer": "w01", "premise": PREMISES[0], "label": MISSPELT,
              "hypothesis": ANSWER["entailment"][0]}]  # fmt: skip
-    return write_sheet(tmp_path / "long.csv", list(rows[0]), rows), ("--format", "csv")
+    return write_sheet(tmp_path / "long.csv", list(rows[0]), rows), {"format": "csv"}
 
 
-def misspelt_jsonl(store: Path, tmp_path: Path) -> tuple[Path, tuple[str, ...]]:
+def misspelt_jsonl(store: Path, tmp_path: Path) -> Written:
     answers = [
         {**task, MISSPELT: ANSWER["entailment"]}
         for task in tasks(export(store, "jsonl", tmp_path / "package"), "jsonl")
     ]
-    return write_jsonl(tmp_path / "answers.jsonl", answers), ()
+    return write_jsonl(tmp_path / "answers.jsonl", answers), {"format": "jsonl"}
 
 
-def misspelt_labelstudio(store: Path, tmp_path: Path) -> tuple[Path, tuple[str, ...]]:
+def misspelt_labelstudio(store: Path, tmp_path: Path) -> Written:
     batch_tasks = tasks(export(store, "labelstudio", tmp_path / "package"), "labelstudio")
     path = labelstudio_export(
         tmp_path / "export.json", batch_tasks, {t["premise_id"]: ANSWER for t in batch_tasks}
     )
     rename_results(path, misspelt)
     users = annotator_map(tmp_path / "users.csv", ("labelstudio", "4", "w01"))
-    return path, ("--format", "labelstudio", "--annotator-map", str(users))
+    return path, {"format": "labelstudio", "annotator_map": users}
 
 
-def misspelt_mturk(store: Path, tmp_path: Path) -> tuple[Path, tuple[str, ...]]:
+def misspelt_mturk(store: Path, tmp_path: Path) -> Written:
     out = export(store, "mturk", tmp_path / "package")
     batch_tasks = tasks(out, "mturk")
     path = mturk_results(
@@ -347,7 +363,7 @@ def misspelt_mturk(store: Path, tmp_path: Path) -> tuple[Path, tuple[str, ...]]:
     )
     rename_task_answers(path, misspelt)
     workers = annotator_map(tmp_path / "workers.csv", ("mturk", "A1B2C3D4E5", "w01"))
-    return path, ("--format", "mturk", "--annotator-map", str(workers))
+    return path, {"format": "mturk", "annotator_map": workers}
 
 
 @pytest.mark.parametrize(
@@ -364,5 +380,5 @@ def misspelt_mturk(store: Path, tmp_path: Path) -> tuple[Path, tuple[str, ...]]:
 def test_a_name_no_label_has_is_one_error_naming_the_labels_and_their_names(
     store: Path, tmp_path: Path, written: Any, file: str, says: str
 ) -> None:
-    path, options = written(store, tmp_path)
-    fails(store, "elicit", "import", path, *options, says=(file, says, KNOWN))
+    path, settings = written(store, tmp_path)
+    refused(store, lambda corpus: corpus.elicit_import(path=path, **settings), file, says, KNOWN)

@@ -15,8 +15,11 @@
   and the author's vote at position 0. Cancelled and rejected platform work is dropped and
   reported; platform worker IDs are mapped with --annotator-map.
 - An answer that breaks a rule is reported and stored in `violations` (exit 0); one that
-  cannot be read is one `Error:` line, exit 1, and a store exactly as it was. Importing the
-  same answers again adds nothing.
+  cannot be read is refused (an `NlibuildError`; the CLI's one `Error:` line, exit 1), and
+  the store is exactly as it was. Importing the same answers again adds nothing.
+
+The stages run through the Python API; the CLI's own tests keep its printed report, the
+batch lines of `elicit create` and the `Error:` line.
 """
 
 from __future__ import annotations
@@ -30,11 +33,11 @@ from typing import Any
 
 import pytest
 from conftest import (
-    CliArg,
     copy_store,
     fails,
     ok,
     query,
+    refused,
     table_counts,
     without_runs,
     write_jsonl,
@@ -47,10 +50,13 @@ from elicitation_data import (
     SINGLE,
     annotator_map,
     mturk_input,
-    premise_store,
     read_task_file,
     write_mturk_results,
 )
+
+import nlibuild
+from nlibuild.api import Corpus
+from nlibuild.models import ElicitCreateResult, ElicitImportResult
 
 ANSWERS = {"SINGLE": SINGLE, "MULTI": MULTI, "MULTI_ENCOURAGE": MULTI, "MULTI_CONSTRAINT": MULTI}
 X = "x"
@@ -73,14 +79,65 @@ Tasks = list[dict[str, Any]]
 # --- helpers: the store ----------------------------------------------------------------
 
 
-def create(db: Path, *args: CliArg, protocol: str = "SINGLE", writers: str = "w01") -> str:
-    return ok("--db", db, "elicit", "create", "--protocol", protocol, "--annotators", writers,
-              *args)  # fmt: skip
+def premise_corpus(db: Path, genres: dict[str, list[str]], **init: str) -> Corpus:
+    """A store (`nlibuild.create(db, **init)`) whose premises are the sentences given per
+    genre: each genre's sentences ingested from `<genre>.txt` beside the store and all
+    sampled (`elicitation_data.premise_store` through the Python API)."""
+    corpus = nlibuild.create(db, **init)
+    for genre, sentences in genres.items():
+        source = db.parent / f"{genre}.txt"
+        source.write_text("\n\n".join(sentences) + "\n", encoding="utf-8")
+        corpus.ingest(paths=(source,), genre=genre)
+        corpus.sample(genres=(genre,), n=len(sentences), min_len=3, max_len=40)
+    return corpus
+
+
+def create(
+    db: Path, protocol: str = "SINGLE", writers: str = "w01", **settings: Any
+) -> ElicitCreateResult:
+    """`elicit create --protocol PROTOCOL --annotators WRITERS` with more `settings`."""
+    return nlibuild.open(db).elicit_create(
+        protocol=protocol, annotators=tuple(writers.split(",")), **settings
+    )
 
 
 def export(db: Path, fmt: str, out: Path, *batches: str) -> Path:
-    ok("--db", db, "elicit", "export", *(batches or ("--all",)), "--format", fmt, "--out", out)
+    """`elicit export BATCHES --format FMT --out OUT` (every batch when none is named)."""
+    nlibuild.open(db).elicit_export(batches=batches, all=not batches, format=fmt, out=out)
     return out
+
+
+def import_answers(
+    db: Path, path: Path | str, fmt: str = "jsonl", **settings: Any
+) -> ElicitImportResult:
+    """`elicit import PATH --format FMT` with more `settings`."""
+    return nlibuild.open(db).elicit_import(path=path, format=fmt, **settings)
+
+
+def closing(report: ElicitImportResult) -> dict[str, Any]:
+    """What the import's closing line says, in its order: `Imported 6 answers, 1 cancelled
+    (skipped) in Label Studio: 15 pairs added, 0 rejected, 1 marked x`."""
+    return {
+        "answers": report.answers,
+        "dropped": report.dropped,
+        "left open": report.left_open,
+        "added": report.pairs_added,
+        "rejected": report.pairs_rejected,
+        "marked x": report.unusable,
+    }
+
+
+def read(answers: int, added: int, marked_x: int = 0) -> dict[str, Any]:
+    """`closing` of an import that read `answers`, dropped no platform work, added `added`
+    pairs and rejected none."""
+    return {
+        "answers": answers,
+        "dropped": {},
+        "left open": 0,
+        "added": added,
+        "rejected": 0,
+        "marked x": marked_x,
+    }
 
 
 def tasks(out: Path, fmt: str, batch: str = "e0001") -> Tasks:
@@ -379,10 +436,10 @@ def templates(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     (root / "news").mkdir()
     (root / "mixed").mkdir()
     return {
-        "news": premise_store(root / "news" / "corpus.db", {"news": NEWS}, "--lang", "en"),
-        "mixed": premise_store(
-            root / "mixed" / "corpus.db", {"news": NEWS, "fiction": FICTION}, "--lang", "en"
-        ),
+        "news": premise_corpus(root / "news" / "corpus.db", {"news": NEWS}, lang="en").path,
+        "mixed": premise_corpus(
+            root / "mixed" / "corpus.db", {"news": NEWS, "fiction": FICTION}, lang="en"
+        ).path,
     }
 
 
@@ -402,7 +459,7 @@ def mixed(templates: dict[str, Path], tmp_path: Path) -> Path:
 def two_batches(store: Path, tmp_path: Path) -> tuple[Path, Tasks, Tasks]:
     """SINGLE batches e0001 and e0002 of three premises, one for w01 and one for w02,
     exported as jsonl; returns the store and both batches' tasks."""
-    create(store, "--batch-size", 3, writers="w01,w02")
+    create(store, batch_size=3, writers="w01,w02")
     out = export(store, "jsonl", tmp_path / "package")
     first, second = tasks(out, "jsonl", "e0001"), tasks(out, "jsonl", "e0002")
     assert first[0]["writer"] != second[0]["writer"]
@@ -438,9 +495,9 @@ def test_a_filled_in_csv_sheet_comes_back_as_pairs(store: Path, tmp_path: Path) 
     answers = answered_all(batch_tasks, MULTI) | {x: X}
     sheet = filled_sheet(out / "e0001.csv", tmp_path / "e0001-answers.csv", answers)
 
-    report = ok("--db", store, "elicit", "import", sheet, "--format", "csv")
+    report = import_answers(store, sheet, "csv")
 
-    assert "Imported 6 answers: 45 pairs added, 0 rejected, 1 marked x" in report
+    assert closing(report) == read(answers=6, added=45, marked_x=1)
     assert_round_trip(store, batch_tasks, "MULTI", unusable=(x,))
 
 
@@ -457,10 +514,9 @@ def test_a_long_csv_names_premises_by_id_with_batch_and_writer_given(
             for task in batch_tasks:
                 writer.writerow([task["premise_id"], label, SINGLE[label][0]])
 
-    report = ok("--db", store, "elicit", "import", sheet, "--format", "csv",
-                "--batch", "e0001", "--writer", "w01")  # fmt: skip
+    report = import_answers(store, sheet, "csv", batch="e0001", writer="w01")
 
-    assert "18 pairs added" in report
+    assert report.pairs_added == 18
     assert_round_trip(store, batch_tasks, "SINGLE")
 
 
@@ -476,10 +532,9 @@ def test_a_long_tsv_names_premises_by_text_with_integer_labels(store: Path, tmp_
     sheet = tmp_path / "long.tsv"
     sheet.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
-    report = ok("--db", store, "elicit", "import", sheet, "--format", "csv", "--batch", "e0001",
-                "--writer", "w01", "--label-order", "e,n,c")  # fmt: skip
+    report = import_answers(store, sheet, "csv", batch="e0001", writer="w01", label_order="e,n,c")
 
-    assert "Imported 6 answers: 54 pairs added" in report
+    assert (report.answers, report.dropped, report.pairs_added) == (6, {}, 54)
     assert_round_trip(store, batch_tasks, "MULTI")
 
 
@@ -488,8 +543,12 @@ def test_integer_labels_without_a_label_order_are_an_error(store: Path, tmp_path
     batch_tasks = tasks(export(store, "csv", tmp_path / "package"), "csv")
     sheet = tmp_path / "long.csv"
     sheet.write_text(f"premise_id,label,hypothesis\n{batch_tasks[0]['premise_id']},0,Hi.\n")
-    fails(store, "elicit", "import", sheet, "--format", "csv", "--batch", "e0001",
-          "--writer", "w01", says=("long.csv, line 2", "'0'"))  # fmt: skip
+    refused(
+        store,
+        lambda corpus: corpus.elicit_import(path=sheet, format="csv", batch="e0001", writer="w01"),
+        "long.csv, line 2",
+        "'0'",
+    )
 
 
 def test_a_labelstudio_export_comes_back_as_pairs(store: Path, tmp_path: Path) -> None:
@@ -503,10 +562,9 @@ def test_a_labelstudio_export_comes_back_as_pairs(store: Path, tmp_path: Path) -
     )
     users = annotator_map(tmp_path / "users.csv", ("labelstudio", "4", "w01"))
 
-    report = ok("--db", store, "elicit", "import", exported, "--format", "labelstudio",
-                "--annotator-map", users)  # fmt: skip
+    report = import_answers(store, exported, "labelstudio", annotator_map=users)
 
-    assert "Imported 6 answers: 45 pairs added, 0 rejected, 1 marked x" in report
+    assert closing(report) == read(answers=6, added=45, marked_x=1)
     assert_round_trip(store, batch_tasks, "MULTI", unusable=(x,))
     assert query(store, "SELECT platform, platform_id FROM annotator_aliases") == [
         ("labelstudio", "4")
@@ -527,10 +585,10 @@ def test_a_cancelled_labelstudio_annotation_is_dropped_and_reported(
     )
     users = annotator_map(tmp_path / "users.csv", ("labelstudio", "4", "w01"))
 
-    report = ok("--db", store, "elicit", "import", exported, "--format", "labelstudio",
-                "--annotator-map", users)  # fmt: skip
+    report = import_answers(store, exported, "labelstudio", annotator_map=users)
 
-    assert "Imported 5 answers, 1 cancelled (skipped) in Label Studio: 15 pairs added" in report
+    dropped = {"cancelled (skipped) in Label Studio": 1}
+    assert (report.answers, report.dropped, report.pairs_added) == (5, dropped, 15)
     assert not any(pair[0].startswith(f"{skipped}-") for pair in stored_pairs(store))
     assert query(store, "SELECT status FROM assignments WHERE item_id = ?", skipped) == [("open",)]
 
@@ -548,10 +606,9 @@ def test_a_labelstudio_user_given_as_an_object_is_mapped_by_user_id(
     )
     users = annotator_map(tmp_path / "users.csv", ("labelstudio", "4", "w01"))
 
-    report = ok("--db", store, "elicit", "import", exported, "--format", "labelstudio",
-                "--annotator-map", users)  # fmt: skip
+    report = import_answers(store, exported, "labelstudio", annotator_map=users)
 
-    assert "18 pairs added" in report
+    assert report.pairs_added == 18
     assert_round_trip(store, batch_tasks, "SINGLE")
 
 
@@ -569,10 +626,9 @@ def test_mturk_results_with_answer_columns_come_back_as_pairs(store: Path, tmp_p
         tmp_path / "workers.csv", ("mturk", "A1B2C3D4E5", "w01"), ("labelstudio", "4", "w09")
     )
 
-    report = ok("--db", store, "elicit", "import", results, "--format", "mturk",
-                "--annotator-map", workers)  # fmt: skip
+    report = import_answers(store, results, "mturk", annotator_map=workers)
 
-    assert "Imported 6 answers: 45 pairs added, 0 rejected, 1 marked x" in report
+    assert closing(report) == read(answers=6, added=45, marked_x=1)
     assert_round_trip(store, batch_tasks, "MULTI_CONSTRAINT", unusable=(x,))
     assert query(store, "SELECT platform, platform_id FROM annotator_aliases") == [
         ("mturk", "A1B2C3D4E5")
@@ -591,10 +647,9 @@ def test_mturk_crowd_form_task_answers_come_back_as_pairs(store: Path, tmp_path:
     )
     workers = annotator_map(tmp_path / "workers.csv", ("mturk", "A1B2C3D4E5", "w01"))
 
-    report = ok("--db", store, "elicit", "import", results, "--format", "mturk",
-                "--annotator-map", workers)  # fmt: skip
+    report = import_answers(store, results, "mturk", annotator_map=workers)
 
-    assert "Imported 6 answers: 18 pairs added, 0 rejected, 0 marked x" in report
+    assert closing(report) == read(answers=6, added=18)
     assert_round_trip(store, batch_tasks, "SINGLE")
 
 
@@ -608,10 +663,9 @@ def test_a_ticked_crowd_form_checkbox_marks_the_premise_x(store: Path, tmp_path:
     )  # fmt: skip
     workers = annotator_map(tmp_path / "workers.csv", ("mturk", "A1B2C3D4E5", "w01"))
 
-    report = ok("--db", store, "elicit", "import", results, "--format", "mturk",
-                "--annotator-map", workers)  # fmt: skip
+    report = import_answers(store, results, "mturk", annotator_map=workers)
 
-    assert "Imported 6 answers: 0 pairs added, 0 rejected, 6 marked x" in report
+    assert closing(report) == read(answers=6, added=0, marked_x=6)
     assert query(store, "SELECT DISTINCT status FROM assignments") == [("unusable",)]
 
 
@@ -628,10 +682,9 @@ def test_a_flattened_crowd_form_checkbox_column_marks_the_premise_x(
     )  # fmt: skip
     workers = annotator_map(tmp_path / "workers.csv", ("mturk", "A1B2C3D4E5", "w01"))
 
-    report = ok("--db", store, "elicit", "import", results, "--format", "mturk",
-                "--annotator-map", workers)  # fmt: skip
+    report = import_answers(store, results, "mturk", annotator_map=workers)
 
-    assert "Imported 6 answers: 15 pairs added, 0 rejected, 1 marked x" in report
+    assert closing(report) == read(answers=6, added=15, marked_x=1)
     assert_round_trip(store, batch_tasks, "SINGLE", unusable=(x,))
 
 
@@ -646,10 +699,10 @@ def test_rejected_mturk_assignments_are_dropped_and_reported(store: Path, tmp_pa
     )  # fmt: skip
     workers = annotator_map(tmp_path / "workers.csv", ("mturk", "A1B2C3D4E5", "w01"))
 
-    report = ok("--db", store, "elicit", "import", results, "--format", "mturk",
-                "--annotator-map", workers)  # fmt: skip
+    report = import_answers(store, results, "mturk", annotator_map=workers)
 
-    assert "Imported 5 answers, 1 rejected on MTurk: 15 pairs added" in report
+    dropped = {"rejected on MTurk": 1}
+    assert (report.answers, report.dropped, report.pairs_added) == (5, dropped, 15)
     assert not any(pair[0].startswith(f"{rejected}-") for pair in stored_pairs(store))
     assert query(store, "SELECT status FROM assignments WHERE item_id = ?", rejected) == [("open",)]
 
@@ -657,7 +710,7 @@ def test_rejected_mturk_assignments_are_dropped_and_reported(store: Path, tmp_pa
 def test_platform_workers_mapped_once_are_known_to_later_imports(
     store: Path, tmp_path: Path
 ) -> None:
-    create(store, "--batch-size", 3)
+    create(store, batch_size=3)
     out = export(store, "mturk", tmp_path / "package")
     workers = annotator_map(tmp_path / "workers.csv", ("mturk", "A1B2C3D4E5", "w01"))
     for batch in ("e0001", "e0002"):
@@ -666,9 +719,8 @@ def test_platform_workers_mapped_once_are_known_to_later_imports(
             out / f"{batch}.mturk-input.csv",
             answered_all(tasks(out, "mturk", batch), SINGLE),
         )
-        mapping = ("--annotator-map", workers) if batch == "e0001" else ()
-        report = ok("--db", store, "elicit", "import", results, "--format", "mturk", *mapping)
-        assert "9 pairs added" in report
+        mapping = {"annotator_map": workers} if batch == "e0001" else {}
+        assert import_answers(store, results, "mturk", **mapping).pairs_added == 9
     assert {pair[6] for pair in stored_pairs(store)} == {"w01"}
 
 
@@ -679,7 +731,7 @@ def test_platform_workers_mapped_once_are_known_to_later_imports(
 def test_every_exported_task_carries_our_ids_and_the_instructions_come_along(
     store: Path, tmp_path: Path, fmt: str
 ) -> None:
-    create(store, "--batch-size", 4, writers="w01,w02", protocol="MULTI_ENCOURAGE")
+    create(store, batch_size=4, writers="w01,w02", protocol="MULTI_ENCOURAGE")
     out = export(store, fmt, tmp_path / "package")
 
     seen = []
@@ -740,7 +792,7 @@ def test_the_mturk_template_has_the_same_fields_and_the_premise(
 def test_every_batch_mixes_the_genres(mixed: Path) -> None:
     db = mixed
 
-    create(db, "--batch-size", 4, writers="w01,w02,w03")
+    create(db, batch_size=4, writers="w01,w02,w03")
 
     genres: dict[str, list[str]] = {}
     for batch, _, _, genre, _ in batch_layout(db):
@@ -751,11 +803,11 @@ def test_every_batch_mixes_the_genres(mixed: Path) -> None:
 
 def test_the_load_is_balanced_over_writers_and_runs(mixed: Path) -> None:
     db = mixed
-    create(db, "--batch-size", 2, "--genre", "news", writers="w01,w02,w03")
+    create(db, batch_size=2, genres=("news",), writers="w01,w02,w03")
     assert loads(db) == {"w01": 2, "w02": 2, "w03": 2}
 
     # w04 joins late: the next batches go to the writer with the fewest premises so far.
-    create(db, "--batch-size", 2, "--genre", "fiction", writers="w01,w02,w03,w04")
+    create(db, batch_size=2, genres=("fiction",), writers="w01,w02,w03,w04")
 
     fiction = [row for row in batch_layout(db) if row[3] == "fiction"]
     assert [writer for _, writer, *_ in fiction][:2] == ["w04", "w04"]
@@ -764,21 +816,22 @@ def test_the_load_is_balanced_over_writers_and_runs(mixed: Path) -> None:
 
 
 def test_max_per_writer_caps_a_writer_and_reports_the_rest(store: Path) -> None:
-    report = create(store, "--batch-size", 5, "--max-per-writer", 2, writers="w01,w02")
+    report = create(store, batch_size=5, max_per_writer=2, writers="w01,w02")
 
-    assert "4 premises; 2 left unassigned (every writer is at the cap)" in report
+    assert (sum(b.premises for b in report.batches), report.unassigned) == (4, 2)
     assert loads(store) == {"w01": 2, "w02": 2}
     # The cap holds over runs: the same writers get nothing more.
-    again = create(store, "--max-per-writer", 2, writers="w01,w02")
-    assert "Created 0 batches" in again and "2 left unassigned" in again
+    again = create(store, max_per_writer=2, writers="w01,w02")
+    assert (again.batches, again.unassigned) == ([], 2)
 
 
 def test_a_second_create_continues_numbering_with_premises_no_batch_holds(mixed: Path) -> None:
     db = mixed
-    create(db, "--batch-size", 3, "--genre", "news", writers="w01,w02")
+    create(db, batch_size=3, genres=("news",), writers="w01,w02")
     first = batch_layout(db)
 
-    report = create(db, "--batch-size", 4, writers="w03")
+    report = ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--annotators", "w03",
+                "--batch-size", 4)  # fmt: skip
 
     layout = batch_layout(db)
     assert layout[: len(first)] == first
@@ -791,22 +844,26 @@ def test_a_second_create_continues_numbering_with_premises_no_batch_holds(mixed:
 
 def test_nothing_left_to_batch_is_an_error(store: Path) -> None:
     create(store)
-    fails(store, "elicit", "create", "--protocol", "SINGLE", "--annotators", "w02",
-          says=("no premises", "waiting for writers"))  # fmt: skip
+    refused(
+        store,
+        lambda corpus: corpus.elicit_create(protocol="SINGLE", annotators=("w02",)),
+        "no premises",
+        "waiting for writers",
+    )
 
 
 def test_the_same_seed_gives_the_same_batches(templates: dict[str, Path], tmp_path: Path) -> None:
     layouts = []
     for name, seed in (("a", 5), ("b", 5), ("c", 6)):
         db = copy_store(templates["mixed"], tmp_path / name / "corpus.db")
-        create(db, "--batch-size", 4, "--seed", seed, writers="w01,w02,w03")
+        create(db, batch_size=4, seed=seed, writers="w01,w02,w03")
         layouts.append(batch_layout(db))
 
     assert layouts[0] == layouts[1]
     assert layouts[0] != layouts[2]
 
 
-# --- 3. bad input: one Error: line, the store unchanged --------------------------------------
+# --- 3. bad input: refused (the CLI's one Error: line), the store unchanged -----------------
 
 
 @pytest.fixture
@@ -836,8 +893,15 @@ def test_a_labelstudio_export_of_another_project_is_an_error(
             ]
         )
     )  # fmt: skip
-    fails(store, "elicit", "import", exported, "--format", "labelstudio", "--annotator-map", users,
-          says=("sentiment.json", "task 11", "no premise_id and batch"))  # fmt: skip
+    refused(
+        store,
+        lambda corpus: corpus.elicit_import(
+            path=exported, format="labelstudio", annotator_map=users
+        ),
+        "sentiment.json",
+        "task 11",
+        "no premise_id and batch",
+    )
 
 
 def test_a_labelstudio_result_field_that_is_not_ours_is_an_error(
@@ -851,8 +915,16 @@ def test_a_labelstudio_result_field_that_is_not_ours_is_an_error(
     tasks_json[1]["annotations"][0]["result"][0]["from_name"] = "sentiment"
     exported.write_text(json.dumps(tasks_json), encoding="utf-8")
 
-    fails(store, "elicit", "import", exported, "--format", "labelstudio", "--annotator-map", users,
-          says=("export.json", "task 102", "'sentiment'", "another project"))  # fmt: skip
+    refused(
+        store,
+        lambda corpus: corpus.elicit_import(
+            path=exported, format="labelstudio", annotator_map=users
+        ),
+        "export.json",
+        "task 102",
+        "'sentiment'",
+        "another project",
+    )
 
 
 def test_label_studio_json_min_is_an_error(
@@ -861,8 +933,14 @@ def test_label_studio_json_min_is_an_error(
     store, batch_tasks, users = labelstudio_batch
     json_min = tmp_path / "min.json"
     json_min.write_text(json.dumps([t | {"entailment_1": "Hi."} for t in batch_tasks]))
-    fails(store, "elicit", "import", json_min, "--format", "labelstudio", "--annotator-map", users,
-          says=("min.json", "full JSON export"))  # fmt: skip
+    refused(
+        store,
+        lambda corpus: corpus.elicit_import(
+            path=json_min, format="labelstudio", annotator_map=users
+        ),
+        "min.json",
+        "full JSON export",
+    )
 
 
 @pytest.fixture
@@ -881,8 +959,12 @@ def test_mturk_results_without_the_worker_column_are_an_error(
         tmp_path / "results.csv", input_csv, answered_all(batch_tasks, SINGLE), drop=("WorkerId",)
     )
     workers = annotator_map(tmp_path / "workers.csv", ("mturk", "A1B2C3D4E5", "w01"))
-    fails(store, "elicit", "import", results, "--format", "mturk", "--annotator-map", workers,
-          says=("results.csv, line 1", "missing column(s) WorkerId"))  # fmt: skip
+    refused(
+        store,
+        lambda corpus: corpus.elicit_import(path=results, format="mturk", annotator_map=workers),
+        "results.csv, line 1",
+        "missing column(s) WorkerId",
+    )
 
 
 @pytest.mark.parametrize("fmt", ["mturk", "labelstudio"])
@@ -899,8 +981,12 @@ def test_an_unknown_platform_worker_without_a_map_is_an_error(
     else:
         results = labelstudio_export(tmp_path / "results.json", batch_tasks, answers)
         worker = "'4'"
-    fails(store, "elicit", "import", results, "--format", fmt,
-          says=(f"{fmt} worker {worker}", "--annotator-map"))  # fmt: skip
+    refused(
+        store,
+        lambda corpus: corpus.elicit_import(path=results, format=fmt),
+        f"{fmt} worker {worker}",
+        "--annotator-map",
+    )
     assert query(store, "SELECT count(*) FROM annotator_aliases") == [(0,)]
 
 
@@ -912,14 +998,24 @@ def test_answers_for_a_batch_the_store_lacks_are_an_error(
         tmp_path / "answers.jsonl",
         [jsonl_answer(first[0], SINGLE), jsonl_answer(first[1], SINGLE, batch="e0099")],
     )
-    fails(store, "elicit", "import", answers, "--format", "jsonl",
-          says=("answers.jsonl, line 2", "batch 'e0099'", "another store"))  # fmt: skip
+    refused(
+        store,
+        lambda corpus: corpus.elicit_import(path=answers, format="jsonl"),
+        "answers.jsonl, line 2",
+        "batch 'e0099'",
+        "another store",
+    )
 
 
 def test_exporting_a_batch_the_store_lacks_is_an_error(store: Path, tmp_path: Path) -> None:
     create(store)
-    fails(store, "elicit", "export", "e0001", "e0099", "--format", "jsonl",
-          "--out", tmp_path / "package", says=("no elicitation batch e0099",))  # fmt: skip
+    refused(
+        store,
+        lambda corpus: corpus.elicit_export(
+            batches=("e0001", "e0099"), format="jsonl", out=tmp_path / "package"
+        ),
+        "no elicitation batch e0099",
+    )
     assert not (tmp_path / "package").exists()
 
 
@@ -930,8 +1026,12 @@ def test_a_negator_file_with_a_bad_line_is_an_error(
     answers = write_jsonl(tmp_path / "answers.jsonl", [jsonl_answer(t, SINGLE) for t in first])
     negators = tmp_path / "negators.txt"
     negators.write_text("# more negators\nhardly\nnot at all?\n", encoding="utf-8")
-    fails(store, "elicit", "import", answers, "--format", "jsonl", "--negators", negators,
-          says=("negators.txt, line 3", "'not at all?'"))  # fmt: skip
+    refused(
+        store,
+        lambda corpus: corpus.elicit_import(path=answers, format="jsonl", negators=(negators,)),
+        "negators.txt, line 3",
+        "'not at all?'",
+    )
 
 
 def test_two_different_answers_for_one_premise_in_a_file_are_an_error(
@@ -944,19 +1044,23 @@ def test_two_different_answers_for_one_premise_in_a_file_are_an_error(
         [jsonl_answer(first[0], SINGLE), jsonl_answer(first[1], SINGLE),
          jsonl_answer(first[0], other)],
     )  # fmt: skip
-    line = fails(store, "elicit", "import", answers, "--format", "jsonl",
-                 says=(f"{answers}, line 3", f"different answer for {first[0]['premise_id']}",
-                       "line 1"))  # fmt: skip
-    assert line.count("answers.jsonl") == 1, line
+    message = refused(
+        store,
+        lambda corpus: corpus.elicit_import(path=answers, format="jsonl"),
+        f"{answers}, line 3",
+        f"different answer for {first[0]['premise_id']}",
+        "line 1",
+    )
+    assert message.count("answers.jsonl") == 1, message
 
 
 def test_a_different_answer_to_a_premise_answered_before_is_an_error(
     two_batches: tuple[Path, Tasks, Tasks], tmp_path: Path
 ) -> None:
     store, first, _ = two_batches
-    ok("--db", store, "elicit", "import",
-       write_jsonl(tmp_path / "first.jsonl", [jsonl_answer(t, SINGLE) for t in first]),
-       "--format", "jsonl")  # fmt: skip
+    import_answers(
+        store, write_jsonl(tmp_path / "first.jsonl", [jsonl_answer(t, SINGLE) for t in first])
+    )
     changed = {**SINGLE, "contradiction": ["It never happened."]}
     answers = write_jsonl(tmp_path / "second.jsonl", [jsonl_answer(first[2], changed)])
     line = fails(store, "elicit", "import", answers, "--format", "jsonl",
@@ -977,9 +1081,10 @@ def test_answers_for_another_writers_batch_are_reported_not_paired(
         tmp_path / "answers.jsonl", [jsonl_answer(t, SINGLE, writer=intruder) for t in first]
     )
 
-    report = ok("--db", store, "elicit", "import", answers, "--format", "jsonl")
+    report = import_answers(store, answers)
 
-    assert "Imported 3 answers: 0 pairs added" in report and "other_writer" in report
+    assert (report.answers, report.dropped, report.pairs_added) == (3, {}, 0)
+    assert [rule.rule for rule in report.rules] == ["other_writer"]
     assert stored_pairs(store) == set()
     assert violations(store) == [
         ("other_writer", t["premise_id"], None, 0, intruder, "e0001") for t in first
@@ -998,9 +1103,10 @@ def test_an_answer_for_a_premise_not_in_the_batch_is_reported(
         + [jsonl_answer(first[0], SINGLE, premise_id=stray)],
     )
 
-    report = ok("--db", store, "elicit", "import", answers, "--format", "jsonl")
+    report = import_answers(store, answers)
 
-    assert "9 pairs added" in report and "not_in_batch" in report
+    assert report.pairs_added == 9
+    assert [rule.rule for rule in report.rules] == ["not_in_batch"]
     assert_round_trip(store, first, "SINGLE")
     writer = first[0]["writer"]
     assert violations(store) == [("not_in_batch", stray, None, 0, writer, "e0001")]
@@ -1020,12 +1126,10 @@ def test_on_violation_decides_whether_a_pair_that_breaks_a_rule_is_kept(
         + [jsonl_answer(t, SINGLE) for t in first[1:]],
     )
 
-    report = ok(
-        "--db", store, "elicit", "import", answers, "--format", "jsonl", "--on-violation", mode
-    )
+    report = import_answers(store, answers, on_violation=mode)
 
     bad = f"{copied['premise_id']}-e1"
-    assert f"{8 + kept} pairs added, {1 - kept} rejected" in report
+    assert (report.pairs_added, report.pairs_rejected) == (8 + kept, 1 - kept)
     assert (bad in {pair[0] for pair in stored_pairs(store)}) is bool(kept)
     assert f"{copied['premise_id']}-n1" in {pair[0] for pair in stored_pairs(store)}
     assert violations(store) == [
@@ -1046,13 +1150,14 @@ def test_importing_the_same_answers_twice_adds_nothing_the_second_time(
         + [jsonl_answer(t, SINGLE) for t in first[1:]]
         + [jsonl_answer(second[0], SINGLE, writer=first[0]["writer"])],
     )
-    ok("--db", store, "elicit", "import", answers, "--format", "jsonl")
+    import_answers(store, answers)
     before = table_counts(store)
     assert before["violations"] == 2
 
-    report = ok("--db", store, "elicit", "import", answers, "--format", "jsonl")
+    report = import_answers(store, answers)
 
-    assert "0 pairs added, 0 rejected, 0 marked x, 3 already imported; 0 violations" in report
+    added, rejected, marked_x = report.pairs_added, report.pairs_rejected, report.unusable
+    assert (added, rejected, marked_x, report.unchanged, report.violations_added) == (0, 0, 0, 3, 0)
     after = table_counts(store)
     assert without_runs(after) == without_runs(before)
     assert after["runs"] == before["runs"] + 1
@@ -1067,14 +1172,13 @@ def test_a_platform_export_downloaded_again_adds_nothing(
         batch_tasks,
         answered_all(batch_tasks, SINGLE),
     )
-    ok("--db", store, "elicit", "import", exported, "--format", "labelstudio",
-       "--annotator-map", users)  # fmt: skip
+    import_answers(store, exported, "labelstudio", annotator_map=users)
     before = table_counts(store)
     again = shutil.copy(exported, tmp_path / "project-7-at-2024-05-03-17-45-9d8e7f6a.json")
 
-    report = ok("--db", store, "elicit", "import", again, "--format", "labelstudio")
+    report = import_answers(store, again, "labelstudio")
 
-    assert "6 already imported; 0 violations" in report
+    assert (report.unchanged, report.violations_added) == (6, 0)
     assert without_runs(table_counts(store)) == without_runs(before)
 
 
@@ -1095,13 +1199,12 @@ def test_a_violation_in_an_export_downloaded_again_is_stored_once(
     users = annotator_map(
         tmp_path / "users.csv", ("labelstudio", "4", "w01"), ("labelstudio", "5", "w02")
     )
-    ok("--db", store, "elicit", "import", exported, "--format", "labelstudio",
-       "--annotator-map", users)  # fmt: skip
+    import_answers(store, exported, "labelstudio", annotator_map=users)
     assert [v[0] for v in violations(store)] == ["other_writer"]
     before = table_counts(store)
     again = shutil.copy(exported, tmp_path / "project-7-at-2024-05-03-17-45-9d8e7f6a.json")
 
-    report = ok("--db", store, "elicit", "import", again, "--format", "labelstudio")
+    report = import_answers(store, again, "labelstudio")
 
-    assert "0 violations stored" in report
+    assert report.violations_added == 0
     assert without_runs(table_counts(store)) == without_runs(before)

@@ -4,13 +4,17 @@
 The pool holds each genre's sentences once (normalised, case-folded), measured in
 characters (zh/ja/ko/th/my) or whitespace tokens (other languages). Sampling is seeded and
 depends only on the pool's content, never takes a sentence twice, keeps to the length
-range, and leaves out what an `--exclude` file holds. Every error is one `Error:` line,
-exit 1, and a store exactly as it was.
+range, and leaves out what an `--exclude` file holds. Every error is refused with one
+message (the CLI's one `Error:` line, exit 1), and the store is exactly as it was.
+
+The stages run through the Python API; the CLI's own tests keep the closing lines of
+`ingest` and `sample --per-genre`, an `Error:` line and the csv header of the stats table.
 """
 
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,16 +22,16 @@ import pytest
 from conftest import (
     DATA,
     assert_user_error,
-    csv_rows,
-    new_store,
     ok,
-    ok_result,
     query,
+    refused,
     run_cli,
     table_counts,
     write_jsonl,
 )
 
+import nlibuild
+from nlibuild.api import Corpus, StageWarning
 from nlibuild.text.cleaning import Cleaner
 from nlibuild.text.lang import split_sentences
 
@@ -40,9 +44,9 @@ EN_PROSE = [EN / "news.txt", EN / "fiction.txt", EN / "travel.txt", EN / "govern
 
 
 def snapshot(db: Path) -> dict[str, int]:
-    """table_counts plus the sentence pool (which DATA_TABLES leaves out)."""
+    """table_counts, the sentence pool among them."""
     counts = table_counts(db)
-    counts["sentences"] = query(db, "SELECT count(*) FROM sentences")[0][0]
+    assert counts["sentences"] == query(db, "SELECT count(*) FROM sentences")[0][0]
     return counts
 
 
@@ -69,10 +73,10 @@ def qualifying(db: Path, genre: str, low: int = 8, high: int = 50) -> int:
 @pytest.fixture
 def en_store(tmp_path: Path) -> Path:
     """An English store whose pool holds news and fiction."""
-    db = new_store(tmp_path / "en.db")
-    ok("--db", db, "ingest", EN / "news.txt", "--genre", "news")
-    ok("--db", db, "ingest", EN / "fiction.txt", "--genre", "fiction")
-    return db
+    corpus = nlibuild.create(tmp_path / "en.db")
+    corpus.ingest(paths=(EN / "news.txt",), genre="news")
+    corpus.ingest(paths=(EN / "fiction.txt",), genre="fiction")
+    return corpus.path
 
 
 # --- 1. sentence splitting --------------------------------------------------------------
@@ -163,23 +167,21 @@ def test_callhome_cleaning_strips_markup_and_keeps_uncertain_words() -> None:
 
 
 def test_ingest_of_a_callhome_transcript_leaves_no_markup_in_the_pool(tmp_path: Path) -> None:
-    db = new_store(tmp_path / "zh.db", "--lang", "zh")
-    result = ok(
-        "--db", db, "ingest", ZH / "phone.txt", "--genre", "phone", "--clean", "callhome",
-        "--paragraph", "line",
-    )  # fmt: skip
-    empty = re.search(r"(\d+) empty after cleaning", result)
-    assert empty is not None, result
-    assert int(empty.group(1)) > 0
+    corpus = nlibuild.create(tmp_path / "zh.db", lang="zh")
+    result = corpus.ingest(
+        paths=(ZH / "phone.txt",), genre="phone", clean="callhome", paragraph="line"
+    )
+    assert result.empty_after_cleaning > 0
+    db = corpus.path
     texts = [t for (t,) in query(db, "SELECT text FROM sentences WHERE genre = 'phone'")]
     assert texts
     for text in texts:
         assert not any(mark in text for mark in ("{", "}", "[", "]", "%", "<", ">", "((")), text
         assert not re.match(r"[AB]\s*[:：]", text), text
     # Without cleaning, the same file does bring markup into the pool.
-    raw = new_store(tmp_path / "raw.db", "--lang", "zh")
-    ok("--db", raw, "ingest", ZH / "phone.txt", "--genre", "phone", "--paragraph", "line")
-    raw_texts = [t for (t,) in query(raw, "SELECT text FROM sentences")]
+    raw = nlibuild.create(tmp_path / "raw.db", lang="zh")
+    raw.ingest(paths=(ZH / "phone.txt",), genre="phone", paragraph="line")
+    raw_texts = [t for (t,) in query(raw.path, "SELECT text FROM sentences")]
     assert any("{" in t or "%" in t for t in raw_texts)
 
 
@@ -187,20 +189,21 @@ def test_ingest_of_a_callhome_transcript_leaves_no_markup_in_the_pool(tmp_path: 
 
 
 def test_ingesting_the_same_files_again_adds_nothing(tmp_path: Path) -> None:
-    db = new_store(tmp_path / "en.db")
-    args = ("ingest", EN / "news.txt", EN / "travel.txt", "--genre", "news")
-    first = ok("--db", db, *args)
-    assert re.search(r"; [1-9]\d* added to the pool", first), first
+    corpus = nlibuild.create(tmp_path / "en.db")
+    db = corpus.path
+    first = corpus.ingest(paths=(EN / "news.txt", EN / "travel.txt"), genre="news")
+    assert first.added > 0
     before = snapshot(db)
-    second = ok("--db", db, *args)
-    assert "; 0 added to the pool" in second
+    second = corpus.ingest(paths=(EN / "news.txt", EN / "travel.txt"), genre="news")
+    assert second.added == 0
     after = snapshot(db)
     assert after["sentences"] == before["sentences"]
     assert after["premises"] == before["premises"] == 0
 
 
 def test_the_pool_holds_a_sentence_once_per_genre_whatever_its_case(tmp_path: Path) -> None:
-    db = new_store(tmp_path / "en.db")
+    corpus = nlibuild.create(tmp_path / "en.db")
+    db = corpus.path
     source = tmp_path / "dup.txt"
     source.write_text(
         "The ferry left at dawn. THE FERRY  LEFT AT DAWN. The ferry left at dawn.\n",
@@ -209,7 +212,7 @@ def test_the_pool_holds_a_sentence_once_per_genre_whatever_its_case(tmp_path: Pa
     result = ok("--db", db, "ingest", source, "--genre", "news")
     assert "2 duplicates; 1 added" in result
     # Another genre keeps its own copy.
-    ok("--db", db, "ingest", source, "--genre", "fiction")
+    corpus.ingest(paths=(source,), genre="fiction")
     assert query(db, "SELECT genre, text FROM sentences ORDER BY genre") == [
         ("fiction", "The ferry left at dawn."),
         ("news", "The ferry left at dawn."),
@@ -222,31 +225,29 @@ def test_the_pool_holds_a_sentence_once_per_genre_whatever_its_case(tmp_path: Pa
 def test_the_same_pool_and_seed_give_the_same_premises_whatever_the_ingest_order(
     tmp_path: Path,
 ) -> None:
-    one = new_store(tmp_path / "one.db")
+    one, two = nlibuild.create(tmp_path / "one.db"), nlibuild.create(tmp_path / "two.db")
     for path in EN_PROSE:
-        ok("--db", one, "ingest", path, "--genre", "prose")
-    two = new_store(tmp_path / "two.db")
-    ok("--db", two, "ingest", *reversed(EN_PROSE), "--genre", "prose")
+        one.ingest(paths=(path,), genre="prose")
+    two.ingest(paths=tuple(reversed(EN_PROSE)), genre="prose")
     # The pools hold the same sentences, in a different order.
-    pool_one = query(one, "SELECT text FROM sentences ORDER BY pk")
-    pool_two = query(two, "SELECT text FROM sentences ORDER BY pk")
+    pool_one = query(one.path, "SELECT text FROM sentences ORDER BY pk")
+    pool_two = query(two.path, "SELECT text FROM sentences ORDER BY pk")
     assert sorted(pool_one) == sorted(pool_two)
     assert pool_one != pool_two
 
-    sample = ("sample", "--genre", "prose", "--n", "30", "--seed", "7")
-    ok("--db", one, *sample)
-    ok("--db", two, *sample)
-    assert len(premises(one)) == 30
-    assert premises(one) == premises(two)
+    for corpus in (one, two):
+        corpus.sample(genres=("prose",), n=30, seed=7)
+    assert len(premises(one.path)) == 30
+    assert premises(one.path) == premises(two.path)
 
 
 def test_different_seeds_give_different_samples(tmp_path: Path) -> None:
     drawn = []
     for seed in (7, 8):
-        db = new_store(tmp_path / f"seed{seed}.db")
-        ok("--db", db, "ingest", *EN_PROSE, "--genre", "prose")
-        ok("--db", db, "sample", "--genre", "prose", "--n", "30", "--seed", seed)
-        drawn.append({t for _, t in premises(db)})
+        corpus = nlibuild.create(tmp_path / f"seed{seed}.db")
+        corpus.ingest(paths=tuple(EN_PROSE), genre="prose")
+        corpus.sample(genres=("prose",), n=30, seed=seed)
+        drawn.append({t for _, t in premises(corpus.path)})
     assert len(drawn[0]) == len(drawn[1]) == 30
     assert drawn[0] != drawn[1]
 
@@ -255,10 +256,11 @@ def test_different_seeds_give_different_samples(tmp_path: Path) -> None:
 
 
 def test_sampling_twice_never_repeats_a_sentence_and_ids_continue(en_store: Path) -> None:
-    first = ok("--db", en_store, "sample", "--genre", "news", "--n", "10")
-    assert "news_0001..news_0010" in first
-    second = ok("--db", en_store, "sample", "--genre", "news", "--n", "10")
-    assert "news_0011..news_0020" in second
+    corpus = nlibuild.open(en_store)
+    (first,) = corpus.sample(genres=("news",), n=10).genres
+    assert (first.first_id, first.last_id) == ("news_0001", "news_0010")
+    (second,) = corpus.sample(genres=("news",), n=10).genres
+    assert (second.first_id, second.last_id) == ("news_0011", "news_0020")
     rows = premises(en_store, "news")
     assert [i for i, _ in rows] == [f"news_{n:04d}" for n in range(1, 21)]
     assert len({t.casefold() for _, t in rows}) == 20
@@ -279,8 +281,7 @@ def test_english_lengths_are_whitespace_tokens(en_store: Path) -> None:
         assert tokens == length == len(text.split()), text
     wanted = qualifying(en_store, "news", 10, 15)
     assert 0 < wanted < qualifying(en_store, "news", 1, 1000)
-    ok("--db", en_store, "sample", "--genre", "news", "--n", wanted,
-       "--min-len", "10", "--max-len", "15")  # fmt: skip
+    nlibuild.open(en_store).sample(genres=("news",), n=wanted, min_len=10, max_len=15)
     rows = query(
         en_store,
         "SELECT p.text, p.length, s.tokens FROM premises p JOIN sentences s "
@@ -294,13 +295,14 @@ def test_english_lengths_are_whitespace_tokens(en_store: Path) -> None:
 
 
 def test_chinese_lengths_are_characters(tmp_path: Path) -> None:
-    db = new_store(tmp_path / "zh.db", "--lang", "zh")
-    ok("--db", db, "ingest", ZH / "news.txt", "--genre", "news")
+    corpus = nlibuild.create(tmp_path / "zh.db", lang="zh")
+    corpus.ingest(paths=(ZH / "news.txt",), genre="news")
+    db = corpus.path
     for text, chars, length in query(db, "SELECT text, chars, length FROM sentences"):
         assert chars == length == len("".join(text.split())), text
     wanted = qualifying(db, "news", 8, 20)
     assert 0 < wanted < qualifying(db, "news", 1, 1000)
-    ok("--db", db, "sample", "--genre", "news", "--n", wanted, "--min-len", "8", "--max-len", "20")
+    corpus.sample(genres=("news",), n=wanted, min_len=8, max_len=20)
     rows = query(
         db,
         "SELECT p.text, p.length, s.chars FROM premises p JOIN sentences s ON s.pk = p.sentence_pk",
@@ -326,13 +328,14 @@ def test_an_excluded_sentence_is_never_sampled(en_store: Path, tmp_path: Path) -
     )
     total = qualifying(en_store, "news")
     before = snapshot(en_store)
-    too_many = run_cli(
-        "--db", en_store, "sample", "--genre", "news", "--n", total, "--exclude", released
+    refused(
+        en_store,
+        lambda corpus: corpus.sample(genres=("news",), n=total, exclude=(released,)),
+        f"only {total - 1} sentences qualify",
     )
-    assert_user_error(too_many, f"only {total - 1} sentences qualify")
     assert snapshot(en_store) == before
 
-    ok("--db", en_store, "sample", "--genre", "news", "--n", total - 1, "--exclude", released)
+    nlibuild.open(en_store).sample(genres=("news",), n=total - 1, exclude=(released,))
     texts = [t for _, t in premises(en_store, "news")]
     assert len(texts) == total - 1
     assert excluded not in texts
@@ -342,7 +345,7 @@ def test_an_excluded_sentence_is_never_sampled(en_store: Path, tmp_path: Path) -
 
 
 def test_asking_for_more_than_qualify_says_how_many_do(en_store: Path) -> None:
-    ok("--db", en_store, "sample", "--genre", "news", "--n", "5")
+    nlibuild.open(en_store).sample(genres=("news",), n=5)
     left = qualifying(en_store, "news")
     before = snapshot(en_store)
     result = run_cli("--db", en_store, "sample", "--genre", "news", "--n", left + 1)
@@ -366,45 +369,49 @@ def bad_utf8(tmp_path: Path) -> Path:
     return path
 
 
+Call = Callable[[Corpus], object]
+
 ERRORS: list[object] = [
     pytest.param(
-        lambda tmp: ("sample", "--genre", "news", "--n", "3", "--min-len", "20", "--max-len", "10"),
+        lambda tmp: lambda corpus: corpus.sample(genres=("news",), n=3, min_len=20, max_len=10),
         ["--min-len 20 is above --max-len 10"],
         id="min-len-above-max-len",
     ),
     pytest.param(
-        lambda tmp: ("sample", "--genre", "sports", "--n", "3"),
+        lambda tmp: lambda corpus: corpus.sample(genres=("sports",), n=3),
         ["sports", "genres: fiction, news"],
         id="unknown-genre",
     ),
     pytest.param(
-        lambda tmp: ("ingest", bad_jsonl(tmp), "--genre", "news", "--field", "text"),
+        lambda tmp: (
+            lambda corpus: corpus.ingest(paths=(bad_jsonl(tmp),), genre="news", field="text")
+        ),
         ["notes.jsonl, line 2", "'text'"],
         id="jsonl-record-without-the-field",
     ),
     pytest.param(
-        lambda tmp: ("ingest", bad_utf8(tmp), "--genre", "news"),
+        lambda tmp: lambda corpus: corpus.ingest(paths=(bad_utf8(tmp),), genre="news"),
         ["latin1.txt, line 3", "not valid UTF-8"],
         id="invalid-utf8",
     ),
     pytest.param(
-        lambda tmp: ("ingest", tmp / "nowhere.txt", "--genre", "news"),
+        lambda tmp: lambda corpus: corpus.ingest(paths=(tmp / "nowhere.txt",), genre="news"),
         ["nowhere.txt", "no such file"],
         id="missing-file",
     ),
 ]
 
 
-@pytest.mark.parametrize(("args", "fragments"), ERRORS)
-def test_a_user_error_is_one_line_and_changes_nothing(
+@pytest.mark.parametrize(("call", "fragments"), ERRORS)
+def test_a_user_error_is_one_message_and_changes_nothing(
     en_store: Path,
     tmp_path: Path,
-    args: Callable[[Path], tuple[str | Path, ...]],
+    call: Callable[[Path], Call],
     fragments: list[str],
 ) -> None:
-    ok("--db", en_store, "sample", "--genre", "news", "--n", "3")
+    nlibuild.open(en_store).sample(genres=("news",), n=3)
     before = snapshot(en_store)
-    assert_user_error(run_cli("--db", en_store, *args(tmp_path)), *fragments)
+    refused(en_store, call(tmp_path), *fragments)
     assert snapshot(en_store) == before
 
 
@@ -412,19 +419,25 @@ def test_a_user_error_is_one_line_and_changes_nothing(
 
 
 def test_a_genre_outside_the_preset_warns_and_with_strict_is_refused(tmp_path: Path) -> None:
-    db = new_store(tmp_path / "ocnli.db", "--preset", "ocnli")
-    known = ok_result("--db", db, "ingest", ZH / "news.txt", "--genre", "news")
-    assert known.stderr == ""
+    corpus = nlibuild.create(tmp_path / "ocnli.db", preset="ocnli")
+    db = corpus.path
+    with warnings.catch_warnings(record=True) as known:
+        warnings.simplefilter("always", StageWarning)
+        corpus.ingest(paths=(ZH / "news.txt",), genre="news")
+    assert [w for w in known if w.category is StageWarning] == []
 
     before = snapshot(db)
-    strict = run_cli("--db", db, "ingest", ZH / "tv.txt", "--genre", "talk", "--strict")
-    assert_user_error(strict, "'talk'", "gov, lit, news, phone, tv", "--strict")
+    refused(
+        db,
+        lambda corpus: corpus.ingest(paths=(ZH / "tv.txt",), genre="talk", strict=True),
+        "'talk'", "gov, lit, news, phone, tv", "--strict",
+    )  # fmt: skip
     assert snapshot(db) == before
 
-    loose = ok_result("--db", db, "ingest", ZH / "tv.txt", "--genre", "talk")
-    warnings = loose.stderr.splitlines()
-    assert len(warnings) == 1 and warnings[0].startswith("Warning: "), loose.stderr
-    assert "'talk'" in warnings[0]
+    with pytest.warns(StageWarning) as loose:
+        corpus.ingest(paths=(ZH / "tv.txt",), genre="talk")
+    assert len(loose) == 1, [str(w.message) for w in loose]
+    assert "'talk'" in str(loose[0].message)
     assert query(db, "SELECT count(*) FROM sentences WHERE genre = 'talk'")[0][0] > 0
 
 
@@ -432,15 +445,13 @@ def test_a_genre_outside_the_preset_warns_and_with_strict_is_refused(tmp_path: P
 
 
 def test_balanced_lengths_draw_evenly_from_both_halves(tmp_path: Path) -> None:
-    db = new_store(tmp_path / "en.db")
-    ok("--db", db, "ingest", *EN_PROSE, "--genre", "prose")
+    corpus = nlibuild.create(tmp_path / "en.db")
+    corpus.ingest(paths=tuple(EN_PROSE), genre="prose")
+    db = corpus.path
     short, long = qualifying(db, "prose", 8, 17), qualifying(db, "prose", 18, 27)
     # The pool is lopsided, so an even split is the option's doing, not the data's.
     assert short >= 2 * long >= 2 * 11, (short, long)
-    ok(
-        "--db", db, "sample", "--genre", "prose", "--n", "21", "--min-len", "8", "--max-len", "27",
-        "--balance-lengths", "2",
-    )  # fmt: skip
+    corpus.sample(genres=("prose",), n=21, min_len=8, max_len=27, balance_bins=2)
     lengths = [n for (n,) in query(db, "SELECT length FROM premises")]
     assert len(lengths) == 21
     low = sum(1 for n in lengths if 8 <= n <= 17)
@@ -453,15 +464,17 @@ def test_balanced_lengths_draw_evenly_from_both_halves(tmp_path: Path) -> None:
 
 
 def test_premise_stats_agree_with_the_store(en_store: Path) -> None:
-    ok("--db", en_store, "ingest", EN / "telephone.txt", "--genre", "telephone",
-       "--clean", "callhome", "--paragraph", "line")  # fmt: skip
-    ok("--db", en_store, "sample", "--genre", "news", "--n", "12")
-    ok("--db", en_store, "sample", "--genre", "fiction", "--n", "5", "--seed", "3")
+    corpus = nlibuild.open(en_store)
+    corpus.ingest(
+        paths=(EN / "telephone.txt",), genre="telephone", clean="callhome", paragraph="line"
+    )
+    corpus.sample(genres=("news",), n=12)
+    corpus.sample(genres=("fiction",), n=5, seed=3)
     result = ok("--db", en_store, "stats", "--table", "premises", "--format", "csv")
     assert result.splitlines()[0] == (
         "genre,lang,unit,pool,qualifying,sampled,mean,min,max,histogram,sampled_mean"
     )
-    rows = csv_rows("--db", en_store, "stats", "--table", "premises")
+    rows = corpus.stats("premises").to_dicts()
     groups = query(en_store, "SELECT DISTINCT genre, lang FROM sentences ORDER BY genre, lang")
     assert [(r["genre"], r["lang"]) for r in rows] == groups
     sampled = {"fiction": 5, "news": 12, "telephone": 0}
@@ -483,7 +496,7 @@ def test_premise_stats_agree_with_the_store(en_store: Path) -> None:
 
 
 def test_per_genre_samples_every_genre_of_the_pool(en_store: Path) -> None:
-    ok("--db", en_store, "ingest", EN / "travel.txt", "--genre", "travel")
+    nlibuild.open(en_store).ingest(paths=(EN / "travel.txt",), genre="travel")
     result = ok("--db", en_store, "sample", "--per-genre", "6")
     assert "Sampled 18 premises" in result
     assert query(

@@ -15,10 +15,20 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import DATA, copy_store, fails, ok, query, run_cli, table_counts, without_runs
+from conftest import (
+    DATA,
+    copy_store,
+    fails,
+    ok,
+    query,
+    refused,
+    table_counts,
+    without_runs,
+)
 
+import nlibuild
 from nlibuild.invoke import invoke
-from nlibuild.models import NLI_LABELS, ScoreMode
+from nlibuild.models import NLI_LABELS, ScoreJobSummary, ScoreMode, ScoreTraining
 from nlibuild.scores.score_jobs import job_rows, read_corpus
 from nlibuild.scoring.job_files import (
     DYNAMICS_FILE,
@@ -43,16 +53,26 @@ CHECKPOINTS = 4
 def scored_db(sample_db: Path) -> Path:
     """The 48 sample pairs split 28/10/10 (3 without gold), with human and machine
     translations of every unit into German."""
-    ok("--db", sample_db, "split", "--dev", 10, "--test", 10, "--from", "labelled",
-       "--group-by", "pair")  # fmt: skip
-    ok("--db", sample_db, "translate", "import", GERMAN, "--lang", "de", "--translator", "de01")
+    corpus = nlibuild.open(sample_db)
+    corpus.split(dev=10, test=10, draw_from="labelled", group_by="pair")
+    corpus.translate_import(path=GERMAN, lang="de", translator="de01")
     return sample_db
 
 
 def with_mt(db: Path) -> Path:
-    ok("--db", db, "translate", "import", GERMAN, "--lang", "de", "--kind", "mt",
-       "--translator", "mt01")  # fmt: skip
+    nlibuild.open(db).translate_import(path=GERMAN, lang="de", kind="mt", translator="mt01")
     return db
+
+
+def seeds(*chosen: int) -> ScoreTraining:
+    """The shared training settings with these seeds (`--seeds 1,2`)."""
+    return ScoreTraining(seeds=chosen)
+
+
+def progress(job: ScoreJobSummary) -> tuple[str, int, int, bool]:
+    """A job's name, checkpoints in the store, checkpoints this run added, and whether it
+    finished: what its line says as `4 checkpoints (2 new), finished`."""
+    return job.name, job.checkpoints, job.added, job.finished
 
 
 def fake_job(crash_after: int | None = None) -> Callable[..., None]:
@@ -159,8 +179,9 @@ def test_hyp_only_has_the_rows_of_zero_shot(scored_db: Path) -> None:
 def test_a_mode_without_machine_translations_names_the_import(
     scored_db: Path, tmp_path: Path, fake_runner: Any
 ) -> None:
-    fails(scored_db, "score", "train", "--model", model_folder(tmp_path), "--mode",
-          "translate-train", says=("machine translation into de", "--kind mt"))  # fmt: skip
+    refused(scored_db,
+            lambda corpus: corpus.score_train(model=model_folder(tmp_path), mode="translate-train"),
+            "machine translation into de", "--kind mt")  # fmt: skip
 
 
 # --- score train ------------------------------------------------------------------------------
@@ -169,9 +190,11 @@ def test_a_mode_without_machine_translations_names_the_import(
 def test_train_records_every_checkpoint_with_slices_and_dynamics(
     scored_db: Path, tmp_path: Path, fake_runner: Any
 ) -> None:
-    shown = ok("--db", scored_db, "score", "train", "--model", model_folder(tmp_path),
-               "--seeds", "1,2", "--epochs", 2)  # fmt: skip
-    assert "Trained tiny-bert-zero-shot-s1" in shown and "en/test" in shown
+    trained = nlibuild.open(scored_db).score_train(
+        model=model_folder(tmp_path), training=ScoreTraining(seeds=(1, 2), epochs=2)
+    )
+    assert trained.jobs[0].name == "tiny-bert-zero-shot-s1"
+    assert "en/test" in trained.jobs[0].last_accuracy
     jobs = query(scored_db, "SELECT pk, name, mode, seed, finished, folder FROM score_jobs")
     assert [(j[1], j[3], j[4]) for j in jobs] == [
         ("tiny-bert-zero-shot-s1", 1, 1), ("tiny-bert-zero-shot-s2", 2, 1)
@@ -219,13 +242,13 @@ def test_a_crash_keeps_the_committed_checkpoints_and_resume_finishes(
 ) -> None:
     monkeypatch.setattr(score_train, "job_runner", lambda: fake_job(crash_after=2))
     model = model_folder(tmp_path)
-    args = ("--db", scored_db, "score", "train", "--model", model, "--seeds", "7")
     with pytest.raises(RuntimeError, match="GPU fell over"):
-        run_cli(*args)
+        nlibuild.open(scored_db).score_train(model=model, training=seeds(7))
     assert query(scored_db, "SELECT status FROM runs WHERE stage = 'score-train'") == [("failed",)]
     assert query(scored_db, "SELECT count(*) FROM score_checkpoints") == [(2,)]
     assert query(scored_db, "SELECT finished FROM score_jobs") == [(0,)]
-    shown = ok(*args, "--resume")
+    # The Python API has no `resume` (the CLI runs score_train.RESUMING_STAGE for --resume).
+    shown = ok("--db", scored_db, "score", "train", "--model", model, "--seeds", "7", "--resume")
     assert "4 checkpoints (2 new), finished" in shown
     assert query(scored_db, "SELECT id, status FROM runs WHERE stage = 'score-train'") == [
         (query(scored_db, "SELECT run_id FROM score_jobs")[0][0], "ok")
@@ -240,12 +263,12 @@ def test_a_missing_model_folder_is_one_error_line(scored_db: Path, tmp_path: Pat
           says=("--model", "no-such-model", "not a folder"))  # fmt: skip
 
 
-def test_missing_torch_is_one_error_line(
+def test_missing_torch_is_refused_naming_the_extra(
     scored_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, "torch", None)  # import torch now raises ImportError
-    fails(scored_db, "score", "train", "--model", model_folder(tmp_path),
-          says=("install the score extra: pip install 'nlibuild[score]'",))  # fmt: skip
+    refused(scored_db, lambda corpus: corpus.score_train(model=model_folder(tmp_path)),
+            "install the score extra: pip install 'nlibuild[score]'")  # fmt: skip
 
 
 # --- score plan and score import ------------------------------------------------------------
@@ -253,8 +276,10 @@ def test_missing_torch_is_one_error_line(
 
 def test_plan_writes_job_folders_and_a_torchrun_script(scored_db: Path, tmp_path: Path) -> None:
     plan = tmp_path / "plan"
-    ok("--db", scored_db, "score", "plan", "--models", model_folder(tmp_path), "--modes",
-       "zero-shot,hyp-only", "--seeds", "1,2", "--out", plan, "--gpus-per-job", 2)  # fmt: skip
+    nlibuild.open(scored_db).score_plan(
+        models=(model_folder(tmp_path),), modes=("zero-shot", "hyp-only"), training=seeds(1, 2),
+        out=plan, gpus_per_job=2,
+    )  # fmt: skip
     names = [f"tiny-bert-{mode}-s{seed}" for mode in ("zero-shot", "hyp-only") for seed in (1, 2)]
     assert [job["folder"] for job in json.loads((plan / "plan.json").read_text())["jobs"]] == names
     assert read_spec(plan / names[2]).hypothesis_only
@@ -269,8 +294,9 @@ def test_plan_writes_job_folders_and_a_torchrun_script(scored_db: Path, tmp_path
 
 def test_plan_writes_a_slurm_array(scored_db: Path, tmp_path: Path) -> None:
     plan = tmp_path / "plan"
-    ok("--db", scored_db, "score", "plan", "--models", model_folder(tmp_path), "--seeds",
-       "1,2,3", "--out", plan, "--launcher", "slurm")  # fmt: skip
+    nlibuild.open(scored_db).score_plan(
+        models=(model_folder(tmp_path),), training=seeds(1, 2, 3), out=plan, launcher="slurm"
+    )
     script = (plan / "slurm.sh").read_text()
     assert "#SBATCH --array=0-2" in script
     assert '-m nlibuild.scoring.job "${JOBS[$SLURM_ARRAY_TASK_ID]}"' in script
@@ -278,41 +304,45 @@ def test_plan_writes_a_slurm_array(scored_db: Path, tmp_path: Path) -> None:
 
 def test_import_merges_finished_and_partial_jobs_once(scored_db: Path, tmp_path: Path) -> None:
     plan = tmp_path / "plan"
-    ok("--db", scored_db, "score", "plan", "--models", model_folder(tmp_path), "--seeds",
-       "1,2,3", "--out", plan)  # fmt: skip
+    corpus = nlibuild.open(scored_db)
+    corpus.score_plan(models=(model_folder(tmp_path),), training=seeds(1, 2, 3), out=plan)
     fake_job()(plan / "tiny-bert-zero-shot-s1")
     with pytest.raises(RuntimeError):
         fake_job(crash_after=1)(plan / "tiny-bert-zero-shot-s2")
-    shown = ok("--db", scored_db, "score", "import", plan)
-    assert "4 checkpoints (4 new), finished" in shown
-    assert "1 checkpoint (1 new), partly finished" in shown
-    assert "not started: tiny-bert-zero-shot-s3" in shown
+    imported = corpus.score_import(folder=plan)
+    assert [progress(job) for job in imported.jobs] == [
+        ("tiny-bert-zero-shot-s1", 4, 4, True), ("tiny-bert-zero-shot-s2", 1, 1, False)
+    ]  # fmt: skip
+    assert imported.not_started == ["tiny-bert-zero-shot-s3"]
     before = table_counts(scored_db)
     scores = query(scored_db, "SELECT count(*) FROM score_accuracy")
-    ok("--db", scored_db, "score", "import", plan)
+    corpus.score_import(folder=plan)
     assert without_runs(table_counts(scored_db)) == without_runs(before)
     assert query(scored_db, "SELECT count(*) FROM score_accuracy") == scores
     fake_job()(plan / "tiny-bert-zero-shot-s2", resume=True)
-    assert "4 checkpoints (3 new), finished" in ok("--db", scored_db, "score", "import", plan)
+    assert [progress(job) for job in corpus.score_import(folder=plan).jobs] == [
+        ("tiny-bert-zero-shot-s1", 4, 0, True), ("tiny-bert-zero-shot-s2", 4, 3, True)
+    ]  # fmt: skip
     assert query(scored_db, "SELECT count(*), sum(finished) FROM score_jobs") == [(2, 2)]
 
 
 def test_import_refuses_another_stores_plan(scored_db: Path, tmp_path: Path) -> None:
     plan = tmp_path / "plan"
-    ok("--db", scored_db, "score", "plan", "--models", model_folder(tmp_path), "--seeds", "1",
-       "--out", plan)  # fmt: skip
+    nlibuild.open(scored_db).score_plan(
+        models=(model_folder(tmp_path),), training=seeds(1), out=plan
+    )
     fake_job()(plan / "tiny-bert-zero-shot-s1")
-    other = tmp_path / "other.db"
-    ok("--db", other, "init", "--preset", "ocnli")
-    ok("--db", other, "import", DATA / "sample_ocnli.json")
-    fails(other, "score", "import", plan, says=("tiny-bert-zero-shot-s1", "another store"))
+    other = nlibuild.create(tmp_path / "other.db", preset="ocnli")
+    other.import_corpus(path=DATA / "sample_ocnli.json")
+    refused(other.path, lambda corpus: corpus.score_import(folder=plan),
+            "tiny-bert-zero-shot-s1", "another store")  # fmt: skip
 
 
 # --- score baselines --------------------------------------------------------------------------
 
 
 def test_baselines_are_recorded_with_the_majority_at_the_label_share(scored_db: Path) -> None:
-    ok("--db", scored_db, "score", "baselines")
+    nlibuild.open(scored_db).score_baselines()
     assert query(scored_db, "SELECT mode, model, finished FROM score_jobs ORDER BY pk") == [
         ("majority", "", 1), ("hypothesis-only-bow", "", 1), ("overlap", "", 1)
     ]  # fmt: skip
@@ -352,8 +382,8 @@ def test_baselines_run_by_a_recipe_say_what_the_command_prints(
     assert printed == outcome.summary + "\n"
 
 
-def test_baselines_without_splits_are_one_error_line(sample_db: Path) -> None:
-    fails(sample_db, "score", "baselines", says=("train split", "nlibuild split"))
+def test_baselines_without_splits_are_refused_naming_the_split_command(sample_db: Path) -> None:
+    refused(sample_db, lambda corpus: corpus.score_baselines(), "train split", "nlibuild split")
 
 
 # --- the real job, end to end -----------------------------------------------------------------
@@ -370,8 +400,9 @@ def test_a_tiny_model_built_from_the_store_trains_and_is_scored_end_to_end(
     assert {"config.json", "model.safetensors", "tokenizer.json"} <= {
         p.name for p in model.iterdir()
     }
-    ok("--db", scored_db, "score", "train", "--model", model, "--seeds", "1", "--epochs", 1,
-       "--eval-every", 0.5, "--batch-size", 8)  # fmt: skip
+    nlibuild.open(scored_db).score_train(
+        model=model, training=ScoreTraining(seeds=(1,), epochs=1, eval_every=0.5, batch_size=8)
+    )
     # Two checkpoints (every half epoch), each with en and de, dev and test, for the whole
     # split and its slices; the dynamics of every training pair with gold.
     assert query(scored_db, "SELECT count(*) FROM score_checkpoints") == [(2,)]

@@ -19,22 +19,23 @@ from conftest import (
     FIXTURES,
     assert_user_error,
     compact_table,
-    csv_rows,
     fails,
-    json_rows,
-    new_store,
     ok,
     query,
     requires_fixtures,
     run_cli,
     write_jsonl,
 )
-from elicitation_data import NEWS, SINGLE, premise_store
+from elicitation_data import NEWS, SINGLE
+from test_elicit_platforms import premise_corpus
 from test_elicit_real_data import basque_elicited_store
 
+import nlibuild
+from nlibuild.errors import NlibuildError
 from nlibuild.models import (
     DEFAULT_OVERLAP_MEASURE,
     ElicitImportConfig,
+    ElicitImportResult,
     Label,
     OverlapMeasure,
     Protocol,
@@ -141,12 +142,15 @@ def _preset_file(tmp_path: Path, elicit: str) -> Path:
     return path
 
 
-def _answered_store(tmp_path: Path, *init_args: str) -> tuple[Path, Path]:
-    """A store of one SINGLE batch of NEWS[0] and the answers to it: the entailment a short
-    copy of the premise (hypothesis-relative 100%, premise-relative 42%)."""
+def _answered_store(tmp_path: Path, preset: Path | None = None) -> tuple[Path, Path]:
+    """A store (made with `preset`, if given) of one SINGLE batch of NEWS[0] and the answers
+    to it: the entailment a short copy of the premise (hypothesis-relative 100%,
+    premise-relative 42%)."""
     tmp_path.mkdir(parents=True, exist_ok=True)
-    db = premise_store(tmp_path / "corpus.db", {"news": NEWS[:1]}, *init_args)
-    ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--annotators", "w01")
+    init = {"preset": str(preset)} if preset else {}
+    corpus = premise_corpus(tmp_path / "corpus.db", {"news": NEWS[:1]}, **init)
+    corpus.elicit_create(protocol="SINGLE", annotators=("w01",))
+    db = corpus.path
     (premise_id,) = [row[0] for row in query(db, "SELECT id FROM premises")]
     answers = write_jsonl(
         tmp_path / "answers.jsonl",
@@ -156,8 +160,13 @@ def _answered_store(tmp_path: Path, *init_args: str) -> tuple[Path, Path]:
     return db, answers
 
 
-def _import(db: Path, answers: Path, *flags: str) -> str:
-    return ok("--db", db, "elicit", "import", answers, *flags)
+def _import(db: Path, answers: Path, **settings: Any) -> ElicitImportResult:
+    return nlibuild.open(db).elicit_import(path=answers, format="jsonl", **settings)
+
+
+def _subsets(db: Path, **options: Any) -> list[dict[str, Any]]:
+    """The rows of `stats --table subsets` with `options`."""
+    return nlibuild.open(db).stats("subsets", **options).to_dicts()
 
 
 def _violations(db: Path) -> list[tuple[str, str, int]]:
@@ -199,15 +208,15 @@ def test_the_preset_measure_is_read_and_a_flag_wins(tmp_path: Path) -> None:
 
 def test_a_store_made_with_a_premise_measure_preset_imports_under_it(tmp_path: Path) -> None:
     preset = _preset_file(tmp_path, 'overlap_measure = "premise"')
-    db, answers = _answered_store(tmp_path, "--preset", str(preset))
+    db, answers = _answered_store(tmp_path, preset)
     report = _import(db, answers)
     assert _violations(db) == []
-    assert "overlap-measure:premise" in report
+    assert "overlap-measure:premise" in report.signature
     # The same store and answers under the default measure flag the copy.
     other, answers = _answered_store(tmp_path / "default")
     report = _import(other, answers)
     assert _violations(other) == [("overlap", "error", 1)]
-    assert "overlap-measure:hypothesis|overlap-severity:error" in report
+    assert "overlap-measure:hypothesis|overlap-severity:error" in report.signature
 
 
 def test_an_unknown_measure_in_a_preset_is_one_error_line(tmp_path: Path) -> None:
@@ -224,14 +233,13 @@ def test_an_unknown_measure_in_a_preset_is_one_error_line(tmp_path: Path) -> Non
     assert not db.exists()
 
 
-def test_an_unknown_severity_in_a_preset_is_one_error_line(tmp_path: Path) -> None:
+def test_an_unknown_severity_in_a_preset_is_refused_naming_the_key(tmp_path: Path) -> None:
     preset = _preset_file(tmp_path, 'overlap_severity = "fatal"')
-    assert_user_error(
-        run_cli("--db", tmp_path / "corpus.db", "init", "--preset", preset),
-        "[elicit] overlap_severity",
-        "'error' or 'warning'",
-        "fatal",
-    )
+    with pytest.raises(NlibuildError) as raised:
+        nlibuild.create(tmp_path / "corpus.db", preset=str(preset))
+    for fragment in ("[elicit] overlap_severity", "'error' or 'warning'", "fatal"):
+        assert fragment in str(raised.value)
+    assert not (tmp_path / "corpus.db").exists()
 
 
 def test_unknown_measure_and_severity_flags_are_one_error_line_each(tmp_path: Path) -> None:
@@ -249,8 +257,8 @@ def test_unknown_measure_and_severity_flags_are_one_error_line_each(tmp_path: Pa
 
 def test_as_an_error_the_copy_is_rejected_under_reject(tmp_path: Path) -> None:
     db, answers = _answered_store(tmp_path)
-    report = _import(db, answers, "--on-violation", "reject")
-    assert "2 pairs added, 1 rejected" in report
+    report = _import(db, answers, on_violation="reject")
+    assert (report.pairs_added, report.pairs_rejected) == (2, 1)
     assert _violations(db) == [("overlap", "error", 0)]
     assert query(db, "SELECT count(*) FROM pairs WHERE author_label = 'entailment'") == [(0,)]
 
@@ -259,7 +267,8 @@ def test_as_a_warning_the_copy_is_kept_under_reject_and_counted_as_a_warning(
     tmp_path: Path,
 ) -> None:
     db, answers = _answered_store(tmp_path)
-    report = _import(db, answers, "--on-violation", "reject", "--overlap-severity", "warning")
+    report = ok("--db", db, "elicit", "import", answers, "--on-violation", "reject",
+                "--overlap-severity", "warning")  # fmt: skip
     assert "3 pairs added, 0 rejected" in report
     assert _violations(db) == [("overlap", "warning", 1)]
     # The writers' table: 0 errors, 1 warning. It is wider than the test's 80-column
@@ -276,9 +285,9 @@ def test_as_a_warning_the_copy_is_kept_under_reject_and_counted_as_a_warning(
 
 def test_the_preset_severity_is_the_default(tmp_path: Path) -> None:
     preset = _preset_file(tmp_path, 'overlap_severity = "warning"\non_violation = "reject"')
-    db, answers = _answered_store(tmp_path, "--preset", str(preset))
+    db, answers = _answered_store(tmp_path, preset)
     report = _import(db, answers)
-    assert "3 pairs added, 0 rejected" in report
+    assert (report.pairs_added, report.pairs_rejected) == (3, 0)
     assert _violations(db) == [("overlap", "warning", 1)]
 
 
@@ -288,7 +297,7 @@ def test_the_preset_severity_is_the_default(tmp_path: Path) -> None:
 def test_subsets_shows_the_overlap_distribution_under_the_measure(tmp_path: Path) -> None:
     db, answers = _answered_store(tmp_path)
     _import(db, answers)
-    (row,) = json_rows("--db", db, "stats", "--table", "subsets")
+    (row,) = _subsets(db)
     # SINGLE's careful e/n/c share nothing with the premise but "The" in the copy: the
     # three hypothesis-relative shares are 1 (the copy), 0 and 0.
     shares = sorted(
@@ -300,17 +309,14 @@ def test_subsets_shows_the_overlap_distribution_under_the_measure(tmp_path: Path
     assert row["overlap_quartiles"] == pytest.approx([0.0, 0.0, 0.5])
     assert row["overlap_bins"] == pytest.approx([2 / 3, 0, 0, 0, 1 / 3])
     assert row["over_overlap_limit"] == pytest.approx(1 / 3)
-    (premise_row,) = json_rows(
-        "--db", db, "stats", "--table", "subsets", "--overlap-measure", "premise"
-    )
+    (premise_row,) = _subsets(db, overlap_measure="premise")
     assert premise_row["overlap_measure"] == "premise"
     assert premise_row["over_overlap_limit"] == 0
     assert premise_row["overlap_bins"] == pytest.approx([2 / 3, 0, 1 / 3, 0, 0])
-    (csv_row,) = csv_rows("--db", db, "stats", "--table", "subsets", "--max-overlap", "0.4",
-                          "--overlap-measure", "premise")  # fmt: skip
-    assert float(csv_row["over_overlap_limit"]) == pytest.approx(1 / 3, abs=1e-4)
-    assert float(csv_row["overlap_40_60"]) == pytest.approx(1 / 3, abs=1e-4)
-    assert float(csv_row["overlap_median"]) == 0.0
+    (limited,) = _subsets(db, max_overlap=0.4, overlap_measure="premise")
+    assert limited["over_overlap_limit"] == pytest.approx(1 / 3)
+    assert limited["overlap_bins"][2] == pytest.approx(1 / 3)  # 40-60%
+    assert limited["overlap_quartiles"][1] == 0.0  # the median
     table = ok("--db", db, "stats", "--table", "subsets")
     assert "share of the hypothesis's units found in the premise" in table
     markdown = compact_table(ok("--db", db, "stats", "--table", "subsets", "--format", "md"))
@@ -320,9 +326,9 @@ def test_subsets_shows_the_overlap_distribution_under_the_measure(tmp_path: Path
 
 def test_subsets_reads_the_measure_and_limit_of_the_preset(tmp_path: Path) -> None:
     preset = _preset_file(tmp_path, 'overlap_measure = "premise"\nmax_overlap = 0.4')
-    db, answers = _answered_store(tmp_path, "--preset", str(preset))
+    db, answers = _answered_store(tmp_path, preset)
     _import(db, answers)
-    (row,) = json_rows("--db", db, "stats", "--table", "subsets")
+    (row,) = _subsets(db)
     # The copy's premise-relative share, 5/12, is over 0.4 (and would not be over 0.7).
     assert (row["overlap_measure"], row["over_overlap_limit"]) == ("premise", pytest.approx(1 / 3))
     assert "share of the premise's units found in the hypothesis" in ok(
@@ -331,7 +337,7 @@ def test_subsets_reads_the_measure_and_limit_of_the_preset(tmp_path: Path) -> No
 
 
 def test_subsets_of_an_empty_store_has_no_rows(db: Path) -> None:
-    assert json_rows("--db", db, "stats", "--table", "subsets") == []
+    assert _subsets(db) == []
 
 
 # --- real data ----------------------------------------------------------------------------
@@ -342,9 +348,7 @@ SNLI_DEV = FIXTURES / "snli_prefix" / "snli_1.0_dev.jsonl"
 def _flagged_by_measure(db: Path) -> dict[str, dict[str, Any]]:
     rows = {}
     for measure in OverlapMeasure:
-        (row,) = json_rows(
-            "--db", db, "stats", "--table", "subsets", "--overlap-measure", measure.value
-        )
+        (row,) = _subsets(db, overlap_measure=measure.value)
         rows[measure.value] = row
         print(f"{db.stem}: {measure.value}-relative: over 70% {row['over_overlap_limit']:.2%}, "
               f"quartiles {row['overlap_quartiles']}, bins {row['overlap_bins']}")  # fmt: skip
@@ -355,9 +359,9 @@ def _flagged_by_measure(db: Path) -> dict[str, dict[str, Any]]:
 def test_snli_short_hypotheses_are_flagged_far_more_often_relative_to_themselves(
     tmp_path: Path,
 ) -> None:
-    db = new_store(tmp_path / "snli.db")
-    ok("--db", db, "import", SNLI_DEV, "--format", "snli")
-    rows = _flagged_by_measure(db)
+    corpus = nlibuild.create(tmp_path / "snli.db")
+    corpus.import_corpus(path=SNLI_DEV, format="snli")
+    rows = _flagged_by_measure(corpus.path)
     hypothesis, premise, both = (rows[m.value]["over_overlap_limit"] for m in OverlapMeasure)
     # SNLI hypotheses are short sentences about a longer caption: as with OCNLI, the
     # hypothesis-relative share flags many times more pairs than the premise-relative.
