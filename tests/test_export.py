@@ -5,12 +5,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import DATA, SAMPLE_MNLI, json_rows, new_store, ok, read_jsonl, run_cli, write_jsonl
+import pytest
+from conftest import DATA, SAMPLE_MNLI, ok, read_jsonl, write_jsonl
+
+import nlibuild
+from nlibuild.errors import NlibuildError
+from nlibuild.models import NoGoldPolicy
 
 
 def test_hf_jsonl_writes_integers_in_the_default_glue_order(
     sample_db: Path, tmp_path: Path
 ) -> None:
+    # Through the CLI: its report is part of the spec.
     out = tmp_path / "hf.jsonl"
     report = ok("--db", sample_db, "export", "--format", "hf-jsonl", "--out", out)
     assert report.startswith(
@@ -36,12 +42,14 @@ def test_hf_jsonl_in_clue_order_can_drop_pairs_without_gold(
     sample_db: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "clue.jsonl"
-    report = ok(
-        "--db", sample_db, "export", "--format", "hf-jsonl", "--out", out,
-        "--label-order", "n,e,c", "--no-gold", "drop",
-    )  # fmt: skip
-    assert "labels n,e,c = 0,1,2" in report
-    assert "3 pairs without gold dropped" in report
+    # The order as the field holds it: the API refuses the text "n,e,c" for export (its
+    # choice check takes the tuple's item type, Label, for the field's; reported).
+    clue_order = ("neutral", "entailment", "contradiction")
+    result = nlibuild.open(sample_db).export(
+        format="hf-jsonl", out=out, label_order=clue_order, no_gold="drop"
+    )
+    assert result.label_order == "n,e,c"
+    assert (result.no_gold_rows, result.no_gold_policy) == (3, NoGoldPolicy.DROP)
     records = read_jsonl(out)
     assert len(records) == 45
     originals = {r["pairID"]: r["gold_label"] for r in read_jsonl(SAMPLE_MNLI)}
@@ -59,9 +67,10 @@ def test_xnli_tsv_has_no_quotes_tabs_or_newlines_inside_fields(db: Path, tmp_pat
         "gold_label": "e",
     }
     write_jsonl(source, [messy])
-    ok("--db", db, "import", source, "--format", "jsonl")
+    corpus = nlibuild.open(db)
+    corpus.import_corpus(path=source, format="jsonl")
     out = tmp_path / "x.tsv"
-    ok("--db", db, "export", "--format", "xnli-tsv", "--out", out)
+    corpus.export(format="xnli-tsv", out=out)
     header, row = out.read_text(encoding="utf-8").splitlines()
     assert header.split("\t")[:7] == [
         "language", "gold_label", "sentence1", "sentence2", "promptID", "pairID", "genre",
@@ -74,10 +83,10 @@ def test_xnli_tsv_has_no_quotes_tabs_or_newlines_inside_fields(db: Path, tmp_pat
 
 
 def test_ocnli_json_round_trip_of_the_sample(tmp_path: Path) -> None:
-    db = new_store(tmp_path / "o.db", "--preset", "ocnli")
-    ok("--db", db, "import", DATA / "sample_ocnli.json")
+    corpus = nlibuild.create(tmp_path / "o.db", preset="ocnli")
+    corpus.import_corpus(path=DATA / "sample_ocnli.json")  # the preset's format
     out = tmp_path / "o.json"
-    ok("--db", db, "export", "--format", "ocnli-json", "--out", out)
+    corpus.export(format="ocnli-json", out=out)
     assert read_jsonl(out) == read_jsonl(DATA / "sample_ocnli.json")
 
 
@@ -85,11 +94,11 @@ def test_nlibuild_jsonl_round_trip_keeps_ids_votes_and_annotators(
     sample_db: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "ours.jsonl"
-    ok("--db", sample_db, "export", "--format", "jsonl", "--out", out)
-    other = new_store(tmp_path / "other.db")
-    ok("--db", other, "import", out, "--format", "jsonl")
+    nlibuild.open(sample_db).export(format="jsonl", out=out)
+    other = nlibuild.create(tmp_path / "other.db")
+    other.import_corpus(path=out, format="jsonl")
     again = tmp_path / "again.jsonl"
-    ok("--db", other, "export", "--format", "jsonl", "--out", again)
+    other.export(format="jsonl", out=again)
     assert read_jsonl(again) == read_jsonl(out)
 
 
@@ -98,13 +107,13 @@ def test_a_failed_export_leaves_no_half_written_file_and_no_run(
 ) -> None:
     out = tmp_path / "dir-in-the-way"
     out.mkdir()
-    result = run_cli("--db", sample_db, "export", "--format", "mnli-jsonl", "--out", out)
-    assert result.exit_code == 1
-    assert result.stderr.startswith(f"Error: {out}: cannot write it (")
-    assert result.stderr.endswith("; choose another --out\n")
+    corpus = nlibuild.open(sample_db)
+    with pytest.raises(NlibuildError) as raised:
+        corpus.export(format="mnli-jsonl", out=out)
+    assert str(raised.value).startswith(f"{out}: cannot write it (")
+    assert str(raised.value).endswith("; choose another --out")
     assert not list(tmp_path.glob(".*.partial"))
-    runs = json_rows("--db", sample_db, "runs")
-    assert [r["stage"] for r in runs] == ["init", "import"]
+    assert [run.stage for run in corpus.runs()] == ["init", "import"]
 
 
 def test_mnli_jsonl_keeps_an_empty_genre_key(db: Path, tmp_path: Path) -> None:
@@ -114,7 +123,8 @@ def test_mnli_jsonl_keeps_an_empty_genre_key(db: Path, tmp_path: Path) -> None:
         "promptID": "1", "sentence1": "A man reads.", "sentence2": "He reads a novel.",
     }  # fmt: skip
     write_jsonl(source, [record])
-    ok("--db", db, "import", source, "--format", "mnli")
+    corpus = nlibuild.open(db)
+    corpus.import_corpus(path=source, format="mnli")
     out = tmp_path / "back.jsonl"
-    ok("--db", db, "export", "--format", "mnli-jsonl", "--out", out)
+    corpus.export(format="mnli-jsonl", out=out)
     assert read_jsonl(out) == [record]

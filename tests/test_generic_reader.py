@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,18 +13,18 @@ import polars as pl
 import pytest
 from conftest import (
     FIXTURES,
-    assert_user_error,
     fails,
-    json_object,
-    new_store,
     ok,
     query,
     read_jsonl,
-    run_cli,
+    refused,
     table_counts,
 )
 
-from nlibuild.models import ImportConfig, ImportFormat
+import nlibuild
+from nlibuild.api import Corpus, StageWarning
+from nlibuild.errors import NlibuildError
+from nlibuild.models import ImportConfig, ImportFormat, ImportResult
 from nlibuild.stages import import_corpus
 from nlibuild.store import Store
 
@@ -47,10 +48,18 @@ SAMPLE_ROWS: list[dict[str, str]] = [
 """Five pairs under two premises, with their own column names, a `"` and a `,` in a text,
 a pair without a majority and one with its author's label alone."""
 
-SAMPLE_COLUMNS = (
+SAMPLE_COLUMNS: dict[str, tuple[str, ...]] = {
+    "id": ("pair",), "premise_id": ("prem",), "premise": ("text",), "hypothesis": ("hypo",),
+    "label": ("gold",), "genre": ("domain",), "votes": tuple(VOTES),
+}  # fmt: skip
+"""The sample's columns, as `--columns` maps them: each key to its columns."""
+SAMPLE_COLUMNS_OPTION = (
     "id=pair,premise_id=prem,premise=text,hypothesis=hypo,label=gold,genre=domain,"
     "votes=v1,v2,v3,v4,v5"
 )
+"""`SAMPLE_COLUMNS` as the CLI's `--columns` writes it (a key's further columns after commas)."""
+NUMBERED_LABELS = {"0": "entailment", "1": "neutral", "2": "contradiction"}
+"""`--labels 0=entailment,1=neutral,2=contradiction`."""
 
 
 KLUE_RECORDS: list[dict[str, Any]] = [
@@ -85,9 +94,14 @@ def write_table(path: Path, rows: list[dict[str, Any]]) -> Path:
     return path
 
 
+def importing(**settings: Any) -> Callable[[Corpus], ImportResult]:
+    """`import` with `settings`, for `refused` to call on its store."""
+    return lambda corpus: corpus.import_corpus(**settings)
+
+
 def exported(db: Path, tmp_path: Path) -> list[dict[str, Any]]:
     out = tmp_path / f"{db.stem}-export.jsonl"
-    ok("--db", db, "export", "--format", "jsonl", "--out", out)
+    nlibuild.open(db).export(format="jsonl", out=out)
     return sorted(read_jsonl(out), key=lambda record: str(record["pair_id"]))
 
 
@@ -100,8 +114,8 @@ def test_one_corpus_in_every_kind_of_table_file_gives_the_same_store(
         folder = tmp_path / kind.lstrip(".")
         folder.mkdir()
         path = write_table(folder / f"corpus{kind}", SAMPLE_ROWS)
-        db = new_store(folder / "corpus.db")
-        ok("--db", db, "import", path, "--format", "table", "--columns", SAMPLE_COLUMNS)
+        db = folder / "corpus.db"
+        nlibuild.create(db).import_corpus(path=path, format="table", columns=SAMPLE_COLUMNS)
         stores.append((table_counts(db), exported(db, folder)))
     assert stores[0] == stores[1]
     counts, records = stores[0]
@@ -116,10 +130,11 @@ def test_one_corpus_in_every_kind_of_table_file_gives_the_same_store(
 
 def test_a_klue_like_json_array_with_integer_labels_reads_through_labels(tmp_path: Path) -> None:
     path = write_table(tmp_path / "klue-nli.json", KLUE_RECORDS)
-    ko = new_store(tmp_path / "ko.db", "--lang", "ko")
-    ok("--db", ko, "import", path, "--format", "table",
-       "--columns", "id=guid,label=gold_label,genre=source",
-       "--labels", "0=entailment,1=neutral,2=contradiction")  # fmt: skip
+    ko = tmp_path / "ko.db"
+    nlibuild.create(ko, lang="ko").import_corpus(
+        path=path, format="table", label_values=NUMBERED_LABELS,
+        columns={"id": ("guid",), "label": ("gold_label",), "genre": ("source",)},
+    )  # fmt: skip
     rows = query(
         ko,
         "SELECT p.id, p.lang, pm.genre, g.label FROM pairs p JOIN premises pm "
@@ -150,10 +165,12 @@ def test_fifteen_vote_columns_give_fifteen_votes_a_pair_and_the_stores_gold_rule
         for i, (_, votes) in enumerate(tallies)
     ]  # fmt: skip
     path = write_table(tmp_path / "livenli.csv", rows)
-    ok("--db", db, "import", path, "--format", "table", "--columns", "votes=" + ",".join(columns))
+    corpus = nlibuild.open(db)
+    corpus.import_corpus(path=path, format="table", columns={"votes": tuple(columns)})
     per_pair = query(db, "SELECT count(*) FROM votes GROUP BY pair_pk ORDER BY pair_pk")
     assert per_pair == [(15,), (15,), (10,)]
-    ok("--db", db, "aggregate-labels")
+    with pytest.warns(StageWarning, match="the rule was written for 5"):
+        corpus.aggregate_labels()
     golds = query(
         db,
         "SELECT p.hypothesis, g.label FROM pairs p JOIN gold g ON g.pair_pk = p.pk "
@@ -173,7 +190,7 @@ def test_a_language_column_puts_each_rows_pair_in_its_language(db: Path, tmp_pat
          "label": "contradiction"},
     ]  # fmt: skip
     path = write_table(tmp_path / "americasnli.tsv", rows)
-    ok("--db", db, "import", path, "--format", "table", "--lang-column", "language")
+    nlibuild.open(db).import_corpus(path=path, format="table", columns={"lang": ("language",)})
     langs = query(db, "SELECT lang, count(*) FROM pairs GROUP BY lang ORDER BY lang")
     assert langs == [("gn", 1), ("quy", 2)]
     premise_langs = query(db, "SELECT lang, count(*) FROM premises GROUP BY lang ORDER BY lang")
@@ -191,9 +208,10 @@ labels = { "0" = "entailment", "1" = "neutral", "2" = "contradiction" }
 
 
 def test_a_preset_names_a_mapping_that_columns_at_name_selects(tmp_path: Path) -> None:
+    # Through the CLI: `--columns @NAME` is the command's option, read from the store's preset.
     preset = tmp_path / "klue.toml"
     preset.write_text(KLUE_PRESET, encoding="utf-8")
-    db = new_store(tmp_path / "ko.db", "--preset", str(preset))
+    db = nlibuild.create(tmp_path / "ko.db", preset=str(preset)).path
     path = write_table(tmp_path / "klue-nli.json", KLUE_RECORDS)
     ok("--db", db, "import", path, "--format", "table", "--columns", "@klue")
     assert query(db, "SELECT count(*) FROM pairs WHERE lang = 'ko'") == [(3,)]
@@ -206,8 +224,10 @@ def test_a_preset_names_a_mapping_that_columns_at_name_selects(tmp_path: Path) -
 def test_a_misspelt_key_of_a_named_mapping_is_refused_at_init(tmp_path: Path) -> None:
     preset = tmp_path / "klue.toml"
     preset.write_text(KLUE_PRESET.replace("genre =", "genr ="), encoding="utf-8")
-    result = run_cli("--db", tmp_path / "ko.db", "init", "--preset", str(preset))
-    assert_user_error(result, "klue.toml", "import.tables.klue", "no key 'genr'")
+    with pytest.raises(NlibuildError) as raised:
+        nlibuild.create(tmp_path / "ko.db", preset=str(preset))
+    for fragment in ("klue.toml", "import.tables.klue", "no key 'genr'"):
+        assert fragment in str(raised.value)
     assert not (tmp_path / "ko.db").exists()
 
 
@@ -217,13 +237,12 @@ def test_the_basque_native_file_through_table_gives_the_pairs_of_its_own_reader(
 ) -> None:
     for folder in ("xnli", "table"):
         (tmp_path / folder).mkdir()
-    as_xnli = new_store(tmp_path / "xnli" / "eu.db", "--lang", "eu")
-    ok("--db", as_xnli, "import", BASQUE, "--format", "xnli", "--label-order", "e,n,c")
-    as_table = new_store(tmp_path / "table" / "eu.db", "--lang", "eu")
-    ok("--db", as_table, "import", BASQUE, "--format", "table",
-       "--labels", "0=entailment,1=neutral,2=contradiction")  # fmt: skip
-    assert exported(as_table, tmp_path / "table") == exported(as_xnli, tmp_path / "xnli")
-    assert json_object("--db", as_table, "info")["pairs"] == 621
+    as_xnli = nlibuild.create(tmp_path / "xnli" / "eu.db", lang="eu")
+    as_xnli.import_corpus(path=BASQUE, format="xnli", label_order="e,n,c")
+    as_table = nlibuild.create(tmp_path / "table" / "eu.db", lang="eu")
+    as_table.import_corpus(path=BASQUE, format="table", label_values=NUMBERED_LABELS)
+    assert exported(as_table.path, tmp_path / "table") == exported(as_xnli.path, tmp_path / "xnli")
+    assert as_table.info().pairs == 621
 
 
 def test_votes_as_a_list_in_one_column(db: Path, tmp_path: Path) -> None:
@@ -232,26 +251,26 @@ def test_votes_as_a_list_in_one_column(db: Path, tmp_path: Path) -> None:
         {"premise": "A dog runs.", "hypothesis": "A cat sleeps.", "votes": ["c", "c", "c"]},
     ]
     path = write_table(tmp_path / "lists.parquet", rows)
-    ok("--db", db, "import", path, "--format", "table")
+    nlibuild.open(db).import_corpus(path=path, format="table")
     assert query(db, "SELECT count(*) FROM votes") == [(6,)]
 
 
 def test_an_unknown_column_is_one_error_naming_file_and_column(db: Path, tmp_path: Path) -> None:
     path = write_table(tmp_path / "corpus.csv", SAMPLE_ROWS)
-    fails(db, "import", path, "--format", "table", "--columns", "premise=sentence1",
-          says=("corpus.csv, line 1", "no column 'sentence1'", "text, hypo"))  # fmt: skip
+    refused(db, importing(path=path, format="table", columns={"premise": ("sentence1",)}),
+            "corpus.csv, line 1", "no column 'sentence1'", "text, hypo")  # fmt: skip
 
 
 def test_an_unknown_label_value_is_one_error_at_its_line(db: Path, tmp_path: Path) -> None:
     rows = [{"premise": "P.", "hypothesis": "H.", "label": "0"},
             {"premise": "P.", "hypothesis": "H2.", "label": "3"}]  # fmt: skip
     path = write_table(tmp_path / "corpus.tsv", rows)
-    fails(db, "import", path, "--format", "table",
-          "--labels", "0=entailment,1=neutral,2=contradiction",
-          says=("corpus.tsv, line 3", "'3'", "column 'label'", "add it to --labels"))  # fmt: skip
+    refused(db, importing(path=path, format="table", label_values=NUMBERED_LABELS),
+            "corpus.tsv, line 3", "'3'", "column 'label'", "add it to --labels")  # fmt: skip
 
 
 def test_a_duplicate_key_is_one_error_naming_the_option(db: Path, tmp_path: Path) -> None:
+    # Through the CLI: only its options' text can name a key twice.
     path = write_table(tmp_path / "corpus.csv", SAMPLE_ROWS)
     fails(db, "import", path, "--format", "table", "--columns", "premise=text,premise=hypo",
           says=("--columns names premise twice",))  # fmt: skip
@@ -259,45 +278,65 @@ def test_a_duplicate_key_is_one_error_naming_the_option(db: Path, tmp_path: Path
           says=("--labels names the value e twice",))  # fmt: skip
 
 
+def test_the_columns_option_is_read_as_the_mapping_it_writes_out(tmp_path: Path) -> None:
+    # Through the CLI: `--columns` gives a key its columns after commas (votes=v1,v2,...), and
+    # `--lang-column C` is `lang=C`; the store is the one the mapping itself makes.
+    rows = [{**row, "language": "en"} for row in SAMPLE_ROWS]
+    path = write_table(tmp_path / "corpus.csv", rows)
+    (tmp_path / "cli").mkdir()
+    (tmp_path / "api").mkdir()
+    by_option = nlibuild.create(tmp_path / "cli" / "corpus.db").path
+    ok("--db", by_option, "import", path, "--format", "table",
+       "--columns", SAMPLE_COLUMNS_OPTION, "--lang-column", "language")  # fmt: skip
+    by_mapping = nlibuild.create(tmp_path / "api" / "corpus.db")
+    by_mapping.import_corpus(path=path, format="table",
+                             columns=SAMPLE_COLUMNS | {"lang": ("language",)})  # fmt: skip
+    assert table_counts(by_option) == table_counts(by_mapping.path)
+    assert exported(by_option, tmp_path / "cli") == exported(by_mapping.path, tmp_path / "api")
+
+
 def test_mapping_mistakes_are_refused_before_anything_is_read(db: Path, tmp_path: Path) -> None:
     path = write_table(tmp_path / "corpus.csv", SAMPLE_ROWS)
-    fails(db, "import", path, "--format", "table", "--columns", "premise=text,hypothesis=hypo,"
-          "sentence=text", says=("no key 'sentence'",))  # fmt: skip
-    fails(db, "import", path, "--format", "table", "--columns", "premise=text,hypo",
-          says=("premise takes one column",))  # fmt: skip
-    fails(db, "import", path, "--format", "table", "--columns", "premise=text,hypothesis=text",
-          says=("corpus.csv", "column 'text' to both premise and hypothesis"))  # fmt: skip
-    fails(db, "import", path, "--format", "xnli", "--columns", "premise=text",
-          says=("--columns and --labels are for --format table",))  # fmt: skip
+    for columns, says in [
+        ({"premise": ("text",), "hypothesis": ("hypo",), "sentence": ("text",)},
+         ("no key 'sentence'",)),
+        ({"premise": ("text", "hypo")}, ("premise takes one column",)),
+        ({"premise": ("text",), "hypothesis": ("text",)},
+         ("corpus.csv", "column 'text' to both premise and hypothesis")),
+    ]:  # fmt: skip
+        refused(db, importing(path=path, format="table", columns=columns), *says)
+    refused(db, importing(path=path, format="xnli", columns={"premise": ("text",)}),
+            "--columns and --labels are for --format table")  # fmt: skip
 
 
 def test_bad_files_are_one_error_at_the_record(db: Path, tmp_path: Path) -> None:
     array = tmp_path / "broken.json"
     array.write_text('[\n  {"premise": "P.", "hypothesis": "H."},\n  {"premise": "P."\n]\n')
-    fails(db, "import", array, "--format", "table", says=("broken.json, line 4", "not valid JSON"))
     not_array = tmp_path / "object.json"
     not_array.write_text('{"premise": "P.", "hypothesis": "H."}\n')
-    fails(db, "import", not_array, "--format", "table", says=("object.json", "one JSON array"))
     empty_text = write_table(
         tmp_path / "empty.jsonl",
         [{"premise": "P.", "hypothesis": "H."}, {"premise": "P.", "hypothesis": " "}],
     )
-    fails(db, "import", empty_text, "--format", "table",
-          says=("empty.jsonl, line 2", "column 'hypothesis' is empty"))  # fmt: skip
     unknown_kind = tmp_path / "corpus.xlsx"
     unknown_kind.write_bytes(b"PK")
-    fails(db, "import", unknown_kind, "--format", "table", says=("corpus.xlsx", ".parquet"))
     not_parquet = tmp_path / "corpus.parquet"
     not_parquet.write_text("premise,hypothesis\n")
-    fails(db, "import", not_parquet, "--format", "table", says=("corpus.parquet", "parquet"))
+    for path, says in [
+        (array, ("broken.json, line 4", "not valid JSON")),
+        (not_array, ("object.json", "one JSON array")),
+        (empty_text, ("empty.jsonl, line 2", "column 'hypothesis' is empty")),
+        (unknown_kind, ("corpus.xlsx", ".parquet")),
+        (not_parquet, ("corpus.parquet", "parquet")),
+    ]:
+        refused(db, importing(path=path, format="table"), *says)
 
 
 def test_a_json_array_record_is_found_at_the_line_it_starts_on(db: Path, tmp_path: Path) -> None:
     records = [{"premise": "P.", "hypothesis": f"H{i}.", "label": "e"} for i in range(3)]
     records[2]["label"] = "maybe"
     path = write_table(tmp_path / "corpus.json", records)  # indent=2: 5 lines a record
-    fails(db, "import", path, "--format", "table",
-          says=("corpus.json", "'maybe' (first on line 12)"))  # fmt: skip
+    refused(db, importing(path=path, format="table"), "corpus.json", "'maybe' (first on line 12)")
 
 
 def test_the_mapping_reaches_a_parallel_imports_worker(tmp_path: Path) -> None:
@@ -329,7 +368,7 @@ def test_the_mapping_reaches_a_parallel_imports_worker(tmp_path: Path) -> None:
     )
     stores = []
     for parallel in (False, True):
-        db = new_store(tmp_path / f"parallel-{parallel}.db")
+        db = nlibuild.create(tmp_path / f"parallel-{parallel}.db").path
         with Store.open(db) as store:
             import_corpus.run(store, cfg, parallel=parallel)
         stores.append(exported(db, tmp_path))

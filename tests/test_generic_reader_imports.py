@@ -12,17 +12,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import copy_store, fails, new_store, ok, query, read_jsonl, run_cli
+from conftest import copy_store, fails, ok, query, read_jsonl, refused
 from elicitation_data import NEWS, SINGLE, premise_store
 from test_generic_reader import write_table
 from test_relabel import ANNOTATORS, all_tasks, authors_label, build_store
 from test_translate_columns import checks, stored, units_by_id
 from test_translate_rows import GERMAN, SOURCE, write_tsv
 
+import nlibuild
 from nlibuild.errors import InputError
 from nlibuild.formats.table_rows import label_by_value
 
 KINDS = (".csv", ".tsv", ".jsonl", ".json", ".parquet")
+NUMBERED_LABELS = {"0": "entailment", "1": "neutral", "2": "contradiction"}
+"""`--labels 0=entailment,1=neutral,2=contradiction`."""
 
 DIGESTED = {
     "pairs": "SELECT id, hypothesis, author_label, premise_pk, batch_pk, author_pk FROM pairs",
@@ -49,7 +52,7 @@ def digest(db: Path) -> str:
 def english(db: Path, tmp_path: Path) -> tuple[Path, Path]:
     """The English source rows imported into `db`, and their file."""
     path = write_tsv(tmp_path / "source.tsv", ["sentence1", "sentence2", "gold_label"], SOURCE)
-    ok("--db", db, "import", path, "--format", "xnli", "--lang", "en")
+    nlibuild.open(db).import_corpus(path=path, format="xnli", lang="en")
     return db, path
 
 
@@ -62,17 +65,17 @@ def test_translations_in_every_kind_of_table_file_give_the_same_store(
         rows: list[dict[str, Any]] = [
             {"id": u["unit_id"], "translation": u["text"]} for u in units_by_id(db, tmp_path)
         ]
-        extra: tuple[str, ...] = ("--columns", "unit_id=id,text=translation")
+        settings: dict[str, Any] = {"columns": {"unit_id": "id", "text": "translation"}}
     else:
         rows = [{"label": label, "premise_de": p, "hypothesis_de": h}
                 for (_, _, label), (p, h) in zip(SOURCE, GERMAN, strict=True)]  # fmt: skip
-        extra = ("--align", "rows", "--reference", str(reference),
-                 "--columns", "premise=premise_de,hypothesis=hypothesis_de")  # fmt: skip
+        columns = {"premise": "premise_de", "hypothesis": "hypothesis_de"}
+        settings = {"align": "rows", "reference": reference, "columns": columns}
     digests = set()
     for kind in KINDS:
         store = copy_store(db, tmp_path / kind.lstrip(".") / "corpus.db")
         path = write_table(tmp_path / f"de{kind}", rows)
-        ok("--db", store, "translate", "import", path, "--lang", "de", *extra)
+        nlibuild.open(store).translate_import(path=path, lang="de", **settings)
         assert len(stored(store)) == 6
         digests.add(digest(store))
     assert len(digests) == 1
@@ -89,13 +92,13 @@ def test_a_language_column_picks_the_rows_of_lang(
                for row in german]  # fmt: skip
     mixed = [row for pair in zip(spanish, german, strict=True) for row in pair]
     path = write_table(tmp_path / "americasnli.tsv", mixed)
-    ok("--db", db, "translate", "import", path, "--lang", "de", "--align", "rows",
-       "--reference", reference, "--lang-column", "language")  # fmt: skip
+    nlibuild.open(db).translate_import(path=path, lang="de", align="rows", reference=reference,
+                                       lang_column="language")  # fmt: skip
     texts = {text for _, _, _, text in stored(db)}
     assert texts == {t for pair in GERMAN for t in pair}
-    fails(db, "translate", "import", path, "--lang", "fr", "--align", "rows",
-          "--reference", reference, "--lang-column", "language",
-          says=("americasnli.tsv", "no row of fr in column 'language'", "de, es"))  # fmt: skip
+    refused(db, lambda corpus: corpus.translate_import(
+        path=path, lang="fr", align="rows", reference=reference, lang_column="language",
+    ), "americasnli.tsv", "no row of fr in column 'language'", "de, es")  # fmt: skip
 
 
 def test_labels_map_a_numbered_label_column_before_it_is_compared(
@@ -107,13 +110,14 @@ def test_labels_map_a_numbered_label_column_before_it_is_compared(
     rows = [{"label": numbers[label], "premise": p, "hypothesis": h}
             for (_, _, label), (p, h) in zip(SOURCE, GERMAN, strict=True)]  # fmt: skip
     path = write_table(tmp_path / "numbered.json", rows)
-    args = ("translate", "import", path, "--lang", "de", "--align", "rows", "--reference",
-            reference)  # fmt: skip
+    settings: dict[str, Any] = {"path": path, "lang": "de", "align": "rows",
+                                "reference": reference}  # fmt: skip
     unmapped = copy_store(db, tmp_path / "unmapped" / "corpus.db")
-    result = run_cli("--db", unmapped, *args, "--force")
-    assert result.exit_code == 0, result.output
+    nlibuild.open(unmapped).translate_import(**settings, force=True)
     assert [c for c in checks(unmapped) if c[1] == "label_mismatch"]
-    ok("--db", db, *args, "--labels", "0=neutral,1=entailment,2=contradiction")
+    nlibuild.open(db).translate_import(
+        **settings, label_values={"0": "neutral", "1": "entailment", "2": "contradiction"}
+    )
     assert not [c for c in checks(db) if c[1] == "label_mismatch"]
     assert len(stored(db)) == 6
 
@@ -125,11 +129,13 @@ columns = { premise = "premise_tgt", hypothesis = "hypo", lang = "language" }
 
 
 def test_a_preset_mapping_names_the_columns_of_a_translation(tmp_path: Path) -> None:
+    # Through the CLI: `--columns @NAME` is the command's option, read from the store's preset.
     preset = tmp_path / "mt.toml"
     preset.write_text(PRESET, encoding="utf-8")
-    db = new_store(tmp_path / "corpus.db", "--preset", str(preset))
+    corpus = nlibuild.create(tmp_path / "corpus.db", preset=str(preset))
     reference = write_tsv(tmp_path / "source.tsv", ["sentence1", "sentence2", "gold_label"], SOURCE)
-    ok("--db", db, "import", reference, "--format", "xnli", "--lang", "en")
+    corpus.import_corpus(path=reference, format="xnli", lang="en")
+    db = corpus.path
     rows = [{"language": "de", "premise_tgt": p, "hypo": h} for p, h in GERMAN]
     path = write_table(tmp_path / "mt.parquet", rows)
     ok("--db", db, "translate", "import", path, "--lang", "de", "--align", "rows",
@@ -143,9 +149,9 @@ def test_a_mapped_column_the_file_lacks_is_one_error_naming_its_columns(
     db, _ = english
     rows = [{"id": u["unit_id"], "translation": u["text"]} for u in units_by_id(db, tmp_path)]
     path = write_table(tmp_path / "units.parquet", rows)
-    fails(db, "translate", "import", path, "--lang", "de",
-          "--columns", "unit_id=unit,text=translation",
-          says=("units.parquet", "no column 'unit'", "columns: id, translation"))  # fmt: skip
+    refused(db, lambda corpus: corpus.translate_import(
+        path=path, lang="de", columns={"unit_id": "unit", "text": "translation"},
+    ), "units.parquet", "no column 'unit'", "columns: id, translation")  # fmt: skip
 
 
 # --- elicit import --format table ----------------------------------------------------------
@@ -155,10 +161,10 @@ def test_a_mapped_column_the_file_lacks_is_one_error_naming_its_columns(
 def elicit_store(tmp_path: Path) -> tuple[Path, list[dict[str, Any]]]:
     """Six news premises in SINGLE batches of three for w01 and w02, and their tasks."""
     db = premise_store(tmp_path / "corpus.db", {"news": NEWS}, "--lang", "en")
-    ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--writers", "w01,w02",
-       "--batch-size", 3)  # fmt: skip
+    corpus = nlibuild.open(db)
+    corpus.elicit_create(protocol="SINGLE", annotators=("w01", "w02"), batch_size=3)
     package = tmp_path / "package"
-    ok("--db", db, "elicit", "export", "--all", "--format", "jsonl", "--out", package)
+    corpus.elicit_export(all=True, format="jsonl", out=package)
     tasks = [t for path in sorted(package.glob("e*.tasks.jsonl")) for t in read_jsonl(path)]
     return db, tasks
 
@@ -174,11 +180,14 @@ def test_answers_in_every_kind_of_table_file_give_the_same_store(
     for kind in KINDS:
         db = copy_store(template, tmp_path / kind.lstrip(".") / "corpus.db")
         path = write_table(tmp_path / f"answers{kind}", rows)
-        report = ok("--db", db, "elicit", "import", path, "--format", "table",
-                    "--columns", "batch=batch_id,worker=who")  # fmt: skip
-        assert "Imported 6 answers: 18 pairs added" in report
+        result = nlibuild.open(db).elicit_import(
+            path=path, format="table", columns={"batch": "batch_id", "worker": "who"}
+        )
+        assert (result.answers, result.dropped, result.left_open) == (6, {}, 0)
+        assert result.pairs_added == 18
         digests.add(digest(db))
     assert len(digests) == 1
+    # Through the CLI: `--columns` as text, and the Error line.
     fails(template, "elicit", "import", path, "--format", "table", "--columns", "worker=writer",
           says=("answers.parquet", "no column 'writer'", "batch_id, who"))  # fmt: skip
 
@@ -191,11 +200,13 @@ def test_answers_with_the_jsonl_platforms_columns_need_no_mapping(
     rows = [{"batch": t["batch"], "writer": t["writer"], "premise_id": t["premise_id"], **SINGLE}
             for t in tasks]  # fmt: skip
     as_table = copy_store(template, tmp_path / "table" / "corpus.db")
-    ok("--db", as_table, "elicit", "import", write_table(tmp_path / "answers.json", rows),
-       "--format", "table")  # fmt: skip
+    nlibuild.open(as_table).elicit_import(
+        path=write_table(tmp_path / "answers.json", rows), format="table"
+    )
     as_jsonl = copy_store(template, tmp_path / "jsonl" / "corpus.db")
-    ok("--db", as_jsonl, "elicit", "import", write_table(tmp_path / "answers.jsonl", rows),
-       "--format", "jsonl")  # fmt: skip
+    nlibuild.open(as_jsonl).elicit_import(
+        path=write_table(tmp_path / "answers.jsonl", rows), format="jsonl"
+    )
     assert digest(as_table) == digest(as_jsonl)
 
 
@@ -205,9 +216,10 @@ def test_answers_with_the_jsonl_platforms_columns_need_no_mapping(
 @pytest.fixture(scope="module")
 def relabel_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, Any]]]:
     root = tmp_path_factory.mktemp("relabel-table")
-    db = build_store(root / "corpus.db")
-    ok("--db", db, "relabel", "create", "--annotators", ANNOTATORS)
-    ok("--db", db, "relabel", "export", "--all", "--format", "jsonl", "--out", root / "package")
+    corpus = nlibuild.open(build_store(root / "corpus.db"))
+    corpus.relabel_create(annotators=tuple(ANNOTATORS.split(",")))
+    corpus.relabel_export(all=True, format="jsonl", out=root / "package")
+    db = corpus.path
     return db, all_tasks(root / "package")
 
 
@@ -221,21 +233,25 @@ def test_votes_in_every_kind_of_table_file_give_the_same_store_through_labels(
     as_jsonl = copy_store(template, tmp_path / "jsonl-platform" / "corpus.db")
     words = [{"batch": r["batch"], "annotator": r["rater"], "pair_id": r["pair"],
               "label": authors_label(t)} for r, t in zip(rows, tasks, strict=True)]  # fmt: skip
-    ok("--db", as_jsonl, "relabel", "import", write_table(tmp_path / "votes.jsonl", words))
+    nlibuild.open(as_jsonl).relabel_import(
+        path=write_table(tmp_path / "votes.jsonl", words), format="jsonl"
+    )
+    columns = {"worker": "rater", "pair_id": "pair", "label": "answer"}
     digests = set()
     for kind in KINDS:
         db = copy_store(template, tmp_path / kind.lstrip(".") / "corpus.db")
         path = write_table(tmp_path / f"votes{kind}", rows)
-        ok("--db", db, "relabel", "import", path, "--format", "table",
-           "--columns", "worker=rater,pair_id=pair,label=answer",
-           "--labels", "0=entailment,1=neutral,2=contradiction")  # fmt: skip
+        nlibuild.open(db).relabel_import(
+            path=path, format="table", columns=columns, label_values=NUMBERED_LABELS
+        )
         digests.add(digest(db))
     assert digests == {digest(as_jsonl)}
+    # Through the CLI: `--columns` and `--labels` as text, and the Error line.
     fails(template, "relabel", "import", path, "--format", "table",
           "--columns", "worker=rater,pair_id=pair,label=answer", "--labels", "0=entailment",
           says=("votes.parquet, line 2", "label value '1'", "add it to --labels"))  # fmt: skip
-    fails(template, "relabel", "import", path, "--format", "table",
-          says=("votes.parquet", "no pair_id column", "batch, rater, pair, answer"))  # fmt: skip
+    refused(template, lambda corpus: corpus.relabel_import(path=path, format="table"),
+            "votes.parquet", "no pair_id column", "batch, rater, pair, answer")  # fmt: skip
 
 
 def test_columns_are_refused_for_a_platform_format(
@@ -244,8 +260,9 @@ def test_columns_are_refused_for_a_platform_format(
     template, _ = relabel_template
     path = tmp_path / "votes.jsonl"
     path.write_text("{}\n", encoding="utf-8")
-    fails(template, "relabel", "import", path, "--format", "jsonl", "--columns", "label=x",
-          says=("--columns and --labels are for --format table",))  # fmt: skip
+    refused(template, lambda corpus: corpus.relabel_import(
+        path=path, format="jsonl", columns={"label": "x"},
+    ), "--columns and --labels are for --format table")  # fmt: skip
 
 
 def test_a_damaged_parquet_file_is_one_error_line_for_every_import(
@@ -257,10 +274,10 @@ def test_a_damaged_parquet_file_is_one_error_line_for_every_import(
                                                      for t in tasks])  # fmt: skip
     cut = tmp_path / "cut.parquet"
     cut.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
-    for args in (("relabel", "import", cut, "--format", "table"),
-                 ("elicit", "import", cut, "--format", "table"),
-                 ("translate", "import", cut, "--lang", "de")):  # fmt: skip
-        fails(template, *args, says=("cut.parquet", "cannot be read as parquet"))
+    for call in (lambda corpus: corpus.relabel_import(path=cut, format="table"),
+                 lambda corpus: corpus.elicit_import(path=cut, format="table"),
+                 lambda corpus: corpus.translate_import(path=cut, lang="de")):  # fmt: skip
+        refused(template, call, "cut.parquet", "cannot be read as parquet")
 
 
 def test_corpus_rows_and_votes_map_label_values_with_one_rule(tmp_path: Path) -> None:

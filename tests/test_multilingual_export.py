@@ -6,16 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import (
-    MYXNLI,
-    assert_user_error,
-    myxnli_store,
-    ok,
-    read_jsonl,
-    read_tsv,
-    requires_fixtures,
-    run_cli,
-)
+from conftest import MYXNLI, myxnli_store, read_jsonl, read_tsv, refused, requires_fixtures
+
+import nlibuild
 
 pytestmark = requires_fixtures
 
@@ -25,8 +18,9 @@ def test_xnli_tsv_and_jsonl_hold_every_language_with_the_source_labels(
 ) -> None:
     myxnli_store(db, "dev")
     tsv, jsonl = tmp_path / "dev.tsv", tmp_path / "dev.jsonl"
-    ok("--db", db, "export", "--format", "xnli-tsv", "--out", tsv)
-    ok("--db", db, "export", "--format", "xnli-jsonl", "--out", jsonl)
+    corpus = nlibuild.open(db)
+    corpus.export(format="xnli-tsv", out=tsv)
+    corpus.export(format="xnli-jsonl", out=jsonl)
     rows = read_tsv(tsv)
     records = read_jsonl(jsonl)
     assert len(rows) == len(records) == 3 * 2490
@@ -45,9 +39,9 @@ def test_xnli_tsv_and_jsonl_hold_every_language_with_the_source_labels(
 def test_lang_picks_languages_and_split_picks_pairs(db: Path, tmp_path: Path) -> None:
     myxnli_store(db, "dev")
     out = tmp_path / "sw.jsonl"
-    ok("--db", db, "export", "--format", "xnli-jsonl", "--lang", "en,sw", "--out", out)
+    nlibuild.open(db).export(format="xnli-jsonl", langs=("en", "sw"), out=out)
     langs = {r["language"] for r in read_jsonl(out)}
     assert langs == {"en", "sw"}
-    result = run_cli("--db", db, "export", "--format", "xnli-jsonl", "--split", "dev",
-                     "--out", tmp_path / "none.jsonl")  # fmt: skip
-    assert_user_error(result, "--split dev: the store has no such split", "nlibuild split")
+    refused(db, lambda corpus: corpus.export(
+        format="xnli-jsonl", split="dev", out=tmp_path / "none.jsonl",
+    ), "--split dev: the store has no such split", "nlibuild split")  # fmt: skip

@@ -11,27 +11,27 @@ from __future__ import annotations
 import csv
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import (
     FIXTURES,
     SAMPLE_MNLI,
-    assert_user_error,
     copy_store,
     csv_rows,
     json_rows,
-    new_store,
     ok,
     query,
     read_jsonl,
     read_tsv,
+    refused,
     requires_fixtures,
-    run_cli,
     table_counts,
     write_jsonl,
 )
-from typer.testing import Result
 
+import nlibuild
+from nlibuild.models import TranslateImportResult
 from nlibuild.translation.translation_checks import corpus_checks, unit_checks
 
 COLUMNS = ["unit_id", "source_lang", "source", "lang", "text"]
@@ -89,10 +89,9 @@ def write_corpus(path: Path, records: list[tuple[str, str, str, str]]) -> Path:
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A store of 3 English premises and 5 pairs, built once and copied per test."""
     folder = tmp_path_factory.mktemp("template")
-    path = new_store(folder / "template.db")
-    corpus = write_corpus(folder / "corpus.jsonl", CORPUS)
-    ok("--db", path, "import", corpus, "--format", "jsonl")
-    return path
+    corpus = nlibuild.create(folder / "template.db")
+    corpus.import_corpus(path=write_corpus(folder / "corpus.jsonl", CORPUS), format="jsonl")
+    return corpus.path
 
 
 @pytest.fixture
@@ -129,9 +128,11 @@ Translations = dict[tuple[str, str, str], tuple[str, int | None]]
 """(unit, lang, kind) -> (text, translator pk) of every stored translation."""
 
 
-def export(db: Path, tmp_path: Path, lang: str, fmt: str = "tsv", *extra: str) -> list[Unit]:
+def export(db: Path, tmp_path: Path, lang: str, fmt: str = "tsv", **settings: Any) -> list[Unit]:
+    """`translate export --lang LANG --out units-LANG.FMT` with `settings` (`missing_only`,
+    `kind`); the units it wrote."""
     out = tmp_path / f"units-{lang}.{fmt}"
-    ok("--db", db, "translate", "export", "--lang", lang, "--out", out, *extra)
+    nlibuild.open(db).translate_export(lang=lang, out=out, **settings)
     return read_unit_file(out, fmt)
 
 
@@ -155,14 +156,18 @@ def snapshot(db: Path) -> tuple[dict[str, int], int, Translations]:
     return table_counts(db), checks, translations(db)
 
 
-def import_units(db: Path, path: Path, lang: str, *extra: str) -> str:
-    """`translate import`, which must succeed; its report."""
-    return ok("--db", db, "translate", "import", path, "--lang", lang, *extra)
+def import_units(db: Path, path: Path, lang: str, **settings: Any) -> TranslateImportResult:
+    """`translate import PATH --lang LANG` with `settings` (`partial`, `kind`, ...), which
+    must succeed."""
+    return nlibuild.open(db).translate_import(path=path, lang=lang, **settings)
 
 
-def try_import(db: Path, path: Path, lang: str, *extra: str) -> Result:
-    """`translate import` as it comes out, for an import that should be refused."""
-    return run_cli("--db", db, "translate", "import", path, "--lang", lang, *extra)
+def refused_import(db: Path, path: Path, lang: str, *says: str, **settings: Any) -> str:
+    """`translate import PATH --lang LANG` with `settings`, which must be refused with a
+    message holding every fragment of `says`, the store as it was; the message."""
+    return refused(
+        db, lambda corpus: corpus.translate_import(path=path, lang=lang, **settings), *says
+    )
 
 
 def ids_of(units: list[Unit], source: str) -> str:
@@ -176,6 +181,7 @@ def ids_of(units: list[Unit], source: str) -> str:
 def test_export_writes_each_premise_once_and_one_unit_per_hypothesis(
     store: Path, tmp_path: Path
 ) -> None:
+    # Through the CLI: its report is part of the spec.
     out = tmp_path / "units.tsv"
     report = ok("--db", store, "translate", "export", "--lang", "de", "--out", out)
     assert report.startswith(
@@ -213,7 +219,7 @@ def test_export_tsv_is_unquoted_and_puts_tabs_and_newlines_on_one_line(
     corpus = tmp_path / "c.jsonl"
     write_jsonl(corpus, [{"premise_id": "Q", "premise": 'He said "no"\tand\nleft.',
                           "hypothesis": "He left.", "labels": ["entailment"]}])  # fmt: skip
-    ok("--db", db, "import", corpus, "--format", "jsonl")
+    nlibuild.open(db).import_corpus(path=corpus, format="jsonl")
     units = export(db, tmp_path, "de", "tsv")
     assert units[0]["source"] == 'He said "no" and left.'
     assert len((tmp_path / "units-de.tsv").read_text().splitlines()) == 3
@@ -223,23 +229,22 @@ def test_export_missing_only_leaves_out_translated_units(store: Path, tmp_path: 
     units = export(store, tmp_path, "de")
     done = filled(units[:3], GERMAN)
     path = write_unit_file(tmp_path / "part.tsv", "tsv", done)
-    import_units(store, path, "de", "--partial")
-    rest = export(store, tmp_path, "de", "tsv", "--missing-only")
+    import_units(store, path, "de", partial=True)
+    rest = export(store, tmp_path, "de", "tsv", missing_only=True)
     assert [u["unit_id"] for u in rest] == [u["unit_id"] for u in units[3:]]
     # Another kind or language still has everything to do.
-    assert len(export(store, tmp_path, "de", "csv", "--missing-only", "--kind", "mt")) == 8
-    assert len(export(store, tmp_path, "zh", "jsonl", "--missing-only")) == 8
+    assert len(export(store, tmp_path, "de", "csv", missing_only=True, kind="mt")) == 8
+    assert len(export(store, tmp_path, "zh", "jsonl", missing_only=True)) == 8
     path = write_unit_file(tmp_path / "rest.tsv", "tsv", filled(rest, GERMAN))
     import_units(store, path, "de")
-    result = run_cli("--db", store, "translate", "export", "--lang", "de", "--missing-only",
-                     "--out", tmp_path / "none.tsv")  # fmt: skip
-    assert_user_error(result, "nothing to translate into de", "without a translation")
+    refused(store, lambda corpus: corpus.translate_export(
+        lang="de", missing_only=True, out=tmp_path / "none.tsv",
+    ), "nothing to translate into de", "without a translation")  # fmt: skip
 
 
 def test_export_into_the_store_language_is_an_error(store: Path, tmp_path: Path) -> None:
-    result = run_cli("--db", store, "translate", "export", "--lang", "en",
-                     "--out", tmp_path / "u.tsv")  # fmt: skip
-    assert_user_error(result, "nothing to translate into en")
+    refused(store, lambda corpus: corpus.translate_export(lang="en", out=tmp_path / "u.tsv"),
+            "nothing to translate into en")  # fmt: skip
     assert not (tmp_path / "u.tsv").exists()
 
 
@@ -261,11 +266,9 @@ def test_export_of_mnli_sample_has_each_premise_once(sample_db: Path, tmp_path: 
 def test_round_trip_by_id_stores_every_translation(store: Path, tmp_path: Path, fmt: str) -> None:
     units = export(store, tmp_path, "de", fmt)
     path = write_unit_file(tmp_path / f"de.{fmt}", fmt, filled(units, GERMAN))
-    report = import_units(store, path, "de", "--translator", "T1")
-    assert report.startswith(
-        "Imported 8 units of de (human): 8 added, 0 already there, 0 empty; 0 units still "
-        "untranslated, 0 rows for unknown units; checks: none (run "
-    )
+    result = import_units(store, path, "de", translator="T1")
+    assert (result.rows, result.added, result.unchanged, result.empty) == (8, 8, 0, 0)
+    assert (result.missing, result.extra, result.checks) == (0, 0, {})
     stored = translations(store)
     assert {k: text for k, (text, _) in stored.items()} == {
         (u["unit_id"], "de", "human"): GERMAN[u["source"]] for u in units
@@ -302,8 +305,8 @@ def test_importing_the_same_file_twice_changes_nothing(store: Path, tmp_path: Pa
     path = write_unit_file(tmp_path / "zh.tsv", "tsv", filled(units, CHINESE))
     import_units(store, path, "zh")
     counts, checks, stored = snapshot(store)
-    report = import_units(store, path, "zh")
-    assert "8 units of zh (human): 0 added, 8 already there, 0 empty;" in report
+    result = import_units(store, path, "zh")
+    assert (result.rows, result.added, result.unchanged, result.empty) == (8, 0, 8, 0)
     after_counts, after_checks, after = snapshot(store)
     assert after == stored
     assert after_checks == checks
@@ -321,12 +324,12 @@ def test_a_different_second_translation_is_a_conflict(store: Path, tmp_path: Pat
     changed = [dict(r) for r in rows]
     changed[4]["text"] = "Es ist kein Tier da."
     path = write_unit_file(tmp_path / "b.tsv", "tsv", changed)
-    line = assert_user_error(try_import(store, path, "de"), changed[4]["unit_id"],
-                             "line 6", "already has another human translation into de")  # fmt: skip
-    assert "Kein Tier ist anwesend." in line
+    message = refused_import(store, path, "de", changed[4]["unit_id"], "line 6",
+                             "already has another human translation into de")  # fmt: skip
+    assert "Kein Tier ist anwesend." in message
     assert snapshot(store) == before
     # The same text as another kind is a separate translation.
-    import_units(store, path, "de", "--kind", "mt")
+    import_units(store, path, "de", kind="mt")
     assert translations(store)[(changed[4]["unit_id"], "de", "mt")][0] == "Es ist kein Tier da."
     assert translations(store)[(changed[4]["unit_id"], "de", "human")][0] == rows[4]["text"]
 
@@ -351,8 +354,8 @@ def test_a_dropped_row_is_an_error_naming_the_unit(store: Path, tmp_path: Path, 
     dropped = rows.pop(3)
     path = write_unit_file(tmp_path / f"d.{fmt}", fmt, rows)
     before = snapshot(store)
-    assert_user_error(try_import(store, path, "de"), "1 unit without a translation",
-                      dropped["unit_id"], "--partial")  # fmt: skip
+    refused_import(store, path, "de", "1 unit without a translation", dropped["unit_id"],
+                   "--partial")  # fmt: skip
     assert snapshot(store) == before
 
 
@@ -360,24 +363,24 @@ def test_partial_imports_what_matches_and_reports_what_is_left(store: Path, tmp_
     units = export(store, tmp_path, "de")
     rows = filled(units, GERMAN)
     kept = rows[:2] + rows[4:]
-    report = import_units(store, write_unit_file(tmp_path / "p.tsv", "tsv", kept), "de",
-                          "--partial")  # fmt: skip
-    assert "6 added" in report
-    assert "2 units still untranslated, 0 rows for unknown units" in report
+    result = import_units(store, write_unit_file(tmp_path / "p.tsv", "tsv", kept), "de",
+                          partial=True)  # fmt: skip
+    assert result.added == 6
+    assert (result.missing, result.extra) == (2, 0)
     assert {k[0] for k in translations(store)} == {r["unit_id"] for r in kept}
     # A later file with only the rest completes it without --partial.
     path = write_unit_file(tmp_path / "rest.tsv", "tsv", rows[2:4])
-    report = import_units(store, path, "de")
-    assert "2 added" in report and "0 units still untranslated" in report
+    result = import_units(store, path, "de")
+    assert (result.added, result.missing) == (2, 0)
     assert len(translations(store)) == 8
 
 
 def test_many_missing_units_are_listed_up_to_five(store: Path, tmp_path: Path) -> None:
     units = export(store, tmp_path, "de")
     path = write_unit_file(tmp_path / "one.tsv", "tsv", filled(units[:1], GERMAN))
-    line = assert_user_error(try_import(store, path, "de"), "7 units without a translation",
-                             "and 2 more", "--partial")  # fmt: skip
-    assert units[1]["unit_id"] in line
+    message = refused_import(store, path, "de", "7 units without a translation", "and 2 more",
+                             "--partial")  # fmt: skip
+    assert units[1]["unit_id"] in message
 
 
 def test_a_row_for_an_unknown_unit_is_an_error_or_counted_with_partial(
@@ -388,12 +391,12 @@ def test_a_row_for_an_unknown_unit_is_an_error_or_counted_with_partial(
                                      "lang": "de", "text": "Unbekannt."}]  # fmt: skip
     path = write_unit_file(tmp_path / "x.jsonl", "jsonl", rows)
     before = snapshot(store)
-    assert_user_error(try_import(store, path, "de"), "1 row for units the store does not hold",
-                      "h:NOPE", "--partial")  # fmt: skip
+    refused_import(store, path, "de", "1 row for units the store does not hold", "h:NOPE",
+                   "--partial")  # fmt: skip
     assert snapshot(store) == before
-    report = import_units(store, path, "de", "--partial")
-    assert "Imported 9 units of de (human): 8 added" in report
-    assert "0 units still untranslated, 1 rows for unknown units" in report
+    result = import_units(store, path, "de", partial=True)
+    assert (result.rows, result.added) == (9, 8)
+    assert (result.missing, result.extra) == (0, 1)
     assert ("h:NOPE", "de", "human") not in translations(store)
 
 
@@ -403,9 +406,8 @@ def test_a_repeated_unit_id_is_an_error_naming_both_lines(store: Path, tmp_path:
     rows.insert(5, dict(rows[1]))  # p:P2 at data row 2 (line 3) and again at line 7
     path = write_unit_file(tmp_path / "r.tsv", "tsv", rows)
     before = snapshot(store)
-    assert_user_error(try_import(store, path, "de"), "line 7", "p:P2 again",
-                      "first at line 3")  # fmt: skip
-    assert_user_error(try_import(store, path, "de", "--partial"), "p:P2 again")
+    refused_import(store, path, "de", "line 7", "p:P2 again", "first at line 3")
+    refused_import(store, path, "de", "p:P2 again", partial=True)
     assert snapshot(store) == before
 
 
@@ -414,24 +416,25 @@ def test_a_lang_column_that_disagrees_is_an_error(store: Path, tmp_path: Path, f
     units = export(store, tmp_path, "de", fmt)
     path = write_unit_file(tmp_path / f"l.{fmt}", fmt, filled(units, GERMAN))
     before = snapshot(store)
-    assert_user_error(try_import(store, path, "fr"), "p:P1 is marked lang de, not fr",
-                      "check --lang")  # fmt: skip
+    refused_import(store, path, "fr", "p:P1 is marked lang de, not fr", "check --lang")
     assert snapshot(store) == before
 
 
 def test_a_file_without_a_text_column_is_an_error(store: Path, tmp_path: Path) -> None:
     path = tmp_path / "bad.csv"
     path.write_text("unit_id,translation\np:P1,Die Katze\n", encoding="utf-8")
-    assert_user_error(try_import(store, path, "de"), "no text column")
+    refused_import(store, path, "de", "no text column")
 
 
 def test_import_format_option_overrides_the_suffix(store: Path, tmp_path: Path) -> None:
+    # Through the CLI: the commands' `--format` option.
     out = tmp_path / "units.tsv"
     ok("--db", store, "translate", "export", "--lang", "de", "--format", "csv", "--out", out)
     assert out.read_text().startswith("unit_id,source_lang,")
     rows = filled(read_unit_file(out, "csv"), GERMAN)
     write_unit_file(out, "csv", rows)
-    import_units(store, out, "de", "--format", "csv")
+    ok("--db", store, "translate", "import", out, "--lang", "de", "--format", "csv")
+    assert len(translations(store)) == 8
 
 
 # --- checks -----------------------------------------------------------------------------
@@ -522,7 +525,8 @@ def test_import_stores_counts_and_reports_every_check(store: Path, tmp_path: Pat
     # one translation for two different sources
     text[unit["Kids play outside."]]["text"] = CHINESE["The cat sat on the warm mat by the door."]
     path = write_unit_file(tmp_path / "zh.tsv", "tsv", rows)
-    report = import_units(store, path, "zh")
+    # Through the CLI: the report and the stats table in each format are part of the spec.
+    report = ok("--db", store, "translate", "import", path, "--lang", "zh")
     assert "7 added, 0 already there, 1 empty; 1 units still untranslated" in report
     found = stored_checks(store)
     expected = {
@@ -566,7 +570,7 @@ def test_import_stores_counts_and_reports_every_check(store: Path, tmp_path: Pat
 
 
 def test_stats_translation_of_a_store_without_translations_is_empty(store: Path) -> None:
-    assert json_rows("--db", store, "stats", "--table", "translation") == []
+    assert nlibuild.open(store).stats("translation").to_dicts() == []
 
 
 def test_a_later_translation_clears_the_empty_check(store: Path, tmp_path: Path) -> None:
@@ -611,7 +615,7 @@ def test_pud_translations_round_trip_by_sentence_id(
         hypothesis = " ".join(words[: max(3, len(words) // 2)])
         records.append((sent_id, english[sent_id], hypothesis, "neutral"))
     corpus = write_corpus(tmp_path / "pud_en.jsonl", records)
-    ok("--db", db, "import", corpus, "--format", "jsonl")
+    nlibuild.open(db).import_corpus(path=corpus, format="jsonl")
 
     def half(text: str, lang: str) -> str:
         if lang == "zh":
@@ -619,7 +623,7 @@ def test_pud_translations_round_trip_by_sentence_id(
         words = text.split()
         return " ".join(words[: max(3, len(words) // 2)])
 
-    report = {}
+    report: dict[str, TranslateImportResult] = {}
     for lang, target in (("de", german), ("zh", chinese)):
         units = export(db, tmp_path, lang, "tsv")
         premises = [u for u in units if u["unit_id"].startswith("p:")]
@@ -633,15 +637,14 @@ def test_pud_translations_round_trip_by_sentence_id(
             rows.append({**unit, "text": text})
         random.Random(3).shuffle(rows)
         path = write_unit_file(tmp_path / f"pud_{lang}.tsv", "tsv", rows)
-        imported = import_units(db, path, lang, "--translator", f"pud-{lang}")
+        imported = import_units(db, path, lang, translator=f"pud-{lang}")
         stored = translations(db)
         for sent_id in ids:
             assert stored[(f"p:{sent_id}", lang, "human")][0] == " ".join(target[sent_id].split())
-        report[lang] = imported.strip()
+        report[lang] = imported
 
-    table = ok("--db", db, "stats", "--table", "translation")
-    as_csv = ok("--db", db, "stats", "--table", "translation", "--format", "csv")
-    data = json_rows("--db", db, "stats", "--table", "translation")
+    table = nlibuild.open(db).stats("translation")
+    data = table.to_dicts()
     flagged = {
         lang: {check: sorted(u for u, la, c in stored_checks(db) if la == lang and c == check)
                for check in CHECKS}
@@ -649,9 +652,9 @@ def test_pud_translations_round_trip_by_sentence_id(
     }  # fmt: skip
     with capsys.disabled():
         print("\n--- PUD translation import ---")
-        for lang, line in report.items():
-            print(f"{lang}: {line}")
-        print(table + as_csv, end="")
+        for lang, result in report.items():
+            print(f"{lang}: {result.added} of {result.rows} units added, checks {result.checks}")
+        print(table)
         for lang in ("de", "zh"):
             for check, unit_ids in flagged[lang].items():
                 if unit_ids:

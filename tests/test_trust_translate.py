@@ -17,16 +17,19 @@ import pytest
 from conftest import (
     MYXNLI,
     SAMPLE_MNLI,
-    assert_user_error,
     myxnli_store,
-    new_store,
     ok,
     query,
     read_jsonl,
+    refused,
     requires_fixtures,
-    run_cli,
     write_jsonl,
 )
+
+import nlibuild
+from nlibuild.models import ExportResult
+
+Records = list[dict[str, Any]]
 
 UNIT_COLUMNS = ("unit_id", "source_lang", "source", "lang", "text")
 DEMO_TRANSLATIONS = Path(__file__).resolve().parent.parent / "data/translations/sample_mnli.de.tsv"
@@ -81,13 +84,12 @@ def stored_checks(db: Path) -> set[tuple[str, str, str]]:
 
 
 def small_store(db: Path, tmp_path: Path) -> Path:
-    new_store(db)
     corpus = write_jsonl(
         tmp_path / "corpus.jsonl",
         [{"premise_id": p, "premise": premise, "hypothesis": h, "labels": [label]}
          for p, premise, h, label in CORPUS],
     )  # fmt: skip
-    ok("--db", db, "import", corpus, "--format", "jsonl")
+    nlibuild.create(db).import_corpus(path=corpus, format="jsonl")
     return db
 
 
@@ -101,7 +103,7 @@ def write_units(path: Path, fmt: str, rows: list[dict[str, str]]) -> Path:
 
 def filled_units(db: Path, tmp_path: Path, texts: dict[str, str]) -> list[dict[str, str]]:
     out = tmp_path / "units.tsv"
-    ok("--db", db, "translate", "export", "--lang", "de", "--out", out)
+    nlibuild.open(db).translate_export(lang="de", out=out)
     return [{**unit, "text": texts[unit["source"]]} for unit in tsv_records(out)]
 
 
@@ -116,7 +118,7 @@ def test_a_translation_is_stored_byte_for_byte_and_checked_as_before(
     tidy = small_store(tmp_path / "tidy.db", tmp_path)
     rows = filled_units(untidy, tmp_path, UNTIDY_GERMAN)
     path = write_units(tmp_path / f"untidy.{fmt}", fmt, rows)
-    ok("--db", untidy, "translate", "import", path, "--lang", "de")
+    nlibuild.open(untidy).translate_import(path=path, lang="de")
     if fmt == "tsv":  # what the file holds, read without the csv module
         assert [row["text"] for row in tsv_records(path)] == [row["text"] for row in rows]
     written = {row["unit_id"]: row["text"] for row in rows}
@@ -127,7 +129,7 @@ def test_a_translation_is_stored_byte_for_byte_and_checked_as_before(
     # The checks see what they saw when the store held the tidied texts.
     tidied = [{**row, "text": " ".join(row["text"].split())} for row in rows]
     path = write_units(tmp_path / f"tidy.{fmt}", fmt, tidied)
-    ok("--db", tidy, "translate", "import", path, "--lang", "de")
+    nlibuild.open(tidy).translate_import(path=path, lang="de")
     found = stored_checks(untidy)
     assert found == stored_checks(tidy)
     assert {check for _, check, _ in found} >= {"empty", "untranslated", "same_as_premise"}
@@ -137,15 +139,16 @@ def test_importing_the_same_untidy_file_again_changes_nothing(tmp_path: Path) ->
     db = small_store(tmp_path / "corpus.db", tmp_path)
     rows = filled_units(db, tmp_path, UNTIDY_GERMAN)
     path = write_units(tmp_path / "de.tsv", "tsv", rows)
-    ok("--db", db, "translate", "import", path, "--lang", "de")
+    corpus = nlibuild.open(db)
+    corpus.translate_import(path=path, lang="de")
     before = stored_translations(db, "de"), stored_checks(db)
-    report = ok("--db", db, "translate", "import", path, "--lang", "de")
-    assert "0 added, 7 already there" in report
+    again = corpus.translate_import(path=path, lang="de")
+    assert (again.added, again.unchanged) == (0, 7)
     assert (stored_translations(db, "de"), stored_checks(db)) == before
 
 
 def test_an_xnli_file_with_translation_columns_stores_them_as_written(tmp_path: Path) -> None:
-    db = new_store(tmp_path / "corpus.db")
+    corpus = nlibuild.create(tmp_path / "corpus.db")
     header = ["pairID", "promptID", "gold_label", "sentence1_en", "sentence2_en",
               "sentence1_de", "sentence2_de"]  # fmt: skip
     rows = [
@@ -156,8 +159,8 @@ def test_an_xnli_file_with_translation_columns_stores_them_as_written(tmp_path: 
     ]  # fmt: skip
     path = tmp_path / "xnli.tsv"
     path.write_text("\n".join("\t".join(r) for r in [header, *rows]) + "\n", encoding="utf-8")
-    ok("--db", db, "import", path, "--format", "xnli", "--lang", "en")
-    assert stored_translations(db, "de") == {
+    corpus.import_corpus(path=path, format="xnli", lang="en")
+    assert stored_translations(corpus.path, "de") == {
         "p:1": rows[0][5], "h:1e": rows[0][6], "h:1c": rows[1][6],
     }  # fmt: skip
 
@@ -175,7 +178,7 @@ def premise_and_pair_ids(db: Path) -> list[tuple[str, str]]:
 
 @requires_fixtures
 def test_every_myxnli_translation_equals_its_cell_in_the_file(tmp_path: Path) -> None:
-    db = myxnli_store(new_store(tmp_path / "corpus.db"), "dev")
+    db = myxnli_store(nlibuild.create(tmp_path / "corpus.db").path, "dev")
     ids = premise_and_pair_ids(db)
     for lang, file in (("sw", "sw.genre.dev.tsv"), ("my", "my.genre.dev.tsv")):
         stored = stored_translations(db, lang)
@@ -196,17 +199,25 @@ def test_every_myxnli_translation_equals_its_cell_in_the_file(tmp_path: Path) ->
 @pytest.fixture
 def demo_db(tmp_path: Path) -> Path:
     """`make demo`'s store: the MNLI sample (en) and its German translation."""
-    db = new_store(tmp_path / "demo.db", "--preset", "mnli")
-    ok("--db", db, "import", SAMPLE_MNLI, "--format", "mnli")
-    ok("--db", db, "translate", "import", DEMO_TRANSLATIONS, "--lang", "de",
-       "--translator", "de01")  # fmt: skip
-    return db
+    corpus = nlibuild.create(tmp_path / "demo.db", preset="mnli")
+    corpus.import_corpus(path=SAMPLE_MNLI, format="mnli")
+    corpus.translate_import(path=DEMO_TRANSLATIONS, lang="de", translator="de01")
+    return corpus.path
 
 
-def export(db: Path, out: Path, fmt: str, *options: str) -> tuple[str, list[dict[str, Any]]]:
-    """The report line and the records of an export (ocnli-json is JSON lines too)."""
-    report = ok("--db", db, "export", "--format", fmt, "--out", out, *options)
-    return report, read_jsonl(out)
+def export(db: Path, out: Path, fmt: str, lang: str | None = None) -> tuple[ExportResult, Records]:
+    """The result and the records of an export, `--lang LANG` if given (ocnli-json is JSON
+    lines too)."""
+    langs = () if lang is None else (lang,)
+    result = nlibuild.open(db).export(format=fmt, out=out, langs=langs)
+    return result, read_jsonl(out)
+
+
+def assert_translated(result: ExportResult, lang: str, translated: int, left_out: int) -> None:
+    """`result` wrote the pairs in one language `lang`: `translated` from their human
+    translation into it, `left_out` pairs without one left out (the report's parenthesis)."""
+    assert result.lang == lang
+    assert (result.translated_rows, result.untranslated_pairs) == (translated, left_out)
 
 
 TEXT_FIELDS = {
@@ -224,11 +235,9 @@ def test_lang_writes_the_pairs_translated_into_it_with_the_source_ids_and_labels
     german = {r["unit_id"]: r["text"] for r in tsv_records(DEMO_TRANSLATIONS)}
     _, source = export(demo_db, tmp_path / "en.jsonl", fmt)
     out = tmp_path / "de.jsonl"
-    report, translated = export(demo_db, out, fmt, "--lang", "de")
-    assert report.startswith(
-        f"Exported 48 pairs to {out} as {fmt} (48 pairs from their human translation into "
-        "de; 0 pairs without one left out)"
-    )
+    result, translated = export(demo_db, out, fmt, "de")
+    assert (result.out, result.rows, result.pairs) == (out, 48, 48)
+    assert_translated(result, "de", translated=48, left_out=0)
     premise, hypothesis = TEXT_FIELDS[fmt]
     ids = premise_and_pair_ids(demo_db)
     assert len(translated) == len(source) == len(ids) == 48
@@ -246,9 +255,9 @@ def test_lang_writes_the_pairs_translated_into_it_with_the_source_ids_and_labels
 
 def test_lang_of_the_stored_language_writes_the_stored_pairs(demo_db: Path, tmp_path: Path) -> None:
     _, everything = export(demo_db, tmp_path / "all.jsonl", "hf-jsonl")
-    report, english = export(demo_db, tmp_path / "en.jsonl", "hf-jsonl", "--lang", "en")
+    result, english = export(demo_db, tmp_path / "en.jsonl", "hf-jsonl", "en")
     assert english == everything
-    assert "(0 pairs from their human translation into en; 0 pairs without one" in report
+    assert_translated(result, "en", translated=0, left_out=0)
 
 
 def test_a_pair_without_a_translation_is_left_out_and_counted(
@@ -266,22 +275,23 @@ def test_a_pair_without_a_translation_is_left_out_and_counted(
         encoding="utf-8",
     )  # fmt: skip
     # The "French" is the German sample marked fr: --force past the language check.
-    ok("--db", demo_db, "translate", "import", path, "--lang", "fr", "--partial", "--force")
+    nlibuild.open(demo_db).translate_import(path=path, lang="fr", partial=True, force=True)
     out = tmp_path / "fr.jsonl"
-    report, french = export(demo_db, out, "hf-jsonl", "--lang", "fr")
+    result, french = export(demo_db, out, "hf-jsonl", "fr")
     left_out = {"10412ge"} | {f"10587g{x}" for x in "enc"}
     written = {r["id"] for r in french}
     assert len(french) == 48 - len(left_out) and not written & left_out
-    assert "(44 pairs from their human translation into fr; 4 pairs without one left out)" in (
-        report
-    )
+    assert_translated(result, "fr", translated=44, left_out=4)
     assert all(r["premise"].startswith("fr ") for r in french)
 
 
 def test_lang_of_a_language_without_translations_writes_nothing_and_says_why(
     demo_db: Path, tmp_path: Path
 ) -> None:
-    report, urdu = export(demo_db, tmp_path / "ur.jsonl", "hf-jsonl", "--lang", "ur")
+    # Through the CLI: its report says why.
+    out = tmp_path / "ur.jsonl"
+    report = ok("--db", demo_db, "export", "--format", "hf-jsonl", "--lang", "ur", "--out", out)
+    urdu = read_jsonl(out)
     assert urdu == []
     assert "(0 pairs from their human translation into ur; 48 pairs without one left out)" in (
         report
@@ -289,9 +299,9 @@ def test_lang_of_a_language_without_translations_writes_nothing_and_says_why(
 
 
 def test_a_one_language_format_refuses_two_languages(demo_db: Path, tmp_path: Path) -> None:
-    result = run_cli("--db", demo_db, "export", "--format", "hf-jsonl", "--lang", "en,de",
-                     "--out", tmp_path / "both.jsonl")  # fmt: skip
-    assert_user_error(result, "--lang en,de", "hf-jsonl holds one language", "xnli-jsonl")
+    refused(demo_db, lambda corpus: corpus.export(
+        format="hf-jsonl", langs=("en", "de"), out=tmp_path / "both.jsonl",
+    ), "--lang en,de", "hf-jsonl holds one language", "xnli-jsonl")  # fmt: skip
     assert not (tmp_path / "both.jsonl").exists()
 
 
@@ -299,10 +309,10 @@ def test_a_one_language_format_refuses_two_languages(demo_db: Path, tmp_path: Pa
 def test_myxnli_swahili_exports_as_hf_jsonl_with_the_file_texts_and_labels(
     tmp_path: Path,
 ) -> None:
-    db = myxnli_store(new_store(tmp_path / "corpus.db"), "dev")
-    _, english = export(db, tmp_path / "en.jsonl", "hf-jsonl", "--lang", "en")
-    report, swahili = export(db, tmp_path / "sw.jsonl", "hf-jsonl", "--lang", "sw")
-    assert "(2490 pairs from their human translation into sw; 0 pairs without" in report
+    db = myxnli_store(nlibuild.create(tmp_path / "corpus.db").path, "dev")
+    _, english = export(db, tmp_path / "en.jsonl", "hf-jsonl", "en")
+    result, swahili = export(db, tmp_path / "sw.jsonl", "hf-jsonl", "sw")
+    assert_translated(result, "sw", translated=2490, left_out=0)
     records = tsv_records(MYXNLI / "sw.genre.dev.tsv")
     assert len(swahili) == len(english) == len(records) == 2490
     for source, row, record in zip(english, swahili, records, strict=True):
