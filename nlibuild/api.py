@@ -69,7 +69,7 @@ from nlibuild.core.registry import (
     TRANSLATE_IMPORT,
     TRANSLATE_QA,
 )
-from nlibuild.core.stage import StageName
+from nlibuild.core.stage import Stage, StageName
 from nlibuild.errors import ConfigError, StoreError
 from nlibuild.invoke import Outcome, invoke_at, option_problem
 from nlibuild.labelling.labels import GOLD
@@ -135,7 +135,10 @@ def create(path: StorePath, **settings: Any) -> Corpus:
     """`nlibuild init`: a new store at `path`, with the settings of `InitConfig` (`lang`,
     `preset`: a preset's name or a .toml path, `extra_labels`), as a `Corpus`."""
     db = Path(path)
-    _invoke(INIT, db, settings)
+    preset = settings.get("preset")
+    if isinstance(preset, os.PathLike):  # a preset file given as a Path
+        settings = {**settings, "preset": os.fspath(preset)}
+    _invoke(registry.stage(INIT), db, settings)
     return Corpus(db)
 
 
@@ -176,9 +179,16 @@ class Corpus:
         with Store.open(self._db()) as store:
             yield store
 
-    def _run(self, name: StageName, result: type[ResultT], settings: Mapping[str, Any]) -> ResultT:
-        """Run the stage `name` (see the module) and return its result, a `result`."""
-        outcome = _invoke(name, self._db(), settings)
+    def _run(
+        self,
+        name: StageName,
+        result: type[ResultT],
+        settings: Mapping[str, Any],
+        stage: Stage[Any, Any] | None = None,
+    ) -> ResultT:
+        """Run the stage `name` (or `stage`, a variant of it: score train's resuming run)
+        as the module says, and return its result, a `result`."""
+        outcome = _invoke(stage or registry.stage(name), self._db(), settings)
         assert isinstance(outcome.result, result), (name.name, type(outcome.result))
         return outcome.result
 
@@ -264,9 +274,12 @@ class Corpus:
         """`nlibuild bias hypothesis-only`: settings of `HypothesisOnlyConfig`."""
         return self._run(BIAS_HYPOTHESIS_ONLY, HypothesisOnlyResult, settings)
 
-    def score_train(self, **settings: Any) -> ScoreResult:
-        """`nlibuild score train` (needs the score extra): settings of `ScoreTrainConfig`."""
-        return self._run(SCORE_TRAIN, ScoreResult, settings)
+    def score_train(self, *, resume: bool = False, **settings: Any) -> ScoreResult:
+        """`nlibuild score train` (needs the score extra): settings of `ScoreTrainConfig`;
+        `resume=True` is `--resume`: the interrupted run with the same settings goes on."""
+        from nlibuild.stages.score_train import RESUMING_STAGE
+
+        return self._run(SCORE_TRAIN, ScoreResult, settings, RESUMING_STAGE if resume else None)
 
     def score_plan(self, **settings: Any) -> ScorePlanResult:
         """`nlibuild score plan`: settings of `ScorePlanConfig`."""
@@ -348,9 +361,8 @@ class Corpus:
             )
 
 
-def _invoke(name: StageName, db: Path, settings: Mapping[str, Any]) -> Outcome[Any, Any]:
-    """`invoke_at` of the stage `name`, its warnings issued as `StageWarning`s."""
-    stage = registry.stage(name)
+def _invoke(stage: Stage[Any, Any], db: Path, settings: Mapping[str, Any]) -> Outcome[Any, Any]:
+    """`invoke_at` of `stage`, its warnings issued as `StageWarning`s."""
     try:
         outcome = invoke_at(stage, db, **settings)
     except ValidationError as exc:  # a model a stage builds of its own: as the CLI words it

@@ -10,6 +10,7 @@ says the same thing in the same words.
 
 from __future__ import annotations
 
+import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -93,7 +94,11 @@ def _chosen(model: type[BaseModel], name: str, value: Any) -> Any:
     field = model.model_fields.get(name)
     if field is None or not isinstance(value, str) or isinstance(value, Enum):
         return value
-    kinds = (field.annotation, *typing.get_args(field.annotation))
+    # The field's own type, or the members of `X | None`; never the items of a tuple (a label
+    # order's text is read by its `PresetKey` first).
+    annotation = field.annotation
+    union = typing.get_origin(annotation) in (typing.Union, types.UnionType)
+    kinds = typing.get_args(annotation) if union else (annotation,)
     kind = next((k for k in kinds if isinstance(k, type) and issubclass(k, Enum)), None)
     return choice(kind, value, "--" + name.replace("_", "-")) if kind is not None else value
 

@@ -350,3 +350,19 @@ def test_to_hf_is_the_hf_export_loaded(sample_db: Path, monkeypatch: pytest.Monk
     assert corpus.runs()[-1].stage == "export"
     with pytest.raises(ConfigError, match=r"to_hf\(\) sets format itself"):
         corpus.to_hf(format="jsonl")
+
+
+def test_a_preset_file_may_be_given_as_a_path(tmp_path: Path) -> None:
+    preset = tmp_path / "mine.toml"
+    preset.write_text('[corpus]\nlang = "de"\n', encoding="utf-8")
+    corpus = nlibuild.create(tmp_path / "de.db", preset=preset)
+    assert corpus.info().lang == "de"
+
+
+def test_score_train_takes_resume_as_the_command_takes_resume(sample_db: Path) -> None:
+    """`resume=True` runs the resuming variant of the stage; without a model folder both
+    are refused the same way, before anything is recorded."""
+    corpus = nlibuild.open(sample_db)
+    for resume in (False, True):
+        with pytest.raises(NlibuildError, match="no-such-model"):
+            corpus.score_train(model="no-such-model", resume=resume)

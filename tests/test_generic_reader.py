@@ -211,7 +211,7 @@ def test_a_preset_names_a_mapping_that_columns_at_name_selects(tmp_path: Path) -
     # Through the CLI: `--columns @NAME` is the command's option, read from the store's preset.
     preset = tmp_path / "klue.toml"
     preset.write_text(KLUE_PRESET, encoding="utf-8")
-    db = nlibuild.create(tmp_path / "ko.db", preset=str(preset)).path
+    db = nlibuild.create(tmp_path / "ko.db", preset=preset).path
     path = write_table(tmp_path / "klue-nli.json", KLUE_RECORDS)
     ok("--db", db, "import", path, "--format", "table", "--columns", "@klue")
     assert query(db, "SELECT count(*) FROM pairs WHERE lang = 'ko'") == [(3,)]
@@ -225,7 +225,7 @@ def test_a_misspelt_key_of_a_named_mapping_is_refused_at_init(tmp_path: Path) ->
     preset = tmp_path / "klue.toml"
     preset.write_text(KLUE_PRESET.replace("genre =", "genr ="), encoding="utf-8")
     with pytest.raises(NlibuildError) as raised:
-        nlibuild.create(tmp_path / "ko.db", preset=str(preset))
+        nlibuild.create(tmp_path / "ko.db", preset=preset)
     for fragment in ("klue.toml", "import.tables.klue", "no key 'genr'"):
         assert fragment in str(raised.value)
     assert not (tmp_path / "ko.db").exists()

@@ -132,7 +132,7 @@ def test_a_preset_mapping_names_the_columns_of_a_translation(tmp_path: Path) -> 
     # Through the CLI: `--columns @NAME` is the command's option, read from the store's preset.
     preset = tmp_path / "mt.toml"
     preset.write_text(PRESET, encoding="utf-8")
-    corpus = nlibuild.create(tmp_path / "corpus.db", preset=str(preset))
+    corpus = nlibuild.create(tmp_path / "corpus.db", preset=preset)
     reference = write_tsv(tmp_path / "source.tsv", ["sentence1", "sentence2", "gold_label"], SOURCE)
     corpus.import_corpus(path=reference, format="xnli", lang="en")
     db = corpus.path
