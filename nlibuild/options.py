@@ -4,6 +4,7 @@ preset for `presets.settings_from_preset`, and a setting's default as `--help` s
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import Enum
 from typing import Any, TypeVar
 
@@ -190,8 +191,13 @@ def table_mapping_options(
 
 def preset_table(store: Store, name: str) -> TablePreset:
     """The store's preset's `[import.tables.NAME]`, or a ConfigError naming those it has."""
-    origin = preset_origin(store)
-    tables = named_tables(preset_of(store), origin)
+    return named_table(preset_of(store), preset_origin(store), name)
+
+
+def named_table(preset: Mapping[str, Any], origin: str, name: str) -> TablePreset:
+    """A preset's `[import.tables.NAME]` (`origin` names the preset), or a ConfigError
+    naming those it has."""
+    tables = named_tables(dict(preset), origin)
     if name not in tables:
         has = f"it has {', '.join(sorted(tables))}" if tables else "it has none"
         raise ConfigError(

@@ -221,6 +221,23 @@ def test_a_preset_names_a_mapping_that_columns_at_name_selects(tmp_path: Path) -
           says=("--columns @kluee", "has no [import.tables.kluee]", "it has klue"))  # fmt: skip
 
 
+def test_a_named_mapping_is_the_same_for_a_recipe_and_the_python_api(tmp_path: Path) -> None:
+    """`columns="@NAME"` reads the preset's table as `--columns @NAME` does (a stage default),
+    so the run and its signature are the command's."""
+    preset = tmp_path / "klue.toml"
+    preset.write_text(KLUE_PRESET, encoding="utf-8")
+    corpus = nlibuild.create(tmp_path / "ko.db", preset=preset)
+    path = write_table(tmp_path / "klue-nli.json", KLUE_RECORDS)
+    result = corpus.import_corpus(path=path, format="table", columns="@klue")
+    assert result.pairs_added == 3
+    assert "columns:genre=source,id=guid,label=gold_label" in result.signature
+    refused(
+        corpus.path,
+        lambda c: c.import_corpus(path=path, format="table", columns="@kluee"),
+        "--columns @kluee", "has no [import.tables.kluee]", "it has klue",
+    )  # fmt: skip
+
+
 def test_a_misspelt_key_of_a_named_mapping_is_refused_at_init(tmp_path: Path) -> None:
     preset = tmp_path / "klue.toml"
     preset.write_text(KLUE_PRESET.replace("genre =", "genr ="), encoding="utf-8")

@@ -29,7 +29,7 @@ import sys
 import threading
 import traceback
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import chain
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -41,7 +41,7 @@ from nlibuild.core.gc_pause import paused_gc
 from nlibuild.core.progress import reading
 from nlibuild.core.registry import IMPORT
 from nlibuild.core.signature import file_sha256
-from nlibuild.core.stage import Stage
+from nlibuild.core.stage import Stage, StoreFacts
 from nlibuild.errors import ConflictError, InputError, NlibuildError
 from nlibuild.formats import content_ids
 from nlibuild.formats.corpora import corpus_format_for
@@ -60,6 +60,7 @@ from nlibuild.models import (
     ImportConfig,
     ImportResult,
 )
+from nlibuild.options import named_table
 from nlibuild.queries.pairs import (
     StoredPair,
     pair_keys_of_premises,
@@ -984,4 +985,15 @@ def summary(cfg: ImportConfig, result: ImportResult) -> str:
     )
 
 
-STAGE = Stage(IMPORT, settings=ImportConfig, run=run, summary=summary)
+def named_mapping(store: StoreFacts, fields: Mapping[str, Any]) -> dict[str, Any]:
+    """`columns="@NAME"` (as `--columns @NAME`): the mapping of the store's preset's
+    `[import.tables.NAME]`, with its label values unless `label_values` are given."""
+    columns = fields.get("columns")
+    if not (isinstance(columns, str) and columns.startswith("@")):
+        return dict(fields)
+    table = named_table(store.preset, store.origin, columns[1:])
+    labels = fields.get("label_values") or table.labels
+    return dict(fields) | {"columns": dict(table.columns), "label_values": labels}
+
+
+STAGE = Stage(IMPORT, settings=ImportConfig, run=run, summary=summary, defaults=named_mapping)
