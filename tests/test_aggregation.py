@@ -22,6 +22,7 @@ import json
 import random
 import re
 from collections import Counter
+from operator import methodcaller
 from pathlib import Path
 from typing import Any
 
@@ -33,18 +34,19 @@ from conftest import (
     copy_store,
     csv_rows,
     fails,
-    json_rows,
-    new_store,
     ok,
     query,
     read_jsonl,
+    refused,
     requires_fixtures,
     write_jsonl,
 )
 from pydantic import BaseModel
 
+import nlibuild
 from nlibuild.core.registry import RELABEL_IMPORT
 from nlibuild.labelling.agreement import STATISTICS, VoteTable, estimates, pair_parts
+from nlibuild.models import AggregateResult
 from nlibuild.store import Store
 
 E, N, C, U = "entailment", "neutral", "contradiction", "unrelated"
@@ -83,10 +85,15 @@ def pair(
 
 def store_with(path: Path, records: list[Record], extra: bool = True) -> Path:
     """A store (accepting the extra label `unrelated`) holding `records`."""
-    new_store(path, *(("--extra-labels", U) if extra else ()))
+    corpus = nlibuild.create(path, extra_labels=(U,) if extra else ())
     source = write_jsonl(path.with_suffix(".jsonl"), records)
-    ok("--db", path, "import", source, "--format", "jsonl")
+    corpus.import_corpus(path=source, format="jsonl")
     return path
+
+
+def aggregate(db: Path, **settings: str | int) -> AggregateResult:
+    """`aggregate-labels` with `settings` (`min_agree=4`, `method="dawid-skene"`)."""
+    return nlibuild.open(db).aggregate_labels(**settings)
 
 
 def gold_rows(db: Path, method: str = "majority") -> dict[str, tuple[str, int, int]]:
@@ -115,6 +122,18 @@ def summary(stdout: str) -> dict[str, int]:
     return dict(zip(keys, map(int, match.groups()), strict=True))
 
 
+def line_counts(result: AggregateResult, min_agree: int) -> dict[str, int]:
+    """The counts of an `aggregate-labels` result, as its line gives them; `min_agree` is
+    the setting it was run with."""
+    return {
+        "pairs": result.pairs,
+        "min_agree": min_agree,
+        **{label: result.by_label[label] for label in (*NLI, "-")},
+        "validated": result.validated,
+        "unvalidated": result.unvalidated,
+    }
+
+
 def expected_summary(gold: dict[str, tuple[str, int, int]], min_agree: int) -> dict[str, int]:
     labels = Counter(label for label, _, _ in gold.values())
     unvalidated = sum(1 for _, n_votes, _ in gold.values() if n_votes == 1)
@@ -125,6 +144,14 @@ def expected_summary(gold: dict[str, tuple[str, int, int]], min_agree: int) -> d
         "validated": len(gold) - unvalidated,
         "unvalidated": unvalidated,
     }
+
+
+def last_min_agree(db: Path) -> int:
+    """The `min_agree` the store's last run (an aggregate-labels) was given."""
+    run = nlibuild.open(db).runs()[-1]
+    assert run.stage == "aggregate-labels", run
+    value: int = run.config["min_agree"]
+    return value
 
 
 def majority(votes: list[str], min_agree: int = 3) -> tuple[str, int, int]:
@@ -138,12 +165,14 @@ def majority(votes: list[str], min_agree: int = 3) -> tuple[str, int, int]:
     return label, len(votes), top
 
 
-def agreement_json(db: Path, *args: str | int | float) -> list[dict[str, Any]]:
-    return json_rows("--db", db, "stats", "--table", "agreement", *args)
+def agreement_json(db: Path, **options: str | int | float | bool) -> list[dict[str, Any]]:
+    """The rows of `stats --table agreement --format json` (`by="genre"`, `ci=0.95`, ...)."""
+    return nlibuild.open(db).stats("agreement", **options).to_dicts()
 
 
-def annotators_json(db: Path, *args: str | int | float) -> dict[str, dict[str, Any]]:
-    rows = json_rows("--db", db, "stats", "--table", "annotators", *args)
+def annotators_json(db: Path, **options: str | float) -> dict[str, dict[str, Any]]:
+    """The rows of `stats --table annotators --format json`, by annotator."""
+    rows = nlibuild.open(db).stats("annotators", **options).to_dicts()
     return {row["annotator"]: row for row in rows}
 
 
@@ -190,15 +219,23 @@ MIN_AGREE_4 = {pid: majority(votes, 4) for pid, (votes, _) in CASES.items()}
 
 
 @pytest.fixture(scope="module")
-def cases_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """A store of CASES after `aggregate-labels`, and its printed line (do not modify)."""
-    db = tmp_path_factory.mktemp("cases") / "cases.db"
-    store_with(db, [pair(pid, votes) for pid, (votes, _) in CASES.items()])
-    return db, ok("--db", db, "aggregate-labels")
+def cases_imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store of CASES, imported, not aggregated (do not modify)."""
+    db = tmp_path_factory.mktemp("cases") / "imported.db"
+    return store_with(db, [pair(pid, votes) for pid, (votes, _) in CASES.items()])
+
+
+@pytest.fixture(scope="module")
+def cases_db(cases_imported: Path) -> tuple[Path, AggregateResult]:
+    """A store of CASES after `aggregate-labels`, and its result (do not modify)."""
+    db = copy_store(cases_imported, cases_imported.with_name("cases.db"))
+    return db, aggregate(db)
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_majority_gold_of_each_vote_pattern(cases_db: tuple[Path, str], case: str) -> None:
+def test_majority_gold_of_each_vote_pattern(
+    cases_db: tuple[Path, AggregateResult], case: str
+) -> None:
     db, _ = cases_db
     votes, expected = CASES[case]
     assert gold_rows(db)[case] == expected
@@ -206,13 +243,17 @@ def test_majority_gold_of_each_vote_pattern(cases_db: tuple[Path, str], case: st
 
 
 def test_the_printed_line_counts_labels_no_gold_and_unvalidated_pairs(
-    cases_db: tuple[Path, str],
+    cases_imported: Path, cases_db: tuple[Path, AggregateResult], tmp_path: Path
 ) -> None:
-    db, stdout = cases_db
+    """The command's closing line (the CLI's test of aggregate-labels) gives the counts of
+    the result the Python API returns."""
+    db = copy_store(cases_imported, tmp_path / "cases.db")
+    stdout = ok("--db", db, "aggregate-labels")
     gold = gold_rows(db)
     assert set(gold) == set(CASES)
+    assert gold == gold_rows(cases_db[0])
     expected = expected_summary({pid: exp for pid, (_, exp) in CASES.items()}, 3)
-    assert summary(stdout) == expected
+    assert summary(stdout) == expected == line_counts(cases_db[1], 3)
     # Spelled out once, so that a change to CASES shows.
     assert expected == {
         "pairs": 19,
@@ -228,7 +269,7 @@ def test_the_printed_line_counts_labels_no_gold_and_unvalidated_pairs(
 
 
 def test_author_only_pairs_are_unvalidated_and_keep_their_label(
-    cases_db: tuple[Path, str],
+    cases_db: tuple[Path, AggregateResult],
 ) -> None:
     db, _ = cases_db
     gold = gold_rows(db)
@@ -243,34 +284,35 @@ def test_author_only_pairs_are_unvalidated_and_keep_their_label(
     assert query(db, "SELECT count(*) FROM votes WHERE position = 1")[0][0] == 17
 
 
-def test_min_agree_4(cases_db: tuple[Path, str], tmp_path: Path) -> None:
+def test_min_agree_4(cases_db: tuple[Path, AggregateResult], tmp_path: Path) -> None:
     db = copy_store(cases_db[0], tmp_path / "cases.db")
-    stdout = ok("--db", db, "aggregate-labels", "--min-agree", 4)
+    result = aggregate(db, min_agree=4)
     gold = gold_rows(db)
     assert gold == MIN_AGREE_4
     assert gold["5-0"][0] == E and gold["4-1"][0] == N and gold["4-votes-4-0"][0] == C
     assert gold["3-2"][0] == gold["3-1-1"][0] == gold["4-votes-3-1"][0] == "-"
     assert gold["author-only"][0] == C  # the author-only convention does not depend on it
-    assert summary(stdout) == expected_summary(MIN_AGREE_4, 4)
+    assert line_counts(result, last_min_agree(db)) == expected_summary(MIN_AGREE_4, 4)
 
 
 def test_rerunning_replaces_the_gold_rows_once_and_keeps_them_while_no_vote_comes(
-    cases_db: tuple[Path, str], tmp_path: Path
+    cases_db: tuple[Path, AggregateResult], tmp_path: Path
 ) -> None:
     db = copy_store(cases_db[0], tmp_path / "cases.db")
-    ok("--db", db, "aggregate-labels", "--min-agree", 4)
-    stdout = ok("--db", db, "aggregate-labels")  # another --min-agree: computed again
+    aggregate(db, min_agree=4)
+    result = aggregate(db)  # another min_agree: computed again
     # Nothing changed since: the rows stay those of the run before.
-    assert ok("--db", db, "aggregate-labels").split("(run")[0] == stdout.split("(run")[0]
+    again = aggregate(db)
+    assert again.run_id > result.run_id
+    same = {"run_id", "signature"}
+    assert again.model_dump(exclude=same) == result.model_dump(exclude=same)
     assert gold_rows(db) == {pid: exp for pid, (_, exp) in CASES.items()}
     rows = query(
         db,
         "SELECT count(*), count(DISTINCT pair_pk), min(run_id), max(run_id) "
         "FROM gold WHERE method = 'majority'",
     )
-    run = re.search(r"\(run (\d+),", stdout)
-    assert run, stdout
-    last_run = int(run.group(1))
+    last_run = result.run_id
     assert rows == [(len(CASES), len(CASES), last_run, last_run)]
 
 
@@ -282,8 +324,12 @@ def test_rerunning_replaces_the_gold_rows_once_and_keeps_them_while_no_vote_come
     ],
 )
 def test_bad_aggregate_options_are_one_error_line(
-    cases_db: tuple[Path, str], tmp_path: Path, args: tuple[str, ...], says: tuple[str, ...]
+    cases_db: tuple[Path, AggregateResult],
+    tmp_path: Path,
+    args: tuple[str, ...],
+    says: tuple[str, ...],
 ) -> None:
+    """The options as typed: a bad one is the command's one `Error:` line."""
     db = copy_store(cases_db[0], tmp_path / "cases.db")
     fails(db, "aggregate-labels", *args, says=says)
 
@@ -295,8 +341,7 @@ def test_released_gold_disagreements_are_counted(tmp_path: Path) -> None:
         pair("c", [C, C, C, C, C], gold_label=C),
     ]
     db = store_with(tmp_path / "released.db", records)
-    stdout = ok("--db", db, "aggregate-labels")
-    assert "; 1 differ from the released gold" in stdout
+    assert aggregate(db).released_disagreements == 1
     assert gold_rows(db, "released")["b"][0] == E
     assert gold_rows(db)["b"][0] == "-"
 
@@ -304,7 +349,7 @@ def test_released_gold_disagreements_are_counted(tmp_path: Path) -> None:
 def test_a_missing_author_label_does_not_make_a_validator_the_author(tmp_path: Path) -> None:
     records = [pair("m1", ["", E, E, N, E], ["auth", "v1", "v2", "v3", "v4"])]
     db = store_with(tmp_path / "missing.db", records)
-    ok("--db", db, "aggregate-labels")
+    aggregate(db)
     assert gold_rows(db)["m1"] == (E, 4, 3)  # the validators' 3 of 4 (passes today)
     positions = dict(
         query(db, "SELECT a.id, v.position FROM votes v JOIN annotators a ON a.pk = v.annotator_pk")
@@ -369,7 +414,7 @@ def random_imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def random_db(random_imported: Path) -> Path:
     """RANDOM imported and aggregated by majority (do not modify)."""
     db = copy_store(random_imported, random_imported.with_name("aggregated.db"))
-    ok("--db", db, "aggregate-labels")
+    aggregate(db)
     return db
 
 
@@ -391,11 +436,9 @@ def test_shuffled_lines_and_validators_give_the_same_gold_and_statistics(
         for a, b in zip(sorted(mixed, key=lambda r: r["pair_id"]), RANDOM, strict=True)
     )
     db = store_with(tmp_path / "shuffled.db", mixed)
-    ok("--db", db, "aggregate-labels")
+    aggregate(db)
     assert gold_rows(db) == gold_rows(random_db)
-    assert_same_statistics(
-        agreement_json(db, "--by", "genre"), agreement_json(random_db, "--by", "genre")
-    )
+    assert_same_statistics(agreement_json(db, by="genre"), agreement_json(random_db, by="genre"))
 
 
 def test_dawid_skene_does_not_depend_on_input_order_either(
@@ -404,7 +447,7 @@ def test_dawid_skene_does_not_depend_on_input_order_either(
     first = copy_store(random_imported, tmp_path / "first.db")
     second = store_with(tmp_path / "second.db", shuffled(RANDOM, seed=9))
     for db in (first, second):
-        ok("--db", db, "aggregate-labels", "--method", "dawid-skene")
+        aggregate(db, method="dawid-skene")
     assert gold_rows(first, "dawid-skene") == gold_rows(second, "dawid-skene")
     one, two = annotators_json(first), annotators_json(second)
     assert set(one) == set(two) == set(ANNOTATORS)
@@ -418,9 +461,7 @@ def test_agreement_before_aggregation_uses_the_same_rule(
     random_imported: Path, random_db: Path
 ) -> None:
     assert not gold_rows(random_imported)
-    assert agreement_json(random_imported, "--by", "genre") == agreement_json(
-        random_db, "--by", "genre"
-    )
+    assert agreement_json(random_imported, by="genre") == agreement_json(random_db, by="genre")
 
 
 # --- 2. real data ------------------------------------------------------------------------------
@@ -439,9 +480,10 @@ def test_snli_gold_is_reproduced_on_every_pair(
     import krippendorff
 
     source = SNLI / f"snli_1.0_{split}.jsonl"
-    db = new_store(tmp_path / f"snli_{split}.db")
-    ok("--db", db, "import", source, "--format", "snli")
-    stdout = ok("--db", db, "aggregate-labels")
+    corpus = nlibuild.create(tmp_path / f"snli_{split}.db")
+    corpus.import_corpus(path=source, format="snli")
+    db = corpus.path
+    result = corpus.aggregate_labels()
 
     original = read_jsonl(source)
     gold = gold_rows(db)
@@ -454,12 +496,13 @@ def test_snli_gold_is_reproduced_on_every_pair(
         assert n_top == max(votes.count(v) for v in NLI)
     assert sum(1 for g in gold.values() if g[0] == "-") == no_gold
     assert sum(1 for g in gold.values() if g[1] == 4) == four_votes
-    assert "; 0 differ from the released gold" in stdout
-    assert summary(stdout) == expected_summary(gold, 3)
+    assert result.released_disagreements == 0
+    assert line_counts(result, 3) == expected_summary(gold, 3)
 
-    table = ok("--db", db, "stats", "--table", "agreement")
-    print(f"\nSNLI {split} (first {pairs} pairs): {stdout.strip()}\n{table}")
-    values = by_statistic(agreement_json(db))
+    rows = agreement_json(db)
+    table = "\n".join(f"{row['statistic']}: {row['value']}" for row in rows)
+    print(f"\nSNLI {split} (first {pairs} pairs): {result}\n{table}")
+    values = by_statistic(rows)
     counts = np.array([[r["annotator_labels"].count(v) for v in NLI] for r in original])
     reference = krippendorff.alpha(value_counts=counts, level_of_measurement="nominal")
     assert values[ALPHA]["value"] == pytest.approx(reference, abs=1e-9)
@@ -492,18 +535,18 @@ def test_chaosnli_old_labels_aggregate_to_the_old_gold(
 ) -> None:
     records = chaos_records(CHAOS / name)
     assert len(records) == items
-    db = new_store(tmp_path / "chaos.db")
+    corpus = nlibuild.create(tmp_path / "chaos.db")
     source = write_jsonl(tmp_path / name, [r for r, _ in records])
-    ok("--db", db, "import", source, "--format", "jsonl")
-    stdout = ok("--db", db, "aggregate-labels")
-    gold = gold_rows(db)
+    corpus.import_corpus(path=source, format="jsonl")
+    result = corpus.aggregate_labels()
+    gold = gold_rows(corpus.path)
     assert len(gold) == items
     for record, old_label in records:
         assert gold[record["pair_id"]][0] == old_label, record["pair_id"]
     # Chosen for low agreement: exactly 3 of the old votes agree on every item.
     assert {g[2] for g in gold.values()} == {3}
     assert sum(1 for g in gold.values() if g[1] == 4) == four_votes
-    assert summary(stdout)["-"] == 0
+    assert result.by_label["-"] == 0
 
 
 # --- 3. kappa and alpha, exactly -------------------------------------------------------------
@@ -604,9 +647,9 @@ def test_extra_labels_are_left_out_of_kappa_and_alpha_unless_included() -> None:
     assert {e.statistic: e.denominator for e in estimates(parts)}[KAPPA] == 4
 
 
-def test_include_extra_through_the_cli(random_db: Path) -> None:
+def test_include_extra_on_a_store_changes_only_kappa_and_alpha(random_db: Path) -> None:
     plain = by_statistic(agreement_json(random_db))
-    extra = by_statistic(agreement_json(random_db, "--include-extra"))
+    extra = by_statistic(agreement_json(random_db, include_extra=True))
     for name in SHARES:
         assert plain[name] == extra[name]
     assert plain[KAPPA]["value"] != pytest.approx(extra[KAPPA]["value"])
@@ -700,7 +743,7 @@ def test_masks_split_every_sum() -> None:
 
 
 def test_by_genre_gives_every_statistic_per_group_and_the_groups_add_up(random_db: Path) -> None:
-    rows = agreement_json(random_db, "--by", "genre")
+    rows = agreement_json(random_db, by="genre")
     groups = list(dict.fromkeys(r["group"] for r in rows))
     assert groups == ["all", "genre=-", "genre=fiction", "genre=news", "genre=travel"]
     for group in groups:
@@ -755,35 +798,37 @@ def test_shares_on_the_random_corpus_match_a_direct_count(random_db: Path) -> No
 
 
 def test_bootstrap_intervals_hold_the_estimate_and_follow_the_seed(random_db: Path) -> None:
-    first = agreement_json(random_db, "--ci", 0.95, "--by", "genre")  # 1000 resamples
+    first = agreement_json(random_db, ci=0.95, by="genre")  # 1000 resamples
     for row in first:
         assert row["low"] is not None and row["high"] is not None, row
         assert row["low"] <= row["value"] <= row["high"], row
-    plain = agreement_json(random_db, "--by", "genre")
+    plain = agreement_json(random_db, by="genre")
     assert [(r["value"], r["denominator"]) for r in first] == [
         (r["value"], r["denominator"]) for r in plain
     ]
     assert all(r["low"] is None and r["high"] is None for r in plain)
-    fast = ("--resamples", 200)
-    wide = agreement_json(random_db, "--ci", 0.95, *fast)
-    assert agreement_json(random_db, "--ci", 0.95, *fast) == wide  # same seed (13)
-    assert agreement_json(random_db, "--ci", 0.95, *fast, "--seed", 13) == wide
-    other = agreement_json(random_db, "--ci", 0.95, *fast, "--seed", 7)
+    wide = agreement_json(random_db, ci=0.95, resamples=200)
+    assert agreement_json(random_db, ci=0.95, resamples=200) == wide  # same seed (13)
+    assert agreement_json(random_db, ci=0.95, resamples=200, seed=13) == wide
+    other = agreement_json(random_db, ci=0.95, resamples=200, seed=7)
     assert [(r["low"], r["high"]) for r in other] != [(r["low"], r["high"]) for r in wide]
     # The same resamples at a lower level give a narrower interval.
-    narrow = by_statistic(agreement_json(random_db, "--ci", 0.5, *fast))
+    narrow = by_statistic(agreement_json(random_db, ci=0.5, resamples=200))
     for name, row in by_statistic(wide).items():
         assert row["low"] <= narrow[name]["low"] <= narrow[name]["high"] <= row["high"], name
+    # The printed table says what its intervals are.
     table = ok("--db", random_db, "stats", "--table", "agreement", "--ci", 0.95, "--resamples", 50)
     assert "95% bootstrap intervals" in table
 
 
-@pytest.mark.parametrize("level", ["1", "-0.2"])
-def test_a_ci_level_outside_0_1_is_an_error(random_db: Path, level: str) -> None:
-    fails(random_db, "stats", "--table", "agreement", "--ci", level, says=("--ci",))
+@pytest.mark.parametrize("level", [1.0, -0.2])
+def test_a_ci_level_outside_0_1_is_an_error(random_db: Path, level: float) -> None:
+    refused(random_db, lambda corpus: corpus.stats("agreement", ci=level), "--ci")
 
 
 def test_agreement_formats(random_db: Path) -> None:
+    """The command's formats (the CLI's test of stats --table agreement): csv, md, latex
+    and the table carry the JSON rows' figures."""
     values = by_statistic(agreement_json(random_db))
     rows = csv_rows("--db", random_db, "stats", "--table", "agreement")
     assert [r["statistic"] for r in rows] == list(STATISTICS)
@@ -838,8 +883,8 @@ def team_db(team_imported: Path, tmp_path: Path) -> Path:
 
 
 def test_leave_one_out_agreement_flags_the_contrarian(team_db: Path) -> None:
-    ok("--db", team_db, "aggregate-labels")
-    stats = annotators_json(team_db, "--threshold", 0.5)
+    aggregate(team_db)
+    stats = annotators_json(team_db, threshold=0.5)
     assert set(stats) == set(TEAM)
     # contrarian: on every pair the other four give a gold (4 of 4 on t1-t4, 3 of 4 on
     # t5 and t6), and the contrarian's vote is never it.
@@ -858,7 +903,7 @@ def test_leave_one_out_agreement_flags_the_contrarian(team_db: Path) -> None:
 
 
 def test_votes_and_author_gold_per_annotator(team_db: Path) -> None:
-    ok("--db", team_db, "aggregate-labels")
+    aggregate(team_db)
     stats = annotators_json(team_db)
     assert (stats["auth"]["votes"], stats["auth"]["authored"], stats["auth"]["validated"]) == (
         6,
@@ -878,23 +923,23 @@ def test_votes_and_author_gold_per_annotator(team_db: Path) -> None:
 
 def test_annotator_table_is_the_same_before_and_after_aggregation(team_db: Path) -> None:
     before = annotators_json(team_db)
-    ok("--db", team_db, "aggregate-labels")
+    aggregate(team_db)
     assert annotators_json(team_db) == before
 
 
 def test_annotators_sorted_by_a_column_and_unknown_sort_is_an_error(team_db: Path) -> None:
-    rows = json_rows("--db", team_db, "stats", "--table", "annotators")
+    rows = nlibuild.open(team_db).stats("annotators").to_dicts()
     values = [r["agree_with_gold"] for r in rows]
     assert values == sorted(values)  # agree_with_gold, lowest first
     assert rows[0]["annotator"] == "contrarian"
     table = ok("--db", team_db, "stats", "--table", "annotators", "--format", "csv")
     assert next(csv.reader(io.StringIO(table)))[0] == "annotator"
-    fails(team_db, "stats", "--table", "annotators", "--sort", "shoe_size", says=("--sort",))
+    refused(team_db, lambda corpus: corpus.stats("annotators", sort="shoe_size"), "--sort")
 
 
 def test_dawid_skene_reliability_appears_in_the_annotator_table(team_db: Path) -> None:
-    stdout = ok("--db", team_db, "aggregate-labels", "--method", "dawid-skene")
-    assert "Dawid-Skene" in stdout
+    result = aggregate(team_db, method="dawid-skene")
+    assert result.method == "dawid-skene" and result.iterations is not None
     stats = annotators_json(team_db)
     for annotator in TEAM:
         assert 0 < stats[annotator]["reliability"] < 1
@@ -910,18 +955,19 @@ def test_dawid_skene_reliability_appears_in_the_annotator_table(team_db: Path) -
 
 
 def test_elicitation_violations_are_counted_per_writer(tmp_path: Path) -> None:
-    db = new_store(tmp_path / "elicit.db", "--lang", "en")
+    corpus = nlibuild.create(tmp_path / "elicit.db", lang="en")
+    db = corpus.path
     premises = [
         "The city council approved a new budget for public parks on Monday.",
         "Heavy rain flooded several streets in the old town overnight.",
     ]
     source = tmp_path / "news.txt"
     source.write_text("\n\n".join(premises) + "\n", encoding="utf-8")
-    ok("--db", db, "ingest", source, "--genre", "news")
-    ok("--db", db, "sample", "--genre", "news", "--n", 2, "--min-len", 3, "--max-len", 40)
-    ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--annotators", "w01")
+    corpus.ingest(paths=(source,), genre="news")
+    corpus.sample(genres=("news",), n=2, min_len=3, max_len=40)
+    corpus.elicit_create(protocol="SINGLE", annotators=("w01",))
     package = tmp_path / "package"
-    ok("--db", db, "elicit", "export", "--all", "--format", "jsonl", "--out", package)
+    corpus.elicit_export(all=True, format="jsonl", out=package)
     tasks = read_jsonl(package / "e0001.tasks.jsonl")
     answers = []
     for task in tasks:
@@ -939,7 +985,7 @@ def test_elicitation_violations_are_counted_per_writer(tmp_path: Path) -> None:
             answer["contradiction"] = ["Everyone was pleased about it."]  # DUPLICATE
         answers.append(answer)
     answers_file = write_jsonl(tmp_path / "answers.jsonl", answers)
-    ok("--db", db, "elicit", "import", answers_file, "--format", "jsonl")
+    corpus.elicit_import(path=answers_file, format="jsonl")
     stored = query(db, "SELECT count(*) FROM violations")[0][0]
     assert stored == 2
     stats = annotators_json(db)
@@ -970,14 +1016,22 @@ def synthetic(seed: int, items: int = 80) -> list[Record]:
 
 
 @pytest.fixture(scope="module")
-def ds_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """The synthetic store after `aggregate-labels --method dawid-skene` (do not modify)."""
-    db = tmp_path_factory.mktemp("ds") / "ds.db"
-    store_with(db, synthetic(21), extra=False)
-    return db, ok("--db", db, "aggregate-labels", "--method", "dawid-skene")
+def ds_imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The synthetic store, imported, not aggregated (do not modify)."""
+    return store_with(tmp_path_factory.mktemp("ds") / "imported.db", synthetic(21), extra=False)
 
 
-def test_the_random_annotator_gets_the_lowest_reliability(ds_db: tuple[Path, str]) -> None:
+@pytest.fixture(scope="module")
+def ds_db(ds_imported: Path) -> tuple[Path, AggregateResult]:
+    """The synthetic store after `aggregate-labels --method dawid-skene`, and its result
+    (do not modify)."""
+    db = copy_store(ds_imported, ds_imported.with_name("ds.db"))
+    return db, aggregate(db, method="dawid-skene")
+
+
+def test_the_random_annotator_gets_the_lowest_reliability(
+    ds_db: tuple[Path, AggregateResult],
+) -> None:
     db, _ = ds_db
     reliability = {a: r["reliability"] for a, r in annotators_json(db).items()}
     assert set(reliability) == set(WORKERS)
@@ -985,7 +1039,9 @@ def test_the_random_annotator_gets_the_lowest_reliability(ds_db: tuple[Path, str
     assert reliability["random"] < 0.5 < min(reliability[w] for w in WORKERS[:4])
 
 
-def test_posteriors_sum_to_one_and_gold_is_their_argmax(ds_db: tuple[Path, str]) -> None:
+def test_posteriors_sum_to_one_and_gold_is_their_argmax(
+    ds_db: tuple[Path, AggregateResult],
+) -> None:
     db, _ = ds_db
     rows = query(
         db,
@@ -1003,7 +1059,7 @@ def test_posteriors_sum_to_one_and_gold_is_their_argmax(ds_db: tuple[Path, str])
 
 
 def test_confusion_matrices_are_stochastic_and_reliability_is_their_diagonal(
-    ds_db: tuple[Path, str],
+    ds_db: tuple[Path, AggregateResult],
 ) -> None:
     db, _ = ds_db
     for confusion, reliability in query(
@@ -1016,30 +1072,45 @@ def test_confusion_matrices_are_stochastic_and_reliability_is_their_diagonal(
         assert reliability == pytest.approx(np.trace(array) / 3, abs=1e-5)
 
 
-def test_the_printed_disagreements_are_the_pairs_where_ds_differs_from_majority(
-    ds_db: tuple[Path, str],
+def test_the_disagreements_are_the_pairs_where_ds_differs_from_majority(
+    ds_db: tuple[Path, AggregateResult],
 ) -> None:
-    db, stdout = ds_db
+    db, result = ds_db
+    majority_gold, ds_gold = gold_rows(db), gold_rows(db, "dawid-skene")
+    assert set(majority_gold) == set(ds_gold)
+    differ = sum(1 for pid in ds_gold if ds_gold[pid][0] != majority_gold[pid][0])
+    assert result.dawid_skene_disagreements == differ > 0  # ties ('-') at least
+    assert result.iterations is not None and 1 <= result.iterations <= 100
+    # The majority stays the published gold.
+    assert line_counts(result, 3) == expected_summary(majority_gold, 3)
+
+
+def test_the_printed_disagreements_are_those_of_the_result(
+    ds_imported: Path, ds_db: tuple[Path, AggregateResult], tmp_path: Path
+) -> None:
+    """The command's closing line says how often Dawid-Skene and the majority disagree,
+    after the majority's counts (the CLI's test of --method dawid-skene)."""
+    db = copy_store(ds_imported, tmp_path / "ds.db")
+    stdout = ok("--db", db, "aggregate-labels", "--method", "dawid-skene")
+    result = ds_db[1]
     match = re.search(
         r"Dawid-Skene \((\d+) iterations\) disagrees with the majority on "
         r"(\d+) pairs?",
         stdout,
     )
     assert match, stdout
-    majority_gold, ds_gold = gold_rows(db), gold_rows(db, "dawid-skene")
-    assert set(majority_gold) == set(ds_gold)
-    differ = sum(1 for pid in ds_gold if ds_gold[pid][0] != majority_gold[pid][0])
-    assert int(match.group(2)) == differ > 0  # ties ('-') at least
-    assert 1 <= int(match.group(1)) <= 100
-    # The majority stays the published gold.
-    assert summary(stdout) == expected_summary(majority_gold, 3)
+    assert (int(match.group(1)), int(match.group(2))) == (
+        result.iterations,
+        result.dawid_skene_disagreements,
+    )
+    assert summary(stdout) == line_counts(result, 3)
 
 
 def test_dawid_skene_with_extra_labels_keeps_gold_among_nli_labels(
-    cases_db: tuple[Path, str], tmp_path: Path
+    cases_db: tuple[Path, AggregateResult], tmp_path: Path
 ) -> None:
     db = copy_store(cases_db[0], tmp_path / "cases.db")
-    ok("--db", db, "aggregate-labels", "--method", "dawid-skene")
+    aggregate(db, method="dawid-skene")
     assert {label for label, _, _ in gold_rows(db, "dawid-skene").values()} <= set(NLI)
     given = {
         json.loads(c)["given"][-1]
@@ -1051,20 +1122,20 @@ def test_dawid_skene_with_extra_labels_keeps_gold_among_nli_labels(
 
 def test_an_empty_store_is_an_error_and_stays_unchanged(db: Path) -> None:
     for method in ("majority", "dawid-skene"):
-        fails(db, "aggregate-labels", "--method", method, says=("no votes",))
+        refused(db, methodcaller("aggregate_labels", method=method), "no votes")
     for table in ("agreement", "annotators"):
-        fails(db, "stats", "--table", table, says=("no votes",))
+        refused(db, methodcaller("stats", table), "no votes")
 
 
 def test_pairs_without_votes_are_an_error_and_stay_unchanged(tmp_path: Path) -> None:
     db = store_with(tmp_path / "novotes.db", [pair("q1", [], gold_label=E)])
     assert query(db, "SELECT count(*) FROM votes")[0][0] == 0
     for method in ("majority", "dawid-skene"):
-        fails(db, "aggregate-labels", "--method", method, says=("no votes",))
+        refused(db, methodcaller("aggregate_labels", method=method), "no votes")
     assert gold_rows(db, "released") == {"q1": (E, 0, 0)}
     assert not gold_rows(db)
     for table in ("agreement", "annotators"):
-        fails(db, "stats", "--table", table, says=("no votes",))
+        refused(db, methodcaller("stats", table), "no votes")
 
 
 class NewVote(BaseModel):
@@ -1072,10 +1143,10 @@ class NewVote(BaseModel):
 
 
 def test_new_votes_make_the_next_aggregation_compute_the_gold_again(
-    cases_db: tuple[Path, str], tmp_path: Path
+    cases_db: tuple[Path, AggregateResult], tmp_path: Path
 ) -> None:
     db = copy_store(cases_db[0], tmp_path / "cases.db")
-    ok("--db", db, "aggregate-labels")
+    aggregate(db)
     first = query(db, "SELECT DISTINCT run_id FROM gold WHERE method = 'majority'")
     # A vote added by a later run (as relabel import does) makes the stored gold stale.
     with Store.open(db) as store, store.recorded_run(RELABEL_IMPORT, NewVote()) as run:
@@ -1083,6 +1154,6 @@ def test_new_votes_make_the_next_aggregation_compute_the_gold_again(
         pair_pk = store.conn.execute("SELECT min(pair_pk) FROM votes").fetchone()[0]
         store.add_votes([(pair_pk, 999, 9, "neutral")], run.id)
         run_id = run.id
-    ok("--db", db, "aggregate-labels")
+    aggregate(db)
     again = query(db, "SELECT DISTINCT run_id FROM gold WHERE method = 'majority'")
     assert again != first and again[0][0] > run_id

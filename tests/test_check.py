@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,6 @@ from typing import Any
 import pytest
 from conftest import (
     FIXTURES,
-    json_rows,
     ok,
     query,
     read_jsonl,
@@ -29,12 +27,18 @@ from conftest import (
     write_jsonl,
 )
 from legacy_stores import STORES
-from typer.testing import Result
 
+import nlibuild
 from nlibuild.core.registry import CHECK_REPAIR, stage
 from nlibuild.invoke import invoke_at
+from nlibuild.models import CheckFinding, CheckResult
+from nlibuild.stages.check import advice
 
 CLEAN = "every check agrees with the votes"
+COUNTS_DIFFER = "pair_labels counts or author label differ from the votes"
+ROW_MISSING = "pair_labels row missing for a pair with votes"
+ROW_WITHOUT_VOTES = "pair_labels row for a pair without votes"
+GOLD_DIFFERS = "majority gold differs from the rule on the votes it was computed from"
 
 
 def pair_labels(db: Path) -> list[tuple[Any, ...]]:
@@ -45,21 +49,22 @@ def pair_id(db: Path, pk: int) -> str:
     return str(query(db, "SELECT id FROM pairs WHERE pk = ?", pk)[0][0])
 
 
-def report_lines(result: Result) -> dict[str, str]:
-    """The report's lines, by the text before their first colon."""
-    return dict(line.split(": ", 1) for line in result.stdout.splitlines())
+def found(findings: list[CheckFinding]) -> dict[str, tuple[int, list[str]]]:
+    """Each check's (pairs, first pair IDs), by the line that reports it."""
+    return {f.description: (f.pairs, f.first_pair_ids) for f in findings}
 
 
-def differing(result: Result, error: str) -> dict[str, str]:
-    """A check that found differences: exit 1, the report on stdout, one `Error:` line holding
-    `error` on stderr; returns the report's lines."""
-    assert result.exit_code == 1, result.output
-    assert result.stderr.count("\n") == 1 and result.stderr.startswith("Error: "), result.stderr
-    assert error in result.stderr, result.stderr
-    return report_lines(result)
+def differing(result: CheckResult, error: str) -> dict[str, tuple[int, list[str]]]:
+    """A check that found differences, whose advice (the CLI's one `Error:` line, exit 1)
+    holds `error`; returns what each check found."""
+    assert result.differences > 0, result
+    problem = advice(result)
+    assert problem is not None and error in problem, problem
+    return found(result.findings)
 
 
 def test_a_fresh_import_checks_clean_and_records_no_run(sample_db: Path) -> None:
+    """The report a user reads, line by line (the CLI's test of check)."""
     before = table_counts(sample_db)
     lines = ok("--db", sample_db, "check").splitlines()
     assert lines == [
@@ -84,11 +89,12 @@ def corrupt(db: Path) -> tuple[str, str, str]:
 def test_a_corrupted_pair_labels_is_reported_by_pair_and_left_as_it_is(sample_db: Path) -> None:
     wrong, missing, extra = corrupt(sample_db)
     before = table_counts(sample_db), pair_labels(sample_db)
-    lines = differing(run_cli("--db", sample_db, "check"), "nlibuild check --repair")
-    assert lines["pair_labels counts or author label differ from the votes"] == f"1 pair ({wrong})"
-    assert lines["pair_labels row missing for a pair with votes"] == f"1 pair ({missing})"
-    assert lines["pair_labels row for a pair without votes"] == f"1 pair ({extra})"
-    assert lines["Checked 48 pairs"] == "3 differences"
+    result = nlibuild.open(sample_db).check()
+    lines = differing(result, "nlibuild check --repair")
+    assert lines[COUNTS_DIFFER] == (1, [wrong])
+    assert lines[ROW_MISSING] == (1, [missing])
+    assert lines[ROW_WITHOUT_VOTES] == (1, [extra])
+    assert (result.pairs_checked, result.differences) == (48, 3)
     assert (table_counts(sample_db), pair_labels(sample_db)) == before
 
 
@@ -96,76 +102,83 @@ def test_repair_rewrites_pair_labels_as_a_run_and_a_second_check_is_clean(
     sample_db: Path,
 ) -> None:
     wrong, missing, extra = corrupt(sample_db)
-    report = ok("--db", sample_db, "check", "--repair")
-    assert report.startswith(
-        f"Repaired pair_labels: recounted 1 row ({wrong}), added 1 row ({missing}), "
-        f"removed 1 row ({extra}) (run 3, stage:check-repair|repair:yes|"
-    )
-    assert report.endswith(f"Checked 47 pairs after the repair: {CLEAN}\n")
-    assert ok("--db", sample_db, "check").endswith(f"Checked 47 pairs: {CLEAN}\n")
-    repair = json_rows("--db", sample_db, "runs")[-1]
-    assert (repair["stage"], repair["status"]) == ("check-repair", "ok")
-    assert repair["counts"] == {"recounted": 1, "added": 1, "removed": 1, "differences_left": 0}
+    corpus = nlibuild.open(sample_db)
+    repaired = corpus.check(repair=True)
+    assert repaired.repaired is not None
+    assert found(repaired.repaired) == {  # recounted 1 row, added 1 row, removed 1 row
+        COUNTS_DIFFER: (1, [wrong]), ROW_MISSING: (1, [missing]), ROW_WITHOUT_VOTES: (1, [extra])
+    }  # fmt: skip
+    assert repaired.run_id == 3 and repaired.signature is not None
+    assert repaired.signature.startswith("stage:check-repair|repair:yes|")
+    # The check again after the repair: clean, over 47 pairs (one lost its votes).
+    assert (repaired.pairs_checked, repaired.differences) == (47, 0)
+    again = corpus.check()
+    assert (again.pairs_checked, again.differences, again.run_id) == (47, 0, None)
+    repair = corpus.runs()[-1]
+    assert (repair.id, repair.stage, repair.status) == (3, "check-repair", "ok")
+    assert repair.counts == {"recounted": 1, "added": 1, "removed": 1, "differences_left": 0}
 
 
 def test_a_wrong_gold_is_reported_and_aggregate_labels_rewrites_it_after_a_repair(
     sample_db: Path,
 ) -> None:
-    ok("--db", sample_db, "aggregate-labels")
+    corpus = nlibuild.open(sample_db)
+    corpus.aggregate_labels()
     query(sample_db, "UPDATE pair_labels SET gold = '-' WHERE pair_pk = 1")
-    advice = "run `nlibuild check --repair`, then `nlibuild aggregate-labels`"
-    lines = differing(run_cli("--db", sample_db, "check"), advice)
-    differs = "majority gold differs from the rule on the votes it was computed from"
-    assert lines[differs] == f"1 pair ({pair_id(sample_db, 1)})"
+    steps = "run `nlibuild check --repair`, then `nlibuild aggregate-labels`"
+    lines = differing(corpus.check(), steps)
+    assert lines[GOLD_DIFFERS] == (1, [pair_id(sample_db, 1)])
     # Nothing to recount: the repair run only makes aggregate-labels compute the gold again.
-    repaired = run_cli("--db", sample_db, "check", "--repair")
+    repaired = corpus.check(repair=True)
     differing(repaired, "the majority gold of 1 pair differs from the rule: run `nlibuild agg")
-    ok("--db", sample_db, "aggregate-labels")
-    assert ok("--db", sample_db, "check").endswith(f"{CLEAN}\n")
+    assert repaired.repaired is not None and sum(f.pairs for f in repaired.repaired) == 0
+    corpus.aggregate_labels()
+    assert corpus.check().differences == 0
 
 
 def test_the_gold_is_checked_with_the_min_agree_of_the_run_that_wrote_it(
     sample_db: Path,
 ) -> None:
-    ok("--db", sample_db, "aggregate-labels", "--min-agree", "5")
-    assert ok("--db", sample_db, "check").endswith(f"{CLEAN}\n")
+    corpus = nlibuild.open(sample_db)
+    corpus.aggregate_labels(min_agree=5)
+    assert corpus.check().differences == 0
 
 
 def relabel_every_waiting_pair(db: Path, label: str) -> None:
     """`relabel create`, `export` and `import`: 4 votes of `label` on 8 author-only pairs."""
-    ok("--db", db, "relabel", "create", "--annotators", "v01,v02,v03,v04,v05",
-       "--fraction", "0.5")  # fmt: skip
+    corpus = nlibuild.open(db)
+    corpus.relabel_create(annotators=("v01", "v02", "v03", "v04", "v05"), fraction=0.5)
     package = db.parent / "package"
-    ok("--db", db, "relabel", "export", "--all", "--format", "jsonl", "--out", package)
+    corpus.relabel_export(all=True, format="jsonl", out=package)
     tasks = [t for path in sorted(package.glob("r*.tasks.jsonl")) for t in read_jsonl(path)]
     votes = [{k: t[k] for k in ("batch", "annotator", "pair_id")} | {"label": label}
              for t in tasks]  # fmt: skip
-    ok("--db", db, "relabel", "import", write_jsonl(db.parent / "votes.jsonl", votes))
+    corpus.relabel_import(path=write_jsonl(db.parent / "votes.jsonl", votes), format="jsonl")
 
 
 def test_votes_added_after_aggregate_labels_show_as_stale_gold(sample_db: Path) -> None:
-    ok("--db", sample_db, "aggregate-labels")
+    corpus = nlibuild.open(sample_db)
+    corpus.aggregate_labels()
     relabel_every_waiting_pair(sample_db, "neutral")
-    result = run_cli("--db", sample_db, "check", "--format", "json")
-    assert result.exit_code == 1
-    assert result.stderr == (
-        "Error: the majority gold of 4 pairs is stale: run `nlibuild aggregate-labels`\n"
+    result = corpus.check()
+    assert (
+        advice(result) == "the majority gold of 4 pairs is stale: run `nlibuild aggregate-labels`"
     )
-    findings = {f["check"]: f for f in json.loads(result.stdout)}
-    assert {kind: f["pairs"] for kind, f in findings.items()} == {
+    findings = {f.check: f for f in result.findings}
+    assert {kind: f.pairs for kind, f in findings.items()} == {
         "counts": 0, "missing": 0, "extra": 0, "gold-stale": 4, "gold-differs": 0
     }  # fmt: skip
     # The pairs whose author's label was not neutral: their gold turns neutral.
-    stale = findings["gold-stale"]["first_pair_ids"].split()
-    assert all(not pair.endswith("n") for pair in stale), stale
-    ok("--db", sample_db, "aggregate-labels")
-    assert json_rows("--db", sample_db, "check")[3]["pairs"] == 0
+    stale = findings["gold-stale"].first_pair_ids
+    assert len(stale) == 4 and all(not pair.endswith("n") for pair in stale), stale
+    corpus.aggregate_labels()
+    assert corpus.check().findings[3].pairs == 0
 
 
 def test_check_as_csv_is_the_findings_table_and_repair_out_writes_both(
     sample_db: Path, tmp_path: Path
 ) -> None:
-    ok("--db", sample_db, "aggregate-labels")
+    nlibuild.open(sample_db).aggregate_labels()
     relabel_every_waiting_pair(sample_db, "neutral")
     result = run_cli("--db", sample_db, "check", "--format", "csv")
     table = list(csv.reader(io.StringIO(result.stdout)))
@@ -181,18 +194,21 @@ def test_check_as_csv_is_the_findings_table_and_repair_out_writes_both(
 
 @requires_fixtures
 def test_real_snli_checks_clean_before_and_after_aggregation(db: Path) -> None:
+    corpus = nlibuild.open(db)
     for split in ("dev", "test"):
-        ok("--db", db, "import", FIXTURES / "snli_prefix" / f"snli_1.0_{split}.jsonl",
-           "--format", "snli")  # fmt: skip
-    assert ok("--db", db, "check").endswith(f"Checked 2566 pairs: {CLEAN}\n")
-    ok("--db", db, "aggregate-labels")
-    assert ok("--db", db, "check").endswith(f"Checked 2566 pairs: {CLEAN}\n")
+        corpus.import_corpus(path=FIXTURES / "snli_prefix" / f"snli_1.0_{split}.jsonl",
+                             format="snli")  # fmt: skip
+    before = corpus.check()
+    assert (before.pairs_checked, before.differences) == (2566, 0)
+    corpus.aggregate_labels()
+    after = corpus.check()
+    assert (after.pairs_checked, after.differences) == (2566, 0)
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in STORES.glob("*.db")))
 def test_a_legacy_store_checks_clean_after_its_migration(name: str, tmp_path: Path) -> None:
     db = shutil.copyfile(STORES / name, tmp_path / name)  # the original stays at schema 7
-    assert ok("--db", db, "check").endswith(f"{CLEAN}\n")
+    assert nlibuild.open(db).check().differences == 0
 
 
 def test_check_repair_from_any_front_end_is_the_repair_the_log_names(sample_db: Path) -> None:
@@ -204,4 +220,4 @@ def test_check_repair_from_any_front_end_is_the_repair_the_log_names(sample_db: 
         f"Repaired pair_labels: recounted 1 row ({wrong}), added 1 row ({missing}), "
         f"removed 1 row ({extra}) (run 3, stage:check-repair|repair:yes|"
     )
-    assert json_rows("--db", sample_db, "runs")[-1]["config"] == {"repair": True}
+    assert nlibuild.open(sample_db).runs()[-1].config == {"repair": True}

@@ -9,10 +9,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import FIXTURES, json_rows, new_store, ok, requires_fixtures, write_jsonl
+from conftest import FIXTURES, requires_fixtures, write_jsonl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import nlibuild
 from nlibuild.labelling.agreement import VoteTable, collapsed, estimates, pair_parts
 from nlibuild.queries import pair_labels
 
@@ -87,13 +88,13 @@ def random_pairs(seed: int, extra_votes: int) -> list[dict[str, Any]]:
 
 
 def agreement_both_ways(
-    db: Path, monkeypatch: pytest.MonkeyPatch, *args: str
+    db: Path, monkeypatch: pytest.MonkeyPatch, **options: str
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The agreement table as the hot path computes it, and as the votes give it."""
-    fast = json_rows("--db", db, "stats", "--table", "agreement", *args)
+    fast = nlibuild.open(db).stats("agreement", **options).to_dicts()
     with monkeypatch.context() as patched:
         patched.setattr(pair_labels, "pair_label_table", lambda *_, **__: None)
-        slow = json_rows("--db", db, "stats", "--table", "agreement", *args)
+        slow = nlibuild.open(db).stats("agreement", **options).to_dicts()
     return fast, slow
 
 
@@ -112,20 +113,20 @@ def assert_same_table(one: list[dict[str, Any]], two: list[dict[str, Any]]) -> N
 def test_the_agreement_table_from_pair_labels_equals_the_one_from_the_votes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, extra_votes: int
 ) -> None:
-    db = new_store(tmp_path / "s.db", "--extra-labels", "unrelated,unknown")
+    corpus = nlibuild.create(tmp_path / "s.db", extra_labels=("unrelated", "unknown"))
     source = write_jsonl(tmp_path / "pairs.jsonl", random_pairs(extra_votes, extra_votes))
-    ok("--db", db, "import", source, "--format", "jsonl")
-    for args in ((), ("--by", "genre"), ("--by", "genre,lang")):
-        assert_same_table(*agreement_both_ways(db, monkeypatch, *args))
-    ok("--db", db, "aggregate-labels")
-    assert_same_table(*agreement_both_ways(db, monkeypatch, "--by", "genre"))
+    corpus.import_corpus(path=source, format="jsonl")
+    for by in ({}, {"by": "genre"}, {"by": "genre,lang"}):
+        assert_same_table(*agreement_both_ways(corpus.path, monkeypatch, **by))
+    corpus.aggregate_labels()
+    assert_same_table(*agreement_both_ways(corpus.path, monkeypatch, by="genre"))
 
 
 @requires_fixtures
 def test_snli_agreement_is_the_same_either_way(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    db = new_store(tmp_path / "snli.db")
-    ok("--db", db, "import", FIXTURES / "snli_prefix" / "snli_1.0_dev.jsonl", "--format", "snli")
-    ok("--db", db, "aggregate-labels")
-    assert_same_table(*agreement_both_ways(db, monkeypatch))
+    corpus = nlibuild.create(tmp_path / "snli.db")
+    corpus.import_corpus(path=FIXTURES / "snli_prefix" / "snli_1.0_dev.jsonl", format="snli")
+    corpus.aggregate_labels()
+    assert_same_table(*agreement_both_ways(corpus.path, monkeypatch))

@@ -27,17 +27,18 @@ import shutil
 import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Callable
+from operator import methodcaller
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import (
-    CliArg,
     copy_store,
     fails,
     ok,
     query,
     read_jsonl,
+    refused,
     table_counts,
     without_runs,
     write_jsonl,
@@ -50,10 +51,12 @@ from elicitation_data import (
     SINGLE,
     annotator_map,
     mturk_input,
-    premise_store,
     read_task_file,
     write_mturk_results,
 )
+
+import nlibuild
+from nlibuild.models import RelabelCreateResult, RelabelImportResult
 
 ANNOTATORS = "w01,w02,v01,v02,v03,v04"
 """The two writers (authors of every pair) and four more people."""
@@ -75,13 +78,18 @@ def build_store(db: Path, *, reverse: bool = False) -> Path:
     """An English store (extra label `unrelated`) with SINGLE pairs of six news premises
     and MULTI pairs of six fiction premises, written by w01 and w02: 18 news pairs and 18
     fiction pairs of each level. `reverse` imports the answers in the opposite order."""
-    genres = {"news": NEWS, "fiction": FICTION}
-    premise_store(db, genres, "--lang", "en", "--extra-labels", "unrelated")
+    corpus = nlibuild.create(db, lang="en", extra_labels=("unrelated",))
+    for genre, sentences in {"news": NEWS, "fiction": FICTION}.items():
+        source = db.parent / f"{genre}.txt"
+        source.write_text("\n\n".join(sentences) + "\n", encoding="utf-8")
+        corpus.ingest(paths=(source,), genre=genre)
+        corpus.sample(genres=(genre,), n=len(sentences), min_len=3, max_len=40)
     for genre, protocol in (("news", "SINGLE"), ("fiction", "MULTI")):
-        ok("--db", db, "elicit", "create", "--protocol", protocol, "--genre", genre,
-           "--annotators", "w01,w02", "--batch-size", 3)  # fmt: skip
+        corpus.elicit_create(
+            protocol=protocol, genres=(genre,), annotators=("w01", "w02"), batch_size=3
+        )
     package = db.parent / "elicit-package"
-    ok("--db", db, "elicit", "export", "--all", "--format", "jsonl", "--out", package)
+    corpus.elicit_export(all=True, format="jsonl", out=package)
     answers = [
         {"batch": t["batch"], "writer": t["writer"], "premise_id": t["premise_id"]}
         | (SINGLE if t["protocol"] == "SINGLE" else MULTI)
@@ -90,12 +98,13 @@ def build_store(db: Path, *, reverse: bool = False) -> Path:
     ]
     path = db.parent / "answers.jsonl"
     write_jsonl(path, answers[::-1] if reverse else answers)
-    ok("--db", db, "elicit", "import", path, "--format", "jsonl")
+    corpus.elicit_import(path=path, format="jsonl")
     return db
 
 
-def create(db: Path, *args: CliArg, annotators: str = ANNOTATORS) -> str:
-    return ok("--db", db, "relabel", "create", "--annotators", annotators, *args)
+def create(db: Path, annotators: str = ANNOTATORS, **settings: object) -> RelabelCreateResult:
+    """`relabel create --annotators ANNOTATORS` with `settings` (`fraction=0.25`, ...)."""
+    return nlibuild.open(db).relabel_create(annotators=tuple(annotators.split(",")), **settings)
 
 
 def layout(db: Path) -> list[tuple[str, str, str, int]]:
@@ -174,8 +183,23 @@ def statuses(db: Path) -> Counter[str]:
 
 
 def export(db: Path, fmt: str, out: Path, *batches: str) -> Path:
-    ok("--db", db, "relabel", "export", *(batches or ("--all",)), "--format", fmt, "--out", out)
+    """`relabel export BATCHES --format FMT --out OUT` (every batch unless named)."""
+    nlibuild.open(db).relabel_export(batches=batches, all=not batches, format=fmt, out=out)
     return out
+
+
+def import_votes(
+    db: Path, path: Path | str, fmt: str = "jsonl", **settings: object
+) -> RelabelImportResult:
+    """`relabel import PATH --format FMT` with `settings` (`annotator_map=...`)."""
+    return nlibuild.open(db).relabel_import(path=path, format=fmt, **settings)
+
+
+def tally(result: RelabelImportResult) -> tuple[int, int, int, int, int, int]:
+    """(votes read, added, already imported, refused as the author's, not assigned,
+    violations stored), as the closing line gives them."""
+    return (result.votes, result.added, result.unchanged, result.author_votes,
+            result.unassigned, result.violations_added)  # fmt: skip
 
 
 def all_tasks(out: Path) -> list[Task]:
@@ -317,7 +341,7 @@ def tasks(created: Path, tmp_path: Path) -> list[Task]:
 
 
 def test_create_takes_the_rounded_fraction_of_every_stratum(pairs: Path) -> None:
-    report = create(pairs)
+    result = create(pairs)
 
     assert strata(pairs) == {
         ("SINGLE", None, "news"): 18,
@@ -327,6 +351,26 @@ def test_create_takes_the_rounded_fraction_of_every_stratum(pairs: Path) -> None
     }
     picked = Counter(stratum_of(pairs)[pair] for pair in validators_of(pairs))
     assert picked == dict.fromkeys(strata(pairs), 3)  # round(0.15 * 18) = round(2.7)
+    assert [(batch.id, batch.annotator) for batch in result.batches] == [
+        (f"r000{i}", annotator)
+        for i, annotator in enumerate(["v01", "v02", "v03", "v04", "w01", "w02"], 1)
+    ]
+    assert sum(batch.pairs for batch in result.batches) == 48
+    assert (result.picked, result.candidates, len(result.strata), result.assignments) == (
+        12, 72, 4, 48
+    )  # fmt: skip
+    assert [(s.candidates, s.picked) for s in result.strata] == [(18, 3)] * 4
+    assert (
+        "annotators:w01,w02,v01,v02,v03,v04|fraction:0.15|validators:4|"
+        "stratify:protocol,level,genre|batch-size:50|seed:13|version:"
+    ) in result.signature
+
+
+def test_create_prints_each_batch_and_what_it_created(pairs: Path) -> None:
+    """The command's report (the CLI's test of relabel create): a line per batch, then the
+    closing line with the run's settings."""
+    report = ok("--db", pairs, "relabel", "create", "--annotators", ANNOTATORS)
+
     lines = report.splitlines()
     assert [line.split()[:2] for line in lines[:6]] == [
         [f"r000{i}", annotator]
@@ -344,14 +388,14 @@ def test_create_takes_the_rounded_fraction_of_every_stratum(pairs: Path) -> None
 
 
 def test_halves_round_up_and_stratifying_by_nothing_draws_from_all_pairs(pairs: Path) -> None:
-    create(pairs, "--fraction", 0.25, "--stratify", "none")
+    create(pairs, fraction=0.25, stratify=())
 
     assert len(validators_of(pairs)) == 18  # 0.25 * 72
 
 
 @pytest.mark.parametrize(("option", "picked"), [("genre", {"news": 3, "fiction": 8})])
 def test_strata_can_be_chosen(pairs: Path, option: str, picked: dict[str, int]) -> None:
-    create(pairs, "--stratify", option)
+    create(pairs, stratify=(option,))
 
     genres = Counter(stratum_of(pairs)[pair][2] for pair in validators_of(pairs))
     assert genres == picked  # round(0.15 * 18) = 3, round(0.15 * 54) = round(8.1) = 8
@@ -387,8 +431,9 @@ def test_a_list_of_fifty_validators_longer_than_a_file_name_is_read_as_ids(
 ) -> None:
     # 50 IDs of 7 characters are 399 characters, over the 255 a file name may have: the
     # list was once taken for a file and its stat's ENAMETOOLONG became an internal error.
+    # --annotators is a list or a file: the CLI tells them apart.
     fifty = [f"load{k:03d}" for k in range(1, 51)]
-    create(pairs, annotators=",".join(fifty))
+    ok("--db", pairs, "relabel", "create", "--annotators", ",".join(fifty))
     assert {annotator for _, annotator, _, _ in layout(pairs)} <= set(fifty)
 
 
@@ -406,7 +451,7 @@ def test_authors_among_the_annotators_get_only_other_writers_pairs(created: Path
 def test_a_second_create_picks_only_pairs_not_yet_relabelled(created: Path) -> None:
     first, before = validators_of(created), layout(created)
 
-    create(created, "--batch-size", 5)
+    create(created, batch_size=5)
 
     now = validators_of(created)
     assert {p: v for p, v in now.items() if p in first} == first
@@ -427,20 +472,21 @@ def test_the_same_seed_gives_the_same_batches_whatever_the_order(
         other, "SELECT id FROM pairs ORDER BY pk"
     )
 
-    create(one, "--seed", 7)
-    create(other, "--seed", 7, annotators=",".join(reversed(ANNOTATORS.split(","))))
+    create(one, seed=7)
+    create(other, annotators=",".join(reversed(ANNOTATORS.split(","))), seed=7)
 
     assert layout(one) == layout(other)
     third = copy_store(templates["pairs"], tmp_path / "third" / "corpus.db")
-    create(third, "--seed", 8)
+    create(third, seed=8)
     assert set(validators_of(third)) != set(validators_of(one))
 
 
 def test_the_annotators_can_come_from_a_file(pairs: Path, tmp_path: Path) -> None:
+    """--annotators FILE: the CLI reads the IDs from the file."""
     people = tmp_path / "validators.csv"
     people.write_text("annotator,note\nv01,new\nv02\n# v09 is on leave\nv03\nv04\nv05\n", "utf-8")
 
-    create(pairs, annotators=str(people))
+    ok("--db", pairs, "relabel", "create", "--annotators", people)
 
     assert {annotator for _, annotator, _, _ in layout(pairs)} == {
         "v01",
@@ -452,25 +498,23 @@ def test_the_annotators_can_come_from_a_file(pairs: Path, tmp_path: Path) -> Non
 
 
 def test_too_few_annotators_for_a_pair_is_an_error(pairs: Path) -> None:
-    fails(
-        pairs, "relabel", "create", "--annotators", "w01,v01,v02,v03",
-        says=("Error: pair ", "needs 4 validators who did not write it", "only 3 of the 4",
-              "its author w01", "--annotators", "--validators"),
+    message = refused(
+        pairs, lambda corpus: create(corpus.path, annotators="w01,v01,v02,v03"),
+        "needs 4 validators who did not write it", "only 3 of the 4", "its author w01",
+        "--annotators", "--validators",
     )  # fmt: skip
+    assert message.startswith("pair "), message
 
 
 def test_nothing_left_to_relabel_is_an_error(created: Path) -> None:
-    create(created, "--fraction", 1)
-    fails(
-        created, "relabel", "create", "--annotators", ANNOTATORS,
-        says=("no pairs are waiting for relabelling",),
-    )  # fmt: skip
+    create(created, fraction=1)
+    refused(created, lambda corpus: create(corpus.path), "no pairs are waiting for relabelling")
 
 
 def test_a_fraction_that_picks_nothing_is_an_error(pairs: Path) -> None:
-    fails(
-        pairs, "relabel", "create", "--annotators", ANNOTATORS, "--fraction", 0.01,
-        says=("--fraction 0.01 picks no pair", "4 strata", "at most 18 pairs"),
+    refused(
+        pairs, lambda corpus: create(corpus.path, fraction=0.01),
+        "--fraction 0.01 picks no pair", "4 strata", "at most 18 pairs",
     )  # fmt: skip
 
 
@@ -487,11 +531,13 @@ def test_a_fraction_that_picks_nothing_is_an_error(pairs: Path) -> None:
 def test_bad_create_options_are_one_error_line(
     pairs: Path, args: tuple[str, ...], says: tuple[str, ...]
 ) -> None:
+    """The options as typed: a bad one is the command's one `Error:` line."""
     fails(pairs, "relabel", "create", *args, says=says)
 
 
 def test_create_can_keep_to_one_protocol(pairs: Path) -> None:
-    create(pairs, "--protocol", "single")
+    """--protocol in any case (the CLI upper-cases it; the Python API takes SINGLE)."""
+    ok("--db", pairs, "relabel", "create", "--annotators", ANNOTATORS, "--protocol", "single")
 
     assert {stratum_of(pairs)[p][0] for p in validators_of(pairs)} == {"SINGLE"}
     assert set(query(pairs, "SELECT protocol FROM batches WHERE kind = 'relabel'")) == {("SINGLE",)}
@@ -584,19 +630,18 @@ def test_the_mturk_template_has_a_radio_group_of_the_labels_and_the_pair(
 
 
 def test_exporting_some_batches_and_unknown_ones(created: Path, tmp_path: Path) -> None:
+    """The command's closing line names what it wrote (the CLI's test of relabel export)."""
     report = ok(
         "--db", created, "relabel", "export", "r0002", "--format", "csv", "--out", tmp_path / "o"
     )
     assert report.startswith("Exported 1 batch (")
     assert "as csv to " in report and "r0002.csv, instructions.relabel.en.md" in report
-    fails(
-        created, "relabel", "export", "r0009", "--format", "csv", "--out", tmp_path / "o",
-        says=("no relabelling batch r0009",),
-    )  # fmt: skip
-    fails(
-        created, "relabel", "export", "e0001", "--format", "csv", "--out", tmp_path / "o",
-        says=("no relabelling batch e0001",),
-    )  # fmt: skip
+    for batch in ("r0009", "e0001"):
+        refused(
+            created, methodcaller("relabel_export", batches=(batch,), format="csv",
+                                  out=tmp_path / "o"),
+            f"no relabelling batch {batch}",
+        )  # fmt: skip
 
 
 # --- 3. import: round trips ----------------------------------------------------------------
@@ -620,16 +665,15 @@ def test_jsonl_votes_become_validator_votes_after_the_authors(
 ) -> None:
     path = write_jsonl(tmp_path / "votes.jsonl", vote_records(tasks))
 
-    report = ok("--db", created, "relabel", "import", path)
+    result = import_votes(created, path)
 
     assert_votes(created, tasks)
     assert statuses(created) == {"answered": 48}
-    assert report.splitlines()[-1].startswith(
-        "Imported 48 votes: 48 added, 0 already imported, 0 refused (by the pair's author), "
-        "0 not assigned to their annotator; 0 violations stored (run "
+    assert tally(result) == (48, 48, 0, 0, 0, 0) and result.dropped == {}
+    assert result.signature.startswith("stage:relabel-import|path:")
+    assert {a.annotator: a.added for a in result.annotators} == Counter(
+        t["annotator"] for t in tasks
     )
-    assert ", stage:relabel-import|path:" in report
-    assert "Annotators" in report
     # Aggregation sees five votes on every relabelled pair.
     fives = query(created, "SELECT count(*) FROM votes GROUP BY pair_pk HAVING count(*) = 5")
     assert len(fives) == 12
@@ -652,14 +696,15 @@ def test_a_filled_in_csv_sheet_comes_back_with_short_and_extra_labels(
         writer.writeheader()
         writer.writerows(rows)
 
-    report = ok("--db", created, "relabel", "import", filled, "--format", "csv")
+    result = import_votes(created, filled, "csv")
 
     def label_of(task: Task) -> str:
         return "unrelated" if task["pair_id"] == rows[0]["pair_id"] else authors_label(task)
 
     assert_votes(created, rows[:-1], label_of)
     assert statuses(created) == {"answered": len(rows) - 1, "open": 48 - len(rows) + 1}
-    assert f"Imported {len(rows) - 1} votes, 1 left without a label: " in report
+    assert result.votes == len(rows) - 1
+    assert result.dropped == {"left without a label": 1}
 
 
 def test_a_labelstudio_export_comes_back_with_mapped_users_and_skips_dropped(
@@ -674,12 +719,12 @@ def test_a_labelstudio_export_comes_back_with_mapped_users_and_skips_dropped(
     )
     users = annotator_map(tmp_path / "users.csv", ("labelstudio", "17", "v02"))
 
-    report = ok("--db", created, "relabel", "import", exported, "--format", "labelstudio",
-                "--annotator-map", users)  # fmt: skip
+    result = import_votes(created, exported, "labelstudio", annotator_map=users)
 
     kept = [t for t in tasks if t["pair_id"] != skipped]
     assert_votes(created, kept)
-    assert f"Imported {len(kept)} votes, 1 cancelled (skipped) in Label Studio: " in report
+    assert result.votes == len(kept)
+    assert result.dropped == {"cancelled (skipped) in Label Studio": 1}
     assert query(created, "SELECT platform, platform_id FROM annotator_aliases") == [
         ("labelstudio", "17")
     ]
@@ -698,13 +743,11 @@ def test_mturk_results_come_back_and_rejected_assignments_are_dropped(
     )  # fmt: skip
     workers = annotator_map(tmp_path / "workers.csv", ("mturk", "A2XK9EXAMPLE", "v04"))
 
-    report = ok(
-        "--db", created, "relabel", "import", results, "--format", "mturk",
-        "--annotator-map", workers,
-    )  # fmt: skip
+    result = import_votes(created, results, "mturk", annotator_map=workers)
 
     assert_votes(created, [t for t in tasks if t["pair_id"] != rejected])
-    assert f"Imported {len(tasks) - 1} votes, 1 rejected on MTurk: " in report
+    assert result.votes == len(tasks) - 1
+    assert result.dropped == {"rejected on MTurk": 1}
 
 
 def test_votes_without_an_annotator_are_their_batchs_annotators(
@@ -713,7 +756,7 @@ def test_votes_without_an_annotator_are_their_batchs_annotators(
     records = [{k: v for k, v in r.items() if k != "annotator"} for r in vote_records(tasks)]
     path = write_jsonl(tmp_path / "votes.jsonl", records)
 
-    ok("--db", created, "relabel", "import", path)
+    import_votes(created, path)
 
     assert_votes(created, tasks)
 
@@ -725,9 +768,9 @@ def test_integer_labels_need_and_follow_the_label_order(
     records = [r | {"label": order.index(r["label"])} for r in vote_records(tasks)]
     path = write_jsonl(tmp_path / "votes.jsonl", records)
 
-    fails(created, "relabel", "import", path, says=("line 1", "--label-order"))
+    refused(created, lambda corpus: import_votes(corpus.path, path), "line 1", "--label-order")
 
-    ok("--db", created, "relabel", "import", path, "--label-order", "n,e,c")
+    import_votes(created, path, label_order=tuple(order))
     assert_votes(created, tasks)
 
 
@@ -744,12 +787,10 @@ def test_a_vote_by_the_pairs_author_is_refused_and_stored_as_a_violation(
                                       "label": "neutral"}]  # fmt: skip
     path = write_jsonl(tmp_path / "votes.jsonl", records)
 
-    report = ok("--db", created, "relabel", "import", path)
+    result = import_votes(created, path)
 
     assert_votes(created, tasks)  # the author's extra vote is not among them
-    assert "Imported 49 votes: 48 added, 0 already imported, 1 refused (by the pair's author)" in (
-        report
-    )
+    assert tally(result)[:4] == (49, 48, 0, 1)
     assert violations(created) == [
         ("author_vote", own["pair_id"], author, 0,
          f"{author} wrote {own['pair_id']} and cannot validate it (voted neutral)", None)
@@ -766,6 +807,8 @@ def test_a_vote_by_the_pairs_author_is_refused_and_stored_as_a_violation(
 def test_a_vote_by_someone_the_pair_was_not_given_to_is_reported_not_written(
     created: Path, tasks: list[Task], tmp_path: Path
 ) -> None:
+    """Reported in the command's closing line and its table per annotator (the CLI's test
+    of relabel import)."""
     pair = tasks[0]["pair_id"]
     outsider = next(
         a for a in ("v01", "v02", "v03", "v04", "w01", "w02")
@@ -799,20 +842,20 @@ def test_importing_the_same_file_twice_changes_nothing_the_second_time(
     records = [*vote_records(tasks[:20]), {"pair_id": own["pair_id"], "annotator": author,
                                            "label": "neutral"}]  # fmt: skip
     path = write_jsonl(tmp_path / "votes.jsonl", records)
-    ok("--db", created, "relabel", "import", path)
+    import_votes(created, path)
     before = table_counts(created)
     votes = validator_votes(created)
 
     again = shutil.copy(path, tmp_path / "votes-downloaded-again.jsonl")
-    report = ok("--db", created, "relabel", "import", again)
+    result = import_votes(created, again)
 
-    assert "Imported 21 votes: 0 added, 20 already imported, 1 refused" in report
-    assert "0 violations stored" in report
+    assert tally(result)[:4] == (21, 0, 20, 1)
+    assert result.violations_added == 0
     assert without_runs(table_counts(created)) == without_runs(before)
     assert validator_votes(created) == votes
 
     rest = write_jsonl(tmp_path / "rest.jsonl", vote_records(tasks))
-    assert "28 added, 20 already imported" in ok("--db", created, "relabel", "import", rest)
+    assert tally(import_votes(created, rest))[1:3] == (28, 20)
     assert_votes(created, tasks)
 
 
@@ -820,7 +863,7 @@ def test_a_different_second_vote_is_an_error_naming_both(
     created: Path, tasks: list[Task], tmp_path: Path
 ) -> None:
     votes = write_jsonl(tmp_path / "votes.jsonl", vote_records(tasks))
-    ok("--db", created, "relabel", "import", votes)
+    import_votes(created, votes)
     first = tasks[5]
     other = next(label for label in LABEL_OF.values() if label != authors_label(first))
     changed = write_jsonl(
@@ -828,10 +871,10 @@ def test_a_different_second_vote_is_an_error_naming_both(
         [{"pair_id": first["pair_id"], "annotator": first["annotator"], "label": other}],
     )
 
-    fails(
-        created, "relabel", "import", changed,
-        says=("changed.jsonl, line 1", first["annotator"], first["pair_id"], other,
-              f"the store holds their vote {authors_label(first)} (run ", "remove this one"),
+    refused(
+        created, lambda corpus: import_votes(corpus.path, changed),
+        "changed.jsonl, line 1", first["annotator"], first["pair_id"], other,
+        f"the store holds their vote {authors_label(first)} (run ", "remove this one",
     )  # fmt: skip
 
 
@@ -843,9 +886,9 @@ def test_two_different_votes_in_one_file_are_an_error_naming_both_lines(
     records = [*vote_records(tasks[:3]), second]
     path = write_jsonl(tmp_path / "votes.jsonl", records)
 
-    fails(
-        created, "relabel", "import", path,
-        says=("votes.jsonl, line 4", "unrelated", authors_label(task), "at line 1", "keep one"),
+    refused(
+        created, lambda corpus: import_votes(corpus.path, path),
+        "votes.jsonl, line 4", "unrelated", authors_label(task), "at line 1", "keep one",
     )  # fmt: skip
 
 
@@ -874,7 +917,7 @@ def test_bad_votes_are_an_error_and_leave_the_store_unchanged(
     records[2] |= change
     path = write_jsonl(tmp_path / "votes.jsonl", records)
 
-    fails(created, "relabel", "import", path, says=says)
+    refused(created, lambda corpus: import_votes(corpus.path, path), *says)
     assert validator_votes(created) == []
 
 
@@ -886,9 +929,9 @@ def test_a_labelstudio_file_of_another_project_is_an_error(created: Path, tmp_pa
     project[1]["annotations"][0]["result"][0]["from_name"] = "sentiment"
     exported.write_text(json.dumps(project), encoding="utf-8")
 
-    fails(
-        created, "relabel", "import", exported, "--format", "labelstudio",
-        says=("export.json: task 302, annotation 5002: result field 'sentiment'",),
+    refused(
+        created, lambda corpus: import_votes(corpus.path, exported, "labelstudio"),
+        "export.json: task 302, annotation 5002: result field 'sentiment'",
     )  # fmt: skip
 
 
@@ -896,18 +939,18 @@ def test_mturk_results_without_the_pair_column_are_an_error(created: Path, tmp_p
     results = tmp_path / "results.csv"
     results.write_text('"AssignmentId","WorkerId","AssignmentStatus","Answer.label"\n', "utf-8")
 
-    fails(
-        created, "relabel", "import", results, "--format", "mturk",
-        says=("results.csv, line 1: missing column(s) Input.batch, Input.pair_id",),
+    refused(
+        created, lambda corpus: import_votes(corpus.path, results, "mturk"),
+        "results.csv, line 1: missing column(s) Input.batch, Input.pair_id",
     )  # fmt: skip
 
 
 def test_a_csv_without_a_label_column_is_an_error(created: Path, tmp_path: Path) -> None:
     out = export(created, "mturk", tmp_path / "package")
 
-    fails(
-        created, "relabel", "import", out / "r0001.mturk-input.csv", "--format", "csv",
-        says=("r0001.mturk-input.csv, line 1: no label column",),
+    refused(
+        created, lambda corpus: import_votes(corpus.path, out / "r0001.mturk-input.csv", "csv"),
+        "r0001.mturk-input.csv, line 1: no label column",
     )  # fmt: skip
 
 
@@ -923,13 +966,13 @@ def test_a_pair_imported_without_votes_gets_validators_from_position_1(
              "hypothesis": "Nobody rests.", "labels": ["contradiction"], "annotators": ["x1"]},
         ],
     )  # fmt: skip
-    ok("--db", db, "import", corpus, "--format", "jsonl")
-    create(db, "--validators", 2, "--fraction", 1, "--stratify", "none", annotators="a,b,x1")
+    nlibuild.open(db).import_corpus(path=corpus, format="jsonl")
+    create(db, annotators="a,b,x1", validators=2, fraction=1, stratify=())
     assert validators_of(db)["g_1-b"] == ["a", "b"]  # x1 wrote it
     tasks = all_tasks(export(db, "jsonl", tmp_path / "package"))
 
     votes = write_jsonl(tmp_path / "v.jsonl", vote_records(tasks, lambda t: "n"))
-    ok("--db", db, "relabel", "import", votes)
+    import_votes(db, votes)
 
     assert_votes(db, tasks, lambda t: "neutral")
     assert sorted(p for p, _, position, _ in validator_votes(db) if position == 1) == [

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import assert_user_error, fails, ok, query, read_jsonl, run_cli, write_jsonl
+from conftest import assert_user_error, ok, query, read_jsonl, refused, run_cli, write_jsonl
+
+import nlibuild
 
 LEVELS = ("easy", "medium", "hard")
 E, N, C = "entailment", "neutral", "contradiction"
@@ -28,8 +30,9 @@ def corpus_store(db: Path, tmp_path: Path, premises: int = 20) -> Path:
             })  # fmt: skip
     path = tmp_path / "corpus.jsonl"
     write_jsonl(path, records)
-    ok("--db", db, "import", path, "--format", "jsonl")
-    ok("--db", db, "aggregate-labels")
+    corpus = nlibuild.open(db)
+    corpus.import_corpus(path=path, format="jsonl")
+    corpus.aggregate_labels()
     return db
 
 
@@ -41,8 +44,8 @@ def test_dev_and_test_hold_validated_pairs_and_premises_never_cross(
     db: Path, tmp_path: Path
 ) -> None:
     corpus_store(db, tmp_path)
-    out = ok("--db", db, "split", "--dev", "6", "--test", "6", "--balance", "level")
-    assert "no premise is shared across splits" in out
+    result = nlibuild.open(db).split(dev=6, test=6, balance_level=True)
+    assert result.shared_premises == []  # no premise is shared across splits
     found = splits(db)
     premise_split: dict[str, set[str]] = {}
     for pair, split in found.items():
@@ -66,32 +69,31 @@ def test_the_same_seed_gives_the_same_split_and_another_seed_another_with_replac
 ) -> None:
     """Splitting again replaces the splits only with --replace (a spec change: a second
     split without it is refused, see tests/test_trust_split.py)."""
-    corpus_store(db, tmp_path)
-    ok("--db", db, "split", "--dev", "6", "--test", "6", "--seed", "1")
+    corpus = nlibuild.open(corpus_store(db, tmp_path))
+    corpus.split(dev=6, test=6, seed=1)
     first = splits(db)
-    ok("--db", db, "split", "--dev", "6", "--test", "6", "--seed", "1", "--replace")
+    corpus.split(dev=6, test=6, seed=1, replace=True)
     assert splits(db) == first
-    ok("--db", db, "split", "--dev", "6", "--test", "6", "--seed", "2", "--replace")
+    corpus.split(dev=6, test=6, seed=2, replace=True)
     assert splits(db) != first
 
 
 def test_asking_for_more_than_the_validated_pairs_is_an_error(db: Path, tmp_path: Path) -> None:
     corpus_store(db, tmp_path)
-    fails(db, "split", "--dev", "20", "--test", "20",
-          says=("need 40 validated pairs with a gold label", "has 29"))  # fmt: skip
+    refused(db, lambda corpus: corpus.split(dev=20, test=20),
+            "need 40 validated pairs with a gold label", "has 29")  # fmt: skip
 
 
 def test_only_the_chosen_protocols_go_to_dev_and_test(db: Path, tmp_path: Path) -> None:
-    corpus_store(db, tmp_path)
-    result = run_cli("--db", db, "split", "--dev", "3", "--test", "3", "--protocol", "SINGLE")
-    assert_user_error(result, "of SINGLE")
+    corpus_store(db, tmp_path)  # every pair is MULTI
+    refused(db, lambda corpus: corpus.split(dev=3, test=3, protocols=("SINGLE",)), "of SINGLE")
 
 
 def test_export_writes_one_split(db: Path, tmp_path: Path) -> None:
-    corpus_store(db, tmp_path)
-    ok("--db", db, "split", "--dev", "6", "--test", "6", "--balance", "level")
+    corpus = nlibuild.open(corpus_store(db, tmp_path))
+    corpus.split(dev=6, test=6, balance_level=True)
     out = tmp_path / "dev.jsonl"
-    ok("--db", db, "export", "--format", "jsonl", "--split", "dev", "--out", out)
+    corpus.export(format="jsonl", split="dev", out=out)
     exported = {r["pair_id"] for r in read_jsonl(out)}
     assert exported == {pair for pair, split in splits(db).items() if split == "dev"}
 
@@ -100,10 +102,11 @@ def test_from_labelled_draws_dev_and_test_from_author_only_pairs_too(
     db: Path, tmp_path: Path
 ) -> None:
     corpus_store(db, tmp_path, premises=4)  # 2 validated premises (5 usable pairs), 2 not
-    result = run_cli("--db", db, "split", "--dev", "6", "--test", "6")
-    assert_user_error(result, "need 12 validated pairs", "--from labelled")
-    out = ok("--db", db, "split", "--dev", "6", "--test", "5", "--from", "labelled")
-    assert "no premise is shared across splits" in out and "from:labelled" in out
+    refused(db, lambda corpus: corpus.split(dev=6, test=6),
+            "need 12 validated pairs", "--from labelled")  # fmt: skip
+    result = nlibuild.open(db).split(dev=6, test=5, draw_from="labelled")
+    assert result.shared_premises == [] and "from:labelled" in result.signature
+    assert (result.counts["dev"], result.counts["test"]) == (6, 5)
     found = splits(db)
     assert sorted(found.values()).count("dev") == 6 and sorted(found.values()).count("test") == 5
     # The author-only premises p01 and p03 are now drawn as well; the tie p00-0 never is.
@@ -112,6 +115,7 @@ def test_from_labelled_draws_dev_and_test_from_author_only_pairs_too(
 
 
 def test_group_by_pair_lets_premises_cross_and_the_check_says_so(db: Path, tmp_path: Path) -> None:
+    """The command's closing line is the check a user reads (the CLI's own test of split)."""
     corpus_store(db, tmp_path)
     out = ok("--db", db, "split", "--dev", "5", "--test", "5", "--group-by", "pair")
     found = splits(db)

@@ -17,7 +17,6 @@ from conftest import (
     DATA,
     FIXTURES,
     fails,
-    json_rows,
     new_store,
     ok,
     query,
@@ -25,6 +24,9 @@ from conftest import (
     requires_fixtures,
     write_jsonl,
 )
+
+import nlibuild
+from nlibuild.api import Corpus
 
 E, N, C = "entailment", "neutral", "contradiction"
 CROWD = DATA / "crowd_votes.csv"
@@ -45,6 +47,26 @@ def write_table(path: Path) -> Path:
     return path
 
 
+def table_store(path: Path, table: Path, **columns: str) -> Corpus:
+    """A new English store holding `table` read by `import --format table`, each key of
+    `columns` naming its comma-separated columns (`--columns author=-,votes=v1,v2`)."""
+    corpus = nlibuild.create(path, lang="en")
+    mapping = {key: tuple(names.split(",")) for key, names in columns.items()}
+    corpus.import_corpus(path=table, format="table", columns=mapping)
+    return corpus
+
+
+def annotator_rows(corpus: Corpus) -> list[dict[str, Any]]:
+    """The rows of `stats --table annotators`."""
+    return corpus.stats("annotators").to_dicts()
+
+
+def agreement_of_all(corpus: Corpus) -> dict[str, dict[str, Any]]:
+    """`stats --table agreement`'s rows of the group `all`, by statistic."""
+    rows = corpus.stats("agreement").to_dicts()
+    return {row["statistic"]: row for row in rows if row["group"] == "all"}
+
+
 def votes_by_position(db: Path) -> list[tuple[str, int, str, str]]:
     """Every vote: (hypothesis, position, annotator, label), in that order."""
     rows = query(
@@ -61,9 +83,8 @@ def annotator_ids(db: Path) -> set[str]:
 
 
 def test_by_default_the_first_vote_column_is_the_authors(tmp_path: Path) -> None:
-    db = new_store(tmp_path / "snli-style.db", "--lang", "en")
     table = write_table(tmp_path / "cats.csv")
-    ok("--db", db, "import", table, "--format", "table", "--columns", "votes=writer,v1,v2,v3")
+    db = table_store(tmp_path / "snli-style.db", table, votes="writer,v1,v2,v3").path
     votes = votes_by_position(db)
     assert [v for v in votes if v[1] == 0] == [
         ("An animal is resting.", 0, "cats:author", E),
@@ -76,10 +97,8 @@ def test_by_default_the_first_vote_column_is_the_authors(tmp_path: Path) -> None
 def test_an_author_column_holds_the_authors_label_and_every_vote_is_a_validators(
     tmp_path: Path,
 ) -> None:
-    db = new_store(tmp_path / "author-column.db", "--lang", "en")
     table = write_table(tmp_path / "cats.csv")
-    ok("--db", db, "import", table, "--format", "table",
-       "--columns", "author=writer,votes=v1,v2,v3")  # fmt: skip
+    db = table_store(tmp_path / "author-column.db", table, author="writer", votes="v1,v2,v3").path
     votes = votes_by_position(db)
     assert votes[:4] == [
         ("An animal is resting.", 0, "cats:author", E),
@@ -96,10 +115,8 @@ def test_an_author_column_holds_the_authors_label_and_every_vote_is_a_validators
 
 
 def test_author_dash_makes_every_vote_a_validators(tmp_path: Path) -> None:
-    db = new_store(tmp_path / "crowd.db", "--lang", "en")
     table = write_table(tmp_path / "cats.csv")
-    ok("--db", db, "import", table, "--format", "table",
-       "--columns", "author=-,votes=writer,v1,v2,v3")  # fmt: skip
+    db = table_store(tmp_path / "crowd.db", table, author="-", votes="writer,v1,v2,v3").path
     votes = votes_by_position(db)
     assert len(votes) == 12
     assert {position for _, position, _, _ in votes} == {1, 2, 3, 4}
@@ -111,18 +128,13 @@ def test_author_dash_makes_every_vote_a_validators(tmp_path: Path) -> None:
 def test_with_no_author_the_statistics_count_every_vote_as_a_validators(
     tmp_path: Path,
 ) -> None:
-    db = new_store(tmp_path / "crowd.db", "--lang", "en")
-    ok("--db", db, "import", CROWD, "--format", "table", "--columns", "author=-")
-    annotators = json_rows("--db", db, "stats", "--table", "annotators")
+    corpus = table_store(tmp_path / "crowd.db", CROWD, author="-")
+    annotators = annotator_rows(corpus)
     assert len(annotators) == 15
     assert "crowd_votes:author" not in {row["annotator"] for row in annotators}
     assert {(row["votes"], row["authored"], row["validated"]) for row in annotators} == {(6, 0, 6)}
     assert {row["author_pairs"] for row in annotators} == {0}
-    agreement = {
-        row["statistic"]: row
-        for row in json_rows("--db", db, "stats", "--table", "agreement")
-        if row["group"] == "all"
-    }
+    agreement = agreement_of_all(corpus)
     # No author's label: nothing to compare the validators' votes with.
     assert agreement["individual label = author's label"]["denominator"] == 0
     assert agreement["gold = author's label"]["numerator"] == 0
@@ -145,6 +157,8 @@ def agreement_cells(text: str) -> dict[str, str]:
 
 
 def test_with_no_author_gold_against_the_authors_label_is_not_available(tmp_path: Path) -> None:
+    """The printed table says n.a. where a share has no pair to be over (the CLI's test of
+    import --format table and of the table it prints)."""
     db = new_store(tmp_path / "crowd.db", "--lang", "en")
     ok("--db", db, "import", CROWD, "--format", "table", "--columns", "author=-")
     cells = agreement_cells(ok("--db", db, "stats", "--table", "agreement"))
@@ -155,15 +169,10 @@ def test_with_no_author_gold_against_the_authors_label_is_not_available(tmp_path
 def test_gold_against_the_authors_label_counts_only_pairs_with_one(tmp_path: Path) -> None:
     """MNLI/XNLI's validation table: of the pairs with an author's label, gold = the
     author's, gold != the author's and no gold add up to all of them."""
-    db = new_store(tmp_path / "mixed.db", "--lang", "en")
-    ok("--db", db, "import", write_table(tmp_path / "cats.csv"), "--format", "table",
-       "--columns", "author=writer,votes=v1,v2,v3")  # fmt: skip
-    ok("--db", db, "import", CROWD, "--format", "table", "--columns", "author=-")
-    agreement = {
-        row["statistic"]: row
-        for row in json_rows("--db", db, "stats", "--table", "agreement")
-        if row["group"] == "all"
-    }
+    cats = write_table(tmp_path / "cats.csv")
+    corpus = table_store(tmp_path / "mixed.db", cats, author="writer", votes="v1,v2,v3")
+    corpus.import_corpus(path=CROWD, format="table", columns={"author": ("-",)})
+    agreement = agreement_of_all(corpus)
     assert agreement["no gold label"]["denominator"] == 3 + 6  # every validated pair
     # The three cat pairs have an author's label, and gold (3+ of 4 votes) agrees with it.
     assert agreement["gold = author's label"]["numerator"] == 3
@@ -173,15 +182,14 @@ def test_gold_against_the_authors_label_counts_only_pairs_with_one(tmp_path: Pat
 
 
 def test_the_same_file_read_with_its_first_vote_as_the_authors_differs(tmp_path: Path) -> None:
-    db = new_store(tmp_path / "first-is-author.db", "--lang", "en")
-    ok("--db", db, "import", CROWD, "--format", "table")
-    annotators = {row["annotator"]: row for row in
-                  json_rows("--db", db, "stats", "--table", "annotators")}  # fmt: skip
+    corpus = table_store(tmp_path / "first-is-author.db", CROWD)
+    annotators = {row["annotator"]: row for row in annotator_rows(corpus)}
     assert annotators["crowd_votes:author"]["authored"] == 6
     assert len(annotators) == 15  # the author and v1..v14
 
 
 def test_a_wrong_author_mapping_is_one_error_line_and_changes_nothing(tmp_path: Path) -> None:
+    """--columns as written: the `Error:` line names the file, the option and the column."""
     db = new_store(tmp_path / "crowd.db", "--lang", "en")
     table = write_table(tmp_path / "cats.csv")
     fails(db, "import", table, "--format", "table", "--columns", "author=nobody,votes=v1,v2",
@@ -224,28 +232,23 @@ def test_chaosnli_crowd_labels_are_validators_and_the_writer_is_the_author(
     tmp_path: Path,
 ) -> None:
     table, items = chaos_table(tmp_path)
-    crowd = new_store(tmp_path / "crowd.db", "--lang", "en")
-    ok("--db", crowd, "import", table, "--format", "table",
-       "--columns", "id=uid,votes=crowd,author=-")  # fmt: skip
+    corpus = table_store(tmp_path / "crowd.db", table, id="uid", votes="crowd", author="-")
+    crowd = corpus.path
     assert query(crowd, "SELECT count(*), min(position) FROM votes") == [(100 * len(items), 1)]
     assert query(crowd, "SELECT count(*) FROM pairs WHERE author_pk IS NOT NULL") == [(0,)]
     assert len(annotator_ids(crowd)) == 100
     assert "chaos_snli:author" not in annotator_ids(crowd)
-    annotators = json_rows("--db", crowd, "stats", "--table", "annotators")
+    annotators = annotator_rows(corpus)
     assert sum(row["validated"] for row in annotators) == 100 * len(items)
     assert {row["authored"] for row in annotators} == {0}
 
-    with_writer = new_store(tmp_path / "with-writer.db", "--lang", "en")
-    ok("--db", with_writer, "import", table, "--format", "table",
-       "--columns", "id=uid,votes=crowd,author=writer")  # fmt: skip
+    writer = table_store(tmp_path / "with-writer.db", table, id="uid", votes="crowd",
+                         author="writer")  # fmt: skip
+    with_writer = writer.path
     authors = dict(query(with_writer, "SELECT id, author_label FROM pairs"))
     assert authors == {item["uid"]: item["old_labels"][0] for item in items}
     stored = query(with_writer, "SELECT n_votes, count(*) FROM pair_labels GROUP BY n_votes")
     assert stored == [(101, len(items))]
     # The author's label is compared with the 100 validators' votes, never with itself.
-    agreement = {
-        row["statistic"]: row
-        for row in json_rows("--db", with_writer, "stats", "--table", "agreement")
-        if row["group"] == "all"
-    }
+    agreement = agreement_of_all(writer)
     assert agreement["individual label = author's label"]["denominator"] == 100 * len(items)

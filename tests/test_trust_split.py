@@ -9,7 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE_MNLI, fails, ok, query, write_jsonl
+from conftest import SAMPLE_MNLI, query, refused, write_jsonl
+
+import nlibuild
 
 
 def splits(db: Path) -> dict[str, str]:
@@ -33,17 +35,16 @@ def runs(db: Path) -> list[tuple[int, str, str]]:
 @pytest.fixture
 def labelled_db(sample_db: Path) -> Path:
     """The sample corpus with its majority gold, so that `split` has validated pairs."""
-    ok("--db", sample_db, "aggregate-labels")
+    nlibuild.open(sample_db).aggregate_labels()
     return sample_db
 
 
 def test_a_second_split_is_refused_and_keeps_the_first(labelled_db: Path) -> None:
-    ok("--db", labelled_db, "split", "--dev", "4", "--test", "4", "--seed", "1")
+    run_id = nlibuild.open(labelled_db).split(dev=4, test=4, seed=1).run_id
     first, logged = splits(labelled_db), runs(labelled_db)
-    run_id = last_run(labelled_db, "split")
-    fails(labelled_db, "split", "--dev", "4", "--test", "4", "--seed", "2",
-          says=(f"{len(first)} pairs already have a split:", f"{len(first)} from run {run_id} "
-                "(split)", "--replace"))  # fmt: skip
+    refused(labelled_db, lambda corpus: corpus.split(dev=4, test=4, seed=2),
+            f"{len(first)} pairs already have a split:", f"{len(first)} from run {run_id} "
+            "(split)", "--replace")  # fmt: skip
     assert splits(labelled_db) == first
     assert runs(labelled_db) == logged
 
@@ -51,13 +52,13 @@ def test_a_second_split_is_refused_and_keeps_the_first(labelled_db: Path) -> Non
 def test_the_splits_of_an_import_with_split_are_not_replaced_silently(
     db: Path, tmp_path: Path
 ) -> None:
-    ok("--db", db, "import", SAMPLE_MNLI, "--format", "mnli", "--split", "train")
+    nlibuild.open(db).import_corpus(path=SAMPLE_MNLI, format="mnli", split="train")
     released, logged = splits(db), runs(db)
     assert len(released) == 48
     run_id = last_run(db, "import")
-    fails(db, "split", "--dev", "4", "--test", "4",
-          says=("48 pairs already have a split:", f"48 from run {run_id} (import)",
-                "--replace"))  # fmt: skip
+    refused(db, lambda corpus: corpus.split(dev=4, test=4),
+            "48 pairs already have a split:", f"48 from run {run_id} (import)",
+            "--replace")  # fmt: skip
     assert splits(db) == released
     assert runs(db) == logged
 
@@ -70,28 +71,28 @@ def test_every_run_whose_splits_would_go_is_named(db: Path, tmp_path: Path) -> N
     (tmp_path / "dev.jsonl").write_text(
         "".join(json.dumps(r) + "\n" for r in records[30:]), "utf-8"
     )
-    ok("--db", db, "import", tmp_path / "train.jsonl", "--format", "mnli", "--split", "train")
-    train_run = last_run(db, "import")
-    ok("--db", db, "import", tmp_path / "dev.jsonl", "--format", "mnli", "--split", "dev")
-    dev_run = last_run(db, "import")
-    fails(db, "split", "--dev", "4", "--test", "4",
-          says=("48 pairs already have a split:", f"30 from run {train_run} (import)",
-                f"18 from run {dev_run} (import)"))  # fmt: skip
+    corpus = nlibuild.open(db)
+    train_run = corpus.import_corpus(path=tmp_path / "train.jsonl", format="mnli", split="train")
+    dev_run = corpus.import_corpus(path=tmp_path / "dev.jsonl", format="mnli", split="dev")
+    refused(db, lambda corpus: corpus.split(dev=4, test=4),
+            "48 pairs already have a split:", f"30 from run {train_run.run_id} (import)",
+            f"18 from run {dev_run.run_id} (import)")  # fmt: skip
 
 
 def test_replace_replaces_the_splits(labelled_db: Path) -> None:
-    ok("--db", labelled_db, "split", "--dev", "4", "--test", "4", "--seed", "1")
+    corpus = nlibuild.open(labelled_db)
+    corpus.split(dev=4, test=4, seed=1)
     first = splits(labelled_db)
-    out = ok("--db", labelled_db, "split", "--dev", "4", "--test", "4", "--seed", "2", "--replace")
+    result = corpus.split(dev=4, test=4, seed=2, replace=True)
     run_id = last_run(labelled_db, "split")
-    assert f"(run {run_id}, " in out and "replace:yes" in out
+    assert result.run_id == run_id and "replace:yes" in result.signature
     assert splits(labelled_db) != first
     assert query(labelled_db, "SELECT DISTINCT run_id FROM splits") == [(run_id,)]
 
 
 def test_a_first_split_needs_no_replace(labelled_db: Path) -> None:
-    out = ok("--db", labelled_db, "split", "--dev", "4", "--test", "4")
-    assert "replace:no" in out
+    result = nlibuild.open(labelled_db).split(dev=4, test=4)
+    assert "replace:no" in result.signature
     assert splits(labelled_db)
 
 
@@ -153,8 +154,8 @@ FILE_KINDS = {
 def test_elicit_import_refuses_a_file_with_no_answers(db: Path, tmp_path: Path, fmt: str) -> None:
     path = empty_elicit_file(tmp_path, fmt)
     logged = runs(db)
-    fails(db, "elicit", "import", path, "--format", fmt,
-          says=(str(path), "holds no answers", f"read as {FILE_KINDS[fmt]}"))  # fmt: skip
+    refused(db, lambda corpus: corpus.elicit_import(path=path, format=fmt),
+            str(path), "holds no answers", f"read as {FILE_KINDS[fmt]}")  # fmt: skip
     assert runs(db) == logged
 
 
@@ -164,8 +165,8 @@ def test_relabel_import_refuses_a_file_with_no_answers(
 ) -> None:
     path = empty_relabel_file(tmp_path, fmt)
     logged = runs(sample_db)
-    fails(sample_db, "relabel", "import", path, "--format", fmt,
-          says=(str(path), "holds no answers", f"read as {FILE_KINDS[fmt]}"))  # fmt: skip
+    refused(sample_db, lambda corpus: corpus.relabel_import(path=path, format=fmt),
+            str(path), "holds no answers", f"read as {FILE_KINDS[fmt]}")  # fmt: skip
     assert runs(sample_db) == logged
 
 
@@ -175,8 +176,8 @@ def test_a_relabel_sheet_sent_back_unfilled_holds_no_answers(
     # Every row is a task whose label was left empty: nothing was answered.
     sheet = write_csv(tmp_path / "votes.csv", ["batch", "pair_id", "annotator", "label"],
                       [["r0001", "p1", "v01", ""], ["r0001", "p2", "v01", ""]])  # fmt: skip
-    fails(sample_db, "relabel", "import", sheet, "--format", "csv",
-          says=("holds no answers", "read as a csv file; 2 left without a label"))  # fmt: skip
+    refused(sample_db, lambda corpus: corpus.relabel_import(path=sheet, format="csv"),
+            "holds no answers", "read as a csv file; 2 left without a label")  # fmt: skip
 
 
 def test_a_labelstudio_export_whose_every_annotation_was_cancelled_holds_no_answers(
@@ -186,8 +187,8 @@ def test_a_labelstudio_export_whose_every_annotation_was_cancelled_holds_no_answ
     task = {"id": 7, "data": {"batch": "e0001", "premise_id": "p1"},
             "annotations": [{"id": 1, "was_cancelled": True, "result": []}]}  # fmt: skip
     export.write_text(json.dumps([task]), encoding="utf-8")
-    fails(db, "elicit", "import", export, "--format", "labelstudio",
-          says=("holds no answers", "1 cancelled (skipped) in Label Studio"))  # fmt: skip
+    refused(db, lambda corpus: corpus.elicit_import(path=export, format="labelstudio"),
+            "holds no answers", "1 cancelled (skipped) in Label Studio")  # fmt: skip
 
 
 def test_a_file_with_one_answer_is_still_read(sample_db: Path, tmp_path: Path) -> None:
@@ -195,12 +196,8 @@ def test_a_file_with_one_answer_is_still_read(sample_db: Path, tmp_path: Path) -
     # (here: the pair was never sent out for relabelling).
     votes = tmp_path / "votes.jsonl"
     write_jsonl(votes, [{"pair_id": "nope", "annotator": "v01", "label": "entailment"}])
-    fails(
+    refused(
         sample_db,
-        "relabel",
-        "import",
-        votes,
-        "--format",
-        "jsonl",
-        says=("worker 'v01' is not an annotator",),
+        lambda corpus: corpus.relabel_import(path=votes, format="jsonl"),
+        "worker 'v01' is not an annotator",
     )
