@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import test_relabel
 from conftest import copy_store, fails, ok, write_jsonl
-from elicitation_data import annotator_map, premise_store
+from elicitation_data import annotator_map
 from test_relabel import (
     Task,
     all_tasks,
@@ -64,12 +64,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     preset = root / "zh-names.toml"
     preset.write_text(PRESET, encoding="utf-8")
 
-    def with_preset(db: Path, genres: dict[str, list[str]], *_: str) -> Path:
-        return premise_store(db, genres, "--preset", str(preset))
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(test_relabel, "premise_store", with_preset)
-        db = test_relabel.build_store(root / "corpus.db")
+    db = test_relabel.build_store(root / "corpus.db", preset=preset)
     test_relabel.create(db)
     return db
 

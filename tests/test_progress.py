@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import DATA, FIXTURES, SAMPLE_MNLI, ok, ok_result, requires_fixtures
 
-from nlibuild.core.progress import PROGRESS_VARIABLE
+from nlibuild.core.progress import PROGRESS_VARIABLE, set_quiet
 from nlibuild.core.registry import stage
 from nlibuild.invoke import invoke
 from nlibuild.store import Store
@@ -28,8 +28,10 @@ def shown(stderr: str) -> str:
 
 @pytest.fixture
 def terminal(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Stderr counts as a terminal, as it does for a person at one."""
+    """Stderr counts as a terminal, as it does for a person at one, and no earlier
+    command's `--quiet` holds (a library call does not pass through the CLI's callback)."""
     monkeypatch.setenv(PROGRESS_VARIABLE, "1")
+    set_quiet(False)
 
 
 @pytest.fixture

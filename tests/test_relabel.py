@@ -74,11 +74,13 @@ def authors_label(task: Task) -> str:
 # --- helpers: the store --------------------------------------------------------------------
 
 
-def build_store(db: Path, *, reverse: bool = False) -> Path:
+def build_store(db: Path, *, reverse: bool = False, preset: Path | None = None) -> Path:
     """An English store (extra label `unrelated`) with SINGLE pairs of six news premises
     and MULTI pairs of six fiction premises, written by w01 and w02: 18 news pairs and 18
-    fiction pairs of each level. `reverse` imports the answers in the opposite order."""
-    corpus = nlibuild.create(db, lang="en", extra_labels=("unrelated",))
+    fiction pairs of each level. `reverse` imports the answers in the opposite order;
+    `preset`, a preset file the store is made with (its language and labels the same)."""
+    made_by = {"preset": preset} if preset else {"lang": "en", "extra_labels": ("unrelated",)}
+    corpus = nlibuild.create(db, **made_by)
     for genre, sentences in {"news": NEWS, "fiction": FICTION}.items():
         source = db.parent / f"{genre}.txt"
         source.write_text("\n\n".join(sentences) + "\n", encoding="utf-8")
