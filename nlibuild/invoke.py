@@ -30,6 +30,7 @@ from nlibuild.presets import (
     preset_file_origin,
     settings_from_preset,
 )
+from nlibuild.render import NamedTable
 from nlibuild.store import Store
 
 SettingsT = TypeVar("SettingsT", bound=BaseModel)
@@ -46,6 +47,7 @@ class Outcome(Generic[SettingsT, ResultT]):
     result: ResultT
     summary: str
     warnings: tuple[str, ...]
+    tables: tuple[NamedTable, ...] = ()
 
 
 def option_problem(exc: ValidationError) -> ConfigError:
@@ -156,4 +158,5 @@ def outcome_of(
         result=result,
         summary=stage.summary(settings, result),
         warnings=tuple(stage.warnings(result)),
+        tables=tuple(stage.tables(settings, result)),
     )

@@ -81,8 +81,14 @@ def open_store(state: State) -> Store:
 
 
 def print_outcome(outcome: Outcome[Any, Any]) -> None:
-    """A stage's lines as every command prints them: each warning on stderr as `Warning:
-    ...`, then the stage's summary on stdout (the lead page and recipes show the same)."""
+    """A stage's lines as every command prints them: its tables (`Stage.tables`), each
+    warning on stderr as `Warning: ...`, then the stage's summary on stdout (the lead page
+    and recipes show the same line)."""
+    from nlibuild.models import TableFormat
+    from nlibuild.render import render_tables
+
+    if outcome.tables:
+        render_tables(out, err, outcome.tables, TableFormat.TABLE)
     for warning in outcome.warnings:
         err.print(f"Warning: {warning}", markup=False)
     out.print(outcome.summary, markup=False)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from nlibuild.render import NamedTable
     from nlibuild.store import Store
 
 # The bound is a string so that the registry, which `nlibuild --help` reads, imports no
@@ -61,6 +62,10 @@ def no_warnings(_result: object) -> Sequence[str]:
     return ()
 
 
+def no_tables(_settings: object, _result: object) -> Sequence[NamedTable]:
+    return ()
+
+
 @dataclass(frozen=True)
 class StoreFacts:
     """What a stage's defaults may read of its store, known before the store is opened for
@@ -87,6 +92,9 @@ class Stage(Generic[SettingsT, ResultT]):
     summary: Callable[[SettingsT, ResultT], str]
     """The line every front end prints once the run is done: what it did, then
     `(run N, signature)`."""
+    tables: Callable[[SettingsT, ResultT], Sequence[NamedTable]] = field(default=no_tables)
+    """The tables a person reads above the summary line (the checks per rule of an
+    elicitation import, say), as `render.NamedTable`s: the CLI draws them, recipes too."""
     warnings: Callable[[ResultT], Sequence[str]] = field(default=no_warnings)
     """Lines the CLI prints on stderr as `Warning: ...` (a rule applied to votes it was not
     written for, say)."""
