@@ -44,10 +44,11 @@ HEADERS: dict[str, str] = {
     "en_dev_agrees": "en dev",
     "target_dev_agrees": "target dev",
     "started_utc": "started (UTC)",
+    "own_pairs_refused": "own pairs (refused)",
 }
 """Field names whose header says more than the name with spaces (`stats --table annotators`,
-`score report`'s Keung et al. columns); any other name is shown with its underscores as
-spaces."""
+`score report`'s Keung et al. columns, `relabel import`'s annotators); any other name is
+shown with its underscores as spaces."""
 
 _BORDER = 1
 _PADDING = 2

@@ -114,6 +114,37 @@ def ok(*args: CliArg) -> str:
     return ok_result(*args).stdout
 
 
+_DRAWN = ("┏", "┃", "┡", "│", "└")
+"""How the lines of a terminal table (rich's default box) begin."""
+
+
+def drawn_tables(stdout: str) -> list[str]:
+    """The terminal tables a command printed (`Stage.tables`): each one's title line and the
+    lines drawn under it, in order; the lines around them (the summary) left out."""
+    lines = stdout.splitlines()
+    return [
+        line
+        for line, after in zip(lines, [*lines[1:], ""], strict=True)
+        if line.startswith(_DRAWN) or after.startswith("┏")
+    ]
+
+
+def drawn_rows(stdout: str, title: str) -> list[list[str]]:
+    """The body of the terminal table titled `title`, one list of cells a line drawn (a
+    cell folded at the console's width goes on over the lines after)."""
+    lines = stdout.splitlines()
+    start = lines.index(title)
+    head_end = next(i for i in range(start, len(lines)) if lines[i].startswith("┡"))
+    end = next(i for i in range(head_end, len(lines)) if lines[i].startswith("└"))
+    return [[cell.strip() for cell in line.split("│")[1:-1]] for line in lines[head_end + 1 : end]]
+
+
+def drawn_text(stdout: str, title: str) -> str:
+    """The body of the terminal table titled `title`, its cells' lines joined by spaces, so
+    that a cell folded at the console's width reads whole."""
+    return " ".join(cell for row in drawn_rows(stdout, title) for cell in row if cell)
+
+
 def json_rows(*args: CliArg) -> list[dict[str, Any]]:
     """`nlibuild ARGS... --format json`, which must succeed and print a list of objects."""
     rows = json.loads(ok(*args, "--format", "json"))

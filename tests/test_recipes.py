@@ -23,7 +23,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DATA, PROJECT, SAMPLE_MNLI, new_store, ok, query, run_cli, table_counts
+from conftest import (
+    DATA,
+    PROJECT,
+    SAMPLE_MNLI,
+    drawn_tables,
+    new_store,
+    ok,
+    query,
+    run_cli,
+    table_counts,
+)
 from pydantic import BaseModel, ConfigDict
 
 import nlibuild
@@ -533,6 +543,38 @@ def test_the_demo_as_recipes_and_as_python_calls_gives_the_stores_and_files_of_t
         plan_args = ("run", f"pipelines/{recipe}", "--dry-run", "--format", "json")
         plan = json.loads(ok("--db", f"{DEMO}/{store}", *plan_args))
         assert {step["action"] for step in plan} == {"skip"}, plan
+
+
+DRAWN_BY_DEMO = {
+    "premises.db": [
+        "Batches", "Checks", "Writers (part 1 of 2)", "Writers (part 2 of 2)", "Batches",
+        "Annotators (part 1 of 2)", "Annotators (part 2 of 2)",
+    ],
+    "demo.db": ["Notes"],
+}  # fmt: skip
+"""The titles of the tables each demo's steps draw: elicit create's and relabel create's
+batches, elicit import's checks and writers, relabel import's annotators (folded in two at
+the tests' 80 columns), translate import's notes."""
+
+
+@pytest.mark.parametrize("store", sorted(DRAWN_BY_DEMO))
+def test_a_recipe_step_draws_the_tables_its_command_draws(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each stage's tables (`Stage.tables`) are the same drawn by `run` for its step as by
+    its command typed alone."""
+    monkeypatch.delenv("NLIBUILD_DB", raising=False)
+    recipe, commands = TYPED_DEMO[store]
+    db = f"{DEMO}/{store}"
+    monkeypatch.chdir(demo_folder(tmp_path / "typed"))
+    typed = [
+        line for command in commands for line in drawn_tables(ok("--db", db, *shlex.split(command)))
+    ]
+    monkeypatch.chdir(demo_folder(tmp_path / "recipe"))
+    ran = drawn_tables(ok("--db", db, "run", f"pipelines/{recipe}"))
+    titles = [line for line in ran if not line.startswith(("┏", "┃", "┡", "│", "└"))]
+    assert titles == DRAWN_BY_DEMO[store]
+    assert ran == typed
 
 
 def test_every_demo_recipe_names_only_files_that_exist_or_that_it_writes() -> None:

@@ -34,6 +34,7 @@ from typing import Any
 import pytest
 from conftest import (
     copy_store,
+    drawn_rows,
     fails,
     ok,
     query,
@@ -369,16 +370,16 @@ def test_create_takes_the_rounded_fraction_of_every_stratum(pairs: Path) -> None
 
 
 def test_create_prints_each_batch_and_what_it_created(pairs: Path) -> None:
-    """The command's report (the CLI's test of relabel create): a line per batch, then the
-    closing line with the run's settings."""
+    """The command's report (the CLI's test of relabel create): the stage's table of batches
+    (batch, annotator, pairs), then the closing line with the run's settings."""
     report = ok("--db", pairs, "relabel", "create", "--annotators", ANNOTATORS)
 
-    lines = report.splitlines()
-    assert [line.split()[:2] for line in lines[:6]] == [
+    rows = drawn_rows(report, "Batches")
+    assert [row[:2] for row in rows] == [
         [f"r000{i}", annotator]
         for i, annotator in enumerate(["v01", "v02", "v03", "v04", "w01", "w02"], 1)
     ]
-    assert sum(int(line.split()[2]) for line in lines[:6]) == 48
+    assert sum(int(row[2]) for row in rows) == 48
     assert report.splitlines()[-1].startswith(
         "Created 6 batches of relabelling for 6 annotators: 12 of 72 waiting pairs (4 strata), "
         "4 validators each, 48 assignments (run "

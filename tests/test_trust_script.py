@@ -20,6 +20,7 @@ import regex
 from conftest import (
     MYXNLI,
     assert_user_error,
+    drawn_text,
     fails,
     new_store,
     ok,
@@ -207,14 +208,16 @@ def test_force_imports_it_anyway_and_says_so(store: Path, tmp_path: Path) -> Non
     path = urdu_file(store, tmp_path, "hi")
     report = ok("--db", store, "translate", "import", path, "--lang", "hi", "--force")
     assert "8 added" in report
-    assert "ur 100%" in report and "(imported: --force)" in report
+    notes = drawn_text(report, "Notes")
+    assert "ur 100%" in notes and "(imported: --force)" in notes
 
 
 def test_the_urdu_file_as_urdu_is_accepted(store: Path, tmp_path: Path) -> None:
     report = ok("--db", store, "translate", "import", urdu_file(store, tmp_path, "ur"),
                 "--lang", "ur")  # fmt: skip
     assert "8 added" in report
-    assert "language identified (py3langid) in 8 sampled units: ur 100%" in report
+    notes = drawn_text(report, "Notes")
+    assert "language identified (py3langid) in 8 sampled units: ur 100%" in notes
     assert query(store, "SELECT count(*) FROM translation_checks WHERE \"check\" = 'script'") == [
         (0,)
     ]
@@ -226,8 +229,9 @@ def test_an_unknown_language_imports_and_says_what_was_not_checked(
     units = tmp_path / "units.tsv"
     ok("--db", store, "translate", "export", "--lang", "xx", "--out", units)
     report = ok("--db", store, "translate", "import", units, "--lang", "xx", "--partial")
-    assert "language not identified: py3langid does not know xx" in report
-    assert "script not checked: nlibuild does not know the script of xx" in report
+    notes = drawn_text(report, "Notes")
+    assert "language not identified: py3langid does not know xx" in notes
+    assert "script not checked: nlibuild does not know the script of xx" in notes
 
 
 def myxnli_corpus(db: Path) -> Path:
@@ -260,6 +264,7 @@ def test_the_real_swahili_file_as_swahili_is_accepted(tmp_path: Path) -> None:
     db = myxnli_corpus(new_store(tmp_path / "myxnli.db"))
     report = ok("--db", db, "translate", "import", MYXNLI / "sw.genre.dev.tsv", "--lang", "sw",
                 "--align", "rows", "--reference", MYXNLI / "my.genre.dev.tsv")  # fmt: skip
-    assert "language identified (py3langid) in 200 sampled units: sw 100%" in report
+    notes = drawn_text(report, "Notes")
+    assert "language identified (py3langid) in 200 sampled units: sw 100%" in notes
     checks = report.split("checks: ")[1].split(" (run")[0]
     assert "script" not in checks, checks

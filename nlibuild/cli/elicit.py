@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from nlibuild.cli.common import (
-    out,
     print_outcome,
     renamed_option,
     state_of,
@@ -30,13 +29,11 @@ from nlibuild.labelling.annotator_ids import read_annotator_ids
 from nlibuild.models import (
     ElicitCreateConfig,
     ElicitImportConfig,
-    ElicitImportResult,
     OnViolation,
     OverlapMeasure,
     PlatformFormat,
     Protocol,
     Severity,
-    TableFormat,
 )
 from nlibuild.options import (
     choice,
@@ -45,7 +42,6 @@ from nlibuild.options import (
     platform_columns_option,
     split_list,
 )
-from nlibuild.render import render_table
 
 elicit_app = typer.Typer(
     help="Hypothesis elicitation: batches of premises out to writers, their answers back in."
@@ -127,9 +123,6 @@ def create(
             seed=seed,
             premises=premises,
         )
-    for batch in outcome.result.batches:
-        genres = ", ".join(f"{g} {n}" for g, n in batch.genres.items())
-        out.print(f"{batch.id}  {batch.writer}  {batch.premises} premises ({genres})", markup=False)
     print_outcome(outcome)
 
 
@@ -254,30 +247,4 @@ def import_(
             label_order=label_order_option(label_order, "--label-order"),
             columns=platform_columns_option(columns),
         )
-    render_import_tables(outcome.result)
     print_outcome(outcome)
-
-
-def render_import_tables(result: ElicitImportResult) -> None:
-    """The checks per rule and the answers per writer, above the summary line."""
-    if result.rules:
-        render_table(
-            out,
-            "Checks",
-            ["rule", "severity", "found", "pairs kept", "pairs rejected"],
-            [(r.rule, r.severity, r.found, r.pairs_kept, r.pairs_rejected) for r in result.rules],
-            TableFormat.TABLE,
-        )
-    if result.writers:
-        render_table(
-            out,
-            "Writers",
-            ["writer", "answers", "x", "pairs added", "rejected", "errors", "warnings",
-             "contradictions", "with negator"],
-            [
-                (w.writer, w.answers, w.unusable, w.pairs_added, w.pairs_rejected, w.errors,
-                 w.warnings, w.contradictions, w.negated_contradictions)
-                for w in result.writers
-            ],
-            TableFormat.TABLE,
-        )  # fmt: skip

@@ -9,7 +9,6 @@ import typer
 
 from nlibuild.cli.common import (
     TableLabelsOption,
-    out,
     print_outcome,
     state_of,
     user_errors,
@@ -32,7 +31,6 @@ from nlibuild.models import (
     Protocol,
     RelabelCreateConfig,
     StratumKey,
-    TableFormat,
 )
 from nlibuild.options import (
     choice,
@@ -42,7 +40,6 @@ from nlibuild.options import (
     split_list,
     value_mapping_option,
 )
-from nlibuild.render import counted, render_table
 
 relabel_app = typer.Typer(
     help="Relabelling: pairs out to more annotators (never the author), their labels back."
@@ -149,8 +146,6 @@ def create(
             seed=seed,
             pairs=pairs,
         )
-    for batch in outcome.result.batches:
-        out.print(f"{batch.id}  {batch.annotator}  {counted(batch.pairs, 'pair')}", markup=False)
     print_outcome(outcome)
 
 
@@ -219,14 +214,4 @@ def import_(
             columns=platform_columns_option(columns),
             label_values=value_mapping_option(labels, "--labels"),
         )
-    if outcome.result.annotators:
-        render_table(
-            out,
-            "Annotators",
-            ["annotator", "votes", "added", "already imported", "own pairs (refused)",
-             "not assigned"],
-            [(a.annotator, a.votes, a.added, a.unchanged, a.author_votes, a.unassigned)
-             for a in outcome.result.annotators],
-            TableFormat.TABLE,
-        )  # fmt: skip
     print_outcome(outcome)

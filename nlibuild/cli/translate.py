@@ -16,13 +16,11 @@ from nlibuild.models import (
     TableFormat,
     TranslateExportConfig,
     TranslateQaConfig,
-    TranslateQaResult,
     TranslationKind,
     UnitFormat,
 )
 from nlibuild.options import choice, default_text, split_list, translate_mapping_options
 from nlibuild.render import (
-    NamedTable,
     check_table_folder,
     render_tables,
     write_tables,
@@ -196,8 +194,6 @@ def import_(
             lang_column=lang_column,
         )
     print_outcome(outcome)
-    for note in outcome.result.notes:
-        out.print(note, markup=False)
 
 
 def qa_metrics(names: tuple[str, ...]) -> dict[str, tuple[QaMetric, ...]]:
@@ -281,28 +277,14 @@ def qa(
             worst=worst,
             **qa_metrics(split_list(metrics)),
         )
-        tables = _qa_tables(outcome.result, outcome.settings)
         if out_dir is not None:
-            written = write_tables(out_dir, tables, fmt)
+            written = write_tables(out_dir, outcome.tables, fmt)
             wrote = ", ".join(str(p) for p in written)
             out.print(f"{outcome.summary}; wrote {wrote}", markup=False)
             return
-    render_tables(out, err, tables, fmt)
-    # Below a table on stdout; beside a machine format, on stderr, so stdout stays parseable.
-    (out if fmt is TableFormat.TABLE else err).print(outcome.summary, markup=False)
-
-
-def _qa_tables(result: TranslateQaResult, cfg: TranslateQaConfig) -> list[NamedTable]:
-    """The corpus scores, then the segments of lowest chrF: two tables with different
-    columns, which a tidy file keeps apart."""
-    title = f"{cfg.hyp.value} against {cfg.ref.value}, {cfg.lang}: {result.segments} segments"
-    scores = [("BLEU", result.bleu, result.bleu_signature),
-              ("chrF", result.chrf, result.chrf_signature),
-              ("TER", result.ter, result.ter_signature)]  # fmt: skip
-    corpus = [score for score in scores if score[1] is not None]  # metrics not asked for
-    units = [(w.unit_id, w.chrf, w.hypothesis, w.reference) for w in result.worst]
-    return [
-        NamedTable("qa-corpus", title, ["metric", "score", "sacrebleu_signature"], corpus, 2),
-        NamedTable("qa-units", "Lowest sentence chrF",
-                 ["unit", "chrf", "hypothesis", "reference"], units, 1),
-    ]  # fmt: skip
+    if fmt is TableFormat.TABLE:
+        print_outcome(outcome)
+        return
+    render_tables(out, err, outcome.tables, fmt)
+    # Beside a machine format, the summary goes on stderr, so stdout stays parseable.
+    err.print(outcome.summary, markup=False)

@@ -29,7 +29,7 @@ from nlibuild.protocol.batches import ELICIT_BATCH
 from nlibuild.protocol.ranking import seeded_rank
 from nlibuild.queries.batches import batch_ids, items_per_annotator, unassigned_premises
 from nlibuild.queries.premises import premises_by_id
-from nlibuild.render import counted, run_note
+from nlibuild.render import NamedTable, counted, run_note
 from nlibuild.store import Store
 
 BATCH_PREFIX = "e"
@@ -156,4 +156,14 @@ def summary(cfg: ElicitCreateConfig, result: ElicitCreateResult) -> str:
     )
 
 
-STAGE = Stage(ELICIT_CREATE, settings=ElicitCreateConfig, run=run, summary=summary)
+def tables(_cfg: ElicitCreateConfig, result: ElicitCreateResult) -> list[NamedTable]:
+    """Each batch made: its writer, and how many premises of each genre it holds."""
+    rows = [
+        (b.id, b.writer, b.premises, ", ".join(f"{g} {n}" for g, n in b.genres.items()))
+        for b in result.batches
+    ]
+    columns = ["batch", "writer", "premises", "genres"]
+    return [NamedTable("elicit-batches", "Batches", columns, rows)]
+
+
+STAGE = Stage(ELICIT_CREATE, settings=ElicitCreateConfig, run=run, summary=summary, tables=tables)

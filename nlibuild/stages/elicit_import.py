@@ -61,7 +61,7 @@ from nlibuild.queries.batches import (
     batches_of_kind,
 )
 from nlibuild.queries.pairs import existing_pair_ids
-from nlibuild.render import counted, run_note
+from nlibuild.render import NamedTable, counted, run_note
 from nlibuild.store import ElicitedPairRow, Store, ViolationRow
 from nlibuild.text.lang import normalise_text
 from nlibuild.text.negators import NegatorLexicon, negator_lexicon
@@ -445,8 +445,8 @@ def run_answers(store: Store, cfg: ElicitImportConfig, parsed: AnswerFile) -> El
 
 
 def summary(_cfg: ElicitImportConfig, result: ElicitImportResult) -> str:
-    """What was read, what was added, what was refused (the CLI shows the checks per rule
-    and per writer above it)."""
+    """What was read, what was added, what was refused (`tables`, above it, shows the checks
+    per rule and the answers per writer)."""
     dropped = "".join(f", {n} {why}" for why, n in sorted(result.dropped.items()))
     if result.left_open:
         dropped += f", {left_open(result.left_open)}"
@@ -458,11 +458,31 @@ def summary(_cfg: ElicitImportConfig, result: ElicitImportResult) -> str:
     )
 
 
+def tables(_cfg: ElicitImportConfig, result: ElicitImportResult) -> list[NamedTable]:
+    """The checks per rule (what each found, and what became of the pairs it found), then
+    each writer's answers: what a lead reads before paying or briefing a writer. `x` is the
+    answers a writer marked unusable."""
+    checks = [(r.rule, r.severity, r.found, r.pairs_kept, r.pairs_rejected) for r in result.rules]
+    writers = [
+        (w.writer, w.answers, w.unusable, w.pairs_added, w.pairs_rejected, w.errors, w.warnings,
+         w.contradictions, w.negated_contradictions)
+        for w in result.writers
+    ]  # fmt: skip
+    return [
+        NamedTable("elicit-checks", "Checks",
+                   ["rule", "severity", "found", "pairs_kept", "pairs_rejected"], checks),
+        NamedTable("elicit-writers", "Writers",
+                   ["writer", "answers", "x", "pairs_added", "rejected", "errors", "warnings",
+                    "contradictions", "with_negator"], writers),
+    ]  # fmt: skip
+
+
 STAGE = Stage(
     ELICIT_IMPORT,
     settings=ElicitImportConfig,
     run=run,
     summary=summary,
+    tables=tables,
     warnings=lambda result: result.warnings,
     defaults=label_names_default,
 )

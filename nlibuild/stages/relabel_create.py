@@ -47,7 +47,7 @@ from nlibuild.queries.batches import (
     relabel_candidates,
     relabel_pairs,
 )
-from nlibuild.render import counted, run_note
+from nlibuild.render import NamedTable, counted, run_note
 from nlibuild.store import Store
 
 BATCH_PREFIX = "r"
@@ -226,4 +226,10 @@ def summary(cfg: RelabelCreateConfig, result: RelabelCreateResult) -> str:
     )
 
 
-STAGE = Stage(RELABEL_CREATE, settings=RelabelCreateConfig, run=run, summary=summary)
+def tables(_cfg: RelabelCreateConfig, result: RelabelCreateResult) -> list[NamedTable]:
+    """Each batch made: the annotator it goes to and how many pairs it holds."""
+    rows = [(b.id, b.annotator, b.pairs) for b in result.batches]
+    return [NamedTable("relabel-batches", "Batches", ["batch", "annotator", "pairs"], rows)]
+
+
+STAGE = Stage(RELABEL_CREATE, settings=RelabelCreateConfig, run=run, summary=summary, tables=tables)

@@ -41,7 +41,7 @@ from nlibuild.protocol.batches import RELABEL_BATCH
 from nlibuild.queries.batches import Assignment, assignments_of_items, batches_of_kind
 from nlibuild.queries.meta import store_labels
 from nlibuild.queries.pairs import vote_targets
-from nlibuild.render import counted, run_note
+from nlibuild.render import NamedTable, counted, run_note
 from nlibuild.store import Store, ViolationRow
 
 AUTHOR_VOTE = "author_vote"
@@ -267,7 +267,7 @@ def run_votes(store: Store, cfg: RelabelImportConfig, parsed: VoteFile) -> Relab
 
 
 def summary(_cfg: RelabelImportConfig, result: RelabelImportResult) -> str:
-    """What was read, added and refused (the CLI shows the table per annotator above it)."""
+    """What was read, added and refused (`tables`, above it, shows each annotator's)."""
     dropped = "".join(f", {n} {why}" for why, n in sorted(result.dropped.items()))
     return (
         f"Imported {counted(result.votes, 'vote')}{dropped}: {result.added} added, "
@@ -275,6 +275,16 @@ def summary(_cfg: RelabelImportConfig, result: RelabelImportResult) -> str:
         f"author), {result.unassigned} not assigned to their annotator; "
         f"{counted(result.violations_added, 'violation')} stored {run_note(result)}"
     )
+
+
+def tables(_cfg: RelabelImportConfig, result: RelabelImportResult) -> list[NamedTable]:
+    """Each annotator's votes: added, already in the store, refused on a pair they wrote
+    themselves, or not assigned to them (both refusals stored as violations)."""
+    rows = [(a.annotator, a.votes, a.added, a.unchanged, a.author_votes, a.unassigned)
+            for a in result.annotators]  # fmt: skip
+    columns = ["annotator", "votes", "added", "already_imported", "own_pairs_refused",
+               "not_assigned"]  # fmt: skip
+    return [NamedTable("relabel-annotators", "Annotators", columns, rows)]
 
 
 class VoteUndoResult(BaseModel):
@@ -320,6 +330,7 @@ STAGE = Stage(
     settings=RelabelImportConfig,
     run=run,
     summary=summary,
+    tables=tables,
     defaults=label_names_default,
 )
 

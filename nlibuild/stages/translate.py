@@ -46,7 +46,7 @@ from nlibuild.models import (
 )
 from nlibuild.queries.pairs import pairs_by_text
 from nlibuild.queries.translations import hypothesis_premises, translations_in
-from nlibuild.render import counted, run_note
+from nlibuild.render import NamedTable, counted, run_note
 from nlibuild.store import Store
 from nlibuild.text.lang import primary_language
 from nlibuild.text.language_id import identify_language
@@ -477,6 +477,12 @@ def import_summary(cfg: TranslateImportConfig, result: TranslateImportResult) ->
     )
 
 
+def import_tables(_cfg: TranslateImportConfig, result: TranslateImportResult) -> list[NamedTable]:
+    """The import's notes, one a row: the language identified in a sample of the file, and
+    the checks that could not be made (a script nlibuild does not know)."""
+    return [NamedTable("translate-notes", "Notes", ["note"], [(note,) for note in result.notes])]
+
+
 def _format_by_suffix(field: str, reading: bool) -> Defaults:
     """Defaults that take a units file's format from the suffix of its path (`field`) when
     none is given, as the commands always have: `.csv`, `.jsonl`, `.json`, `.parquet`, else
@@ -503,5 +509,6 @@ IMPORT_STAGE = Stage(
     settings=TranslateImportConfig,
     run=import_,
     summary=import_summary,
+    tables=import_tables,
     defaults=_format_by_suffix("path", reading=True),
 )

@@ -22,7 +22,7 @@ from nlibuild.core.stage import Stage
 from nlibuild.errors import ConfigError
 from nlibuild.models import QaMetric, TranslateQaConfig, TranslateQaResult, WorstSegment
 from nlibuild.queries.translations import translations_in
-from nlibuild.render import counted, run_note
+from nlibuild.render import NamedTable, counted, run_note
 from nlibuild.store import Store
 from nlibuild.text.lang import primary_language
 
@@ -117,4 +117,20 @@ def summary(cfg: TranslateQaConfig, result: TranslateQaResult) -> str:
     )
 
 
-STAGE = Stage(TRANSLATE_QA, settings=TranslateQaConfig, run=run, summary=summary)
+def tables(cfg: TranslateQaConfig, result: TranslateQaResult) -> list[NamedTable]:
+    """The corpus scores, then the segments of lowest chrF: two tables with different
+    columns, which a tidy file keeps apart (`translate qa --out DIR`)."""
+    title = f"{cfg.hyp.value} against {cfg.ref.value}, {cfg.lang}: {result.segments} segments"
+    scores = [("BLEU", result.bleu, result.bleu_signature),
+              ("chrF", result.chrf, result.chrf_signature),
+              ("TER", result.ter, result.ter_signature)]  # fmt: skip
+    corpus = [score for score in scores if score[1] is not None]  # metrics not asked for
+    units = [(w.unit_id, w.chrf, w.hypothesis, w.reference) for w in result.worst]
+    return [
+        NamedTable("qa-corpus", title, ["metric", "score", "sacrebleu_signature"], corpus, 2),
+        NamedTable("qa-units", "Lowest sentence chrF",
+                   ["unit", "chrf", "hypothesis", "reference"], units, 1),
+    ]  # fmt: skip
+
+
+STAGE = Stage(TRANSLATE_QA, settings=TranslateQaConfig, run=run, summary=summary, tables=tables)
