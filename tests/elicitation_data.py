@@ -1,7 +1,7 @@
 """What the elicitation and relabelling tests share: the premises, a careful writer's
-answers, a store of sampled premises, and the platform files they both read and write
-(exported task files, the worker map of `--annotator-map`, MTurk's input and batch results
-CSVs)."""
+answers, a store of sampled premises (built through the Python API), and the platform files
+they both read and write (exported task files, the worker map of `--annotator-map`, MTurk's
+input and batch results CSVs)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from conftest import new_store, ok, read_jsonl
+from conftest import new_store, read_jsonl
+
+import nlibuild
+from nlibuild.api import Corpus
 
 NEWS = [
     "The city council approved a new budget for public parks on Monday.",
@@ -59,17 +62,32 @@ MTURK_COLUMNS = (
 """The HIT and assignment columns of MTurk's batch results CSV, in its order."""
 
 
+def premise_corpus(db: Path, genres: Mapping[str, list[str]], **init: Any) -> Corpus:
+    """A store (`nlibuild.create(db, **init)`: `lang="en"`, `preset=...`) whose premises
+    are the sentences given per genre: each genre's sentences ingested from `<genre>.txt`
+    beside the store and all sampled."""
+    corpus = nlibuild.create(db, **init)
+    sample_every_sentence(corpus, genres)
+    return corpus
+
+
 def premise_store(db: Path, genres: Mapping[str, list[str]], *init_args: str) -> Path:
-    """A store (`init INIT_ARGS...`) whose premises are the sentences given per genre: each
-    genre's sentences ingested from `<genre>.txt` beside the store and all sampled."""
+    """`premise_corpus` for callers that give the store's settings as `init`'s command-line
+    options (`"--lang", "en"`): the store made by `init INIT_ARGS...`, its premises sampled
+    through the Python API. Returns the store's path."""
     new_store(db, *init_args)
-    for genre, sentences in genres.items():
-        source = db.parent / f"{genre}.txt"
-        source.write_text("\n\n".join(sentences) + "\n", encoding="utf-8")
-        ok("--db", db, "ingest", source, "--genre", genre)
-        ok("--db", db, "sample", "--genre", genre, "--n", len(sentences),
-           "--min-len", 3, "--max-len", 40)  # fmt: skip
+    sample_every_sentence(nlibuild.open(db), genres)
     return db
+
+
+def sample_every_sentence(corpus: Corpus, genres: Mapping[str, list[str]]) -> None:
+    """Each genre's sentences ingested from `<genre>.txt` beside the store, and every one of
+    them sampled as a premise (a sentence of 3 to 40 tokens; the tests' sentences are)."""
+    for genre, sentences in genres.items():
+        source = corpus.path.parent / f"{genre}.txt"
+        source.write_text("\n\n".join(sentences) + "\n", encoding="utf-8")
+        corpus.ingest(paths=(source,), genre=genre)
+        corpus.sample(genres=(genre,), n=len(sentences), min_len=3, max_len=40)
 
 
 def annotator_map(path: Path, *rows: tuple[str, str, str]) -> Path:

@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DATA, copy_store, ok, query
+from conftest import DATA, copy_store, query
 from starlette.testclient import TestClient
 
+import nlibuild
 from nlibuild.models import Role, ServeConfig
 from nlibuild.store import Store
 from nlibuild.web.app import create_app
@@ -26,16 +27,20 @@ ZH_GENRES = ("gov", "news", "lit", "tv", "phone")
 
 
 def build_workbench_store(db: Path) -> Path:
-    ok("--db", db, "init", "--preset", "ocnli")
+    """The store of the module's docstring, built through the Python API."""
+    corpus = nlibuild.create(db, preset="ocnli")
     for genre in ZH_GENRES:
-        ok("--db", db, "ingest", DATA / "sources" / "zh" / f"{genre}.txt", "--genre", genre)
-    ok("--db", db, "sample", "--per-genre", 10, "--seed", 13)
-    ok("--db", db, "elicit", "create", "--protocol", "MULTI_CONSTRAINT", "--writers",
-       "w01,w02", "--batch-size", 4, "--max-per-writer", 8)  # fmt: skip
-    ok("--db", db, "elicit", "import", DATA / "elicit" / "zh_e0001.labelstudio.json",
-       "--format", "labelstudio", "--annotators", DATA / "elicit" / "annotators.csv")  # fmt: skip
-    ok("--db", db, "relabel", "create", "--fraction", 0.5, "--annotators",
-       "w01,v01,v02,v03,v04")  # fmt: skip
+        corpus.ingest(paths=(DATA / "sources" / "zh" / f"{genre}.txt",), genre=genre)
+    corpus.sample(n=10, all_genres=True, seed=13)  # --per-genre 10
+    corpus.elicit_create(
+        protocol="MULTI_CONSTRAINT", annotators=("w01", "w02"), batch_size=4, max_per_writer=8
+    )
+    corpus.elicit_import(
+        path=DATA / "elicit" / "zh_e0001.labelstudio.json",
+        format="labelstudio",
+        annotator_map=DATA / "elicit" / "annotators.csv",
+    )
+    corpus.relabel_create(fraction=0.5, annotators=("w01", "v01", "v02", "v03", "v04"))
     return db
 
 

@@ -1,13 +1,20 @@
 """`stats --table cartography` (Swayamdipta et al. 2020) and `relabel create --pairs`:
-the pairs a model found ambiguous or hard to learn, sent back to annotators."""
+the pairs a model found ambiguous or hard to learn, sent back to annotators.
+
+The table and the stage run through the Python API; the CLI keeps the regions' line under
+the table and `--fraction` refused beside `--pairs`."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import fails, json_rows, ok, query
+from conftest import fails, ok, query, refused
 from score_tables import add_dynamics, add_job, add_run
+
+import nlibuild
+from nlibuild.api import Corpus
 
 # pair ID -> (confidence, variability) averaged over two seeds, written per seed below
 DYNAMICS = {
@@ -31,7 +38,7 @@ def mapped_db(sample_db: Path) -> Path:
 
 
 def test_lists_the_most_ambiguous_and_the_hardest_pairs(mapped_db: Path) -> None:
-    rows = json_rows("--db", mapped_db, "stats", "--table", "cartography", "--top", 2)
+    rows = nlibuild.open(mapped_db).stats("cartography", top=2).to_dicts()
 
     listed = [(r["list"], r["pair"]) for r in rows]
     assert listed == [("ambiguous", "10412gc"), ("ambiguous", "10587ge"),
@@ -56,29 +63,35 @@ def test_counts_the_regions_by_thirds(mapped_db: Path) -> None:
 
 def test_out_writes_the_listed_ids_for_relabel_create(mapped_db: Path, tmp_path: Path) -> None:
     out = tmp_path / "to-relabel.txt"
-    ok("--db", mapped_db, "stats", "--table", "cartography", "--top", 1, "--out", out)
+    corpus = nlibuild.open(mapped_db)
+    corpus.stats("cartography", top=1, out=out)
 
     lines = out.read_text(encoding="utf-8").splitlines()
     assert lines[0].startswith("#")
     assert lines[1:] == ["10412gc", "10587gn"]
-    ok("--db", mapped_db, "relabel", "create", "--annotators", "v01,v02,v03,v04",
-       "--pairs", out)  # fmt: skip
+    corpus.relabel_create(annotators=("v01", "v02", "v03", "v04"), pairs=out)
     sent = query(mapped_db, "SELECT DISTINCT s.item_id FROM assignments s JOIN batches b "
                  "ON b.pk = s.batch_pk WHERE b.kind = 'relabel' ORDER BY 1")  # fmt: skip
     assert [row[0] for row in sent] == ["10412gc", "10587gn"]
 
 
-def test_without_dynamics_the_table_is_one_error_line(sample_db: Path) -> None:
-    fails(sample_db, "stats", "--table", "cartography", says=("no score run",))
+def test_without_dynamics_the_table_is_refused(sample_db: Path) -> None:
+    refused(sample_db, lambda corpus: corpus.stats("cartography"), "no score run")
+
+
+def relabel_listed(listed: Path) -> Callable[[Corpus], object]:
+    """`relabel create --annotators v01,v02,v03,v04 --pairs LISTED`."""
+    return lambda corpus: corpus.relabel_create(
+        annotators=("v01", "v02", "v03", "v04"), pairs=listed
+    )
 
 
 def test_relabel_pairs_file_errors_name_the_line(sample_db: Path, tmp_path: Path) -> None:
     listed = tmp_path / "pairs.txt"
     listed.write_text("# from cartography\n10412gc\n\nnope  # a typo\n", encoding="utf-8")
-    fails(sample_db, "relabel", "create", "--annotators", "v01,v02,v03,v04", "--pairs", listed,
-          says=("pairs.txt, line 4", "'nope' is not in the store"))  # fmt: skip
+    refused(sample_db, relabel_listed(listed), "pairs.txt, line 4", "'nope' is not in the store")
     listed.write_text("10412gc\n10587gn\n10412gc\n", encoding="utf-8")
-    fails(sample_db, "relabel", "create", "--annotators", "v01,v02,v03,v04", "--pairs", listed,
-          says=("pairs.txt, line 3", "listed again (first on line 1)"))  # fmt: skip
+    refused(sample_db, relabel_listed(listed), "pairs.txt, line 3",
+            "listed again (first on line 1)")  # fmt: skip
     fails(sample_db, "relabel", "create", "--annotators", "v01,v02,v03,v04", "--pairs", listed,
           "--fraction", 0.5, says=("--fraction", "--pairs", "one or the other"))  # fmt: skip

@@ -2,7 +2,9 @@
 hypothesis length in the unit the papers count (tokens split at punctuation as XNLI's Table 2,
 which sacrebleu's intl tokeniser reproduces; characters for zh as OCNLI; ICU words for
 th/ja/my, or characters saying so without PyICU), for the pairs' own language and for each
-translation; each premise counts once."""
+translation; each premise counts once.
+
+The stores are built and the table read through the Python API (`corpus.stats`)."""
 
 from __future__ import annotations
 
@@ -11,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURES, json_rows, ok, read_jsonl, read_tsv, requires_fixtures, write_jsonl
+from conftest import FIXTURES, read_jsonl, read_tsv, requires_fixtures, write_jsonl
 
+import nlibuild
 from nlibuild.text.length_units import icu_word_breaker, paper_length, paper_unit
 
 try:
@@ -25,7 +28,7 @@ requires_icu = pytest.mark.skipif(not HAS_ICU, reason="PyICU is not installed (t
 
 
 def lengths(db: Path) -> dict[tuple[str, str], dict[str, Any]]:
-    rows = json_rows("--db", db, "stats", "--table", "lengths")
+    rows = nlibuild.open(db).stats("lengths").to_dicts()
     return {(r["lang"], r["kind"]): r for r in rows}
 
 
@@ -40,14 +43,15 @@ def test_means_count_each_premise_once_in_each_languages_unit(db: Path, tmp_path
          "labels": ["contradiction"]},
     ]  # fmt: skip
     write_jsonl(corpus, records)
-    ok("--db", db, "import", corpus, "--format", "jsonl")
+    store = nlibuild.open(db)
+    store.import_corpus(path=corpus, format="jsonl")
     units = tmp_path / "zh.jsonl"
-    ok("--db", db, "translate", "export", "--lang", "zh", "--out", units)
+    store.translate_export(lang="zh", out=units)
     # By source text: the pairs have no IDs of their own, so theirs are derived from content.
     chinese = {"one two three four": "一二三四五", "five six": "五六七", "one two": "一二",
                "three": "三", "five six seven": "五六七八"}  # fmt: skip
     write_jsonl(units, [r | {"text": chinese[r["source"]]} for r in read_jsonl(units)])
-    ok("--db", db, "translate", "import", units, "--lang", "zh")
+    store.translate_import(path=units, lang="zh")
     table = lengths(db)
     source, zh = table[("en", "source")], table[("zh", "human")]
     assert (source["unit"], source["premises"], source["premise_mean"]) == ("tokens (intl)", 2, 3.0)
@@ -59,8 +63,9 @@ def test_means_count_each_premise_once_in_each_languages_unit(db: Path, tmp_path
 @requires_fixtures
 def test_myxnli_lengths_per_language(db: Path) -> None:
     path = FIXTURES / "myxnli" / "my.genre.dev.tsv"
-    ok("--db", db, "import", path, "--format", "xnli", "--lang", "en", "--label-order", "e,n,c")
-    print(ok("--db", db, "stats", "--table", "lengths", "--format", "csv"))
+    corpus = nlibuild.open(db)
+    corpus.import_corpus(path=path, format="xnli", lang="en", label_order="e,n,c")
+    print(corpus.stats("lengths"))
     table = lengths(db)
     english, burmese = table[("en", "source")], table[("my", "human")]
     assert english["premises"] == burmese["premises"] == 830
@@ -83,7 +88,7 @@ XNLI_TABLE_2_ENGLISH = (21.7, 10.7)
 @requires_fixtures
 def test_english_lengths_match_xnli_table_2_within_a_fifth_of_a_token(db: Path) -> None:
     path = FIXTURES / "myxnli" / "my.genre.test.tsv"
-    ok("--db", db, "import", path, "--format", "xnli", "--lang", "en", "--label-order", "e,n,c")
+    nlibuild.open(db).import_corpus(path=path, format="xnli", lang="en", label_order="e,n,c")
     english = lengths(db)[("en", "source")]
     assert english["unit"] == "tokens (intl)"
     assert (english["premises"], english["hypotheses"]) == (1670, 5010)

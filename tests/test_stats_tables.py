@@ -1,5 +1,8 @@
 """The `stats` table registry: every table found, listed in order, and the command
-refusing options the chosen table does not read."""
+refusing options the chosen table does not read.
+
+What is tested here is the command line's (its help, its option names, its Error lines);
+the stores are built through the Python API (conftest's `sample_db`)."""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from conftest import DATA, assert_user_error, run_cli, table_counts
+from conftest import assert_user_error, run_cli, table_counts
 
 from nlibuild.cli import app
 from nlibuild.stats import StatsOptions, stats_tables
@@ -48,18 +51,16 @@ def test_an_unknown_table_lists_the_tables(db: Path) -> None:
     ],
 )
 def test_an_option_the_table_does_not_read_is_refused(
-    db: Path, table: str, option: list[str], takes: str
+    sample_db: Path, table: str, option: list[str], takes: str
 ) -> None:
-    run_cli("--db", db, "import", DATA / "sample_mnli.jsonl", "--format", "mnli")
-    before = table_counts(db)
-    result = run_cli("--db", db, "stats", "--table", table, *option)
+    before = table_counts(sample_db)
+    result = run_cli("--db", sample_db, "stats", "--table", table, *option)
     assert_user_error(result, f"{option[0]} does not apply to --table {table} ", takes)
-    assert table_counts(db) == before
+    assert table_counts(sample_db) == before
 
 
-def test_an_option_left_at_its_default_is_not_refused(db: Path) -> None:
-    run_cli("--db", db, "import", DATA / "sample_mnli.jsonl", "--format", "mnli")
-    result = run_cli("--db", db, "stats", "--table", "lengths", "--format", "csv")
+def test_an_option_left_at_its_default_is_not_refused(sample_db: Path) -> None:
+    result = run_cli("--db", sample_db, "stats", "--table", "lengths", "--format", "csv")
     assert result.exit_code == 0, result.stderr
     assert result.stdout.startswith("lang,kind,unit,premises,")
 

@@ -8,6 +8,9 @@ and genre, a copy of the source texts (myXNLI's `sentence1_en`), and premise rep
 (three hypotheses of a premise on consecutive rows, the premise translated once). One row
 that disagrees refuses the import with one Error line naming the first rows; `--force`
 imports the rows as they stand and records what disagrees with each.
+
+The imports run through the Python API; the CLI keeps one refusal's `Error:` line and the
+report of a forced import.
 """
 
 from __future__ import annotations
@@ -21,12 +24,15 @@ from conftest import (
     MYXNLI,
     copy_store,
     fails,
-    new_store,
     ok,
     query,
     read_jsonl,
+    refused,
     requires_fixtures,
 )
+
+import nlibuild
+from nlibuild.models import TranslateImportResult
 
 SOURCE_HEADER = ["pairID", "promptID", "genre", "sentence1", "sentence2", "gold_label"]
 SOURCE = [
@@ -62,7 +68,7 @@ def write_tsv(path: Path, header: Sequence[str], rows: Sequence[Sequence[str]]) 
 
 def store_with_source(db: Path, tmp_path: Path) -> Path:
     reference = write_tsv(tmp_path / "source.tsv", SOURCE_HEADER, SOURCE)
-    ok("--db", db, "import", reference, "--format", "xnli", "--lang", "en")
+    nlibuild.open(db).import_corpus(path=reference, format="xnli", lang="en")
     return reference
 
 
@@ -77,14 +83,23 @@ def swapped(rows: list[list[str]], first: int, second: int) -> list[list[str]]:
     return rows
 
 
-def import_rows(db: Path, file: Path, reference: Path, *more: str) -> str:
-    return ok("--db", db, "translate", "import", file, "--lang", "de", "--align", "rows",
-              "--reference", reference, *more)  # fmt: skip
+def import_rows(db: Path, file: Path, reference: Path) -> TranslateImportResult:
+    """`translate import FILE --lang de --align rows --reference REFERENCE`."""
+    return nlibuild.open(db).translate_import(
+        path=file, lang="de", align="rows", reference=reference
+    )
 
 
-def refused(db: Path, file: Path, reference: Path, *says: str) -> str:
-    return fails(db, "translate", "import", file, "--lang", "de", "--align", "rows",
-                 "--reference", reference, says=("do not line up", "--force", *says))  # fmt: skip
+def misaligned(db: Path, file: Path, reference: Path, *says: str) -> str:
+    """`import_rows` must be refused (see conftest's `refused`), the message saying the rows
+    do not line up, naming --force and holding every fragment of `says`; returns it."""
+    return refused(
+        db,
+        lambda corpus: corpus.translate_import(
+            path=file, lang="de", align="rows", reference=reference
+        ),
+        "do not line up", "--force", *says,
+    )  # fmt: skip
 
 
 def pair_of(db: Path, hypothesis: str) -> str:
@@ -97,8 +112,9 @@ def test_rows_whose_every_piece_of_evidence_agrees_import(db: Path, tmp_path: Pa
     rows = [[s[0], s[1], s[2], *row, s[3], s[4]] for s, row in zip(SOURCE, german_rows(),
                                                                      strict=True)]  # fmt: skip
     header = ["pairID", "promptID", "genre", *GERMAN_HEADER, "sentence1_en", "sentence2_en"]
-    out = import_rows(db, write_tsv(tmp_path / "de.tsv", header, rows), reference)
-    assert "8 added" in out and "disagree" not in out
+    report = import_rows(db, write_tsv(tmp_path / "de.tsv", header, rows), reference)
+    assert report.added == 8
+    assert (report.label_mismatches, report.disagreements) == (0, {})
 
 
 def test_two_hypotheses_of_a_premise_swapped_disagree_in_their_labels(
@@ -106,10 +122,13 @@ def test_two_hypotheses_of_a_premise_swapped_disagree_in_their_labels(
 ) -> None:
     reference = store_with_source(db, tmp_path)
     file = write_tsv(tmp_path / "de.tsv", GERMAN_HEADER, swapped(german_rows(), 3, 4))
-    line = refused(db, file, reference, "de.tsv, line 5", "2 of 6 rows", "(label 2)",
-                   f"line 5 (pair {pair_of(db, SOURCE[3][4])}, reference line 5): label "
-                   "'contradiction' where the source has 'entailment'",
-                   f"line 6 (pair {pair_of(db, SOURCE[4][4])}")  # fmt: skip
+    # The CLI's one Error line (tests/test_translate_rows.py keeps its format).
+    line = fails(db, "translate", "import", file, "--lang", "de", "--align", "rows",
+                 "--reference", reference,
+                 says=("do not line up", "--force", "de.tsv, line 5", "2 of 6 rows", "(label 2)",
+                       f"line 5 (pair {pair_of(db, SOURCE[3][4])}, reference line 5): label "
+                       "'contradiction' where the source has 'entailment'",
+                       f"line 6 (pair {pair_of(db, SOURCE[4][4])}"))  # fmt: skip
     assert "source.tsv" in line
 
 
@@ -119,12 +138,12 @@ def test_rows_of_two_premises_swapped_break_the_premise_repetition(
     """Rows 1 and 4 are both entailment: only the premises' repetition shows the swap."""
     reference = store_with_source(db, tmp_path)
     file = write_tsv(tmp_path / "de.tsv", GERMAN_HEADER, swapped(german_rows(), 0, 3))
-    line = refused(db, file, reference, "de.tsv, line 3", "2 of 6 rows",
-                   "(premise repetition 2)",
-                   f"line 3 (pair {pair_of(db, SOURCE[1][4])}, reference line 3): its premise "
-                   "is not line 2's where the source's repeats",
-                   f"line 6 (pair {pair_of(db, SOURCE[4][4])}, reference line 6): its premise "
-                   "is not line 5's")  # fmt: skip
+    line = misaligned(db, file, reference, "de.tsv, line 3", "2 of 6 rows",
+                      "(premise repetition 2)",
+                      f"line 3 (pair {pair_of(db, SOURCE[1][4])}, reference line 3): its "
+                      "premise is not line 2's where the source's repeats",
+                      f"line 6 (pair {pair_of(db, SOURCE[4][4])}, reference line 6): its "
+                      "premise is not line 5's")  # fmt: skip
     assert "line 5 (" not in line  # rows 4 and 5 repeat a premise where the source does not
 
 
@@ -133,9 +152,9 @@ def test_an_id_or_genre_column_that_disagrees_refuses(db: Path, tmp_path: Path) 
     rows = [[s[0], s[2], *row] for s, row in zip(SOURCE, german_rows(), strict=True)]
     rows[5][0], rows[5][1] = "2x", "fiction"
     file = write_tsv(tmp_path / "de.tsv", ["pairID", "genre", *GERMAN_HEADER], rows)
-    refused(db, file, reference, "de.tsv, line 7", "1 of 6 rows", "genre 1, pairID 1",
-            "pairID '2x' where the source has '2n'",
-            "genre 'fiction' where the source has 'travel'")  # fmt: skip
+    misaligned(db, file, reference, "de.tsv, line 7", "1 of 6 rows", "genre 1, pairID 1",
+               "pairID '2x' where the source has '2n'",
+               "genre 'fiction' where the source has 'travel'")  # fmt: skip
 
 
 def test_a_copy_of_the_source_texts_must_be_its_own_rows(db: Path, tmp_path: Path) -> None:
@@ -144,8 +163,8 @@ def test_a_copy_of_the_source_texts_must_be_its_own_rows(db: Path, tmp_path: Pat
     copies[1], copies[2] = copies[2], copies[1]
     rows = [[*row, *copy] for row, copy in zip(german_rows(), copies, strict=True)]
     file = write_tsv(tmp_path / "de.tsv", [*GERMAN_HEADER, "sentence1_en", "sentence2_en"], rows)
-    refused(db, file, reference, "de.tsv, line 3", "(source text 2)",
-            "its sentence1_en/sentence2_en is not the source's text")  # fmt: skip
+    misaligned(db, file, reference, "de.tsv, line 3", "(source text 2)",
+               "its sentence1_en/sentence2_en is not the source's text")  # fmt: skip
 
 
 def test_english_that_is_no_copy_of_the_source_is_no_evidence(db: Path, tmp_path: Path) -> None:
@@ -154,7 +173,7 @@ def test_english_that_is_no_copy_of_the_source_is_no_evidence(db: Path, tmp_path
     rows = [[*row, f"Back: {s[3]}", f"Back: {s[4]}"] for s, row in zip(SOURCE, german_rows(),
                                                                       strict=True)]  # fmt: skip
     file = write_tsv(tmp_path / "de.tsv", [*GERMAN_HEADER, "sentence1_en", "sentence2_en"], rows)
-    assert "8 added" in import_rows(db, file, reference)
+    assert import_rows(db, file, reference).added == 8
 
 
 def test_forced_rows_are_recorded_and_spoil_nothing_else(db: Path, tmp_path: Path) -> None:
@@ -164,11 +183,14 @@ def test_forced_rows_are_recorded_and_spoil_nothing_else(db: Path, tmp_path: Pat
     checks of the units."""
     reference = store_with_source(db, tmp_path)
     file = write_tsv(tmp_path / "de.tsv", GERMAN_HEADER, swapped(german_rows(), 0, 3))
-    out = import_rows(db, file, reference, "--force")
+    # The CLI's report names what was forced.
+    out = ok("--db", db, "translate", "import", file, "--lang", "de", "--align", "rows",
+             "--reference", reference, "--force")  # fmt: skip
     assert "8 added" in out
     assert "imported with --force: premise repetition 2" in out
     exported = tmp_path / "de.jsonl"
-    ok("--db", db, "export", "--format", "hf-jsonl", "--lang", "de", "--out", exported)
+    corpus = nlibuild.open(db)
+    corpus.export(format="hf-jsonl", langs=("de",), out=exported)
     pairs = {(r["premise"], r["hypothesis"]): r["label"] for r in read_jsonl(exported)}
     order = ["entailment", "neutral", "contradiction"]  # hf-jsonl's label integers
     forced = {0: 3, 3: 0}  # the rows swapped: each pair has the other's hypothesis
@@ -180,9 +202,8 @@ def test_forced_rows_are_recorded_and_spoil_nothing_else(db: Path, tmp_path: Pat
     checks = query(db, "SELECT \"check\", detail FROM translation_checks WHERE \"check\" = "
                    "'misaligned' ORDER BY detail")  # fmt: skip
     assert [detail.split(" (")[0] for _, detail in checks] == ["line 3", "line 6"]
-    table = ok("--db", db, "stats", "--table", "translation", "--format", "csv")
-    assert table.splitlines()[0].endswith("label_mismatch,misaligned")
-    assert table.splitlines()[1].endswith(",0,2")
+    (row,) = corpus.stats("translation").to_dicts()
+    assert row["checks"] == {"misaligned": 2}  # and no label_mismatch: the labels agree
 
 
 # --- the real myXNLI files ----------------------------------------------------------------
@@ -191,11 +212,12 @@ def test_forced_rows_are_recorded_and_spoil_nothing_else(db: Path, tmp_path: Pat
 @pytest.fixture(scope="module")
 def xnli_test_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The XNLI English test pairs (with their Burmese), from myXNLI's my.genre.test.tsv."""
-    db = new_store(tmp_path_factory.mktemp("myxnli") / "xnli.db")
+    corpus = nlibuild.create(tmp_path_factory.mktemp("myxnli") / "xnli.db")
     if MYXNLI.is_dir():
-        ok("--db", db, "import", MYXNLI / "my.genre.test.tsv", "--format", "xnli", "--lang",
-           "en", "--label-order", "e,n,c")  # fmt: skip
-    return db
+        corpus.import_corpus(
+            path=MYXNLI / "my.genre.test.tsv", format="xnli", lang="en", label_order="e,n,c"
+        )
+    return corpus.path
 
 
 def tsv_lines(path: Path) -> tuple[str, list[str]]:
@@ -215,9 +237,11 @@ def test_the_real_myxnli_translations_line_up(
     English; my.genre's English copy is the source's, sw.trans's English is a
     back-translation (no evidence)."""
     db = copy_store(xnli_test_store, tmp_path / "xnli.db")
-    out = ok("--db", db, "translate", "import", MYXNLI / file, "--lang", lang, "--align",
-             "rows", "--reference", MYXNLI / "my.genre.test.tsv")  # fmt: skip
-    assert "0 units still untranslated" in out and "disagree" not in out
+    report = nlibuild.open(db).translate_import(
+        path=MYXNLI / file, lang=lang, align="rows", reference=MYXNLI / "my.genre.test.tsv"
+    )
+    assert report.missing == 0
+    assert (report.label_mismatches, report.disagreements) == (0, {})
 
 
 def shuffled(rows: list[str]) -> list[str]:
@@ -265,8 +289,12 @@ def test_a_real_file_out_of_order_is_refused_naming_the_first_rows(
     header, rows = tsv_lines(MYXNLI / "sw.genre.test.tsv")
     file = tmp_path / "sw.tsv"
     file.write_text("\n".join([header, *corrupt(rows)]) + "\n", encoding="utf-8")
-    line = fails(xnli_test_store, "translate", "import", file, "--lang", "sw", "--align", "rows",
-                 "--reference", MYXNLI / "my.genre.test.tsv",
-                 says=(f"sw.tsv, line {first_line}: the rows do not line up", "my.genre.test.tsv",
-                       f"first line {first_line} (pair ", what, "pass --force"))  # fmt: skip
-    assert "of 5010 rows disagree" in line
+    message = refused(
+        xnli_test_store,
+        lambda corpus: corpus.translate_import(
+            path=file, lang="sw", align="rows", reference=MYXNLI / "my.genre.test.tsv"
+        ),
+        f"sw.tsv, line {first_line}: the rows do not line up", "my.genre.test.tsv",
+        f"first line {first_line} (pair ", what, "pass --force",
+    )  # fmt: skip
+    assert "of 5010 rows disagree" in message

@@ -1,15 +1,19 @@
 """A language's translations imported in several partial files (`--align rows` of the dev
 file, then of the test file): the checks across units (`duplicate`, `same_as_premise`) are
 computed over every stored translation of the language and kind, so a second file neither
-erases what the first one's units were found to share nor misses a duplicate across files."""
+erases what the first one's units were found to share nor misses a duplicate across files.
+
+The imports run and the translation table is read through the Python API."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
 
-from conftest import MYXNLI, json_rows, ok, query, requires_fixtures
+from conftest import MYXNLI, query, requires_fixtures
 from test_translate_rows import SOURCE, german, write_tsv
+
+import nlibuild
 
 # Pairs 0 and 1 share their premise; their hypotheses differ in English.
 FILE_1 = [
@@ -42,13 +46,15 @@ def import_in_two_files(
     """The source as one store, the German as two row-aligned files of two pairs each."""
     header = ["sentence1", "sentence2", "gold_label"]
     whole = write_tsv(tmp_path / "source.tsv", header, SOURCE)
-    ok("--db", db, "import", whole, "--format", "xnli", "--lang", "en")
+    corpus = nlibuild.open(db)
+    corpus.import_corpus(path=whole, format="xnli", lang="en")
     for part, rows in enumerate((first, second)):
         pairs = SOURCE[2 * part : 2 * part + 2]
         reference = write_tsv(tmp_path / f"source{part}.tsv", header, pairs)
         file = german(tmp_path, list(rows), name=f"de{part}.tsv")
-        ok("--db", db, "translate", "import", file, "--lang", "de", "--align", "rows",
-           "--reference", reference, "--partial")  # fmt: skip
+        corpus.translate_import(
+            path=file, lang="de", align="rows", reference=reference, partial=True
+        )
 
 
 def hypothesis_units(db: Path) -> list[str]:
@@ -62,7 +68,7 @@ def test_a_second_file_keeps_the_duplicates_of_the_first(db: Path, tmp_path: Pat
         h[0]: f"the same translation as {h[1]}",
         h[1]: f"the same translation as {h[0]}",
     }
-    (row,) = json_rows("--db", db, "stats", "--table", "translation")
+    (row,) = nlibuild.open(db).stats("translation").to_dicts()
     assert row["translated"] == 6 and row["checks"]["duplicate"] == 2
 
 
@@ -87,17 +93,18 @@ def test_a_second_file_keeps_same_as_premise(db: Path, tmp_path: Path) -> None:
 
 @requires_fixtures
 def test_myxnli_dev_then_test_keeps_the_findings_of_dev(tmp_path: Path) -> None:
-    db = tmp_path / "corpus.db"
-    ok("--db", db, "init")
+    corpus = nlibuild.create(tmp_path / "corpus.db")
     splits = ("dev", "test")
     for split in splits:
-        ok("--db", db, "import", MYXNLI / f"my.genre.{split}.tsv", "--format", "xnli",
-           "--lang", "en", "--label-order", "e,n,c")  # fmt: skip
+        corpus.import_corpus(
+            path=MYXNLI / f"my.genre.{split}.tsv", format="xnli", lang="en", label_order="e,n,c"
+        )
     counts: list[set[str]] = []
     for split in splits:
-        ok("--db", db, "translate", "import", MYXNLI / f"sw.genre.{split}.tsv", "--lang", "sw",
-           "--align", "rows", "--reference", MYXNLI / f"my.genre.{split}.tsv",
-           "--partial")  # fmt: skip
-        counts.append(set(findings(db, "duplicate", lang="sw")))
+        corpus.translate_import(
+            path=MYXNLI / f"sw.genre.{split}.tsv", lang="sw", align="rows",
+            reference=MYXNLI / f"my.genre.{split}.tsv", partial=True,
+        )  # fmt: skip
+        counts.append(set(findings(corpus.path, "duplicate", lang="sw")))
     # Dev's duplicates survive the test file; the second import may only add to them.
     assert counts[0] and counts[0] <= counts[1]

@@ -6,6 +6,9 @@ AmericasNLI and IndoNLI: romanised Urdu, Russian, Bulgarian or Greek is flagged;
 language's own script is not. `translate import` identifies the language of a sample of the
 rows (py3langid, offline) and refuses a file that is clearly in another language than
 `--lang`, unless `--force`.
+
+The stages run through the Python API; the CLI keeps the refusal's `Error:` line and the
+notes `translate import` prints under its report.
 """
 
 from __future__ import annotations
@@ -19,20 +22,18 @@ import pytest
 import regex
 from conftest import (
     MYXNLI,
-    assert_user_error,
     drawn_text,
     fails,
-    new_store,
     ok,
     query,
     read_tsv,
+    refused,
     requires_fixtures,
-    run_cli,
-    table_counts,
     write_jsonl,
 )
 from test_translate import CORPUS  # the five pairs the translation tests use
 
+import nlibuild
 from nlibuild.text.language_id import SAMPLE_SIZE, identifier_code, identify_language, sample_units
 from nlibuild.text.writing_systems import EXPECTED_SCRIPTS, expected_scripts
 from nlibuild.translation.translation_checks import unit_checks, unit_checks_of
@@ -172,20 +173,20 @@ def test_a_language_the_identifier_does_not_know_is_skipped_saying_so() -> None:
 
 @pytest.fixture
 def store(tmp_path: Path) -> Path:
-    path = new_store(tmp_path / "corpus.db")
-    corpus = write_jsonl(
+    corpus = nlibuild.create(tmp_path / "corpus.db")
+    pairs = write_jsonl(
         tmp_path / "corpus.jsonl",
         [{"premise_id": p, "premise": premise, "hypothesis": h, "labels": [label]}
          for p, premise, h, label in CORPUS],
     )  # fmt: skip
-    ok("--db", path, "import", corpus, "--format", "jsonl")
-    return path
+    corpus.import_corpus(path=pairs, format="jsonl")
+    return corpus.path
 
 
 def urdu_file(store: Path, tmp_path: Path, lang: str) -> Path:
     """The store's units exported for `lang`, filled with Urdu translations."""
     units = tmp_path / f"units.{lang}.tsv"
-    ok("--db", store, "translate", "export", "--lang", lang, "--out", units)
+    nlibuild.open(store).translate_export(lang=lang, out=units)
     rows = read_tsv(units)
     with units.open("w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]), delimiter="\t",
@@ -206,10 +207,10 @@ def test_an_urdu_file_declared_as_hindi_is_refused(store: Path, tmp_path: Path) 
 
 def test_force_imports_it_anyway_and_says_so(store: Path, tmp_path: Path) -> None:
     path = urdu_file(store, tmp_path, "hi")
-    report = ok("--db", store, "translate", "import", path, "--lang", "hi", "--force")
-    assert "8 added" in report
-    notes = drawn_text(report, "Notes")
-    assert "ur 100%" in notes and "(imported: --force)" in notes
+    report = nlibuild.open(store).translate_import(path=path, lang="hi", force=True)
+    assert report.added == 8
+    identified = report.notes[0]
+    assert "ur 100%" in identified and identified.endswith("(imported: --force)")
 
 
 def test_the_urdu_file_as_urdu_is_accepted(store: Path, tmp_path: Path) -> None:
@@ -227,44 +228,48 @@ def test_an_unknown_language_imports_and_says_what_was_not_checked(
     store: Path, tmp_path: Path
 ) -> None:
     units = tmp_path / "units.tsv"
-    ok("--db", store, "translate", "export", "--lang", "xx", "--out", units)
-    report = ok("--db", store, "translate", "import", units, "--lang", "xx", "--partial")
-    notes = drawn_text(report, "Notes")
-    assert "language not identified: py3langid does not know xx" in notes
-    assert "script not checked: nlibuild does not know the script of xx" in notes
+    corpus = nlibuild.open(store)
+    corpus.translate_export(lang="xx", out=units)
+    report = corpus.translate_import(path=units, lang="xx", partial=True)
+    assert report.notes == [
+        "language not identified: py3langid does not know xx",
+        "script not checked: nlibuild does not know the script of xx",
+    ]
 
 
 def myxnli_corpus(db: Path) -> Path:
-    ok("--db", db, "import", MYXNLI / "my.genre.dev.tsv", "--format", "xnli", "--lang", "en",
-       "--label-order", "e,n,c")  # fmt: skip
+    """The XNLI English dev pairs of myXNLI's my.genre.dev.tsv, in a new store at `db`."""
+    nlibuild.create(db).import_corpus(
+        path=MYXNLI / "my.genre.dev.tsv", format="xnli", lang="en", label_order="e,n,c"
+    )
     return db
 
 
 @requires_fixtures
 def test_the_real_swahili_file_declared_as_burmese_is_refused(tmp_path: Path) -> None:
-    db = myxnli_corpus(new_store(tmp_path / "myxnli.db"))
+    db = myxnli_corpus(tmp_path / "myxnli.db")
     reference = MYXNLI / "my.genre.dev.tsv"
     # The Swahili rows delivered as the Burmese translation (its columns named for my).
     swahili = tmp_path / "my.dev.tsv"
     text = (MYXNLI / "sw.genre.dev.tsv").read_text(encoding="utf-8")
     swahili.write_text(text.replace("_sw\t", "_my\t").replace("_sw\n", "_my\n", 1), "utf-8")
-    before = table_counts(db)
-    line = assert_user_error(
-        run_cli("--db", db, "translate", "import", swahili, "--lang", "my", "--kind", "mt",
-                "--align", "rows", "--reference", reference),
+    message = refused(
+        db,
+        lambda corpus: corpus.translate_import(
+            path=swahili, lang="my", kind="mt", align="rows", reference=reference
+        ),
         str(swahili), "of 200 sampled units are identified as sw, not my", "check --lang",
     )  # fmt: skip
-    share = int(line.split(": ", 2)[2].split("%")[0])
-    assert share >= 95, line
-    assert table_counts(db) == before
+    share = int(message.split(": ", 1)[1].split("%")[0])
+    assert share >= 95, message
 
 
 @requires_fixtures
 def test_the_real_swahili_file_as_swahili_is_accepted(tmp_path: Path) -> None:
-    db = myxnli_corpus(new_store(tmp_path / "myxnli.db"))
-    report = ok("--db", db, "translate", "import", MYXNLI / "sw.genre.dev.tsv", "--lang", "sw",
-                "--align", "rows", "--reference", MYXNLI / "my.genre.dev.tsv")  # fmt: skip
-    notes = drawn_text(report, "Notes")
-    assert "language identified (py3langid) in 200 sampled units: sw 100%" in notes
-    checks = report.split("checks: ")[1].split(" (run")[0]
-    assert "script" not in checks, checks
+    db = myxnli_corpus(tmp_path / "myxnli.db")
+    report = nlibuild.open(db).translate_import(
+        path=MYXNLI / "sw.genre.dev.tsv", lang="sw", align="rows",
+        reference=MYXNLI / "my.genre.dev.tsv",
+    )  # fmt: skip
+    assert "language identified (py3langid) in 200 sampled units: sw 100%" in report.notes
+    assert not [check for check in report.checks if "script" in check], report.checks

@@ -1,12 +1,13 @@
-"""What the workbench tests share: stores with elicitation batches (built as the elicit
-tests build theirs, from `elicitation_data`) and an answer as the form sends it."""
+"""What the workbench tests share: stores with elicitation batches (built through the
+Python API as the elicit tests build theirs, from `elicitation_data`) and an answer as the
+form sends it."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from conftest import ok
-from elicitation_data import FICTION, NEWS, premise_store
+from elicitation_data import FICTION, NEWS, premise_corpus
 
 from nlibuild.models import Label
 from nlibuild.store import Store
@@ -16,16 +17,16 @@ BLOCK_NOTHING = "[workbench]\nblocking_rules = []\n"
 
 
 def writing_store(db: Path, protocol: str = "MULTI_CONSTRAINT", preset: str | None = None) -> Path:
-    """English news and fiction premises in batches of 3 for writers w01 and w02."""
-    init_args = ["--lang", "en"]
+    """English news and fiction premises in batches of 3 for writers w01 and w02; `preset`
+    is the text of a preset file the store is made with."""
+    init: dict[str, Any] = {"lang": "en"}
     if preset is not None:
         db.parent.mkdir(parents=True, exist_ok=True)
         preset_file = db.parent / "preset.toml"
         preset_file.write_text(preset, encoding="utf-8")
-        init_args += ["--preset", str(preset_file)]
-    premise_store(db, {"news": NEWS, "fiction": FICTION}, *init_args)
-    ok("--db", db, "elicit", "create", "--protocol", protocol, "--writers", "w01,w02",
-       "--batch-size", 3)  # fmt: skip
+        init["preset"] = preset_file
+    corpus = premise_corpus(db, {"news": NEWS, "fiction": FICTION}, **init)
+    corpus.elicit_create(protocol=protocol, annotators=("w01", "w02"), batch_size=3)
     return db
 
 
