@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from conftest import new_store, read_jsonl
+from conftest import read_jsonl
 
 import nlibuild
 from nlibuild.api import Corpus
@@ -69,15 +69,6 @@ def premise_corpus(db: Path, genres: Mapping[str, list[str]], **init: Any) -> Co
     corpus = nlibuild.create(db, **init)
     sample_every_sentence(corpus, genres)
     return corpus
-
-
-def premise_store(db: Path, genres: Mapping[str, list[str]], *init_args: str) -> Path:
-    """`premise_corpus` for callers that give the store's settings as `init`'s command-line
-    options (`"--lang", "en"`): the store made by `init INIT_ARGS...`, its premises sampled
-    through the Python API. Returns the store's path."""
-    new_store(db, *init_args)
-    sample_every_sentence(nlibuild.open(db), genres)
-    return db
 
 
 def sample_every_sentence(corpus: Corpus, genres: Mapping[str, list[str]]) -> None:

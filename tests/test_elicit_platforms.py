@@ -83,7 +83,7 @@ Tasks = list[dict[str, Any]]
 def premise_corpus(db: Path, genres: dict[str, list[str]], **init: str) -> Corpus:
     """A store (`nlibuild.create(db, **init)`) whose premises are the sentences given per
     genre: each genre's sentences ingested from `<genre>.txt` beside the store and all
-    sampled (`elicitation_data.premise_store` through the Python API)."""
+    sampled (as `elicitation_data.premise_corpus`)."""
     corpus = nlibuild.create(db, **init)
     for genre, sentences in genres.items():
         source = db.parent / f"{genre}.txt"

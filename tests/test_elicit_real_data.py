@@ -50,7 +50,7 @@ def basque_elicited_store(tmp_path: Path) -> tuple[Path, ElicitImportResult]:
 def test_basque_native_pairs_import_as_one_single_protocol_answer_set(tmp_path: Path) -> None:
     with pytest.warns(StageWarning, match="no negator lexicon for 'eu'"):
         db, report = basque_elicited_store(tmp_path)
-    print(report)
+
     assert (report.answers, report.pairs_added, report.pairs_rejected, report.unusable) == (
         207, 621, 0, 0,
     )  # fmt: skip

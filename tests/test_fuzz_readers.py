@@ -44,7 +44,7 @@ from elicitation_data import (
     NEWS,
     SINGLE,
     mturk_input,
-    premise_store,
+    premise_corpus,
     read_task_file,
     write_mturk_results,
 )
@@ -353,7 +353,7 @@ def workshop(tmp_path_factory: pytest.TempPathFactory) -> Workshop:
     relabel = copy_store(corpus, root / "relabel" / "corpus.db")
     ok("--db", relabel, "relabel", "create", "--annotators", "v01,v02,v03,v04,v05",
        "--fraction", "0.5")  # fmt: skip
-    premises = premise_store(root / "premises" / "corpus.db", {"news": NEWS}, "--lang", "en")
+    premises = premise_corpus(root / "premises" / "corpus.db", {"news": NEWS}, lang="en").path
     elicit = copy_store(premises, root / "elicit" / "corpus.db")
     ok("--db", elicit, "elicit", "create", "--protocol", "SINGLE", "--annotators", "w01")
     stores = {

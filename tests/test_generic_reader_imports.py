@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from conftest import copy_store, fails, ok, query, read_jsonl, refused
-from elicitation_data import NEWS, SINGLE, premise_store
+from elicitation_data import NEWS, SINGLE, premise_corpus
 from test_generic_reader import write_table
 from test_relabel import ANNOTATORS, all_tasks, authors_label, build_store
 from test_translate_columns import checks, stored, units_by_id
@@ -160,7 +160,7 @@ def test_a_mapped_column_the_file_lacks_is_one_error_naming_its_columns(
 @pytest.fixture
 def elicit_store(tmp_path: Path) -> tuple[Path, list[dict[str, Any]]]:
     """Six news premises in SINGLE batches of three for w01 and w02, and their tasks."""
-    db = premise_store(tmp_path / "corpus.db", {"news": NEWS}, "--lang", "en")
+    db = premise_corpus(tmp_path / "corpus.db", {"news": NEWS}, lang="en").path
     corpus = nlibuild.open(db)
     corpus.elicit_create(protocol="SINGLE", annotators=("w01", "w02"), batch_size=3)
     package = tmp_path / "package"

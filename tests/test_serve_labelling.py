@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ok, query, table_counts, write_jsonl
-from elicitation_data import premise_store
+from elicitation_data import premise_corpus
 from serve_stores import batches_of, signed_in, workbench_db, workbench_template
 from starlette.testclient import TestClient
 
@@ -298,12 +298,9 @@ def test_the_validators_own_pairs_never_appear(workbench_db: Path) -> None:
 
 def test_a_premise_and_hypothesis_holding_a_script_show_as_text(tmp_path: Path) -> None:
     script = "<script>alert(1)</script>"
-    db = premise_store(
-        tmp_path / "corpus.db",
-        {"news": [f"The page showed {script} in the story."]},
-        "--lang",
-        "en",
-    )
+    db = premise_corpus(
+        tmp_path / "corpus.db", {"news": [f"The page showed {script} in the story."]}, lang="en"
+    ).path
     ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--writers", "w01")
     premise_id = query(db, "SELECT id FROM premises")[0][0]
     batch = batches_of(db, "w01", "elicit")[0]

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from browser import artifact, chromium_tab, pytestmark, workbench_in_thread
 from conftest import ok, query, write_jsonl
-from elicitation_data import SINGLE, premise_store
+from elicitation_data import SINGLE, premise_corpus
 from serve_stores import batches_of, invite
 
 from nlibuild.models import Role
@@ -30,7 +30,7 @@ KEYS = {"1": "entailment", "2": "neutral", "3": "contradiction"}
 
 def relabel_store(tmp_path: Path) -> Path:
     """Two English premises, their three SINGLE pairs each by w01, all six to v01."""
-    db = premise_store(tmp_path / "corpus.db", {"news": PREMISES}, "--lang", "en")
+    db = premise_corpus(tmp_path / "corpus.db", {"news": PREMISES}, lang="en").path
     ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--annotators", "w01")
     batch = batches_of(db, "w01", "elicit")[0]
     answers = [

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from conftest import ok, query
-from elicitation_data import premise_store
+from elicitation_data import premise_corpus
 from serve_stores import (
     batches_of,
     client_of,
@@ -97,11 +97,8 @@ def test_eleven_bad_tokens_in_a_minute_are_429_with_retry_after(workbench_db: Pa
 
 
 def test_a_premise_holding_a_script_shows_as_text(tmp_path: Path) -> None:
-    db = premise_store(
-        tmp_path / "corpus.db",
-        {"news": [f"The page showed {SCRIPT} in the middle of the story.", "It rained all day."]},
-        "--lang", "en",
-    )  # fmt: skip
+    sentences = [f"The page showed {SCRIPT} in the middle of the story.", "It rained all day."]
+    db = premise_corpus(tmp_path / "corpus.db", {"news": sentences}, lang="en").path
     ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--writers", "w01")
     batch = batches_of(db, "w01", "elicit")[0]
     [premise] = query(db, "SELECT id FROM premises WHERE text LIKE '%<script>%'")

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from conftest import json_rows, query, table_counts
-from elicitation_data import MULTI, premise_store
+from elicitation_data import MULTI, premise_corpus
 from serve_stores import signed_in
 from starlette.testclient import TestClient
 from workbench_data import BLOCK_NOTHING, batches_of, premises_of, writing_store
@@ -243,9 +243,8 @@ def test_a_malformed_feedback_request_is_400(writing: Writing) -> None:
 
 
 def test_a_script_in_a_premise_or_a_draft_shows_as_text(tmp_path: Path) -> None:
-    db = premise_store(tmp_path / "corpus.db",
-                       {"news": [f"The page showed {SCRIPT} in the middle of the story."]},
-                       "--lang", "en")  # fmt: skip
+    sentences = [f"The page showed {SCRIPT} in the middle of the story."]
+    db = premise_corpus(tmp_path / "corpus.db", {"news": sentences}, lang="en").path
     from conftest import ok
 
     ok("--db", db, "elicit", "create", "--protocol", "MULTI_CONSTRAINT", "--writers", "w01")

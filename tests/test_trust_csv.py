@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 from conftest import new_store, ok, query, read_tsv
-from elicitation_data import annotator_map, premise_store, write_mturk_results
+from elicitation_data import annotator_map, premise_corpus, write_mturk_results
 from rich.console import Console
 
 from nlibuild.core.registry import IMPORT
@@ -160,7 +160,7 @@ def test_an_elicitation_sheet_reads_back_guarded_premises_and_hypotheses(
     as text, so the quote is either kept or dropped) come back without it."""
     premises = ["-Dashes open this sentence about the harbour.",
                 "@Someone wrote this sentence about the weather today."]  # fmt: skip
-    db = premise_store(tmp_path / "corpus.db", {"news": premises}, "--lang", "en")
+    db = premise_corpus(tmp_path / "corpus.db", {"news": premises}, lang="en").path
     ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--annotators", "w01")
     out = tmp_path / "package"
     ok("--db", db, "elicit", "export", "--all", "--format", "csv", "--out", out)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import copy_store, fails, ok, query, write_jsonl
-from elicitation_data import NEWS, SINGLE, annotator_map, premise_store
+from elicitation_data import NEWS, SINGLE, annotator_map, premise_corpus
 from test_elicit_platforms import (
     Answer,
     Tasks,
@@ -71,7 +71,7 @@ PLATFORMS: dict[str, tuple[str, AnswerWriter]] = {
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("template")
-    return premise_store(root / "corpus.db", {"news": NEWS}, "--lang", "en")
+    return premise_corpus(root / "corpus.db", {"news": NEWS}, lang="en").path
 
 
 def status(db: Path, premise: str) -> list[tuple[str]]:

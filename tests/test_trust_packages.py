@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from conftest import fails, ok, run_cli
-from elicitation_data import FICTION, NEWS, premise_store
+from elicitation_data import FICTION, NEWS, premise_corpus
 from test_relabel import build_store, create
 
 import nlibuild.formats.corpora.jsonl as corpus_jsonl
@@ -31,7 +31,7 @@ FORMATS = ["jsonl", "csv", "labelstudio", "mturk"]
 
 def elicit_store(db: Path) -> Path:
     """A store with elicitation batches of both protocols (several batches each)."""
-    premise_store(db, {"news": NEWS, "fiction": FICTION}, "--lang", "en")
+    premise_corpus(db, {"news": NEWS, "fiction": FICTION}, lang="en")
     for genre, protocol in (("news", "SINGLE"), ("fiction", "MULTI")):
         ok("--db", db, "elicit", "create", "--protocol", protocol, "--genre", genre,
            "--annotators", "w01,w02", "--batch-size", 3)  # fmt: skip

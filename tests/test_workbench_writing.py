@@ -151,9 +151,9 @@ def test_eight_writers_submitting_fifty_answers_each_lose_none(tmp_path: Path) -
     db = tmp_path / "corpus.db"
     sentences = [f"Report {n} says the {n}th bridge of the county was painted green."
                  for n in range(400)]  # fmt: skip
-    from elicitation_data import premise_store
+    from elicitation_data import premise_corpus
 
-    premise_store(db, {"news": sentences}, "--lang", "en")
+    premise_corpus(db, {"news": sentences}, lang="en")
     ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--writers", ",".join(writers),
        "--batch-size", 50)  # fmt: skip
     work = {w: [(b, p) for b in bs for p, _ in premises_of(db, b)]
