@@ -164,6 +164,26 @@ def test_a_check_the_command_made_is_the_settings_models_in_its_words(
     assert refused(sample_db, lambda corpus: getattr(corpus, method)(**settings)) == message
 
 
+def test_a_text_a_fields_reader_refuses_is_the_clis_error_not_a_crash(
+    sample_db: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out.jsonl"
+    export = {"format": "hf-jsonl", "out": out, "label_order": "x,y"}
+    command = ["export", "--format", "hf-jsonl", "--out", out, "--label-order", "x,y"]
+    message = cli_error("--db", sample_db, *command)
+    assert refused(sample_db, lambda corpus: corpus.export(**export)) == message
+    text = tmp_path / "gov.txt"
+    text.write_text("A sentence of the source.\n", encoding="utf-8")
+    ingest = {"paths": (text,), "genre": "gov", "clean": "nope"}
+    message = cli_error("--db", sample_db, "ingest", text, "--genre", "gov", "--clean", "nope")
+    assert message == "--clean: choose one of callhome, none"
+    assert refused(sample_db, lambda corpus: corpus.ingest(**ingest)) == message
+    # relabel create reads --stratify with its own parser; the API's text, with the
+    # preset's reader, in the reader's words.
+    stratify = {"annotators": ("v01",), "stratify": "colour"}
+    refused(sample_db, lambda corpus: corpus.relabel_create(**stratify), "--stratify: give ")
+
+
 def test_a_presets_level_out_of_range_is_still_named_by_its_key(tmp_path: Path) -> None:
     # The command's words name an option: a preset's value is refused at init, by its key.
     preset = tmp_path / "wide.toml"
