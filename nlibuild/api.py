@@ -101,6 +101,7 @@ from nlibuild.options import split_list
 from nlibuild.queries.pairs import export_rows
 from nlibuild.stats import (
     StatsOptions,
+    StatsTable,
     json_rows_text,
     refuse_other_options,
     stats_table,
@@ -207,7 +208,8 @@ class Corpus:
         return self._run(INGEST, IngestResult, settings)
 
     def sample(self, **settings: Any) -> SampleResult:
-        """`nlibuild sample`: settings of `SampleConfig` (`per_genre`, `seed`, ...)."""
+        """`nlibuild sample`: settings of `SampleConfig` (`genres`, `n`, `seed`, ...);
+        `--per-genre N` is `all_genres=True, n=N`."""
         return self._run(SAMPLE, SampleResult, settings)
 
     def aggregate_labels(self, **settings: Any) -> AggregateResult:
@@ -222,7 +224,8 @@ class Corpus:
     def check(self, repair: bool = False) -> CheckResult:
         """`nlibuild check`: the hot path recomputed from the votes, every difference found
         (read-only); with `repair`, the `check-repair` run that rewrites the differing
-        `pair_labels` rows (`check --repair`)."""
+        `pair_labels` rows (`check --repair`). The result's `advice` is what to do about the
+        differences, the line the CLI prints as its `Error:` (None when every check agrees)."""
         if repair:
             return self._run(CHECK_REPAIR, CheckResult, {"repair": True})
         from nlibuild.stages.check import check
@@ -313,13 +316,21 @@ class Corpus:
         `by=("genre", "protocol")` or `by="genre,protocol"`), refused as `stats` refuses
         them."""
         chosen = stats_table(table)
-        refuse_other_options(chosen, options)
-        parsed = _stats_options(options)
         with self._store() as store:
-            settings = chosen.settings(parsed, store)
+            settings = _stats_settings(chosen, options, store)
             result = chosen.compute(store, settings)
         rows = orjson.loads(json_rows_text(chosen.rows(result, settings)))
         return pl.DataFrame(rows, infer_schema_length=None)
+
+    def stats_note(self, table: str, **options: Any) -> str | None:
+        """The line `stats --table TABLE` prints on stderr after `Note: ` with these
+        `options` (as `stats` takes them): what the numbers rest on that the rows do not
+        show, e.g. the majority rule that gave gold to pairs without a stored one
+        (agreement, annotators). None for a table without a note."""
+        chosen = stats_table(table)
+        with self._store() as store:
+            settings = _stats_settings(chosen, options, store)
+        return chosen.note(settings) if chosen.note is not None else None
 
     def pairs(self) -> pl.DataFrame:
         """Every pair in import order: its premise and hypothesis, genre, language,
@@ -370,6 +381,12 @@ def _invoke(stage: Stage[Any, Any], db: Path, settings: Mapping[str, Any]) -> Ou
     for line in outcome.warnings:
         warnings.warn(line, StageWarning, stacklevel=4)
     return outcome
+
+
+def _stats_settings(chosen: StatsTable[Any, Any], options: Mapping[str, Any], store: Store) -> Any:
+    """The table's settings from keyword options, refused as `stats` refuses them."""
+    refuse_other_options(chosen, options)
+    return chosen.settings(_stats_options(options), store)
 
 
 def _stats_options(options: Mapping[str, Any]) -> StatsOptions:

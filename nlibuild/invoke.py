@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -83,10 +83,20 @@ def as_options_take_them(model: type[BaseModel], fields: Mapping[str, Any]) -> d
         if isinstance(key, PresetKey) and key.reads is not None
     }
     read = {
-        name: reading[name](value) if name in reading and value is not None else value
+        name: _read(name, reading[name], value) if name in reading and value is not None else value
         for name, value in fields.items()
     }
     return {name: _chosen(model, name, value) for name, value in read.items()}
+
+
+def _read(name: str, reads: Callable[[Any], Any], value: Any) -> Any:
+    """`value` read by its field's `PresetKey.reads`; a text it refuses is a `ConfigError`
+    naming the option, as the CLI's own readers name it (`--label-order: label order ...`).
+    (In a preset the same reader's `ValueError` is pydantic's, named by the key.)"""
+    try:
+        return reads(value)
+    except ValueError as exc:
+        raise ConfigError(f"--{name.replace('_', '-')}: {exc}") from None
 
 
 def _chosen(model: type[BaseModel], name: str, value: Any) -> Any:

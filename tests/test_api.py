@@ -27,7 +27,9 @@ from conftest import (
     new_store,
     ok,
     ok_result,
+    query,
     read_jsonl,
+    refused,
     run_cli,
     table_counts,
 )
@@ -139,6 +141,57 @@ def test_bad_settings_are_refused_in_the_cli_words_and_change_nothing(
     assert len(nlibuild.open(sample_db).runs()) == runs
 
 
+@pytest.mark.parametrize(
+    ("method", "settings", "command"),
+    [
+        ("bias_hypothesis_only", {"ci": 1.5}, ["bias", "hypothesis-only", "--ci", "1.5"]),
+        ("bias_hypothesis_only", {"ci": 0}, ["bias", "hypothesis-only", "--ci", "0"]),
+        ("bias_hypothesis_only", {"cross_validate": 1},
+         ["bias", "hypothesis-only", "--cross-validate", "1"]),
+        ("elicit_create", {"protocol": "SINGLE"}, ["elicit", "create", "--protocol", "SINGLE"]),
+        ("elicit_create", {"protocol": "SINGLE", "annotators": ()},
+         ["elicit", "create", "--protocol", "SINGLE", "--annotators", ","]),
+        ("relabel_create", {}, ["relabel", "create"]),
+        ("relabel_create", {"annotators": ()}, ["relabel", "create", "--annotators", ","]),
+    ],
+)  # fmt: skip
+def test_a_check_the_command_made_is_the_settings_models_in_its_words(
+    sample_db: Path, method: str, settings: dict[str, Any], command: list[str]
+) -> None:
+    """Every front end meets the command's checks of a value: the Python API (and so a
+    recipe, the same `invoke`) refuses it with the CLI's very message."""
+    message = cli_error("--db", sample_db, *command)
+    assert refused(sample_db, lambda corpus: getattr(corpus, method)(**settings)) == message
+
+
+def test_a_text_a_fields_reader_refuses_is_the_clis_error_not_a_crash(
+    sample_db: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out.jsonl"
+    export = {"format": "hf-jsonl", "out": out, "label_order": "x,y"}
+    command = ["export", "--format", "hf-jsonl", "--out", out, "--label-order", "x,y"]
+    message = cli_error("--db", sample_db, *command)
+    assert refused(sample_db, lambda corpus: corpus.export(**export)) == message
+    text = tmp_path / "gov.txt"
+    text.write_text("A sentence of the source.\n", encoding="utf-8")
+    ingest = {"paths": (text,), "genre": "gov", "clean": "nope"}
+    message = cli_error("--db", sample_db, "ingest", text, "--genre", "gov", "--clean", "nope")
+    assert message == "--clean: choose one of callhome, none"
+    assert refused(sample_db, lambda corpus: corpus.ingest(**ingest)) == message
+    # relabel create reads --stratify with its own parser; the API's text, with the
+    # preset's reader, in the reader's words.
+    stratify = {"annotators": ("v01",), "stratify": "colour"}
+    refused(sample_db, lambda corpus: corpus.relabel_create(**stratify), "--stratify: give ")
+
+
+def test_a_presets_level_out_of_range_is_still_named_by_its_key(tmp_path: Path) -> None:
+    # The command's words name an option: a preset's value is refused at init, by its key.
+    preset = tmp_path / "wide.toml"
+    preset.write_text("[bias]\nci = 1.5\n", encoding="utf-8")
+    message = cli_error("--db", tmp_path / "corpus.db", "init", "--preset", preset)
+    assert message == f"{preset}: [bias] ci: input should be less than 1 (got 1.5)"
+
+
 def test_an_unknown_setting_names_the_stage_and_its_settings(sample_db: Path) -> None:
     with pytest.raises(ConfigError) as refused:
         nlibuild.open(sample_db).aggregate_labels(min_agre=3)
@@ -239,6 +292,44 @@ def test_check_repair_is_a_recorded_run(sample_db: Path) -> None:
     result = nlibuild.open(sample_db).check(repair=True)
     assert result.differences == 0 and result.repaired is not None
     assert nlibuild.open(sample_db).runs()[-1].stage == "check-repair"
+
+
+def test_check_gives_the_advice_the_cli_prints_as_its_error_line(sample_db: Path) -> None:
+    corpus = nlibuild.open(sample_db)
+    assert corpus.check().advice is None  # every check agrees: the CLI exits 0
+    query(sample_db, "UPDATE pair_labels SET n_neutral = n_neutral + 1 WHERE pair_pk = 3")
+    advice = corpus.check().advice
+    assert advice == "pair_labels differs from the votes for 1 pair: run `nlibuild check --repair`"
+    checked = run_cli("--db", sample_db, "check")  # the report on stdout, then the line
+    assert (checked.exit_code, checked.stderr) == (1, f"Error: {advice}\n")
+    # The repair's own result asks for no second repair.
+    assert corpus.check(repair=True).advice is None
+
+
+@pytest.mark.parametrize(
+    ("table", "options", "flags"),
+    [
+        ("agreement", {}, []),
+        ("agreement", {"by": "genre"}, ["--by", "genre"]),
+        ("annotators", {"threshold": 0.5}, ["--threshold", "0.5"]),
+        ("lengths", {}, []),
+    ],
+)  # fmt: skip
+def test_stats_note_is_the_note_line_stats_prints(
+    sample_db: Path, table: str, options: dict[str, Any], flags: list[str]
+) -> None:
+    stderr = ok_result("--db", sample_db, "stats", "--table", table, *flags).stderr
+    note = nlibuild.open(sample_db).stats_note(table, **options)
+    assert stderr.splitlines() == ([f"Note: {note}"] if note is not None else [])
+    assert (note is None) == (table == "lengths")
+
+
+def test_stats_note_refuses_what_stats_refuses(sample_db: Path) -> None:
+    corpus = nlibuild.open(sample_db)
+    with pytest.raises(ConfigError) as other:
+        corpus.stats_note("agreement", top=3)
+    cli = cli_error("--db", sample_db, "stats", "--table", "agreement", "--top", "3")
+    assert str(other.value) == cli.replace(", --format)", ")")
 
 
 # --- opening, closing, creating ---------------------------------------------------------

@@ -57,6 +57,7 @@ def test_the_readme_example_runs(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("48 pairs, 192 votes\n"), done.stdout
+    assert "\npairs without stored gold get the majority rule: at least 3 votes" in done.stdout
     assert "Error: option min_agree: Value error, a count of votes is at least 1" in done.stdout
     assert "['init', 'import', 'aggregate-labels', 'export']" in done.stdout
     assert len(read_jsonl(tmp_path / "sample.mnli.jsonl")) == 48

@@ -23,7 +23,6 @@ from nlibuild.cli.work_packages import (
     annotator_map,
     export_package,
 )
-from nlibuild.errors import ConfigError
 from nlibuild.invoke import invoke_at
 from nlibuild.labelling.annotator_ids import read_annotator_ids
 from nlibuild.models import (
@@ -109,13 +108,11 @@ def create(
 
     with user_errors():
         annotators = renamed_option("--annotators", annotators, "--writers", writers)
-        if annotators is None:
-            raise ConfigError("name the writers with --annotators: a file, or IDs like w01,w02")
         outcome = invoke_at(
             STAGE,
             state_of(ctx).db,
             protocol=choice(Protocol, protocol.upper(), "--protocol") if protocol else None,
-            annotators=read_annotator_ids(annotators),
+            annotators=read_annotator_ids(annotators) if annotators is not None else None,
             batch_size=batch_size,
             max_per_writer=max_per_writer,
             genres=split_list(genre),

@@ -124,10 +124,6 @@ def create(
     from nlibuild.stages.relabel_create import STAGE
 
     with user_errors():
-        if annotators is None:
-            raise ConfigError(
-                "name the validators with --annotators: a file, or IDs like v01,v02,v03,v04"
-            )
         drawing = {"--fraction": fraction, "--protocol": protocol, "--stratify": stratify}
         if pairs is not None and (given := [k for k, v in drawing.items() if v is not None]):
             raise ConfigError(
@@ -137,7 +133,7 @@ def create(
         outcome = invoke_at(
             STAGE,
             state_of(ctx).db,
-            annotators=read_annotator_ids(annotators),
+            annotators=read_annotator_ids(annotators) if annotators is not None else None,
             fraction=fraction,
             validators=validators,
             protocol=choice(Protocol, protocol.upper(), "--protocol") if protocol else None,

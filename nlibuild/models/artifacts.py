@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeGuard
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from nlibuild.models.base import (
     DEFAULT_MAX_OVERLAP,
@@ -137,6 +137,29 @@ class HypothesisOnlyConfig(_Config):
     ci: Annotated[float, IN_PRESET] = Field(default=0.95, gt=0, lt=1)
     resamples: Annotated[int, IN_PRESET] = Field(default=1000, ge=1)
     lang: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _ranges_in_the_commands_words(cls, data: Any) -> Any:
+        """`ci` and `cross_validate` out of range, refused in the command's words whoever
+        gives them (the CLI, a recipe, the Python API). Checked before the fields' own
+        bounds, which stay for the preset's `[bias] ci` (checked at `init`, so a value out
+        of range here was given with the run). A check of the whole model: its message is
+        the line, as `presets._settings_problem` shows it."""
+        if not isinstance(data, dict):
+            return data
+        ci, folds = data.get("ci"), data.get("cross_validate")
+        if _is_number(ci) and not 0 < ci < 1:
+            # As the command reads `--ci 1`: a float.
+            raise ValueError(f"--ci {float(ci)}: give a level between 0 and 1, e.g. 0.95")
+        if _is_number(folds) and not isinstance(folds, float) and folds < 2:
+            raise ValueError(f"--cross-validate {folds}: give 2 folds or more")
+        return data
+
+
+def _is_number(value: object) -> TypeGuard[int | float]:
+    """A number as TOML and Python write one (a bool is none, though an int to Python)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 class HypothesisOnlyRow(BaseModel):

@@ -30,6 +30,11 @@ class CheckResult(BaseModel):
     repaired: list[CheckFinding] | None = Field(
         default=None, description="with --repair: the pair_labels differences it rewrote"
     )
+    advice: str | None = Field(
+        default=None,
+        description="what to do about the differences, one sentence (the CLI's `Error:` "
+        "line); None when every check agrees",
+    )
     run_id: int | None = None
     signature: str | None = None
 

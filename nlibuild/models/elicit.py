@@ -81,7 +81,8 @@ class ElicitCreateConfig(_Config):
     preset_section = "elicit"
 
     protocol: Annotated[Protocol, PresetKey(reads=upper_case)]
-    annotators: tuple[str, ...] = Field(min_length=1, description="the writers")
+    # No writers is refused below in the command's words, not as a missing field.
+    annotators: tuple[str, ...] = Field(default=(), description="the writers")
     batch_size: Annotated[int, IN_PRESET] = Field(default=50, ge=1)
     max_per_writer: Annotated[int | None, BeforeValidator(_zero_is_no_cap), IN_PRESET] = Field(
         default=None, ge=1, description="premises, over all runs; 0: no cap"
@@ -106,6 +107,12 @@ class ElicitCreateConfig(_Config):
         if len(set(annotators)) != len(annotators):
             raise ValueError("a writer is named twice")
         return annotators
+
+    @model_validator(mode="after")
+    def _some_writers(self) -> ElicitCreateConfig:
+        if not self.annotators:
+            raise ValueError("name the writers with --annotators: a file, or IDs like w01,w02")
+        return self
 
 
 class CreatedBatch(BaseModel):

@@ -69,7 +69,8 @@ class RelabelCreateConfig(_Config):
 
     preset_section = "relabel"
 
-    annotators: tuple[str, ...] = Field(min_length=1)
+    # No validators is refused below in the command's words, not as a missing field.
+    annotators: tuple[str, ...] = ()
     fraction: Annotated[float, IN_PRESET] = Field(
         default=0.15, gt=0, le=1, description="of each stratum's pairs"
     )
@@ -91,6 +92,14 @@ class RelabelCreateConfig(_Config):
     )
 
     _check_annotators = field_validator("annotators")(_annotator_ids)
+
+    @model_validator(mode="after")
+    def _some_validators(self) -> RelabelCreateConfig:
+        if not self.annotators:
+            raise ValueError(
+                "name the validators with --annotators: a file, or IDs like v01,v02,v03,v04"
+            )
+        return self
 
 
 class RelabelStratum(BaseModel):

@@ -66,9 +66,11 @@ def _finding(kind: str, pairs: list[tuple[int, str]]) -> CheckFinding:
 def check(store: Store) -> CheckResult:
     """Every difference between the hot path and the votes; writes nothing."""
     pairs_checked, found = _differences(store)
-    return CheckResult(
-        pairs_checked=pairs_checked,
-        findings=[_finding(kind, pairs) for kind, pairs in found.items()],
+    return advised(
+        CheckResult(
+            pairs_checked=pairs_checked,
+            findings=[_finding(kind, pairs) for kind, pairs in found.items()],
+        )
     )
 
 
@@ -93,12 +95,14 @@ def repair(store: Store, _cfg: CheckConfig) -> CheckResult:
                 "differences_left": after.differences,
             }
         )
-    return after.model_copy(
-        update={
-            "repaired": [_finding(kind, before[kind]) for kind in PAIR_LABEL_CHECKS],
-            "run_id": run.id,
-            "signature": run.signature,
-        }
+    return advised(
+        after.model_copy(
+            update={
+                "repaired": [_finding(kind, before[kind]) for kind in PAIR_LABEL_CHECKS],
+                "run_id": run.id,
+                "signature": run.signature,
+            }
+        )
     )
 
 
@@ -147,6 +151,12 @@ def advice(result: CheckResult) -> str | None:
     if stale or wrong:
         steps.append("`nlibuild aggregate-labels`")
     return f"{'; '.join(problems)}: run {', then '.join(steps)}"
+
+
+def advised(result: CheckResult) -> CheckResult:
+    """`result` with its `advice`, so that every front end reads the CLI's line from it
+    (after a repair, it asks for no second one)."""
+    return result.model_copy(update={"advice": advice(result)})
 
 
 STAGE = Stage(CHECK_REPAIR, settings=CheckConfig, run=repair, summary=summary)
