@@ -4,6 +4,9 @@ Loaded here with the real `datasets` package, offline: splits train/validation/t
 store's dev is `validation`), `label` a ClassLabel named in the corpus's label order, one
 config per language when there are several, and a dataset card that says where it all came
 from. hf-jsonl keeps its sidecar (its own tests are in test_export.py); this folder has none.
+
+The exports run through the Python API and their counts are read from `ExportResult`; the
+first test keeps the line the CLI prints.
 """
 
 from __future__ import annotations
@@ -13,17 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import (
-    assert_user_error,
-    myxnli_store,
-    new_store,
-    ok,
-    query,
-    read_jsonl,
-    requires_fixtures,
-    run_cli,
-    table_counts,
-)
+from conftest import SAMPLE_MNLI, myxnli_store, ok, query, read_jsonl, refused, requires_fixtures
+
+import nlibuild
 
 # Before `datasets` is imported: it reads these once, and must never reach for the Hub.
 os.environ["HF_DATASETS_OFFLINE"] = "1"
@@ -39,13 +34,14 @@ def load(folder: Path, config: str | None = None) -> Any:
 
 
 def split_store(db: Path) -> Path:
-    ok("--db", db, "split", "--dev", "8", "--test", "8", "--from", "labelled", "--seed", "1")
+    nlibuild.open(db).split(dev=8, test=8, draw_from="labelled", seed=1)
     return db
 
 
 def test_a_store_without_splits_loads_as_train_with_the_label_names(
     sample_db: Path, tmp_path: Path
 ) -> None:
+    """`export --format hf`'s line as the CLI prints it."""
     folder = tmp_path / "sample"
     report = ok("--db", sample_db, "export", "--format", "hf", "--out", folder)
     assert report.startswith(f"Exported 48 pairs to {folder} as hf: train 48; labels e,n,c")
@@ -67,10 +63,11 @@ def test_the_stores_splits_become_train_validation_and_test(
 ) -> None:
     split_store(sample_db)
     folder = tmp_path / "split"
-    report = ok("--db", sample_db, "export", "--format", "hf", "--out", folder)
+    result = nlibuild.open(sample_db).export(format="hf", out=folder)
     # 46 pairs have a label (the author's where no gold); the 2 without one are in no split.
-    assert "Exported 46 pairs" in report
-    assert "as hf: train 30, validation 8, test 8 (2 pairs in no split left out);" in report
+    assert result.rows == result.pairs == 46
+    assert list(result.split_rows.items()) == [("train", 30), ("validation", 8), ("test", 8)]
+    assert result.unsplit_pairs == 2
     corpus = load(folder)
     assert list(corpus) == ["train", "validation", "test"]
     stored = dict(query(sample_db, "SELECT split, count(*) FROM splits GROUP BY split"))
@@ -90,8 +87,7 @@ def test_labels_follow_the_label_order_and_pairs_without_gold_can_be_dropped(
     sample_db: Path, tmp_path: Path
 ) -> None:
     folder = tmp_path / "clue"
-    ok("--db", sample_db, "export", "--format", "hf", "--out", folder,
-       "--label-order", "n,e,c", "--no-gold", "drop")  # fmt: skip
+    nlibuild.open(sample_db).export(format="hf", out=folder, label_order="n,e,c", no_gold="drop")
     train = load(folder)["train"]
     assert train.features["label"].names == ["neutral", "entailment", "contradiction"]
     assert train.num_rows == 45
@@ -104,11 +100,11 @@ def test_labels_follow_the_label_order_and_pairs_without_gold_can_be_dropped(
 def test_the_card_states_license_provenance_and_how_gold_was_decided(
     sample_db: Path, tmp_path: Path
 ) -> None:
-    ok("--db", sample_db, "aggregate-labels")
+    corpus = nlibuild.open(sample_db)
+    corpus.aggregate_labels()
     folder = tmp_path / "card"
-    report = ok("--db", sample_db, "export", "--format", "hf", "--out", folder,
-                "--license", "cc-by-sa-4.0")  # fmt: skip
-    assert "license" not in report.split("(run")[0].split("; ")[-1]
+    result = corpus.export(format="hf", out=folder, license="cc-by-sa-4.0")
+    assert result.license == "cc-by-sa-4.0"  # no line asking for --license
     card = (folder / "README.md").read_text(encoding="utf-8")
     assert 'license: "cc-by-sa-4.0"' in card
     assert "task_ids:\n- natural-language-inference" in card
@@ -124,10 +120,9 @@ def test_the_card_states_license_provenance_and_how_gold_was_decided(
 def test_the_license_may_come_from_the_preset(tmp_path: Path) -> None:
     preset = tmp_path / "licensed.toml"
     preset.write_text('[export]\nformat = "hf"\nlicense = "cc-by-4.0"\n', encoding="utf-8")
-    db = new_store(tmp_path / "p.db", "--preset", str(preset))
-    ok("--db", db, "import", Path(__file__).parent.parent / "data" / "sample_mnli.jsonl",
-       "--format", "mnli")  # fmt: skip
-    ok("--db", db, "export", "--out", tmp_path / "preset")
+    corpus = nlibuild.create(tmp_path / "p.db", preset=preset)
+    corpus.import_corpus(path=SAMPLE_MNLI, format="mnli")
+    corpus.export(out=tmp_path / "preset")
     assert 'license: "cc-by-4.0"' in (tmp_path / "preset" / "README.md").read_text()
 
 
@@ -136,11 +131,9 @@ def test_an_out_that_is_a_file_is_refused_and_nothing_changes(
 ) -> None:
     taken = tmp_path / "taken"
     taken.write_text("notes\n")
-    before = table_counts(sample_db)
-    result = run_cli("--db", sample_db, "export", "--format", "hf", "--out", taken)
-    assert_user_error(result, str(taken), "is a file, not a folder")
+    refused(sample_db, lambda corpus: corpus.export(format="hf", out=taken),
+            str(taken), "is a file, not a folder")  # fmt: skip
     assert taken.read_text() == "notes\n"
-    assert table_counts(sample_db) == before
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
@@ -148,14 +141,14 @@ def test_an_out_that_is_a_file_is_refused_and_nothing_changes(
 def test_several_languages_are_a_config_each_and_all_languages_by_default(
     tmp_path: Path,
 ) -> None:
-    db = myxnli_store(new_store(tmp_path / "x.db"), "dev")  # 2,490 English pairs, my, sw
-    ok("--db", db, "split", "--dev", "300", "--test", "300", "--from", "labelled", "--seed", "7")
+    corpus = nlibuild.create(tmp_path / "x.db")
+    myxnli_store(corpus.path, "dev")  # 2,490 English pairs, my, sw
+    corpus.split(dev=300, test=300, draw_from="labelled", seed=7)
     folder = tmp_path / "xnli"
-    report = ok("--db", db, "export", "--format", "hf", "--lang", "en,sw", "--out", folder)
-    assert report.startswith(
-        f"Exported 4980 rows (2490 pairs in 2 languages: en, sw) to {folder} as hf: "
-        "train 3780, validation 600, test 600;"
-    )
+    result = corpus.export(format="hf", langs=("en", "sw"), out=folder)
+    assert (result.rows, result.pairs, result.languages) == (4980, 2490, ("en", "sw"))
+    assert list(result.split_rows.items()) == [("train", 3780), ("validation", 600), ("test", 600)]
+    assert result.unsplit_pairs == 0
     everything = load(folder)
     assert list(everything) == ["train", "validation", "test"]
     assert everything["validation"].num_rows == 600
@@ -175,7 +168,9 @@ def test_several_languages_are_a_config_each_and_all_languages_by_default(
 
 @requires_fixtures
 def test_multilingual_tsv_says_rows_pairs_and_languages(tmp_path: Path) -> None:
-    db = myxnli_store(new_store(tmp_path / "x.db"), "dev")
+    corpus = nlibuild.create(tmp_path / "x.db")
+    myxnli_store(corpus.path, "dev")
     out = tmp_path / "all.tsv"
-    report = ok("--db", db, "export", "--format", "xnli-tsv", "--out", out)
-    assert report.startswith(f"Exported 7470 rows (2490 pairs in 3 languages: en, my, sw) to {out}")
+    result = corpus.export(format="xnli-tsv", out=out)
+    assert (result.rows, result.pairs, result.languages) == (7470, 2490, ("en", "my", "sw"))
+    assert result.out == out

@@ -1,6 +1,9 @@
 """`nlibuild report --out FILE.html` (the corpus's datasheet, one self-contained page) and
 `stats --plot FILE.png`, read as HTML and PNG bytes, without a browser
-(tests/test_report_browser.py opens the page in Chromium)."""
+(tests/test_report_browser.py opens the page in Chromium).
+
+Both are the CLI's alone; the stores are built, and the page's figures read back, through
+the Python API (`Corpus.runs()`, `Corpus.stats(...)`)."""
 
 from __future__ import annotations
 
@@ -8,19 +11,20 @@ import json
 import re
 from html import unescape
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import (
     DATA,
     FIXTURES,
     assert_user_error,
-    json_rows,
     ok,
     requires_fixtures,
     run_cli,
     table_counts,
 )
 
+import nlibuild
 from nlibuild.report.html import table
 
 SECTION_IDS = ("summary", "agreement", "subsets", "lengths", "cues", "translation", "scores",
@@ -31,6 +35,11 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 def report_page(db: Path, out: Path, *options: str | int | float) -> str:
     ok("--db", db, "report", "--out", out, *options)
     return out.read_text(encoding="utf-8")
+
+
+def agreement_rows(db: Path, **options: Any) -> list[dict[str, Any]]:
+    """The rows of `stats --table agreement` with `options`."""
+    return nlibuild.open(db).stats("agreement", **options).to_dicts()
 
 
 def section(page: str, key: str) -> str:
@@ -63,11 +72,11 @@ def test_the_summary_counts_are_the_stores(sample_db: Path, tmp_path: Path) -> N
 
 def test_every_run_is_in_the_provenance(sample_db: Path, tmp_path: Path) -> None:
     provenance = section(report_page(sample_db, tmp_path / "r.html"), "provenance")
-    runs = json.loads(ok("--db", sample_db, "runs", "--format", "json"))
+    runs = nlibuild.open(sample_db).runs()
     assert runs
     for run in runs:
-        assert f"<td>{run['stage']}</td>" in provenance
-        assert run["signature"].replace("&", "&amp;") in provenance
+        assert f"<td>{run.stage}</td>" in provenance
+        assert run.signature.replace("&", "&amp;") in provenance
 
 
 def test_sections_without_data_say_which_command_produces_it(db: Path, tmp_path: Path) -> None:
@@ -86,7 +95,7 @@ def test_text_from_the_store_is_escaped(db: Path, tmp_path: Path) -> None:
         "sentence1": "<script>alert(2)</script> premise", "sentence2": "a <b>hypothesis",
     }  # fmt: skip
     corpus.write_text(json.dumps(record) + "\n", encoding="utf-8")
-    ok("--db", db, "import", corpus, "--format", "mnli")
+    nlibuild.open(db).import_corpus(path=corpus, format="mnli")
     page = report_page(db, tmp_path / "r.html")
     assert "<script" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in section(page, "summary")
@@ -102,7 +111,7 @@ def test_a_table_cell_is_escaped() -> None:
 def test_agreement_shows_the_bootstrap_intervals_of_stats(sample_db: Path, tmp_path: Path) -> None:
     options = ("--ci", "0.9", "--resamples", "50", "--seed", "7")
     agreement = section(report_page(sample_db, tmp_path / "r.html", *options), "agreement")
-    rows = json_rows("--db", sample_db, "stats", "--table", "agreement", *options)
+    rows = agreement_rows(sample_db, ci=0.9, resamples=50, seed=7)
     kappa = next(r for r in rows if r["statistic"] == "Fleiss' kappa" and r["group"] == "all")
     assert "90% bootstrap intervals" in agreement
     assert f"{kappa['low']:.3f}" in agreement and f"{kappa['high']:.3f}" in agreement
@@ -111,8 +120,8 @@ def test_agreement_shows_the_bootstrap_intervals_of_stats(sample_db: Path, tmp_p
 def test_agreement_rows_are_the_stats_tables_for_a_store_without_authors(
     db: Path, tmp_path: Path
 ) -> None:
-    ok("--db", db, "import", DATA / "crowd_votes.csv", "--format", "table",
-       "--columns", "author=-")  # fmt: skip
+    nlibuild.open(db).import_corpus(path=DATA / "crowd_votes.csv", format="table",
+                                    columns={"author": ("-",)})  # fmt: skip
     agreement = section(report_page(db, tmp_path / "r.html"), "agreement")
     # No pair has an author's label: no value, over 0 pairs, as `stats` gives it.
     for statistic in ("gold = author&#x27;s label", "gold != author&#x27;s label"):
@@ -121,7 +130,8 @@ def test_agreement_rows_are_the_stats_tables_for_a_store_without_authors(
 
 
 def test_agreement_names_the_majority_rule_as_stats_does(sample_db: Path, tmp_path: Path) -> None:
-    ok("--db", sample_db, "aggregate-labels", "--min-agree", "0.6")
+    nlibuild.open(sample_db).aggregate_labels(min_agree=0.6)
+    # The Note line is the CLI's (stats prints it on stderr); the page repeats it.
     (note,) = run_cli("--db", sample_db, "stats", "--table", "agreement").stderr.splitlines()
     assert note.startswith("Note: pairs without stored gold get the majority rule: ")
     assert "--min-agree 0.6, of aggregate-labels run" in note
@@ -129,8 +139,9 @@ def test_agreement_names_the_majority_rule_as_stats_does(sample_db: Path, tmp_pa
 
 
 def test_translations_appear_in_quality_and_lengths(sample_db: Path, tmp_path: Path) -> None:
-    ok("--db", sample_db, "translate", "import", DATA / "translations" / "sample_mnli.de.tsv",
-       "--lang", "de", "--translator", "de01")  # fmt: skip
+    nlibuild.open(sample_db).translate_import(
+        path=DATA / "translations" / "sample_mnli.de.tsv", lang="de", translator="de01"
+    )
     page = report_page(sample_db, tmp_path / "r.html")
     assert "<td>de</td>" in section(page, "translation")
     assert "Not available" not in section(page, "translation")
@@ -175,7 +186,7 @@ def test_stats_plot_of_a_table_without_a_chart_is_refused(sample_db: Path, tmp_p
 def test_agreement_by_a_facet_no_pair_has(sample_db: Path) -> None:
     """The report groups agreement by protocol and level; a released corpus has neither
     (every value missing was an SQL error)."""
-    rows = json_rows("--db", sample_db, "stats", "--table", "agreement", "--by", "level")
+    rows = agreement_rows(sample_db, by="level")
     assert {row["group"] for row in rows} == {"all", "level=-"}
 
 
@@ -184,10 +195,10 @@ SNLI_DEV = FIXTURES / "snli_prefix" / "snli_1.0_dev.jsonl"
 
 @requires_fixtures
 def test_the_report_of_real_snli_pairs(db: Path, tmp_path: Path) -> None:
-    ok("--db", db, "import", SNLI_DEV, "--format", "snli")
+    nlibuild.open(db).import_corpus(path=SNLI_DEV, format="snli")
     page = report_page(db, tmp_path / "snli.html", "--min-count", "5")
     assert '<td>pairs</td><td class="number">1289</td>' in section(page, "summary")
-    rows = json_rows("--db", db, "stats", "--table", "agreement")
+    rows = agreement_rows(db)
     kappa = next(r for r in rows if r["statistic"] == "Fleiss' kappa" and r["group"] == "all")
     assert f"{kappa['value']:.3f}" in section(page, "agreement")
     assert "Not available" not in section(page, "cues")
@@ -196,15 +207,8 @@ def test_the_report_of_real_snli_pairs(db: Path, tmp_path: Path) -> None:
 def test_agreement_by_two_facets_of_the_pairs(tmp_path: Path) -> None:
     """Two columns of the pairs (`--by protocol,level` is the report's grouping) bind their
     values in one statement (numbered parameters restarting at ?1 were an internal error)."""
-    db = tmp_path / "ocnli.db"
-    ok("--db", db, "init", "--preset", "ocnli")
-    ok("--db", db, "import", DATA / "sample_ocnli.json")
-    groups = {
-        row["group"]
-        for row in json_rows("--db", db, "stats", "--table", "agreement", "--by", "lang,level")
-    }
-    single = {
-        row["group"]
-        for row in json_rows("--db", db, "stats", "--table", "agreement", "--by", "level")
-    }
+    corpus = nlibuild.create(tmp_path / "ocnli.db", preset="ocnli")
+    corpus.import_corpus(path=DATA / "sample_ocnli.json")
+    groups = {row["group"] for row in agreement_rows(corpus.path, by="lang,level")}
+    single = {row["group"] for row in agreement_rows(corpus.path, by="level")}
     assert len(groups) == len(single) > 2

@@ -5,6 +5,9 @@
   leaves no package folder, no temporary folder, and an existing `--out` as it was.
 - Into an existing folder a package replaces the files it writes and leaves others alone.
 - A single-file `export` whose writer fails leaves no `.partial` file.
+
+The exports run through the Python API (a refusal is its `NlibuildError`, an internal error
+the exception itself); the CLI keeps one Error line of each command.
 """
 
 from __future__ import annotations
@@ -15,26 +18,26 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import fails, ok, run_cli
+from conftest import fails, refused
 from elicitation_data import FICTION, NEWS, premise_corpus
 from test_relabel import build_store, create
 
+import nlibuild
 import nlibuild.formats.corpora.jsonl as corpus_jsonl
-from nlibuild.core.registry import stage as stage_of
+from nlibuild.api import Corpus
 from nlibuild.errors import OutputError
 from nlibuild.formats.platforms import PLATFORMS
-from nlibuild.invoke import invoke_at
-from nlibuild.models import PlatformFormat
+from nlibuild.models import ElicitExportResult, PlatformFormat
 
 FORMATS = ["jsonl", "csv", "labelstudio", "mturk"]
 
 
 def elicit_store(db: Path) -> Path:
     """A store with elicitation batches of both protocols (several batches each)."""
-    premise_corpus(db, {"news": NEWS, "fiction": FICTION}, lang="en")
+    corpus = premise_corpus(db, {"news": NEWS, "fiction": FICTION}, lang="en")
     for genre, protocol in (("news", "SINGLE"), ("fiction", "MULTI")):
-        ok("--db", db, "elicit", "create", "--protocol", protocol, "--genre", genre,
-           "--annotators", "w01,w02", "--batch-size", 3)  # fmt: skip
+        corpus.elicit_create(protocol=protocol, genres=(genre,), annotators=("w01", "w02"),
+                             batch_size=3)  # fmt: skip
     return db
 
 
@@ -42,6 +45,12 @@ def relabel_store(db: Path) -> Path:
     build_store(db)
     create(db)
     return db
+
+
+def export_package(corpus: Corpus, stage: str, fmt: str, out: Path) -> ElicitExportResult:
+    """`STAGE export --all --format FMT --out OUT` (STAGE: elicit or relabel)."""
+    export = corpus.elicit_export if stage == "elicit" else corpus.relabel_export
+    return export(all=True, format=fmt, out=out)
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
@@ -95,7 +104,7 @@ def test_a_package_failing_on_its_second_batch_leaves_no_folder(
     where.mkdir()
     out = where / "package"
     fail_on_second_batch(monkeypatch, fmt, field, OutputError("the disk is full"))
-    fails(db, stage, "export", "--all", "--format", fmt, "--out", out, says=("the disk is full",))
+    refused(db, lambda corpus: export_package(corpus, stage, fmt, out), "the disk is full")
     assert list(where.iterdir()) == []
 
 
@@ -108,7 +117,7 @@ def test_a_package_crashing_on_its_second_batch_leaves_no_folder(
     where.mkdir()
     fail_on_second_batch(monkeypatch, "csv", field, RuntimeError("a bug"))
     with pytest.raises(RuntimeError, match="a bug"):
-        run_cli("--db", db, stage, "export", "--all", "--format", "csv", "--out", where / "p")
+        export_package(nlibuild.open(db), stage, "csv", where / "p")
     assert list(where.iterdir()) == []
 
 
@@ -116,9 +125,11 @@ def test_a_package_crashing_on_its_second_batch_leaves_no_folder(
 def test_a_failed_package_leaves_an_existing_folder_as_it_was(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stage: str, field: str, make_store: Any
 ) -> None:
+    """`elicit export`'s and `relabel export`'s refusal as the CLI prints it: one Error
+    line, the store unchanged."""
     db = make_store(tmp_path / "s.db")
     out = tmp_path / "package"
-    ok("--db", db, stage, "export", "--all", "--format", "mturk", "--out", out)
+    export_package(nlibuild.open(db), stage, "mturk", out)
     (out / "notes.txt").write_text("mine\n", encoding="utf-8")
     before = snapshot(out)
     fail_on_second_batch(monkeypatch, "mturk", field, OutputError("the disk is full"))
@@ -133,8 +144,9 @@ def test_a_package_into_an_existing_folder_replaces_only_its_own_files(
     tmp_path: Path, stage: str, field: str, make_store: Any, fmt: str
 ) -> None:
     db = make_store(tmp_path / "s.db")
+    corpus = nlibuild.open(db)
     fresh = tmp_path / "fresh"
-    ok("--db", db, stage, "export", "--all", "--format", fmt, "--out", fresh)
+    export_package(corpus, stage, fmt, fresh)
     package = snapshot(fresh)
     assert package, "the package is empty"
     out = tmp_path / "kept"
@@ -142,7 +154,7 @@ def test_a_package_into_an_existing_folder_replaces_only_its_own_files(
     (out / "notes.txt").write_text("mine\n", encoding="utf-8")
     stale = next(iter(package))
     (out / stale).write_bytes(b"an older copy\n")
-    ok("--db", db, stage, "export", "--all", "--format", fmt, "--out", out)
+    export_package(corpus, stage, fmt, out)
     assert snapshot(out) == package | {"notes.txt": b"mine\n"}
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
@@ -153,8 +165,8 @@ def test_a_package_reports_its_files_where_they_end_up(
 ) -> None:
     db = make_store(tmp_path / "s.db")
     out = tmp_path / "deep" / "package"
-    outcome = invoke_at(stage_of(f"{stage}-export"), db, all=True, format="labelstudio", out=out)
-    assert sorted(outcome.result.files) == sorted(out / name for name in snapshot(out))
+    result = export_package(nlibuild.open(db), stage, "labelstudio", out)
+    assert sorted(result.files) == sorted(out / name for name in snapshot(out))
 
 
 def test_a_file_of_a_package_that_cannot_be_written_is_named_under_out(
@@ -169,9 +181,9 @@ def test_a_file_of_a_package_that_cannot_be_written_is_named_under_out(
     changes: dict[str, Any] = {"elicit_batch_writer": writer}
     monkeypatch.setitem(PLATFORMS, PlatformFormat.CSV, dataclasses.replace(platform, **changes))
     out = tmp_path / "package"
-    line = fails(db, "elicit", "export", "--all", "--format", "csv", "--out", out,
-                 says=(f"{out / 'e0001.csv'}: cannot write it",))  # fmt: skip
-    assert ".partial" not in line
+    message = refused(db, lambda corpus: export_package(corpus, "elicit", "csv", out),
+                      f"{out / 'e0001.csv'}: cannot write it")  # fmt: skip
+    assert ".partial" not in message
     assert not out.exists()
 
 
@@ -179,8 +191,8 @@ def test_a_package_over_a_file_is_refused(tmp_path: Path) -> None:
     db = elicit_store(tmp_path / "s.db")
     out = tmp_path / "package"
     out.write_text("a file\n", encoding="utf-8")
-    fails(db, "elicit", "export", "--all", "--format", "csv", "--out", out,
-          says=(str(out), "choose another --out"))  # fmt: skip
+    refused(db, lambda corpus: export_package(corpus, "elicit", "csv", out),
+            str(out), "choose another --out")  # fmt: skip
     assert out.read_text(encoding="utf-8") == "a file\n"
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
@@ -204,7 +216,7 @@ def test_a_single_file_export_whose_writer_raises_leaves_no_partial_file(
     monkeypatch.setattr(corpus_jsonl, "to_record", to_record)
     out = tmp_path / "out" / "dev.jsonl"
     with pytest.raises(RuntimeError, match="half-way"):
-        run_cli("--db", sample_db, "export", "--format", "jsonl", "--out", out)
+        nlibuild.open(sample_db).export(format="jsonl", out=out)
     assert rows == 3
     assert not out.exists()
     assert not list(tmp_path.rglob("*.partial"))
@@ -214,13 +226,14 @@ def test_a_single_file_export_into_a_missing_folder_makes_it(
     sample_db: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "new" / "folder" / "dev.jsonl"
-    ok("--db", sample_db, "export", "--format", "jsonl", "--out", out)
+    nlibuild.open(sample_db).export(format="jsonl", out=out)
     assert [p.name for p in out.parent.iterdir()] == ["dev.jsonl"]
 
 
 def test_a_single_file_export_into_a_folder_that_cannot_be_made_leaves_nothing(
     sample_db: Path, tmp_path: Path
 ) -> None:
+    """`export`'s refusal as the CLI prints it: one Error line, the store unchanged."""
     (tmp_path / "a-file").write_text("x\n", encoding="utf-8")
     out = tmp_path / "a-file" / "dev.jsonl"
     fails(sample_db, "export", "--format", "jsonl", "--out", out, says=("choose another --out",))
