@@ -592,3 +592,20 @@ def test_every_demo_recipe_names_only_files_that_exist_or_that_it_writes() -> No
 def test_a_recipe_that_is_not_there_is_one_error_line(sample_store: Path, tmp_path: Path) -> None:
     line = recipe_error(sample_store, tmp_path / "absent.toml")
     assert line.startswith(f"Error: {tmp_path / 'absent.toml'}: "), line
+
+
+def test_the_readmes_recipe_is_one_the_demo_data_runs(tmp_path: Path) -> None:
+    """The example in README.md's "Recipes" section, put in a copy of pipelines/ beside the
+    data, plans an init and its two steps, and runs them."""
+    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Recipes", 1)[1]
+    example = section.split("```toml\n", 1)[1].split("```", 1)[0]
+    folder = demo_folder(tmp_path / "readme")
+    recipe = write_recipe(folder / "pipelines" / "readme.toml", example)
+    db = folder / "readme.db"
+    plan = json.loads(ok("--db", db, "run", recipe, "--dry-run", "--format", "json"))
+    assert [(step["stage"], step["action"]) for step in plan] == [
+        ("init", "run"), ("ingest", "run"), ("sample", "run"),
+    ]  # fmt: skip
+    printed = ok("--db", db, "run", recipe)
+    assert "Ingested 1 file" in printed and "Sampled" in printed
