@@ -96,7 +96,7 @@ test-slow: $(SCORE_STAMP)
 
 fuzz: $(STAMP)
 	NLIBUILD_HYPOTHESIS_PROFILE=fuzz OMP_NUM_THREADS=1 $(BIN)/python -m pytest \
-		tests/test_fuzz_readers.py -rf
+		tests/test_fuzz_readers.py tests/test_fuzz_recipes.py -rf
 
 lint: $(STAMP)
 	$(BIN)/ruff check nlibuild tests bench
