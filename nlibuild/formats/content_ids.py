@@ -13,6 +13,10 @@ same ID whatever the order, so identical inputs give identical stores (issue 16)
   and label can clash.
 
 Only a clash depends on what came first (the item seen first keeps the shorter ID).
+
+`is_derived_premise_id` tells such a premise from one the corpus named: a file whose lines
+name their premise but one (an MNLI line without `promptID`) gives that line a premise of
+its own, which importing the file again must find, not the named one with the same text.
 """
 
 from __future__ import annotations
@@ -58,14 +62,28 @@ def _first_free(stem: str, digest: str, digits: int, taken: tuple[Container[str]
     return candidate
 
 
+def _premise_digest(genre: str | None, text: str) -> str:
+    # orjson's array keeps genre and text apart unambiguously (a genre of None is not "").
+    return hashlib.sha256(orjson.dumps((genre, text))).hexdigest()
+
+
 def premise_id(prefix: str, genre: str | None, text: str, *taken: Container[str]) -> str:
     """The ID of a premise without one: `<prefix>_<digest of genre and text>`.
 
     `taken`: the IDs of other premises (stored, or earlier in the same import).
     """
-    # orjson's array keeps genre and text apart unambiguously (a genre of None is not "").
-    digest = hashlib.sha256(orjson.dumps((genre, text))).hexdigest()
-    return _first_free(f"{prefix}_", digest, PREMISE_DIGITS, taken)
+    return _first_free(f"{prefix}_", _premise_digest(genre, text), PREMISE_DIGITS, taken)
+
+
+def is_derived_premise_id(premise: str, genre: str | None, text: str) -> bool:
+    """Whether `premise` is an ID `premise_id` gives the premise of this genre and text
+    (whatever its prefix, which names the corpus file it came from)."""
+    _, underscore, digits = premise.rpartition("_")
+    return (
+        bool(underscore)
+        and len(digits) >= PREMISE_DIGITS
+        and _premise_digest(genre, text).startswith(digits)
+    )
 
 
 def pair_id(premise: str, initial: str, hypothesis: str, *taken: Container[str]) -> str:

@@ -200,9 +200,15 @@ def _json_array(path: Path) -> Iterator[tuple[int, Row]]:
 def _json_record(
     path: Path, decoder: json.JSONDecoder, text: str, position: int, line: int
 ) -> tuple[Row, int]:
-    """The object that starts at `position` (on `line`), and where it ends."""
+    """The object that starts at `position` (on `line`), and where it ends.
+
+    The standard library's decoder only finds the record's end: its values are orjson's,
+    as a .jsonl file's are, so that both kinds refuse what a store cannot keep alike (a
+    lone surrogate `\\ud800`, a number too big for a double such as 1e400, NaN), where
+    the standard library would hand them on to fail deep in the import.
+    """
     try:
-        record, end = decoder.raw_decode(text, position)
+        _, end = decoder.raw_decode(text, position)
     except json.JSONDecodeError as exc:
         raise InputError(
             path, f"not valid JSON ({exc.msg} at column {exc.colno}); fix the record", exc.lineno
@@ -210,6 +216,18 @@ def _json_record(
     except RecursionError:  # the decoder recurses once per level of nesting
         raise InputError(
             path, "a record nested too deeply to be read; fix the record", line
+        ) from None
+    try:
+        record = orjson.loads(text[position:end])
+    except orjson.JSONDecodeError as exc:
+        # orjson counts from the record's start; the file's line and column are wanted.
+        column = exc.colno + (
+            position - text.rfind("\n", 0, position) - 1 if exc.lineno == 1 else 0
+        )
+        raise InputError(
+            path,
+            f"not valid JSON ({exc.msg} at column {column}); fix the record",
+            line + exc.lineno - 1,
         ) from None
     if type(record) is not dict:
         raise InputError(

@@ -150,6 +150,29 @@ def _holds_nul(path: Path, record: SourcePair) -> InputError:
     return InputError(path, f"the {text} {NUL_IN_TEXT}", record.line)
 
 
+_UNKEEPABLE_IN_ID = re.compile("[\x00\ud800-\udfff]").search
+"""Finds what no ID may hold: a NUL, which SQLite's JSON functions (the importer's look-ups
+of stored IDs) stop at, so that an ID holding one is stored whole but never found again and
+importing its file again fails on the UNIQUE index; and a lone surrogate, which UTF-8 (the
+store's text) cannot encode."""
+
+
+def _unkeepable_id(path: Path, what: str, value: str, line: int | None) -> InputError:
+    char = "a NUL character (U+0000)" if "\x00" in value else "a lone surrogate"
+    return InputError(
+        path,
+        f"{what} {value!a} holds {char}, which no ID may hold; remove it from the ID",
+        line,
+    )
+
+
+def _bad_key(path: Path, record: SourcePair) -> InputError:
+    premise_key = record.premise_key
+    if premise_key is not None and _UNKEEPABLE_IN_ID(premise_key):
+        return _unkeepable_id(path, "premise ID", premise_key, record.line)
+    return _unkeepable_id(path, "pair ID", cast(str, record.pair_key), record.line)
+
+
 class _Importer:
     """Resolves IDs and conflicts for one import, chunk by chunk, inside its transaction."""
 
@@ -263,9 +286,10 @@ class _Importer:
 
     # --- annotators -----------------------------------------------------------------
 
-    def _annotator_pks(self, ids: list[str], anonymous: bool) -> list[int]:
-        """Keys of the annotators `ids`, adding those neither the store nor this import knows."""
-        self._require_text_ids(ids)
+    def _annotator_pks(self, ids: list[str], anonymous: bool, line: int) -> list[int]:
+        """Keys of the annotators `ids` (of the pair on `line`), adding those neither the
+        store nor this import knows."""
+        self._require_text_ids(ids, line)
         known = self.annotators
         missing = [i for i in dict.fromkeys(ids) if i not in known]
         known.update(self.store.annotator_pks(missing))
@@ -285,6 +309,9 @@ class _Importer:
         bad = next((i for i in ids if type(i) is not str or not i.strip()), None)
         if bad is not None:
             raise InputError(self.path, f"annotator ID {bad!r} must be non-empty text", line)
+        unkeepable = next((i for i in ids if _UNKEEPABLE_IN_ID(i)), None)
+        if unkeepable is not None:
+            raise _unkeepable_id(self.path, "annotator ID", unkeepable, line)
 
     def _vote_annotators(self, record: SourcePair, n_votes: int, author: bool = True) -> list[str]:
         if record.annotators is not None:
@@ -315,10 +342,26 @@ class _Importer:
     # --- premises -------------------------------------------------------------------
 
     def _load_text_index(self) -> None:
-        """ID-less corpora match premises by (genre, text): index the store's once."""
+        """ID-less corpora match premises by (genre, text): index the store's once.
+
+        Of premises sharing a genre and text, the one whose ID was derived from them is
+        found: a line without its premise's ID, in a file whose other lines name that
+        premise, got a premise of its own (`_resolve_premises` keys the two apart), and
+        importing the file again must find that one, or it adds the line's pair again
+        (OCNLI) or finds it under another premise (MNLI, SNLI). Otherwise the first stored.
+        """
+        by_text: dict[tuple[str | None, str], PremiseRow] = {}
         for row in all_premises(self.store):
-            self.premises.setdefault((row.genre, row.text), row)
+            key = (row.genre, row.text)
+            held = by_text.get(key)
+            if held is None or (
+                content_ids.is_derived_premise_id(row.id, row.genre, row.text)
+                and not content_ids.is_derived_premise_id(held.id, held.genre, held.text)
+            ):
+                by_text[key] = row
             self.stored_premise_ids.add(row.id)
+        for key, row in by_text.items():
+            self.premises.setdefault(key, row)
         self.text_index_loaded = True
 
     def _derived_premise_id(self, genre: str | None, text: str) -> str:
@@ -448,6 +491,12 @@ class _Importer:
                 # error, and one holding it elsewhere would be stored cut short to them.
                 if "\x00" in record.premise or "\x00" in record.hypothesis:
                     raise _holds_nul(self.path, record)
+                premise_key = record.premise_key
+                pair_key = record.pair_key
+                if (premise_key is not None and _UNKEEPABLE_IN_ID(premise_key)) or (
+                    pair_key is not None and _UNKEEPABLE_IN_ID(pair_key)
+                ):
+                    raise _bad_key(self.path, record)
                 pairs.append(record)
         self.lines += len(records)
         cache = self._label_cache  # looked up here: a method call a pair costs more
@@ -540,7 +589,9 @@ class _Importer:
             try:
                 annotator_pks = [known[a] for a in annotator_ids]
             except (KeyError, TypeError):  # someone new (or an ID that is not text)
-                annotator_pks = self._annotator_pks(annotator_ids, record.annotators is None)
+                annotator_pks = self._annotator_pks(
+                    annotator_ids, record.annotators is None, record.line
+                )
             author_label = labels.author_label
             pair_values += (
                 pair_pk, pair_id, premise.pk, record.hypothesis, record.lang or default_lang,
