@@ -286,10 +286,9 @@ class _Importer:
 
     # --- annotators -----------------------------------------------------------------
 
-    def _annotator_pks(self, ids: list[str], anonymous: bool, line: int) -> list[int]:
-        """Keys of the annotators `ids` (of the pair on `line`), adding those neither the
-        store nor this import knows."""
-        self._require_text_ids(ids, line)
+    def _annotator_pks(self, ids: list[str], anonymous: bool) -> list[int]:
+        """Keys of the annotators `ids`, adding those neither the store nor this import knows."""
+        self._require_text_ids(ids)
         known = self.annotators
         missing = [i for i in dict.fromkeys(ids) if i not in known]
         known.update(self.store.annotator_pks(missing))
@@ -589,9 +588,8 @@ class _Importer:
             try:
                 annotator_pks = [known[a] for a in annotator_ids]
             except (KeyError, TypeError):  # someone new (or an ID that is not text)
-                annotator_pks = self._annotator_pks(
-                    annotator_ids, record.annotators is None, record.line
-                )
+                self._require_text_ids(annotator_ids, record.line)  # the error names the line
+                annotator_pks = self._annotator_pks(annotator_ids, record.annotators is None)
             author_label = labels.author_label
             pair_values += (
                 pair_pk, pair_id, premise.pk, record.hypothesis, record.lang or default_lang,
