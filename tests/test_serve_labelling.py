@@ -15,7 +15,7 @@ from serve_stores import batches_of, signed_in, workbench_db, workbench_template
 from starlette.testclient import TestClient
 
 from nlibuild.models import Role
-from nlibuild.web.label_pages import capped_seconds
+from nlibuild.workbench.relabelling import capped_seconds
 
 __all__ = ["workbench_db", "workbench_template"]  # fixtures, used by name
 
@@ -203,7 +203,8 @@ def test_another_validators_batch_is_404_for_the_page_a_vote_and_an_undo(
         assert validator.get(f"/label/{batch}").status_code == 404
         form = {"csrf_token": token, "item": "1", "label": "neutral"}
         assert validator.post(f"/label/{batch}/vote", data=form).status_code == 404
-        assert validator.post(f"/label/{batch}/undo", data=form).status_code == 404
+        undo = {"csrf_token": token, "item": "1"}  # the undo form has no label
+        assert validator.post(f"/label/{batch}/undo", data=undo).status_code == 404
     beyond = form | {"item": "999"}
     assert validator.post(f"/label/{v01_batch}/vote", data=beyond).status_code == 404
     assert table_counts(workbench_db) == before

@@ -168,6 +168,7 @@ from nlibuild.models.score_report import (
     TransferGapRow,
 )
 from nlibuild.models.serve import (
+    DEFAULT_MAX_SECONDS_PER_ITEM,
     InviteRecord,
     Lifetime,
     Role,
@@ -227,6 +228,7 @@ __all__ = [
     "BASELINE_MODES",
     "DEFAULT_LABEL_ORDER",
     "DEFAULT_MAX_OVERLAP",
+    "DEFAULT_MAX_SECONDS_PER_ITEM",
     "DEFAULT_OVERLAP_MEASURE",
     "DEFAULT_OVERLAP_SEVERITY",
     "GENRE_PATTERN",

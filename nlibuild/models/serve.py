@@ -32,6 +32,10 @@ def _checked_lifetime(text: str) -> str:
 Lifetime = Annotated[str, AfterValidator(_checked_lifetime)]
 """A time span as people write it: `14d`, `12h`, `90m`."""
 
+DEFAULT_MAX_SECONDS_PER_ITEM = 600.0
+"""`ServeConfig.max_seconds_per_item` unless a preset says otherwise; also the cap of a vote
+recorded through the library without the server's settings (`record_vote`)."""
+
 
 class Role(StrEnum):
     """Who an invite is for: a writer (elicitation batches), a validator (relabelling
@@ -58,7 +62,7 @@ class ServeConfig(_Config):
     session_lifetime: Annotated[Lifetime, IN_PRESET] = "12h"
     invite_lifetime: Annotated[Lifetime, IN_PRESET] = "14d"
     max_seconds_per_item: Annotated[float, IN_PRESET] = Field(
-        default=600.0,
+        default=DEFAULT_MAX_SECONDS_PER_ITEM,
         gt=0,
         description="the most seconds the relabel page records for one item: a page left "
         "open over a break would otherwise weigh on an annotator's median time",

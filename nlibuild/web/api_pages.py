@@ -8,9 +8,12 @@ records one and an answer as `elicit import` records one.
 - `POST /api/write/<batch>` `{"premise": ID, "unusable": false, "hypotheses":
   {"entailment": [...], ...}}`: one premise's answer.
 
-Both need the session's CSRF token in `X-CSRF-Token` (nlibuild/web/security.py). Answers
-are JSON: what was recorded (200), or `{"error": message}` with 400 (a body that is not
-the expected object), 404 (not the person's batch or item, as the pages answer), 409 (a
+Both need the session's CSRF token in `X-CSRF-Token` (nlibuild/web/security.py). The
+bodies are strict (nlibuild/web/bodies.py): `unusable` is `true` or `false`, `position` a
+JSON integer from 1, no other field. The seconds are capped by `record_vote` at the
+server's `max_seconds_per_item`, as the page's votes are. Answers are JSON: what was
+recorded (200), or `{"error": message}` with 400 (a body that is not the expected object,
+naming the field), 404 (not the person's batch or item, as the pages answer), 409 (a
 different answer or vote than the one recorded) or 422 (the preset's blocking rules, or a
 label the store does not have), and nothing written.
 """
@@ -21,7 +24,6 @@ from collections.abc import Callable
 from typing import Any
 
 import anyio.to_thread
-import orjson
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -30,6 +32,7 @@ from nlibuild.errors import ConflictError, NlibuildError, NotFoundError, Submiss
 from nlibuild.models import Label, Role
 from nlibuild.store import Store
 from nlibuild.web.auth import require_role
+from nlibuild.web.bodies import ApiAnswer, ApiVote, json_body
 from nlibuild.web.context import WebContext
 from nlibuild.workbench.relabelling import pair_at_position, record_vote
 from nlibuild.workbench.writing import submit_answer
@@ -41,10 +44,6 @@ STATUS_OF_ERROR: tuple[tuple[type[NlibuildError], int], ...] = (
 )
 
 
-class BadBody(Exception):
-    """A request body that is not the object a route expects (400)."""
-
-
 def error_json(status: int, message: str, **extra: Any) -> JSONResponse:
     return JSONResponse({"error": message, **extra}, status_code=status)
 
@@ -53,8 +52,6 @@ def answered(work: Callable[[], Any]) -> Response:
     """`work`'s result as JSON, or its domain error as `{"error": ...}` with its status."""
     try:
         result = work()
-    except BadBody as exc:
-        return error_json(400, str(exc))
     except NlibuildError as exc:
         status = next((code for kind, code in STATUS_OF_ERROR if isinstance(exc, kind)), 422)
         findings = getattr(exc, "findings", ())
@@ -62,86 +59,42 @@ def answered(work: Callable[[], Any]) -> Response:
     return JSONResponse(result.model_dump(mode="json"))
 
 
-async def json_object(request: Request) -> dict[str, Any]:
-    try:
-        body = orjson.loads(await request.body())
-    except orjson.JSONDecodeError:
-        body = None
-    if not isinstance(body, dict):
-        raise BadBody("send a JSON object")
-    return body
-
-
-def field_of(body: dict[str, Any], name: str, kind: type) -> Any:
-    """`body[name]` if it is a `kind` (JSON's true is no number here)."""
-    value = body.get(name)
-    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        raise BadBody(f"{name!r} is missing or not a {kind.__name__}")
-    return value
-
-
 def vote_at_position(
-    store: Store, validator: str, batch_id: str, position: int, label: str, seconds: float | None
+    store: Store, validator: str, batch_id: str, vote: ApiVote, max_seconds: float
 ) -> Any:
     """Vote on the item at `position` of the validator's own batch (404 for any other)."""
-    pair_id = pair_at_position(store, validator, batch_id, position)
-    return record_vote(store, validator, batch_id, pair_id, label, seconds)
+    pair_id = pair_at_position(store, validator, batch_id, vote.position)
+    return record_vote(
+        store, validator, batch_id, pair_id, vote.label, vote.seconds, max_seconds=max_seconds
+    )
 
 
 async def label_vote(context: WebContext, request: Request) -> Response:
     person = require_role(request, Role.VALIDATOR)
     batch_id = request.path_params["batch_id"]
-    try:
-        body = await json_object(request)
-        position = field_of(body, "position", int)
-        label = field_of(body, "label", str)
-        seconds = body.get("seconds")
-        if seconds is not None and (
-            isinstance(seconds, bool) or not isinstance(seconds, int | float)
-        ):
-            raise BadBody("'seconds' is not a number")
-    except BadBody as exc:
-        return error_json(400, str(exc))
+    vote = await json_body(request, ApiVote)
+    max_seconds = context.config.max_seconds_per_item
     return await anyio.to_thread.run_sync(
         lambda: answered(
             lambda: context.writing(
-                lambda store: vote_at_position(
-                    store, person.name, batch_id, position, label, seconds
-                )
+                lambda store: vote_at_position(store, person.name, batch_id, vote, max_seconds)
             )
         )
     )
 
 
-def hypotheses_of(body: dict[str, Any]) -> dict[Label, list[str]]:
-    given = body.get("hypotheses", {})
-    if not isinstance(given, dict):
-        raise BadBody("'hypotheses' is not an object of label -> list of texts")
-    hypotheses: dict[Label, list[str]] = {}
-    for name, texts in given.items():
-        if name not in {label.value for label in Label}:
-            raise BadBody(f"{name!r} is not a label: entailment, neutral or contradiction")
-        if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
-            raise BadBody(f"hypotheses of {name!r} are not a list of texts")
-        hypotheses[Label(name)] = texts
-    return hypotheses
-
-
 async def write_answer(context: WebContext, request: Request) -> Response:
     person = require_role(request, Role.WRITER)
     batch_id = request.path_params["batch_id"]
-    try:
-        body = await json_object(request)
-        premise = field_of(body, "premise", str)
-        unusable = bool(body.get("unusable", False))
-        hypotheses = hypotheses_of(body)
-    except BadBody as exc:
-        return error_json(400, str(exc))
+    sent = await json_body(request, ApiAnswer)
+    hypotheses: dict[Label, list[str]] = {
+        label: list(texts) for label, texts in sent.hypotheses.items()
+    }
     return await anyio.to_thread.run_sync(
         lambda: answered(
             lambda: context.writing(
                 lambda store: submit_answer(
-                    store, person.name, batch_id, premise, unusable, hypotheses
+                    store, person.name, batch_id, sent.premise, sent.unusable, hypotheses
                 )
             )
         )

@@ -22,7 +22,7 @@ from starlette.staticfiles import StaticFiles
 from nlibuild.models import ServeConfig
 from nlibuild.web import api_pages, label_pages, lead_pages, pages, writing_pages
 from nlibuild.web.context import STATIC, WebContext
-from nlibuild.web.security import BodyLimit, CsrfCheck, SecurityHeaders, SessionGate
+from nlibuild.web.security import BodyLimit, CsrfCheck, Failsafe, SecurityHeaders, SessionGate
 
 
 def create_app(store_path: Path, config: ServeConfig) -> Starlette:
@@ -46,6 +46,7 @@ def create_app(store_path: Path, config: ServeConfig) -> Starlette:
     ]
     middleware = [
         Middleware(SecurityHeaders),
+        Middleware(Failsafe, context=context),
         Middleware(BodyLimit, context=context),
         Middleware(SessionGate, context=context),
         Middleware(CsrfCheck, context=context),

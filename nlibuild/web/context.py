@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 import jinja2
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 from starlette.templating import Jinja2Templates
 from starlette.types import Scope
 
@@ -169,6 +169,13 @@ class WebContext:
         )
 
 
+def wants_json(scope: Scope) -> bool:
+    """A request answered in JSON: the /api/ routes, and a page's route called by its
+    script with a JSON body (label.js, write.js), which shows the error's sentence."""
+    content_type = Request(scope).headers.get("content-type", "")
+    return scope["path"].startswith("/api/") or content_type.startswith("application/json")
+
+
 def error_response(
     context: WebContext,
     scope: Scope,
@@ -176,13 +183,17 @@ def error_response(
     message: str,
     headers: Mapping[str, str] | None = None,
 ) -> Response:
-    """The error page (401, 403, 404, 413, 429, ...) with one sentence of what to do."""
+    """The error page (401, 403, 404, 413, 429, ...) with one sentence of what to do; for
+    a request that wants JSON (`wants_json`), `{"error": sentence}`."""
+    if wants_json(scope):
+        return JSONResponse({"error": message}, status_code=status, headers=headers)
     titles = {
         401: "Please sign in",
         403: "Not allowed",
         404: "Not found",
         413: "Too much at once",
         429: "Too many attempts",
+        500: "Something went wrong",
     }
     values = {"title": titles.get(status, "Error"), "message": message, "status": status}
     return context.page(Request(scope), "error.html", values, status, headers)

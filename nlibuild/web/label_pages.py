@@ -11,14 +11,15 @@ batch.
 Every choice is a submit button of a plain POST form, so the page works without script;
 static/label.js adds the keys and posts the vote as JSON with the seconds spent on the
 item. A vote goes through `workbench.relabelling.record_vote` (a `relabel import` run of
-one vote); undo through `undo_vote`. The items before the one shown are all labelled (the
-page always shows the first open one), so "the last vote" is the item just before it, or
-the batch's last item once all are labelled: undo needs no state beyond the page.
+one vote, its seconds capped there for this route and the JSON API alike); undo through
+`undo_vote`. Both bodies, form or JSON, are strict (nlibuild/web/bodies.py). The items
+before the one shown are all labelled (the page always shows the first open one), so "the
+last vote" is the item just before it, or the batch's last item once all are labelled:
+undo needs no state beyond the page.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -32,6 +33,7 @@ from starlette.routing import Route
 from nlibuild.errors import ConflictError, NotFoundError, SubmissionRefused
 from nlibuild.models import RelabelItem, RelabelPage, Role
 from nlibuild.web.auth import require_role
+from nlibuild.web.bodies import PageUndo, PageVote, UndoForm, VoteForm, form_body, json_body
 from nlibuild.web.context import WebContext
 from nlibuild.workbench.relabelling import pair_numbered, record_vote, relabel_items, undo_vote
 
@@ -109,13 +111,22 @@ async def vote(context: WebContext, request: Request) -> Response:
     one for a labelled item is 409 (undo it first)."""
     person = require_role(request, Role.VALIDATOR)
     batch_id = request.path_params["batch_id"]
-    answer = await _answer(request, context.config.max_seconds_per_item)
+    answer = await _answer(request)
+    max_seconds = context.config.max_seconds_per_item
 
     def record() -> Response:
         pair = _pair(context, person.name, batch_id, answer)
         try:
             context.writing(
-                lambda s: record_vote(s, person.name, batch_id, pair, answer.label, answer.seconds)
+                lambda s: record_vote(
+                    s,
+                    person.name,
+                    batch_id,
+                    pair,
+                    answer.label,
+                    answer.seconds,
+                    max_seconds=max_seconds,
+                )
             )
         except ConflictError:
             message = f"Item {answer.number} is labelled already; undo that label to change it."
@@ -131,7 +142,7 @@ async def undo(context: WebContext, request: Request) -> Response:
     """Take back the label of the item numbered `item` (nothing when it has none)."""
     person = require_role(request, Role.VALIDATOR)
     batch_id = request.path_params["batch_id"]
-    answer = await _answer(request, context.config.max_seconds_per_item)
+    answer = await _answer(request, undoing=True)
 
     def take_back() -> Response:
         pair = _pair(context, person.name, batch_id, answer)
@@ -152,37 +163,20 @@ def _pair(context: WebContext, person: str, batch_id: str, answer: Answer) -> st
         raise HTTPException(404, f"Batch {batch_id} has no item {answer.number}.") from None
 
 
-async def _answer(request: Request, max_seconds: float) -> Answer:
-    wants_json = request.headers.get("content-type", "").startswith("application/json")
-    fields: Any
-    try:
-        fields = await request.json() if wants_json else dict(await request.form())
-    except ValueError:
-        fields = None
-    if not isinstance(fields, dict):
-        raise HTTPException(400, "This request is not a vote; reload the page and try again.")
-    number = fields.get("item")
-    if isinstance(number, str) and number.isdigit():
-        number = int(number)
-    if not isinstance(number, int) or isinstance(number, bool):
-        raise HTTPException(400, "This vote names no item; reload the page and try again.")
-    label = fields.get("label", "")
-    return Answer(
-        number=number,
-        label=label if isinstance(label, str) else "",
-        seconds=capped_seconds(fields.get("seconds"), max_seconds),
-        wants_json=wants_json,
-    )
-
-
-def capped_seconds(given: object, max_seconds: float) -> float | None:
-    """The seconds a browser says were spent on an item, at most `max_seconds` (a page left
-    open over a break is not time spent labelling); None for anything not a time."""
-    if isinstance(given, bool) or not isinstance(given, int | float):
-        return None
-    if not math.isfinite(given) or given < 0:
-        return None
-    return min(float(given), max_seconds)
+async def _answer(request: Request, undoing: bool = False) -> Answer:
+    """The vote or undo as sent: label.js's JSON, else the page's form (strict models of
+    nlibuild/web/bodies.py; a `BadRequest` naming the field for anything else)."""
+    if request.headers.get("content-type", "").startswith("application/json"):
+        if undoing:
+            undo = await json_body(request, PageUndo)
+            return Answer(number=undo.item, label="", seconds=None, wants_json=True)
+        vote = await json_body(request, PageVote)
+        return Answer(number=vote.item, label=vote.label, seconds=vote.seconds, wants_json=True)
+    if undoing:
+        undo_form = await form_body(request, UndoForm)
+        return Answer(number=undo_form.item, label="", seconds=None, wants_json=False)
+    vote_form = await form_body(request, VoteForm)
+    return Answer(number=vote_form.item, label=vote_form.label, seconds=None, wants_json=False)
 
 
 def _moved_on(batch_id: str, answer: Answer, result: dict[str, Any]) -> Response:

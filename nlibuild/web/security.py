@@ -3,26 +3,37 @@
 1. `SecurityHeaders`: a strict Content-Security-Policy (scripts and styles only from
    /static, no inline script, no framing) and the headers that keep a page's URL (holding a
    token) out of Referer and the browser from sniffing types, on every response.
-2. `BodyLimit`: a body over the limit is refused with 413 as soon as it is seen to be (by
+2. `Failsafe`: no answer leaves without those headers. An HTTPException raised in a
+   middleware below (a form the CSRF check cannot read: 400), which Starlette's own
+   exception handling (inside the middleware) never sees, is its error page; any other
+   exception is logged with its traceback and answered with a 500 page that names no
+   detail. Starlette's own last resort answers outside every middleware, without them.
+3. `BodyLimit`: a body over the limit is refused with 413 as soon as it is seen to be (by
    its Content-Length, else while it streams in), before the application reads it; the rest
    is buffered once and replayed, so the CSRF check can read a form and the page again.
-3. `SessionGate`: every path but the personal links, /static and /healthz needs a live
+4. `SessionGate`: every path but the personal links, /static and /healthz needs a live
    session (the cookie), else 401 with a page saying to open the personal link.
-4. `CsrfCheck`: every POST carries the session's CSRF token (a hidden form field, or the
+5. `CsrfCheck`: every POST carries the session's CSRF token (a hidden form field, or the
    `X-CSRF-Token` header for the page's fetch() calls), and its Origin or Referer, when
-   sent, is this server; 403 otherwise. The session cookie is SameSite=Strict as well.
+   sent, is this server; 403 otherwise. The session cookie is SameSite=Strict as well. A
+   form is read with the routes' bounds (nlibuild/web/bodies.py: 64 fields, each once, no
+   file), so a form of thousands of fields is a 400 before any route sees it.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
 
 import anyio.to_thread
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from nlibuild.web.bodies import form_fields
 from nlibuild.web.context import SESSION_COOKIE, WebContext, error_response
 from nlibuild.workbench.access import csrf_matches
 
@@ -42,6 +53,11 @@ PUBLIC_PATHS = frozenset({"/healthz"})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 CSRF_FIELD = "csrf_token"
 CSRF_HEADER = "x-csrf-token"
+UNEXPECTED = (
+    "Something went wrong on the server; it has been logged. Reload the page and try "
+    "again; if it happens again, tell your lead what you did."
+)
+LOG = logging.getLogger("nlibuild.web")
 
 
 class _ContextMiddleware:
@@ -79,6 +95,36 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+class Failsafe(_ContextMiddleware):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def send_noting_start(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_noting_start)
+        except Exception as exc:
+            if started:  # a response half sent: nothing can follow it but the server's close
+                raise
+            await self._answer_failure(exc, scope)(scope, receive, send)
+
+    def _answer_failure(self, exc: Exception, scope: Scope) -> Response:
+        if isinstance(exc, HTTPException):
+            return error_response(self.context, scope, exc.status_code, exc.detail, exc.headers)
+        LOG.error("unexpected error on %s %s", scope["method"], scope["path"], exc_info=exc)
+        try:
+            return error_response(self.context, scope, 500, UNEXPECTED)
+        except Exception as page_failure:  # the error page itself failed (a template)
+            LOG.error("the error page failed too", exc_info=page_failure)
+            return PlainTextResponse(UNEXPECTED, status_code=500)
 
 
 class BodyTooLarge(Exception):
@@ -204,9 +250,7 @@ async def _csrf_problem(request: Request, scope: Scope) -> str | None:
     if given is None:
         content_type = request.headers.get("content-type", "")
         if content_type.startswith(("application/x-www-form-urlencoded", "multipart/form-data")):
-            form = await request.form()
-            field = form.get(CSRF_FIELD)
-            given = field if isinstance(field, str) else None
+            given = (await form_fields(request)).get(CSRF_FIELD)
     if session_id is None or not csrf_matches(session_id, given):
         return "This form has expired or did not come from this page; reload it and try again."
     return None

@@ -26,12 +26,11 @@ from functools import partial
 from typing import Any
 
 import anyio.to_thread
-import orjson
 from markupsafe import Markup
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from nlibuild.errors import ConflictError, NotFoundError, SubmissionRefused
@@ -49,6 +48,7 @@ from nlibuild.models import (
 )
 from nlibuild.store import Store
 from nlibuild.web.auth import current_person, own_batch_or_404, require_role
+from nlibuild.web.bodies import BadRequest, DraftRequest, WriteForm, form_body, json_body
 from nlibuild.web.context import WebContext
 from nlibuild.workbench.feedback import draft_feedback, hypotheses_of
 from nlibuild.workbench.writing import (
@@ -107,16 +107,6 @@ class AnswerView(_View):
     saved_at: str | None = None
     saved_text: str = ""
     feedback: DraftFeedback
-
-
-class DraftRequest(BaseModel):
-    """The feedback route's JSON body."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    fields: dict[str, str]
-    unusable: bool = False
-    save: bool = False
 
 
 def routes(context: WebContext) -> list[Route]:
@@ -357,10 +347,7 @@ def write_page(context: WebContext, request: Request) -> Response:
 
 async def feedback_json(context: WebContext, request: Request) -> Response:
     """The feedback on the fields sent (and the draft saved when `save` is true)."""
-    try:
-        sent = DraftRequest.model_validate(orjson.loads(await request.body()))
-    except (orjson.JSONDecodeError, ValidationError):
-        return JSONResponse({"error": 'send {"fields": {slot: text}, "unusable": bool}'}, 400)
+    sent = await json_body(request, DraftRequest)
     premise_id = request.path_params["premise_id"]
 
     def work() -> AnswerView:
@@ -382,20 +369,23 @@ async def feedback_json(context: WebContext, request: Request) -> Response:
 
 async def post_answer(context: WebContext, request: Request) -> Response:
     """The form, sent by its buttons: check (save and show) or submit."""
-    form = await request.form()
-    sent = {key: value for key, value in form.items() if isinstance(value, str)}
+    sent = await form_body(request, WriteForm)
     return await anyio.to_thread.run_sync(lambda: _answer(context, request, sent))
 
 
-def _answer(context: WebContext, request: Request, sent: dict[str, str]) -> Response:
+def _answer(context: WebContext, request: Request, sent: WriteForm) -> Response:
     writer, task = _task(context, request)
     premise = _premise_or_404(task, request.path_params["premise_id"])
-    fields = {slot.name: sent.get(slot.name, "") for slot in task.slots}
-    unusable = sent.get("unusable", "") not in ("", "0", "false")
+    slots = [slot.name for slot in task.slots]
+    stray = sorted(set(sent.texts) - set(slots))
+    if stray:
+        raise BadRequest(f"{stray[0]!r} is not a field of this batch's form.")
+    fields = {name: sent.texts.get(name, "") for name in slots}
+    unusable = sent.unusable is not None
     again = partial(render, context, request, task, premise, fields=fields, unusable=unusable)
-    if premise.answered and sent.get("action") != "submit":
+    if premise.answered and sent.action != "submit":
         return again(problem="This premise is already submitted.")
-    if sent.get("action") != "submit":
+    if sent.action != "submit":
         _store_call(
             context,
             lambda s: save_draft(s, writer, task.batch, premise.id, fields, unusable),

@@ -17,11 +17,14 @@ take one back.
 
 from __future__ import annotations
 
+import math
+
 from nlibuild.errors import ConflictError, NotFoundError, SubmissionRefused
 from nlibuild.formats.platforms.base import RawVote, VoteFile
 from nlibuild.invoke import invoke
 from nlibuild.labelling.label_names import shown_name
 from nlibuild.models import (
+    DEFAULT_MAX_SECONDS_PER_ITEM,
     LabelChoice,
     PlatformFormat,
     RelabelImportConfig,
@@ -123,6 +126,16 @@ def pair_numbered(store: Store, annotator_id: str, batch_id: str, number: int) -
     return pair.id
 
 
+def capped_seconds(given: object, max_seconds: float) -> float | None:
+    """The seconds a browser says were spent on an item, at most `max_seconds` (a page left
+    open over a break is not time spent labelling); None for anything not a time."""
+    if isinstance(given, bool) or not isinstance(given, int | float):
+        return None
+    if not math.isfinite(given) or given < 0:
+        return None
+    return min(float(given), max_seconds)
+
+
 def record_vote(
     store: Store,
     annotator_id: str,
@@ -130,10 +143,14 @@ def record_vote(
     pair_id: str,
     label: str,
     seconds_spent: float | None = None,
+    *,
+    max_seconds: float = DEFAULT_MAX_SECONDS_PER_ITEM,
 ) -> VoteResult:
     """Record the validator's label for a pair of their batch, with the seconds spent on it,
     as `relabel import` records a vote. The same label again changes nothing; another label
-    for a pair they voted on is a conflict until they undo the vote."""
+    for a pair they voted on is a conflict until they undo the vote. The seconds are capped
+    here, for every route alike, at `max_seconds` (the server passes its
+    `ServeConfig.max_seconds_per_item`); a negative or non-finite time is recorded as none."""
     pair = _own_pair(store, annotator_id, batch_id, pair_id)
     labels = store_labels(store)
     if label not in labels:
@@ -151,7 +168,7 @@ def record_vote(
         batch=batch_id,
         pair_id=pair_id,
         label=label,
-        seconds=None if seconds_spent is None else max(float(seconds_spent), 0.0),
+        seconds=capped_seconds(seconds_spent, max_seconds),
     )
     cfg = RelabelImportConfig(
         path=WORKBENCH_PATH, format=PlatformFormat.JSONL, source=WORKBENCH_SOURCE
