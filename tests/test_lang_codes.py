@@ -12,7 +12,7 @@ the store unchanged; and the hf writer refuses to write outside the folder it wa
 from __future__ import annotations
 
 import csv
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import pytest
 from conftest import (
@@ -28,6 +28,8 @@ from conftest import (
     table_counts,
     write_jsonl,
 )
+from hypothesis import given
+from hypothesis import strategies as st
 
 import nlibuild
 from nlibuild.errors import NlibuildError, OutputError
@@ -71,6 +73,13 @@ def test_anything_else_is_refused_saying_what_is_wrong(code: str, what_is_wrong:
     problem = lang_code_problem(code)
     assert problem is not None
     assert what_is_wrong in problem
+
+
+@given(st.text(max_size=40) | st.from_regex(r"[A-Za-z]{2,3}(-[A-Za-z0-9./_ ]{1,9}){0,3}"))
+def test_whatever_is_taken_for_a_code_names_one_folder_inside_data(code: str) -> None:
+    if lang_code_problem(code) is None:  # taken: one plain folder name, no way out of data/
+        assert PurePath("data", code).parts == ("data", code)
+        assert code.isascii() and code.replace("-", "").isalnum()
 
 
 # --- the traversal ----------------------------------------------------------------------------
