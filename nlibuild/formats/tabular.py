@@ -18,13 +18,14 @@ import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import IO, Any, TypeVar
 
 import orjson
 
 from nlibuild.errors import InputError, OutputError
 from nlibuild.formats.input_files import bad_utf8, read_utf8_text, require_regular_file
+from nlibuild.models import lang_code_problem
 
 T = TypeVar("T")
 
@@ -191,6 +192,17 @@ def optional_text(path: Path, line: int, record: dict[str, Any], key: str) -> st
     return str(value)
 
 
+def row_language(path: Path, line: int, value: str, where: str) -> str:
+    """A row's language (`where` names the column or field that gave it), refused with the
+    file, line and what is wrong unless it is a language code (`models.lang_code_problem`):
+    a language names folders of an export (`data/<lang>/`), so `../x` must not reach the
+    store."""
+    problem = lang_code_problem(value)
+    if problem is not None:
+        raise InputError(path, f"{where}: {problem}", line)
+    return value
+
+
 def _delimiter(path: Path, header: str) -> str:
     if path.suffix.lower() == ".tsv" or ("\t" in header and "," not in header):
         return "\t"
@@ -328,6 +340,23 @@ def write_atomically(path: Path, write: Callable[[IO[bytes]], int]) -> int:
 
 def _cannot_write(path: Path, exc: OSError) -> OutputError:
     return OutputError(f"{path}: cannot write it ({exc.strerror or exc}); choose another --out")
+
+
+def inside_folder(folder: Path, relative: str, why: str) -> Path:
+    """`folder / relative`, refused unless it lies inside `folder` (resolved: no `..`, no
+    absolute path, no link out of it): a name made from the data (a language's folder of
+    an hf dataset) must not write anywhere `--out` did not name. `why` says what made the
+    name, for the refusal."""
+    target = folder / relative
+    if PurePath(relative).is_absolute() or ".." in PurePath(relative).parts:
+        escapes = True
+    else:
+        escapes = not target.resolve().is_relative_to(folder.resolve())
+    if escapes:
+        raise OutputError(
+            f"{folder}: {why} would write {relative!r} outside this folder; nothing was written"
+        )
+    return target
 
 
 def write_package(out: Path, write: Callable[[Path], list[Path]]) -> list[Path]:

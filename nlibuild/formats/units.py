@@ -29,12 +29,13 @@ from nlibuild.formats.table_rows import (
     label_by_value,
     read_table_rows,
 )
-from nlibuild.formats.tabular import write_atomically, write_json_lines
+from nlibuild.formats.tabular import row_language, write_atomically, write_json_lines
 from nlibuild.models import (
     ROW_COLUMN_KEYS,
     UNIT_COLUMN_KEYS,
     TranslationUnit,
     UnitFormat,
+    lang_code_problem,
 )
 from nlibuild.text.lang import primary_language
 
@@ -154,19 +155,32 @@ def read_unit_table(
     tsv with a fault, by the careful reader, which names the line of every problem."""
     import polars as pl
 
-    if fmt is UnitFormat.TSV and path.is_file():
-        quick = _quick_tsv_frame(path, columns or {})
-        if quick is not None:
-            return quick
-    read = list(read_units(path, fmt, columns))
-    return pl.DataFrame(
-        {
-            "line": pl.Series([r[0] for r in read], dtype=pl.Int64),
-            "unit": pl.Series([r[1] for r in read], dtype=pl.String),
-            "text": pl.Series([r[2] for r in read], dtype=pl.String),
-            "lang": pl.Series([r[3] for r in read], dtype=pl.String),
-        }
-    )
+    quick = fmt is UnitFormat.TSV and path.is_file()
+    frame = _quick_tsv_frame(path, columns or {}) if quick else None
+    if frame is None:
+        read = list(read_units(path, fmt, columns))
+        frame = pl.DataFrame(
+            {
+                "line": pl.Series([r[0] for r in read], dtype=pl.Int64),
+                "unit": pl.Series([r[1] for r in read], dtype=pl.String),
+                "text": pl.Series([r[2] for r in read], dtype=pl.String),
+                "lang": pl.Series([r[3] for r in read], dtype=pl.String),
+            }
+        )
+    _check_languages(path, frame, UnitColumns.of(columns).lang)
+    return frame
+
+
+def _check_languages(path: Path, frame: pl.DataFrame, column: str) -> None:
+    """Refuse the first row whose `lang` is no language code (a file of half a million
+    units holds a handful of distinct languages, so each is checked once)."""
+    import polars as pl
+
+    langs = frame["lang"].drop_nulls().unique().to_list()
+    wrong = [lang for lang in langs if lang_code_problem(lang) is not None]
+    if wrong:
+        line, lang = frame.filter(pl.col("lang").is_in(wrong)).select("line", "lang").row(0)
+        row_language(path, line, lang, f"column {column!r}")
 
 
 def _quick_tsv_frame(path: Path, columns: Mapping[str, str]) -> pl.DataFrame | None:
@@ -315,7 +329,7 @@ def _selected_rows(table: TableRows, selection: RowSelection) -> list[tuple[int,
             raise InputError(
                 table.path, f"column {column!r} names no language; fill it or remove the row", line
             )
-        seen.add(row_lang)
+        seen.add(row_language(table.path, line, row_lang, f"column {column!r}"))
         if primary_language(row_lang) == primary_language(lang):
             kept.append((line, row))
     if not kept:

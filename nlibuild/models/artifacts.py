@@ -12,6 +12,7 @@ from nlibuild.models.base import (
     DEFAULT_MAX_OVERLAP,
     DEFAULT_OVERLAP_MEASURE,
     IN_PRESET,
+    LangCode,
     OverlapMeasure,
     Seed,
     _Config,
@@ -38,7 +39,7 @@ class ArtifactScope(_Config):
     """Which pairs an artifact table reads, and in which language."""
 
     splits: tuple[str, ...] = Field(default=(), description="only pairs of these splits")
-    lang: str | None = Field(
+    lang: LangCode | None = Field(
         default=None, description="read the human translations into this language"
     )
 
@@ -136,7 +137,7 @@ class HypothesisOnlyConfig(_Config):
     seed: Annotated[Seed, IN_PRESET] = 13
     ci: Annotated[float, IN_PRESET] = Field(default=0.95, gt=0, lt=1)
     resamples: Annotated[int, IN_PRESET] = Field(default=1000, ge=1)
-    lang: str | None = None
+    lang: LangCode | None = None
 
     @model_validator(mode="before")
     @classmethod

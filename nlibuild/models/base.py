@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 
 class Label(StrEnum):
@@ -144,6 +144,59 @@ Seed = Annotated[int, Field(ge=0, lt=SEED_LIMIT)]
 
 
 ANNOTATOR_ID_PATTERN = r"^[A-Za-z0-9][\w.@\-]*$"
+
+
+# --- language codes ------------------------------------------------------------------------
+
+LANG_CODE_MAX_LENGTH = 35
+"""RFC 5646 4.4.1: the length of tag every implementation must be able to keep."""
+_LANG_CODE = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*")
+_LANG_CODE_CHARACTER = re.compile(r"[A-Za-z0-9-]")
+
+
+def lang_code_problem(code: str) -> str | None:
+    """What makes `code` no language code, or None for one: a BCP-47-like tag (RFC 5646),
+    letters, digits and '-', starting with a language of 2 or 3 letters (`en`, `zh-Hant`,
+    `pt-BR`, `yue`). A language names files (`data/<lang>/train.jsonl`, the instructions'
+    `common.<lang>.md`), so a code can hold no '/', '.', space or other character a path
+    could be made of."""
+    if _LANG_CODE.fullmatch(code) and len(code) <= LANG_CODE_MAX_LENGTH:
+        return None
+    shown = repr(code) if len(code) <= 40 else repr(code[:40]) + "..."
+    hint = "a language code is letters, digits and '-', starting with 2-3 letters (en, zh-Hant)"
+    if not code:
+        return f"a language code is empty; {hint}"
+    stray = next((char for char in code if not _LANG_CODE_CHARACTER.fullmatch(char)), None)
+    if stray == "_":
+        return f"{shown} is not a language code: write {code.replace('_', '-')!r} ('-', not '_')"
+    if stray is not None:
+        return f"{shown} is not a language code: it holds {stray!r}; {hint}"
+    if len(code) > LANG_CODE_MAX_LENGTH:
+        return f"{shown} is not a language code: longer than {LANG_CODE_MAX_LENGTH} characters"
+    return f"{shown} is not a language code: {_misshapen_part(code.split('-'))} (en, zh-Hant)"
+
+
+def _misshapen_part(parts: list[str]) -> str:
+    """Which part of a tag of letters, digits and '-' breaks the rule."""
+    if not re.fullmatch(r"[A-Za-z]{2,3}", parts[0]):
+        return f"it starts with {parts[0]!r}, not a language of 2-3 letters"
+    if "" in parts:
+        return "it has an empty part between '-'"
+    longest = max(parts, key=len)
+    return f"its part {longest!r} is longer than 8 characters"
+
+
+def check_lang_code(code: str) -> str:
+    """`code` itself when it is a language code; else a ValueError saying what is wrong."""
+    problem = lang_code_problem(code)
+    if problem is not None:
+        raise ValueError(problem)
+    return code
+
+
+LangCode = Annotated[str, AfterValidator(check_lang_code)]
+"""A language code, as every settings field that holds a language takes it
+(`lang_code_problem` is the rule; readers check a file's per-row languages with it too)."""
 
 
 DEFAULT_MAX_OVERLAP = 0.70

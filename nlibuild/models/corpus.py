@@ -18,6 +18,7 @@ from nlibuild.models.base import (
     NLI_LABELS,
     NO_GOLD,
     Label,
+    LangCode,
     Level,
     PresetKey,
     Protocol,
@@ -57,7 +58,7 @@ class InitConfig(_Config):
 
     preset_section = "corpus"
 
-    lang: Annotated[str, IN_PRESET] = Field(default="en", min_length=1)
+    lang: Annotated[LangCode, IN_PRESET] = "en"
     preset: str | None = None
     extra_labels: Annotated[tuple[str, ...], IN_PRESET] = ()
 
@@ -109,7 +110,7 @@ class ImportConfig(_Config):
     path: Path
     format: Annotated[ImportFormat, IN_PRESET]
     genre: str | None = None
-    lang: str | None = None
+    lang: LangCode | None = None
     corpus: str | None = Field(
         default=None, description="name for anonymous annotator IDs; defaults to the file stem"
     )
@@ -175,7 +176,7 @@ class ExportConfig(_Config):
         DEFAULT_LABEL_ORDER
     )
     no_gold: Annotated[NoGoldPolicy, IN_PRESET] = NoGoldPolicy.MINUS_ONE
-    langs: tuple[str, ...] = ()
+    langs: tuple[LangCode, ...] = ()
     split: SplitName | None = None
     license: Annotated[str | None, IN_PRESET] = Field(
         default=None,

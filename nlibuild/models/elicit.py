@@ -23,6 +23,7 @@ from nlibuild.models.base import (
     DEFAULT_OVERLAP_MEASURE,
     IN_PRESET,
     Label,
+    LangCode,
     OverlapMeasure,
     PlatformFormat,
     PresetKey,
@@ -88,7 +89,7 @@ class ElicitCreateConfig(_Config):
         default=None, ge=1, description="premises, over all runs; 0: no cap"
     )
     genres: tuple[str, ...] = ()
-    lang: str | None = None
+    lang: LangCode | None = None
     seed: Annotated[Seed, IN_PRESET] = 13
     premises: Path | None = Field(
         default=None, description="a file of chosen premise IDs, one per line, drawn instead"
@@ -136,7 +137,7 @@ class ElicitExportConfig(_Config):
     all: bool = False
     format: PlatformFormat
     out: OutputPath
-    instruction_langs: tuple[str, ...] = ("en", "zh")
+    instruction_langs: tuple[LangCode, ...] = ("en", "zh")
     label_names: tuple[tuple[str, str], ...] = Field(
         default=(), description="(label, the name people see): [labels.names], or the language's"
     )

@@ -9,7 +9,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, Field
 
-from nlibuild.models.base import IN_PRESET, PresetKey, Seed, _Config
+from nlibuild.models.base import IN_PRESET, LangCode, PresetKey, Seed, _Config
 
 
 class SourceFormat(StrEnum):
@@ -83,7 +83,7 @@ class IngestConfig(_Config):
     paths: tuple[Path, ...]
     format: SourceFormat
     genre: str | None = Field(default=None, pattern=GENRE_PATTERN)
-    lang: str
+    lang: LangCode
     field: str = "text"
     genre_field: str | None = None
     genre_from: str | None = Field(
@@ -121,7 +121,7 @@ class SampleConfig(_Config):
     min_len: Annotated[int, IN_PRESET] = Field(default=8, ge=0)
     max_len: Annotated[int, IN_PRESET] = Field(default=50, ge=1)
     unit: Annotated[LengthUnit, IN_PRESET] = LengthUnit.AUTO
-    lang: str | None = None
+    lang: LangCode | None = None
     seed: Annotated[Seed, IN_PRESET] = 13
     exclude: tuple[Path, ...] = ()
     balance_bins: Annotated[int | None, IN_PRESET] = Field(

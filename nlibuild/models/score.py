@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import BaseModel, Field
 
 from nlibuild.core.signature import OutputPath
-from nlibuild.models.base import IN_PRESET, Seed, _Config
+from nlibuild.models.base import IN_PRESET, LangCode, Seed, _Config
 
 
 class ScoreMode(StrEnum):
@@ -51,8 +51,8 @@ class ScoreLanguages(_Config):
 
     preset_section = "score"
 
-    train_lang: Annotated[str | None, IN_PRESET] = None  # None: the corpus language
-    eval_langs: Annotated[tuple[str, ...], IN_PRESET] = (ALL_LANGS,)
+    train_lang: Annotated[LangCode | None, IN_PRESET] = None  # None: the corpus language
+    eval_langs: Annotated[tuple[LangCode, ...], IN_PRESET] = (ALL_LANGS,)
 
 
 class ScoreTraining(_Config):

@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import BaseModel, Field, model_validator
 
 from nlibuild.core.signature import OutputPath
-from nlibuild.models.base import IN_PRESET, PresetKey, _Config, lower_case_items
+from nlibuild.models.base import IN_PRESET, LangCode, PresetKey, _Config, lower_case_items
 
 
 class TranslationKind(StrEnum):
@@ -44,7 +44,7 @@ class TranslateExportConfig(_Config):
 
     preset_section = "translate"
 
-    lang: str
+    lang: LangCode
     kind: Annotated[TranslationKind, IN_PRESET] = TranslationKind.HUMAN
     format: UnitFormat = UnitFormat.TSV
     out: OutputPath
@@ -72,7 +72,7 @@ class TranslateImportConfig(_Config):
     preset_section = "translate"
 
     path: Path
-    lang: str
+    lang: LangCode
     kind: Annotated[TranslationKind, IN_PRESET] = TranslationKind.HUMAN
     format: UnitFormat
     translator: str | None = None
@@ -175,7 +175,7 @@ class TranslateQaConfig(_Config):
 
     preset_section = "translate"
 
-    lang: str
+    lang: LangCode
     hyp: Annotated[TranslationKind, IN_PRESET] = TranslationKind.MT
     ref: Annotated[TranslationKind, IN_PRESET] = TranslationKind.HUMAN
     worst: Annotated[int, IN_PRESET] = Field(default=10, ge=0)

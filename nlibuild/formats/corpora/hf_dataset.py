@@ -22,11 +22,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from nlibuild.errors import OutputError
 from nlibuild.formats.corpora.base import CorpusFormat, WriteSettings, Written
 from nlibuild.formats.corpora.hf_card import DatasetCard, SplitFile, card_text
 from nlibuild.formats.corpora.xnli import texts_in_language, wanted_languages
-from nlibuild.formats.tabular import write_json_lines, write_package
-from nlibuild.models import NO_GOLD, NoGoldPolicy
+from nlibuild.formats.tabular import inside_folder, write_json_lines, write_package
+from nlibuild.models import NO_GOLD, NoGoldPolicy, lang_code_problem
 from nlibuild.store import ExportRow
 
 HUB_SPLIT_NAMES = {"train": "train", "dev": "validation", "test": "test"}
@@ -81,12 +82,26 @@ def _write_language(
         if not records:
             continue  # `datasets` cannot read an empty json file, so there is none
         path = f"{prefix}{split}.jsonl"
-        write_json_lines(folder / path, iter(records))
+        # A second line of defence: languages are checked where they enter and above.
+        data_file = inside_folder(folder / "data", path.removeprefix("data/"), f"language {lang!r}")
+        write_json_lines(data_file, iter(records))
         labels = Counter(int(record["label"]) for record in records)
         pairs = {str(record["id"]) for record in records}
         written_ids |= pairs
         files.append(SplitFile(lang, split, path, len(records), len(pairs), labels))
     return files
+
+
+def _refuse_bad_languages(out: Path, langs: list[str]) -> None:
+    """A stored language that is no language code (`models.lang_code_problem`) would name
+    a folder and a config of the dataset card: refused before anything is written."""
+    for lang in langs:
+        problem = lang_code_problem(lang)
+        if problem is not None:
+            raise OutputError(
+                f"{out}: cannot name a folder after a stored language: {problem}; nothing "
+                "was written (give --lang to export the others)"
+            )
 
 
 def write(rows: Iterator[ExportRow], out: Path, settings: WriteSettings) -> Written:
@@ -100,6 +115,7 @@ def write(rows: Iterator[ExportRow], out: Path, settings: WriteSettings) -> Writ
         else:
             buffered.append(row)
     langs = wanted_languages(buffered, settings.human_translations(), settings.langs)
+    _refuse_bad_languages(out, langs)
     files: list[SplitFile] = []
     written_ids: set[str] = set()
 

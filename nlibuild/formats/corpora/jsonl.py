@@ -13,6 +13,7 @@ from nlibuild.formats.tabular import (
     iter_json_objects,
     optional_text,
     require_text,
+    row_language,
     write_json_lines,
 )
 from nlibuild.models import NO_GOLD, PairRecord
@@ -50,13 +51,17 @@ def read(path: Path, settings: ReadSettings) -> Iterator[SourcePair]:
             premise_key=optional_text(path, line, record, "premise_id"),
             pair_key=optional_text(path, line, record, "pair_id"),
             genre=optional_text(path, line, record, "genre"),
-            lang=optional_text(path, line, record, "lang"),
+            lang=_language(path, line, optional_text(path, line, record, "lang")),
             level=optional_text(path, line, record, "level"),
             protocol=optional_text(path, line, record, "protocol"),
             labels=labels,
             annotators=[str(a) for a in annotators] if annotators is not None else None,
             gold=record.get("gold_label"),
         )
+
+
+def _language(path: Path, line: int, value: str | None) -> str | None:
+    return None if value is None else row_language(path, line, value, "field 'lang'")
 
 
 def to_record(row: ExportRow) -> dict[str, object]:

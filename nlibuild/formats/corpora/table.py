@@ -28,7 +28,7 @@ from nlibuild.errors import InputError
 from nlibuild.formats.column_mapping import resolve_columns
 from nlibuild.formats.corpora.base import CorpusFormat, ReadSettings
 from nlibuild.formats.table_rows import Row, read_table_rows, table_kind
-from nlibuild.formats.tabular import SourcePair
+from nlibuild.formats.tabular import SourcePair, row_language
 from nlibuild.models import NO_AUTHOR, NO_GOLD, TABLE_COLUMN_KEYS
 
 
@@ -85,12 +85,21 @@ def _pair(
         premise_key=one("premise_id"),
         pair_key=one("id"),
         genre=one("genre"),
-        lang=one("lang"),
+        lang=_language(path, line, one("lang"), mapping),
         labels=_author(path, line, row, mapping, labels)
         + _votes(path, line, row, mapping.get("votes", ()), labels),
         gold=gold,
         extra=extra or None,
     )
+
+
+def _language(
+    path: Path, line: int, value: str | None, mapping: dict[str, tuple[str, ...]]
+) -> str | None:
+    """The row's language from the `lang` column (`--lang-column`), a language code."""
+    if value is None:
+        return None
+    return row_language(path, line, value, f"column {mapping['lang'][0]!r}")
 
 
 def _text(path: Path, line: int, row: Row, column: str) -> str:

@@ -34,6 +34,7 @@ from nlibuild.formats.tabular import (
     SourceTranslation,
     guess_format,
     iter_lines,
+    row_language,
     write_atomically,
 )
 from nlibuild.models import NO_GOLD
@@ -159,7 +160,10 @@ def _rows(
                 "fields cannot contain tabs (this format has no quoting)",
                 line,
             )
-        rows.append((line, dict(zip(columns, fields, strict=True))))
+        row = dict(zip(columns, fields, strict=True))
+        if row.get("language"):
+            row_language(path, line, row["language"], "column 'language'")
+        rows.append((line, row))
     return columns, rows
 
 
