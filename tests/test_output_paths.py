@@ -17,6 +17,7 @@ import nlibuild
 
 STORE_NAME = "corpus.db"
 LINK_NAME = "link-to-the-store.db"
+HARD_LINK_NAME = "the-store-by-another-name.db"
 
 OUTPUT_COMMANDS = {
     "export --format mnli-jsonl": ["export", "--format", "mnli-jsonl", "--out"],
@@ -46,6 +47,7 @@ ONTO_THE_STORE = {
     "its shared-memory index": f"{STORE_NAME}-shm",
     "its rollback journal": f"{STORE_NAME}-journal",
     "a link to it": LINK_NAME,
+    "a hard link to it": HARD_LINK_NAME,
 }
 NO_NAME_OF_ITS_OWN = {
     "the current folder": (".", "the current folder (an empty value names it too)"),
@@ -57,12 +59,13 @@ NO_NAME_OF_ITS_OWN = {
 
 @pytest.fixture(scope="module")
 def store_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder holding a store of the 48 sample pairs and a symbolic link to it; shared by
-    the module's tests, as none of them may change it."""
+    """A folder holding a store of the 48 sample pairs, a symbolic and a hard link to it;
+    shared by the module's tests, as none of them may change it."""
     folder = tmp_path_factory.mktemp("outputs")
     corpus = nlibuild.create(folder / STORE_NAME)
     corpus.import_corpus(path=SAMPLE_MNLI, format="mnli")
     (folder / LINK_NAME).symlink_to(folder / STORE_NAME)
+    (folder / HARD_LINK_NAME).hardlink_to(folder / STORE_NAME)
     return folder
 
 
