@@ -20,6 +20,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from nlibuild.core.outputs import refuse_outputs_onto_store
 from nlibuild.core.stage import Stage, StoreFacts
 from nlibuild.errors import ConfigError
 from nlibuild.models import InitConfig, PresetKey, _Config
@@ -140,8 +141,11 @@ def settings_for(
 def invoke(
     stage: Stage[SettingsT, ResultT], store: Store, /, **fields: Any
 ) -> Outcome[SettingsT, ResultT]:
-    """Run `stage` on an open store with the settings `fields` give (see the module)."""
+    """Run `stage` on an open store with the settings `fields` give (see the module). Its
+    outputs are checked before it starts (nlibuild/core/outputs.py): a wrong `--out` is
+    the error a user sees, whatever else the stage would refuse."""
     settings = settings_for(stage, store_facts(store), fields)
+    refuse_outputs_onto_store(store.path, settings)
     return outcome_of(stage, settings, stage.run(store, settings))
 
 

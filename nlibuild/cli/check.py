@@ -13,6 +13,7 @@ from nlibuild.cli.common import (
     format_option,
     out,
     print_outcome,
+    refuse_outputs,
     state_of,
     table_folder_option,
     user_errors,
@@ -56,6 +57,7 @@ def check(
     with user_errors():
         fmt = choice(TableFormat, format, "--format")
         if out_dir is not None:
+            refuse_outputs(ctx, out=out_dir)
             check_table_folder(out_dir, fmt)
         outcome = invoke_at(STAGE, state_of(ctx).db, repair=True) if repair else None
         result = _read_check(state_of(ctx).db) if outcome is None else outcome.result

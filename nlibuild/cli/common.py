@@ -80,6 +80,17 @@ def open_store(state: State) -> Store:
     return Store.open(state.db)
 
 
+def refuse_outputs(ctx: typer.Context, **outputs: Path | None) -> None:
+    """The output options of a command (`out=`, `plot=`; None: not given), each refused
+    before any work when it is the store of `--db` or one of its files, or names no file or
+    folder of its own: the one check every output goes through (nlibuild/core/outputs.py)."""
+    from nlibuild.core.outputs import refuse_output
+
+    for name, path in outputs.items():
+        if path is not None:
+            refuse_output(state_of(ctx).db, f"--{name.replace('_', '-')}", path)
+
+
 def print_outcome(outcome: Outcome[Any, Any]) -> None:
     """A stage's lines as every command prints them: its tables (`Stage.tables`), each
     warning on stderr as `Warning: ...`, then the stage's summary on stdout (the lead page

@@ -14,6 +14,7 @@ from nlibuild.cli.common import (
     open_store,
     out,
     print_outcome,
+    refuse_outputs,
     state_of,
     user_errors,
 )
@@ -364,6 +365,7 @@ def runs(
 
 
 def schemas(
+    ctx: typer.Context,
     out_dir: Annotated[Path, typer.Option("--out", help="Folder to write the schemas to.")] = Path(
         "schemas"
     ),
@@ -377,5 +379,9 @@ def schemas(
     """
     from nlibuild.models.schemas import write_schemas
 
-    written = write_schemas(out_dir)
+    with user_errors():
+        # No store is opened, but the one `--db` names (or ./nlibuild.db) is still not a
+        # place for the schemas.
+        refuse_outputs(ctx, out=out_dir)
+        written = write_schemas(out_dir)
     out.print(f"Wrote {len(written)} schemas to {out_dir}", markup=False)

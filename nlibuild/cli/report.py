@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from nlibuild.cli.common import open_store, out, state_of, user_errors
+from nlibuild.cli.common import open_store, out, refuse_outputs, state_of, user_errors
 from nlibuild.models import ReportConfig
 from nlibuild.options import default_text
 
@@ -67,6 +67,7 @@ def report(
     from nlibuild.report import write_report
 
     with user_errors():
+        refuse_outputs(ctx, out=out_path)
         given = {"ci": ci, "resamples": resamples, "seed": seed, "top": top,
                  "min_count": min_count}  # fmt: skip
         cfg = ReportConfig(out=out_path, **{k: v for k, v in given.items() if v is not None})

@@ -9,7 +9,14 @@ from typing import Annotated, Any
 import typer
 
 from nlibuild.cli import score_report
-from nlibuild.cli.common import open_store, out, print_outcome, state_of, user_errors
+from nlibuild.cli.common import (
+    open_store,
+    out,
+    print_outcome,
+    refuse_outputs,
+    state_of,
+    user_errors,
+)
 from nlibuild.invoke import invoke_at
 from nlibuild.models import (
     Launcher,
@@ -279,6 +286,7 @@ def tiny_model(
     from nlibuild.stages.score_tiny_model import run
 
     with user_errors():
+        refuse_outputs(ctx, out=folder)
         cfg = ScoreTinyModelConfig(out=folder, **({"seed": seed} if seed is not None else {}))
         with open_store(state_of(ctx)) as store:
             built = run(store, cfg)

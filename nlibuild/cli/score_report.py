@@ -13,6 +13,7 @@ from nlibuild.cli.common import (
     format_option,
     open_store,
     out,
+    refuse_outputs,
     state_of,
     table_folder_option,
     user_errors,
@@ -118,6 +119,7 @@ def register(app: typer.Typer) -> None:
         with user_errors():
             fmt = choice(TableFormat, format, "--format")
             if out_dir is not None:
+                refuse_outputs(ctx, out=out_dir)
                 check_table_folder(out_dir, fmt)
             rule = choice(SelectRule, select, "--select") if select else None
             given = {"run": run, "ci": ci, "seed": seed, "select": rule}

@@ -9,7 +9,14 @@ from typing import Annotated
 
 import typer
 
-from nlibuild.cli.common import err, format_option, open_store, state_of, user_errors
+from nlibuild.cli.common import (
+    err,
+    format_option,
+    open_store,
+    refuse_outputs,
+    state_of,
+    user_errors,
+)
 from nlibuild.cli.common import out as stdout
 from nlibuild.core.progress import step
 from nlibuild.models import (
@@ -189,6 +196,7 @@ def stats(
         )  # fmt: skip
         if plot is not None:
             refuse_unplotted(chosen.name)
+        refuse_outputs(ctx, out=out, plot=plot)
         store = open_store(state_of(ctx))
         with store:
             settings = chosen.settings(options, store)

@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from nlibuild.cli.common import err, open_store, out, print_outcome, state_of, user_errors
+from nlibuild.cli.common import (
+    err,
+    open_store,
+    out,
+    print_outcome,
+    refuse_outputs,
+    state_of,
+    user_errors,
+)
 from nlibuild.invoke import invoke, invoke_at
 from nlibuild.models import (
     ROW_COLUMN_KEYS,
@@ -267,6 +275,7 @@ def qa(
     with user_errors():
         fmt = choice(TableFormat, format, "--format")
         if out_dir is not None:
+            refuse_outputs(ctx, out=out_dir)
             check_table_folder(out_dir, fmt)
         outcome = invoke_at(
             STAGE,

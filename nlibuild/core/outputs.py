@@ -1,10 +1,16 @@
-"""A stage never writes over its own store.
+"""A command never writes over its own store, nor into a folder it was not named.
 
 `nlibuild --db corpus.db export --out corpus.db` would replace the corpus with the export
 (writers write through a temporary file and rename it over the output), and an output on
-the store's `-wal`, `-shm` or `-journal` file would corrupt it. Every settings field typed
-`OutputPath` (nlibuild/core/signature.py) is checked here before a run starts, so the rule
-holds for every stage that writes files, present and future, in one place.
+the store's `-wal`, `-shm` or `-journal` file would corrupt it (a folder made at the
+journal's name keeps SQLite from opening the store at all). An output that names no file or
+folder of its own (`.`, `/`, `..`, an empty value, which the command line reads as `.`)
+would spill a package's files into whatever folder that is. `refuse_output` is the one check
+of all of this: the CLI calls it for every output option before any work (`--out`,
+`--plot`, the tables' folders), and `invoke` and every recorded run call it, through
+`refuse_outputs_onto_store`, for every settings field typed `OutputPath`
+(nlibuild/core/signature.py), so the rule holds for every stage that writes files, present
+and future, whoever runs it.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from nlibuild.core.signature import OUTPUT
+from nlibuild.core.signature import is_output
 from nlibuild.errors import ConfigError
 
 SIDE_FILE_SUFFIXES = ("-wal", "-shm", "-journal")
@@ -24,12 +30,13 @@ and the rollback journal."""
 
 
 def output_paths(settings: BaseModel) -> Iterator[tuple[str, Path]]:
-    """(field name, path) of every output of `settings`, groups of settings included."""
+    """(field name, path) of every output of `settings`, groups of settings included, optional
+    outputs (`OutputPath | None`) when given."""
     for name, field in type(settings).model_fields.items():
         value = getattr(settings, name)
         if isinstance(value, BaseModel):
             yield from output_paths(value)
-        elif isinstance(value, Path) and any(marker is OUTPUT for marker in field.metadata):
+        elif isinstance(value, Path) and is_output(field):
             yield name, value
 
 
@@ -50,13 +57,39 @@ def _is_one_of(path: Path, files: set[Path]) -> bool:
     return any(path.exists() and file.exists() and os.path.samefile(path, file) for file in files)
 
 
+def _folder_named_by(path: Path) -> str | None:
+    """What an output path names when it names no file or folder of its own: the current
+    folder (`.`, and the empty value, which the command line reads as `.`), the root, or a
+    parent (`..`); None for a path that ends in a name."""
+    if path.name == "..":
+        return "a parent folder"
+    if path.name:
+        return None
+    return (
+        "the root folder"
+        if path.is_absolute()
+        else "the current folder (an empty value names it too)"
+    )
+
+
+def refuse_output(store_path: Path, option: str, path: Path) -> None:
+    """Raise a ConfigError naming `option` when `path`, an output, is the store at
+    `store_path` or one of its side files (compared as resolved paths, links followed, hard
+    links by identity), or names no file or folder of its own."""
+    named = _folder_named_by(path)
+    if named is not None:
+        raise ConfigError(
+            f"{option} {str(path)!r}: that names {named}, not a file or folder to write; give "
+            f"a path that ends in a name of its own, e.g. {option} results/NAME"
+        )
+    if _is_one_of(path, store_files(store_path)):
+        raise ConfigError(
+            f"{option} {path}: that is the store {store_path} or one of its files, and writing "
+            "there would destroy the corpus; choose another path"
+        )
+
+
 def refuse_outputs_onto_store(store_path: Path, settings: BaseModel) -> None:
-    """Raise a ConfigError naming the option when an output of `settings` is the store at
-    `store_path` or one of its side files."""
-    files = store_files(store_path)
+    """`refuse_output` for every output of `settings`, each named as its option."""
     for name, path in output_paths(settings):
-        if _is_one_of(path, files):
-            raise ConfigError(
-                f"--{name.replace('_', '-')} {path}: that is the store {store_path} or one of "
-                "its files, and writing there would destroy the corpus; choose another path"
-            )
+        refuse_output(store_path, f"--{name.replace('_', '-')}", path)
