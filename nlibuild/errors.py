@@ -7,7 +7,18 @@ CLI can print it as a single line without a traceback.
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
+
+OUT_OF_SPACE_ERRNOS = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT})
+"""A write refused for want of room: no space left on the device, a file over the process's
+size limit (RLIMIT_FSIZE, `ulimit -f`; EFBIG where SIGXFSZ is ignored, as Python does), a
+disk quota."""
+
+OUT_OF_SPACE_ADVICE = (
+    "the disk is full or a file-size limit (ulimit -f) or disk quota was reached; free space"
+)
+"""What such an error line says happened and what to do (the line names the file)."""
 
 
 class NlibuildError(Exception):

@@ -10,7 +10,10 @@ with `resume=True`, skip the steps an interrupted run of the same settings commi
 
 A run that is refused (bad input, a wrong option: an `NlibuildError`) or stopped with
 Ctrl-C before it committed a step leaves no row at all: the store is exactly as it was,
-which is what a user is told. An unexpected error is recorded as `failed` with its text.
+which is what a user is told. So does a run stopped by a full disk or a file-size limit
+(`out_of_space`): it is refused as the user error it is, naming the store or the file that
+could not be written, and its transaction rolls back. An unexpected error is recorded as
+`failed` with its text.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import socket
 import sqlite3
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -32,7 +35,13 @@ from pydantic import BaseModel
 from nlibuild._version import VERSION
 from nlibuild.core.signature import settings_signature
 from nlibuild.core.stage import StageName
-from nlibuild.errors import NlibuildError
+from nlibuild.errors import (
+    OUT_OF_SPACE_ADVICE,
+    OUT_OF_SPACE_ERRNOS,
+    NlibuildError,
+    OutputError,
+    StoreError,
+)
 
 if TYPE_CHECKING:
     from nlibuild.core.database import Transactions
@@ -197,14 +206,79 @@ def recorded_run(
                 "UPDATE runs SET status = 'ok', finished_at = ?, counts_json = ? WHERE id = ?",
                 (now(), orjson.dumps(run.counts).decode(), run.id),
             )
-    except (NlibuildError, KeyboardInterrupt) as exc:
-        if started:
-            stopped = isinstance(exc, KeyboardInterrupt)
-            reason = "interrupted (Ctrl-C)" if stopped else str(exc)
-            status = INTERRUPTED if stopped else FAILED
-            _end(tx, started[0], status, reason, forget=not started[0].committed_any)
-        raise
     except BaseException as exc:
-        if started:
-            _end(tx, started[0], FAILED, f"{type(exc).__name__}: {exc}", forget=False)
-        raise
+        run_or_none = started[0] if started else None
+        refusal = exc if isinstance(exc, NlibuildError) else out_of_space(exc, tx.conn, run_or_none)
+        if run_or_none is not None:
+            _record_stop(tx, run_or_none, exc, refusal)
+        if refusal is None or refusal is exc:
+            raise
+        raise refusal from exc
+
+
+def _record_stop(
+    tx: Transactions, run: RecordedRun, exc: BaseException, refusal: NlibuildError | None
+) -> None:
+    """Record how a run that did not finish ended (the module docstring says how)."""
+    if isinstance(exc, KeyboardInterrupt):
+        _end(tx, run, INTERRUPTED, "interrupted (Ctrl-C)", forget=not run.committed_any)
+    elif isinstance(exc, NlibuildError):
+        _end(tx, run, FAILED, str(exc), forget=not run.committed_any)
+    elif refusal is not None:
+        # Out of space: recording the end may need room too. If it cannot be written, the
+        # row stays `running` and shows as `interrupted` once this process ends.
+        with suppress(sqlite3.Error):
+            _end(tx, run, FAILED, str(refusal), forget=not run.committed_any)
+    else:
+        _end(tx, run, FAILED, f"{type(exc).__name__}: {exc}", forget=False)
+
+
+SQLITE_OUT_OF_SPACE = ("SQLITE_FULL", "SQLITE_IOERR_WRITE", "SQLITE_IOERR_FSYNC")
+"""SQLite's names for a write the file system refused: `database or disk is full`
+(ENOSPC) and the `disk I/O error`s of a write or sync (EFBIG under a file-size limit)."""
+
+
+def out_of_space(
+    exc: BaseException, conn: sqlite3.Connection, run: RecordedRun | None
+) -> NlibuildError | None:
+    """The user error for a run stopped by a full disk or a file-size limit, naming the
+    store or the file that could not be written; None for any other error. SQLite rolls a
+    transaction back itself on such an error, and the ROLLBACK that follows then fails
+    (`cannot rollback - no transaction is active`): the errors it happened during are
+    looked through too."""
+    kept = f"the steps run {run.id} committed are kept" if run and run.committed_any else None
+    for error in _errors_during(exc):
+        if isinstance(error, sqlite3.Error) and error.sqlite_errorname in SQLITE_OUT_OF_SPACE:
+            return StoreError(
+                f"{_store_file(conn)}: cannot write to the store ({error}): "
+                f"{OUT_OF_SPACE_ADVICE} and run the command again; "
+                f"{kept or 'the store is unchanged'}"
+            )
+        if isinstance(error, OSError) and error.errno in OUT_OF_SPACE_ERRNOS:
+            where = error.filename or "a file this command writes"
+            return OutputError(
+                f"{where}: cannot write it ({error.strerror}): {OUT_OF_SPACE_ADVICE} and run "
+                f"the command again; {kept or 'the store is unchanged'}"
+            )
+    return None
+
+
+def _errors_during(exc: BaseException) -> Iterator[BaseException]:
+    """`exc` and the errors it was raised while handling, innermost last."""
+    seen: set[int] = set()
+    error: BaseException | None = exc
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        yield error
+        error = error.__context__
+
+
+def _store_file(conn: sqlite3.Connection) -> str:
+    """The path of the store `conn` has open (its `main` database)."""
+    try:
+        for _, name, path in conn.execute("PRAGMA database_list"):
+            if name == "main" and path:
+                return str(path)
+    except sqlite3.Error:
+        pass
+    return "the store"

@@ -1,0 +1,152 @@
+"""A full disk is the user's to fix, and said so in one line naming what could not be written.
+
+The commands run in a subprocess under a file-size limit (RLIMIT_FSIZE, `ulimit -f`) with
+SIGXFSZ ignored, so that a write past the limit fails with EFBIG as a write to a full disk
+fails with ENOSPC: SQLite reports it as `disk I/O error`, Python as an OSError. An import
+into the store then leaves the store as it was; an export leaves the file at `--out` as it
+was and no partial file beside it.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import resource
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ok, refused, table_counts, write_jsonl
+
+from nlibuild.stages import export as export_stage
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX resource limits")
+
+PAIRS = 3000
+LABELS = ("entailment", "neutral", "contradiction")
+FREE_SPACE = (
+    "the disk is full or a file-size limit (ulimit -f) or disk quota was reached; free space"
+)
+
+
+def mnli_records(pairs: int, prefix: str) -> list[dict[str, object]]:
+    """MNLI lines, 3 pairs a premise, 5 labels a pair."""
+    records: list[dict[str, object]] = []
+    for i in range(pairs):
+        prompt, label = i // 3, LABELS[i % 3]
+        records.append({
+            "annotator_labels": [label, label, "neutral", label, label],
+            "genre": "fiction",
+            "gold_label": label,
+            "pairID": f"{prefix}{prompt}{label[0]}",
+            "promptID": f"{prefix}{prompt}",
+            "sentence1": f"On day {prompt} the ferry left the harbour an hour late.",
+            "sentence2": f"Hypothesis {i} about the ferry on day {prompt}.",
+        })  # fmt: skip
+    return records
+
+
+def nlibuild_with_file_size_limit(
+    limit: int, *args: str | Path
+) -> subprocess.CompletedProcess[str]:
+    """`nlibuild ARGS...` in a process that may write no file past `limit` bytes."""
+
+    def limit_file_size() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(
+            resource.RLIMIT_FSIZE, (limit, resource.getrlimit(resource.RLIMIT_FSIZE)[1])
+        )
+
+    return subprocess.run(
+        [sys.executable, "-m", "nlibuild", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+        preexec_fn=limit_file_size,
+        timeout=300,
+        check=False,
+    )
+
+
+def assert_one_error_line(result: subprocess.CompletedProcess[str], *fragments: str) -> str:
+    assert result.returncode == 1, (result.returncode, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    assert "internal error" not in lines[0]
+    for fragment in fragments:
+        assert fragment in lines[0]
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def store_with_pairs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store holding 3,000 pairs (more than a 64 KiB file holds in any export format)."""
+    folder = tmp_path_factory.mktemp("full")
+    source = write_jsonl(folder / "pairs.jsonl", mnli_records(PAIRS, "a"))
+    db = folder / "corpus.db"
+    ok("--db", db, "init", "--lang", "en")
+    ok("--db", db, "import", source, "--format", "mnli")
+    return db
+
+
+def test_an_import_that_fills_the_disk_names_the_store_and_leaves_it_unchanged(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "corpus.db"
+    ok("--db", db, "init", "--lang", "en")
+    ok("--db", db, "runs")  # settles the write-ahead log, so that only the import grows files
+    source = write_jsonl(tmp_path / "more.jsonl", mnli_records(PAIRS, "b"))
+    before = table_counts(db)
+    # Room for the store as it is and its run's row, not for 3,000 pairs.
+    limit = db.stat().st_size + 128 * 1024
+    result = nlibuild_with_file_size_limit(limit, "--db", db, "import", source, "--format", "mnli")
+    line = assert_one_error_line(
+        result, f"{db}: cannot write to the store", FREE_SPACE, "the store is unchanged"
+    )
+    assert "disk I/O error" in line
+    assert table_counts(db) == before  # no pair, no vote, not even the run's row
+    # The store is whole: with room, the same import goes through.
+    ok("--db", db, "import", source, "--format", "mnli")
+    assert table_counts(db)["pairs"] == PAIRS
+
+
+@pytest.mark.parametrize("export_format", ["mnli-jsonl", "xnli-tsv", "hf-jsonl", "hf"])
+def test_an_export_that_fills_the_disk_names_the_output_and_leaves_it_as_it_was(
+    store_with_pairs: Path, tmp_path: Path, export_format: str
+) -> None:
+    db = store_with_pairs
+    out = tmp_path / "exported"
+    ok("--db", db, "export", "--format", export_format, "--out", out)
+    before_files = sorted(tmp_path.rglob("*"))
+    before_bytes = [path.read_bytes() for path in before_files if path.is_file()]
+    before_runs = table_counts(db)["runs"]
+    result = nlibuild_with_file_size_limit(
+        64 * 1024, "--db", db, "export", "--format", export_format, "--out", out
+    )
+    assert_one_error_line(result, f"{out}", "cannot write it", FREE_SPACE)
+    assert sorted(tmp_path.rglob("*")) == before_files  # no partial file or folder left
+    assert [path.read_bytes() for path in before_files if path.is_file()] == before_bytes
+    assert table_counts(db)["runs"] == before_runs
+
+
+def test_a_run_stopped_by_a_full_disk_elsewhere_is_refused_and_leaves_no_run(
+    sample_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write of a stage that does not go through the atomic writers (a library's own file,
+    say) fails on a full disk as well: the recorded run turns it into the same line."""
+
+    def rows_of_a_full_disk(*_: object) -> object:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp_path / "cache.bin"))
+
+    monkeypatch.setattr(export_stage, "export_rows", rows_of_a_full_disk)
+    out = tmp_path / "dev.jsonl"
+    refused(
+        sample_db,
+        lambda corpus: corpus.export(format="mnli-jsonl", out=out),
+        f"{tmp_path / 'cache.bin'}: cannot write it (No space left on device)",
+        FREE_SPACE,
+        "the store is unchanged",
+    )
+    assert not out.exists()
