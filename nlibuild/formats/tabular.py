@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import hashlib
 import io
 import os
 import re
 import secrets
 import shutil
+import socket
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
@@ -23,7 +25,8 @@ from typing import IO, Any, TypeVar
 
 import orjson
 
-from nlibuild.errors import InputError, OutputError
+from nlibuild.core.runs import process_alive
+from nlibuild.errors import OUT_OF_SPACE_ADVICE, OUT_OF_SPACE_ERRNOS, InputError, OutputError
 from nlibuild.formats.input_files import bad_utf8, read_utf8_text, require_regular_file
 from nlibuild.models import lang_code_problem
 
@@ -320,10 +323,14 @@ def write_json_lines(path: Path, records: Iterator[dict[str, Any]]) -> int:
 
 
 def write_atomically(path: Path, write: Callable[[IO[bytes]], int]) -> int:
-    """Write through a temporary file renamed into place, so a failed export leaves no half file."""
-    temporary = path.with_name(f".{path.name}.partial")
+    """Write through a partial file renamed into place, so a failed export leaves no half file.
+
+    The partial file lies beside `path` under `partial_path`'s name; one a killed process
+    left for the same target is removed first (`remove_stale_partials`)."""
+    temporary = partial_path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_partials(path)
         with open(temporary, "wb") as handle:
             result = write(handle)
         os.replace(temporary, path)
@@ -338,7 +345,63 @@ def write_atomically(path: Path, write: Callable[[IO[bytes]], int]) -> int:
     return result
 
 
+PARTIAL_SUFFIX = ".partial"
+
+_PARTIAL_OWNER = re.compile(r"(?P<pid>\d+)-(?P<host>[0-9a-f]{8})-[0-9a-f]{12}")
+"""What `partial_path` puts between `.NAME.` and `.partial`: the writing process's ID, its
+host's tag and a random token (two threads of one process writing one target)."""
+
+
+def _host_tag() -> str:
+    """This host as 8 hex digits: a fixed length whatever the host name, so that a long
+    one does not take the room of the target's name (255 bytes in all)."""
+    return hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+
+
+def partial_path(target: Path) -> Path:
+    """Where a file or folder bound for `target` is written before it is renamed into place:
+    beside it (the same file system, so the rename is atomic), hidden, and named for the
+    target and the process writing it, `.out.jsonl.4242-1a2b3c4d-9f8e7d6c5b4a.partial`
+    (process ID, host tag, random token). A process killed outright (kill -9) cannot
+    remove it; the name lets the next write to the same target tell that its writer is gone
+    and remove it (`remove_stale_partials`)."""
+    owner = f"{os.getpid()}-{_host_tag()}-{secrets.token_hex(6)}"
+    return target.with_name(f".{target.name}.{owner}{PARTIAL_SUFFIX}")
+
+
+def remove_stale_partials(target: Path) -> list[Path]:
+    """Remove the partial files and folders (`partial_path`) left beside `target` by
+    writers of this host whose process has ended; returns what was removed. A partial of a
+    live process, or of another host (a shared file system: its processes cannot be seen
+    from here), is left alone, as is any other file."""
+    prefix = f".{target.name}."
+    host = _host_tag()
+    try:
+        entries = [entry for entry in target.parent.iterdir() if entry.name.startswith(prefix)]
+    except OSError:
+        return []  # no folder yet: nothing can be left in it
+    removed = []
+    for entry in entries:
+        owner = _PARTIAL_OWNER.fullmatch(entry.name[len(prefix) :].removesuffix(PARTIAL_SUFFIX))
+        if not entry.name.endswith(PARTIAL_SUFFIX) or owner is None or owner["host"] != host:
+            continue
+        if process_alive(int(owner["pid"])):
+            continue
+        with contextlib.suppress(OSError):
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+            removed.append(entry)
+    return removed
+
+
 def _cannot_write(path: Path, exc: OSError) -> OutputError:
+    if exc.errno in OUT_OF_SPACE_ERRNOS:
+        return OutputError(
+            f"{path}: cannot write it ({exc.strerror or exc}): {OUT_OF_SPACE_ADVICE} and run "
+            "the command again, or choose another --out; nothing was written there"
+        )
     return OutputError(f"{path}: cannot write it ({exc.strerror or exc}); choose another --out")
 
 
@@ -362,21 +425,22 @@ def inside_folder(folder: Path, relative: str, why: str) -> Path:
 def write_package(out: Path, write: Callable[[Path], list[Path]]) -> list[Path]:
     """Write a folder of files (a work package) all or nothing; returns the files at `out`.
 
-    `write` is called with a hidden staging folder beside `out` (the same file system, so
-    the moves below are renames) and returns the files it wrote there. Only once it has
-    returned does anything reach `out`: a missing `out` becomes the staging folder in one
-    rename; into an existing folder each file the package writes replaces its namesake
-    whole and every other file is left alone (a user's notes, another package's batches).
-    On any error, an exception of `write` included, the staging folder is removed and
-    `out` is as it was."""
+    `write` is called with a hidden staging folder beside `out` (`partial_path`: the same
+    file system, so the moves below are renames; one a killed process left is removed
+    first) and returns the files it wrote there. Only once it has returned does anything
+    reach `out`: a missing `out` becomes the staging folder in one rename; into an existing
+    folder each file the package writes replaces its namesake whole and every other file
+    is left alone (a user's notes, another package's batches). On any error, an exception
+    of `write` included, the staging folder is removed and `out` is as it was."""
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         if out.exists() and not out.is_dir():
             raise OutputError(f"{out}: is a file, not a folder; choose another --out")
+        remove_stale_partials(out)
         # Named here and made with mkdir rather than by tempfile.mkdtemp: mkdtemp's mode
         # is 0700, and a missing `out` *becomes* this folder, which should get the
         # umask's mode as a folder made by hand would.
-        staging = out.parent / f".{out.name}.{secrets.token_hex(6)}.partial"
+        staging = partial_path(out)
         staging.mkdir()
     except OSError as exc:
         raise _cannot_write(out, exc) from None

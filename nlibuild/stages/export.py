@@ -3,7 +3,9 @@
 The gold label written is the published gold (`labels.GOLD`): nlibuild's own majority vote
 when `aggregate-labels` has run, else the label released with an imported corpus, else `-`;
 never the author's label alone. Files are written through a
-temporary file, so a failed export leaves no half-written output.
+partial file renamed into place, so a failed export leaves no half-written output; the
+partial file is named for the process writing it (`tabular.partial_path`), and the next
+export to the same target removes one an export killed outright (kill -9) left.
 
 `--lang L` in a format that holds one language writes the pairs in L: those stored in L
 and those whose premise and hypothesis have human translations into L (XNLI's way: the

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from nlibuild.formats.corpora.base import CorpusFormat, WriteSettings, Written
-from nlibuild.formats.tabular import write_json_lines
+from nlibuild.formats.tabular import write_json_lines, write_text
 from nlibuild.models import NO_GOLD, HfLabelInfo, Label, NoGoldPolicy, format_label_order
 from nlibuild.store import ExportRow
 
@@ -61,12 +61,16 @@ class HfRecords:
 
 
 def write(rows: Iterator[ExportRow], out: Path, settings: WriteSettings) -> Written:
-    """The rows with integer labels, and the sidecar naming the order beside them."""
+    """The rows with integer labels, and the sidecar naming the order beside them.
+
+    Both are written atomically, the sidecar once the rows are in place (it holds their
+    count): a process killed between the two leaves the new rows beside the sidecar of the
+    export before, or none, and no half file; the next export writes both again."""
     records = HfRecords(rows, settings.label_order, settings.no_gold)
     count = write_json_lines(out, iter(records))
     sidecar = sidecar_path(out)
     info = records.label_info(count)
-    sidecar.write_text(info.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    write_text(sidecar, info.model_dump_json(indent=2) + "\n")
     return Written(count, sidecar)
 
 
