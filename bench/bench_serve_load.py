@@ -228,19 +228,18 @@ def sign_in_at_barrier(link: str, barrier: threading.Barrier) -> dict[str, float
         done = time.perf_counter()
     if opened.status_code != 200 or home.status_code != 200:
         raise RuntimeError(f"sign-in gave {opened.status_code}, then {home.status_code}")
-    return {"link": linked - start, "home": done - linked, "sign-in": done - start}
+    return {"link": linked - start, "home": done - linked, "sign-in": done - start, "at": done}
 
 
 def run_signins(db: Path, people: int) -> tuple[float, list[dict[str, float]]]:
     """Every person opens their link at the same moment; (wall seconds, each one's times)."""
     with running_server(db) as base:
         links = [link for link, _, _ in sessions(db, base, people)]
-        barrier = threading.Barrier(len(links))
+        released: list[float] = []
+        barrier = threading.Barrier(len(links), action=lambda: released.append(time.perf_counter()))
         with ThreadPoolExecutor(max_workers=len(links)) as pool:
-            start = time.perf_counter()
             times = list(pool.map(lambda link: sign_in_at_barrier(link, barrier), links))
-            wall = time.perf_counter() - start
-    return wall, times
+    return max(t["at"] for t in times) - released[0], times
 
 
 def signin_report(people: int, wall: float, times: list[dict[str, float]], loads: str) -> str:
@@ -258,7 +257,7 @@ def signin_report(people: int, wall: float, times: list[dict[str, float]], loads
             f"- Load: {people} people open their personal links at the same moment (threads "
             "released by one barrier): `GET /t/<token>`, then `GET /` with the new cookie; "
             "server `nlibuild serve` (uvicorn, one process) in a subprocess, on loopback",
-            f"- Wall: {wall:.1f} s until the last was signed in",
+            f"- Wall: {wall:.2f} s from the barrier's release until the last was signed in",
             f"- Aim (issue 26): the link's p95 under {SIGNIN_TARGET_P95_MS:.0f} ms: {verdict}",
             "",
             "| request | count | p50 ms | p95 ms | max ms |",
