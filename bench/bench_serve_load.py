@@ -1,6 +1,8 @@
-"""Load test of `nlibuild serve` on loopback: many validators voting at once.
+"""Load test of `nlibuild serve` on loopback: many validators voting at once, or many
+people opening their personal links at once (`--signins N`).
 
     python bench/bench_serve_load.py [--annotators 50] [--items 200] [--append-results]
+    python bench/bench_serve_load.py --signins 150 [--append-results]
 
 Setup, not timed: a synthetic MNLI-style corpus (bench/gen_mnli.py) of annotators x items
 / 5 pairs is imported into a fresh store, and `nlibuild relabel create --pairs` sends each
@@ -19,6 +21,13 @@ Afterwards, with the server stopped, the store is read: every vote must be there
 validators' votes, their `vote_times` rows and the `relabel-import` runs each equal
 annotators x items): no submission lost. The issue's target is p95 under 100 ms; it names
 no peer tool for this, so the figures are absolute, against that target.
+
+`--signins N` (issue 26): N validators with a batch of 5 items each and an invite each; all
+N threads wait at a barrier, then each opens their personal link (`GET /t/<token>`: the
+token checked, a session written) and then the home page with the new cookie, as the
+sign-in page's refresh does. Reported: p50/p95/max of the link, of the home page and of the
+two together, and the machine's load average before and after (the machine may be shared).
+The issue's aim: p95 under 1 s for 150 at once.
 """
 
 from __future__ import annotations
@@ -31,11 +40,13 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 
+import httpx
 import numpy as np
 import orjson
 from bench_import import append_results
@@ -49,6 +60,8 @@ BENCH = Path(__file__).resolve().parent
 VALIDATORS_PER_PAIR = 5
 LABELS = ("entailment", "neutral", "contradiction")
 TARGET_P95_MS = 100.0
+SIGNIN_TARGET_P95_MS = 1000.0
+SIGNIN_ITEMS = 5
 
 
 def nlibuild(db: Path, *args: str) -> None:
@@ -202,6 +215,75 @@ def machine() -> str:
     return f"{cpus}-core {platform.machine()}, {ram:.1f} GiB, Python {platform.python_version()}"
 
 
+def sign_in_at_barrier(link: str, barrier: threading.Barrier) -> dict[str, float]:
+    """One person: wait for everyone, then open the link and the home page; each one's
+    seconds (a `RuntimeError` when either is not a 200)."""
+    parts = link.split("/t/", 1)
+    with httpx.Client(base_url=parts[0], timeout=120.0) as client:
+        barrier.wait()
+        start = time.perf_counter()
+        opened = client.get(f"/t/{parts[1]}")
+        linked = time.perf_counter()
+        home = client.get("/")
+        done = time.perf_counter()
+    if opened.status_code != 200 or home.status_code != 200:
+        raise RuntimeError(f"sign-in gave {opened.status_code}, then {home.status_code}")
+    return {"link": linked - start, "home": done - linked, "sign-in": done - start, "at": done}
+
+
+def run_signins(db: Path, people: int) -> tuple[float, list[dict[str, float]]]:
+    """Every person opens their link at the same moment; (wall seconds, each one's times)."""
+    with running_server(db) as base:
+        links = [link for link, _, _ in sessions(db, base, people)]
+        released: list[float] = []
+        barrier = threading.Barrier(len(links), action=lambda: released.append(time.perf_counter()))
+        with ThreadPoolExecutor(max_workers=len(links)) as pool:
+            times = list(pool.map(lambda link: sign_in_at_barrier(link, barrier), links))
+    return max(t["at"] for t in times) - released[0], times
+
+
+def signin_report(people: int, wall: float, times: list[dict[str, float]], loads: str) -> str:
+    rows = []
+    for what in ("link", "home", "sign-in"):
+        ms = np.array([t[what] for t in times]) * 1000.0
+        p50, p95 = np.percentile(ms, [50, 95])
+        rows.append(f"| {what} | {len(ms)} | {p50:.0f} | {p95:.0f} | {ms.max():.0f} |")
+    p95_link = float(np.percentile([t["link"] * 1000.0 for t in times], 95))
+    verdict = "met" if p95_link < SIGNIN_TARGET_P95_MS else "NOT met"
+    return "\n".join(
+        [
+            f"- Date: {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC",
+            f"- Machine: {machine()}; load average (1, 5, 15 min) before / after: {loads}",
+            f"- Load: {people} people open their personal links at the same moment (threads "
+            "released by one barrier): `GET /t/<token>`, then `GET /` with the new cookie; "
+            "server `nlibuild serve` (uvicorn, one process) in a subprocess, on loopback",
+            f"- Wall: {wall:.2f} s from the barrier's release until the last was signed in",
+            f"- Aim (issue 26): the link's p95 under {SIGNIN_TARGET_P95_MS:.0f} ms: {verdict}",
+            "",
+            "| request | count | p50 ms | p95 ms | max ms |",
+            "|---|---:|---:|---:|---:|",
+            *rows,
+        ]
+    )
+
+
+def load_average() -> str:
+    return ", ".join(f"{load:.2f}" for load in os.getloadavg())
+
+
+def signins_main(people: int, append: bool) -> int:
+    with tempfile.TemporaryDirectory(prefix="nlibuild-signins-") as folder:
+        db = build_store(Path(folder), people, SIGNIN_ITEMS)
+        before = load_average()
+        wall, times = run_signins(db, people)
+        loads = f"{before} / {load_average()}"
+    text = signin_report(people, wall, times, loads)
+    print(text)
+    if append:
+        append_results(text, f"`nlibuild serve`: {people} sign-ins at once")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Load test of nlibuild serve on loopback.")
     parser.add_argument("--annotators", type=int, default=50)
@@ -212,8 +294,17 @@ def main(argv: list[str] | None = None) -> int:
         default=0.0,
         help="Mean seconds a validator pauses before each vote (default 0: none).",
     )
+    parser.add_argument(
+        "--signins",
+        type=int,
+        default=0,
+        metavar="N",
+        help="Instead of voting: N people open their personal links at once (issue 26).",
+    )
     parser.add_argument("--append-results", action="store_true")
     args = parser.parse_args(argv)
+    if args.signins:
+        return signins_main(args.signins, args.append_results)
     with tempfile.TemporaryDirectory(prefix="nlibuild-load-") as folder:
         db = build_store(Path(folder), args.annotators, args.items)
         wall, timings = run_load(db, args.annotators, args.think)

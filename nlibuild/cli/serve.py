@@ -52,7 +52,16 @@ def run_server(db: Path, config: ServeConfig) -> None:
         f"Serving the workbench of {db} on http://{config.host}:{config.port}/ (Ctrl-C stops it)",
         markup=False,
     )
-    uvicorn.run(app, host=config.host, port=config.port, log_level="warning", workers=1)
+    # uvicorn's own X-Forwarded-For handling (on by default, trusting loopback) stays off:
+    # the application takes the headers itself where `--proxy-headers` declares a proxy.
+    uvicorn.run(
+        app,
+        host=config.host,
+        port=config.port,
+        log_level="warning",
+        workers=1,
+        proxy_headers=False,
+    )
 
 
 @serve_app.callback()
@@ -66,6 +75,15 @@ def serve(
         int | None,
         typer.Option(help=f"Port to listen on (default {default_text(ServeConfig, 'port')})."),
     ] = None,
+    proxy_headers: Annotated[
+        bool,
+        typer.Option(
+            "--proxy-headers",
+            help="Behind a reverse proxy: trust its X-Forwarded-For and X-Forwarded-Proto "
+            "(from the preset's serve.trusted_proxies, default loopback). Off, they are "
+            "ignored.",
+        ),
+    ] = False,
 ) -> None:
     """The workbench: writers and validators do their batches in a web page.
 
@@ -79,7 +97,8 @@ def serve(
       nlibuild --db corpus.db serve invites
     """
     # A subcommand opens the store itself (after its own --help, which needs no store).
-    ctx.meta["serve_flags"] = {"host": host, "port": port}
+    # An absent --proxy-headers leaves the preset's setting (None: not given).
+    ctx.meta["serve_flags"] = {"host": host, "port": port, "proxy_headers": proxy_headers or None}
     if ctx.invoked_subcommand is not None:
         return
     state = state_of(ctx)

@@ -57,7 +57,21 @@ class ServeConfig(_Config):
         default=64 * 1024, ge=1024, description="bytes a request body may have (413 beyond)"
     )
     token_attempts_per_minute: Annotated[int, IN_PRESET] = Field(
-        default=10, ge=1, description="failed logins one client address may make a minute"
+        default=10,
+        ge=1,
+        description="failed logins a minute against one token prefix (from one client "
+        "address, where no proxy is declared) before that prefix waits",
+    )
+    proxy_headers: Annotated[bool, IN_PRESET] = Field(
+        default=False,
+        description="behind a reverse proxy: take the client's address and scheme from "
+        "X-Forwarded-For and X-Forwarded-Proto sent by `trusted_proxies`; off, those headers "
+        "are ignored (anyone could send them)",
+    )
+    trusted_proxies: Annotated[str, IN_PRESET] = Field(
+        default="127.0.0.1,::1",
+        min_length=1,
+        description="with proxy_headers: the proxies' addresses or networks, comma-separated",
     )
     session_lifetime: Annotated[Lifetime, IN_PRESET] = "12h"
     invite_lifetime: Annotated[Lifetime, IN_PRESET] = "14d"

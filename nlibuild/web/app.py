@@ -18,9 +18,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from nlibuild.models import ServeConfig
-from nlibuild.web import api_pages, label_pages, lead_pages, pages, writing_pages
+from nlibuild.web import api_pages, label_pages, lead_pages, pages, sign_in, writing_pages
 from nlibuild.web.context import STATIC, WebContext
 from nlibuild.web.security import BodyLimit, CsrfCheck, Failsafe, SecurityHeaders, SessionGate
 
@@ -35,16 +36,18 @@ def create_app(store_path: Path, config: ServeConfig) -> Starlette:
 
     routes = [
         Route("/healthz", pages.healthz),
-        Route("/t/{token}", bound(pages.login)),
+        Route("/t/{token}", bound(sign_in.login)),
+        Route("/switch", partial(sign_in.switch, context), methods=["POST"]),
         Route("/", bound(pages.home)),
         *writing_pages.routes(context),
         *label_pages.routes(context),
-        Route("/logout", bound(pages.logout), methods=["POST"]),
+        Route("/logout", bound(sign_in.logout), methods=["POST"]),
         *api_pages.routes(context),
         *lead_pages.routes(context),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
     ]
     middleware = [
+        *proxy_headers(config),
         Middleware(SecurityHeaders),
         Middleware(Failsafe, context=context),
         Middleware(BodyLimit, context=context),
@@ -58,3 +61,14 @@ def create_app(store_path: Path, config: ServeConfig) -> Starlette:
     )
     app.state.context = context
     return app
+
+
+def proxy_headers(config: ServeConfig) -> list[Middleware]:
+    """Where a reverse proxy is declared (`serve --proxy-headers`), the client's address and
+    scheme from the X-Forwarded-For and X-Forwarded-Proto headers the trusted proxies send;
+    nothing otherwise, so that a client cannot name its own address (the login limit of
+    nlibuild/web/sign_in.py counts per address then). The server runs uvicorn with its own
+    proxy handling off (nlibuild/cli/serve.py): the decision is made here alone."""
+    if not config.proxy_headers:
+        return []
+    return [Middleware(ProxyHeadersMiddleware, trusted_hosts=config.trusted_proxies)]

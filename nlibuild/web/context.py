@@ -47,36 +47,49 @@ class ThreadStores:
 
 
 class FailedLogins:
-    """Failed token attempts per client address over the last minute, in memory: one
-    process serves the workbench, so memory sees every attempt, and a guess costs no write
-    to the store (whose one write lock the annotators' submissions need). A restart forgets
-    them, which a 256-bit token can afford."""
+    """Failed token attempts per key (nlibuild/web/sign_in.py `attempt_key`: the token's
+    prefix, with the client's address where no proxy is declared) over the last minute, in
+    memory: one process serves the workbench, so memory sees every attempt, and a guess
+    costs no write to the store (whose one write lock the annotators' submissions need). A
+    restart forgets them, which a 256-bit token can afford."""
 
     WINDOW_S = 60.0
+    SWEEP_AT = 10_000
+    """Keys kept before the ones with no attempt within the window are dropped: guesses
+    of random prefixes each make a key, and memory must not grow with them."""
 
     def __init__(self, per_minute: int) -> None:
         self.per_minute = per_minute
         self._attempts: dict[str, deque[float]] = {}
         self._lock = threading.Lock()
 
-    def _recent(self, address: str, now: float) -> deque[float]:
-        attempts = self._attempts.setdefault(address, deque())
+    def _recent(self, key: str, now: float) -> deque[float]:
+        attempts = self._attempts.setdefault(key, deque())
         while attempts and attempts[0] <= now - self.WINDOW_S:
             attempts.popleft()
         return attempts
 
-    def retry_after(self, address: str) -> int | None:
-        """Seconds until this address may try again, or None if it may now."""
+    def retry_after(self, key: str) -> int | None:
+        """Seconds until `key` may be tried again, or None if it may now."""
         now = time.monotonic()
         with self._lock:
-            attempts = self._recent(address, now)
+            attempts = self._attempts.get(key)
+            if attempts is None:
+                return None
+            attempts = self._recent(key, now)
             if len(attempts) < self.per_minute:
                 return None
             return max(1, int(attempts[0] + self.WINDOW_S - now + 0.999))
 
-    def record(self, address: str) -> None:
+    def record(self, key: str) -> None:
+        now = time.monotonic()
         with self._lock:
-            self._recent(address, time.monotonic()).append(time.monotonic())
+            if len(self._attempts) >= self.SWEEP_AT:
+                since = now - self.WINDOW_S
+                stale = [k for k, at in self._attempts.items() if not at or at[-1] <= since]
+                for old in stale:
+                    del self._attempts[old]
+            self._recent(key, now).append(now)
 
 
 class Flashes:

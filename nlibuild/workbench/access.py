@@ -91,11 +91,10 @@ class Person:
 
 
 @dataclass(frozen=True)
-class Login:
-    """What a token gave: a person with a new session ID (for the cookie), or why not."""
+class InviteCheck:
+    """What a personal link's token is: the person of a live invite, or why not."""
 
     person: Person | None
-    session_id: str | None
     refusal: str | None
 
 
@@ -193,9 +192,9 @@ def revoke_invites(store: Store, person: str | None, token_prefix: str | None) -
     return len(live)
 
 
-def open_session(store: Store, token: str, session_lifetime: timedelta) -> Login:
-    """Check a token from a personal link and, if it is live, open a session for it."""
-    now = now_utc()
+def check_invite(store: Store, token: str) -> InviteCheck:
+    """Whose live invite a token from a personal link is (a read: a login that only
+    continues a session, or asks first, writes nothing)."""
     digest = sha256_hex(token)
     found = [
         row
@@ -203,17 +202,24 @@ def open_session(store: Store, token: str, session_lifetime: timedelta) -> Login
         if hmac.compare_digest(row.token_sha256, digest)
     ]
     if not found:
-        return Login(None, None, "unknown")
+        return InviteCheck(None, "unknown")
     row = found[0]
     if row.revoked is not None:
-        return Login(None, None, "revoked")
-    if row.expires <= stamp(now):
-        return Login(None, None, "expired")
+        return InviteCheck(None, "revoked")
+    if row.expires <= stamp(now_utc()):
+        return InviteCheck(None, "expired")
+    return InviteCheck(Person(row.person, roles_of(row.role), row.pk), None)
+
+
+def start_session(store: Store, person: Person, session_lifetime: timedelta) -> str:
+    """A new session of `person` (whose invite `check_invite` found live); its ID, for
+    the cookie."""
+    now = now_utc()
     session_id = secrets.token_urlsafe(32)
     records.insert_session(
-        store, sha256_hex(session_id), row.pk, stamp(now), stamp(now + session_lifetime)
+        store, sha256_hex(session_id), person.token_pk, stamp(now), stamp(now + session_lifetime)
     )
-    return Login(Person(row.person, roles_of(row.role), row.pk), session_id, None)
+    return session_id
 
 
 def session_person(store: Store, session_id: str) -> Person | None:
