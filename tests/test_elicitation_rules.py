@@ -1026,9 +1026,12 @@ def test_every_rule_has_a_severity() -> None:
     assert set(RULE_SEVERITY) == set(Rule)
 
 
-def test_only_too_few_empty_and_unusable_are_warnings() -> None:
+def test_only_too_few_empty_unusable_and_negated_entailment_are_warnings() -> None:
+    # NEGATED_ENTAILMENT is an optional rule of no OCNLI protocol (test_negated_entailment).
     warnings = {rule for rule, severity in RULE_SEVERITY.items() if severity is Severity.WARNING}
-    assert warnings == {Rule.TOO_FEW, Rule.EMPTY, Rule.UNUSABLE_WITH_ANSWERS}
+    assert warnings == {
+        Rule.TOO_FEW, Rule.EMPTY, Rule.UNUSABLE_WITH_ANSWERS, Rule.NEGATED_ENTAILMENT
+    }  # fmt: skip
 
 
 @pytest.mark.parametrize("rule", list(Rule))

@@ -153,3 +153,92 @@ def test_language_without_segmenter_matches_characters(tmp_path: Path) -> None:
     extra = tmp_path / "ja.txt"
     extra.write_text("ない\n", encoding="utf-8")
     assert negator_lexicon("ja", (extra,)).find("行かない。") == ["ない"]
+
+
+# --- Chinese: negation inside a word of jieba's (issue 26) -------------------------------------
+# Issue 26: "jieba keeps 看不见 / 听不懂 / 买不起 / 找不到 (verb-不-complement) and similar as one
+# word, so 这里看不见月亮 is not a negated contradiction". The potential form (verb + 不 +
+# complement, 可能补语) says the result cannot come about; jieba's dictionary keeps hundreds
+# of them whole, so their 不 never starts a word and no entry could match.
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("这里看不见月亮。", ["看不见"]),  # the issue's case: 这里/看不见/月亮
+        ("他听不懂上海话。", ["听不懂"]),
+        ("年轻人买不起房子。", ["买不起"]),
+        ("他来不及吃早饭。", ["来不及"]),
+        ("他说不清楚。", ["说不清楚"]),  # a two-character complement
+        ("他想不起来了。", ["想不起来"]),
+        ("这个人靠不住。", ["靠不住"]),
+        ("這裡看不見月亮。", ["不"]),  # traditional: cut into characters, 不 a word itself
+    ],
+)
+def test_a_verb_not_complement_word_is_a_negator(text: str, expected: list[str]) -> None:
+    assert ZH.find(text) == expected
+
+
+def test_the_potential_form_is_highlighted_as_the_whole_word() -> None:
+    (span,) = ZH.find_spans("这里看不见月亮")
+    assert (span.negator, span.start, span.end) == ("看不见", 2, 5)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "他真了不起。",  # 'amazing'
+        "对不起，我来晚了。",  # 'sorry'
+        "他忍不住笑了。",  # 'cannot help': he laughed
+        "说不定他到家了。",  # 'maybe'
+        "只不过是误会。",  # 'only'
+        "怪不得他高兴。",  # 'no wonder'
+        "她舍不得离开。",  # 'loath to'
+        "天上有数不清的星星。",  # 'countless', as 无数
+        "他是不是医生？",  # an A-not-A question
+        "他动不动就发脾气。",  # 'at every turn', A-not-A in form
+        "两个人差不多高。",  # 多 is no complement
+        "他们坚持不懈。",  # an idiom with 不 in third place
+    ],
+)
+def test_words_with_an_inner_not_that_do_not_negate_are_not_negators(text: str) -> None:
+    assert ZH.find(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["他高兴得不得了。", "不好意思。", "他不停地看表。", "这份工作很无聊。", "莫非他知道了？",
+     "你非得今天走吗？", "警察没收了驾照。", "没错，是他。", "他非去不可。", "大家无不感动。",
+     "这未尝不是好事。", "这件事不无道理。", "可不是嘛。"],
+)  # fmt: skip
+def test_words_starting_with_a_negator_that_do_not_negate_are_not_negators(text: str) -> None:
+    # 'extremely', 'sorry', 'incessantly', 'boring', 'could it be', 'must', 'confiscated',
+    # 'right', 'must' (非…不可), and the double negations that assert: 'all', 'is indeed',
+    # 'has a point', 'exactly'.
+    assert ZH.find(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("他从来不吃肉。", ["从来不"]),  # 他/从来不/吃/肉
+        ("他却没能赶上火车。", ["却没"]),  # 他/却没能/赶上
+        ("真没想到他会来。", ["真没"]),  # 真没想到/他/会/来
+        ("我别无选择。", ["别无"]),  # the 无 negates, not 别
+        ("他可不是坏人。", ["可不是"]),
+        ("她一言不发地走了。", ["一言不发"]),
+        ("他对这件事一无所知。", ["一无所知"]),
+        ("我记不得了。", ["记不得"]),  # jieba: 我/记/不得了, and 不得了 is an exception
+        ("没有人不喜欢她。", ["没有", "不"]),  # a double negation of two words counts both
+    ],
+)
+def test_negating_words_jieba_keeps_whole_are_found(text: str, expected: list[str]) -> None:
+    assert ZH.find(text) == expected
+
+
+def test_jieba_keeps_the_potential_forms_whole() -> None:
+    """What the rule relies on: if a jieba release cuts these, 不 becomes a word of its own
+    and the entry 不 finds it instead."""
+    assert segment("这里看不见月亮", "zh") == ("这里", "看不见", "月亮")
+    assert segment("我买不起房子", "zh") == ("我", "买不起", "房子")
+    assert segment("他真了不起", "zh") == ("他", "真", "了不起")

@@ -183,6 +183,14 @@ def import_(
             f"(default {default_text(ElicitImportConfig, 'overlap_severity')}).",
         ),
     ] = None,
+    negator_in_entailment: Annotated[
+        bool | None,
+        typer.Option(
+            "--negator-in-entailment/--no-negator-in-entailment",
+            help="Warn of an entailment that holds a negator (default: off, or the "
+            "preset's [elicit] negator_in_entailment).",
+        ),
+    ] = None,
     negators: Annotated[
         list[Path] | None,
         typer.Option("--negators", help="More negators (the format of resources/negators/)."),
@@ -238,6 +246,7 @@ def import_(
                 if overlap_severity
                 else None
             ),
+            negator_in_entailment=negator_in_entailment,
             negators=tuple(negators or ()),
             batch=batch,
             writer=writer,

@@ -41,6 +41,7 @@ class Rule(StrEnum):
 
     OVERLAP = "overlap"  # shares more than the limit of its units with the premise
     NEGATOR = "negator"  # MULTI_CONSTRAINT: a second negated contradiction for a premise
+    NEGATED_ENTAILMENT = "negated_entailment"  # optional: an entailment holding a negator
     COPY = "copy"  # the hypothesis is the premise
     DUPLICATE = "duplicate"  # the same hypothesis twice for one premise
     MISSING_LABEL = "missing_label"  # no hypothesis at all for a label
@@ -163,6 +164,11 @@ class ElicitImportConfig(_Config):
     max_overlap: Annotated[float, IN_PRESET] = Field(default=DEFAULT_MAX_OVERLAP, gt=0, le=1)
     overlap_measure: Annotated[OverlapMeasure, IN_PRESET] = DEFAULT_OVERLAP_MEASURE
     overlap_severity: Annotated[Severity, IN_PRESET] = DEFAULT_OVERLAP_SEVERITY
+    negator_in_entailment: Annotated[bool, IN_PRESET] = Field(
+        default=False,
+        description="warn of an entailment that holds a negator (negators cue contradictions: "
+        "OCNLI 5; a protocol may want them out of entailments too)",
+    )
     negators: tuple[Path, ...] = ()
     batch: str | None = Field(default=None, description="for files without a batch column")
     writer: str | None = Field(default=None, description="for files without a writer column")

@@ -7,7 +7,9 @@ writer wrote for a premise and label are its easy, medium and hard level), MULTI
 (MULTI, where at most one of the three contradictions may contain a negator). In all four,
 no hypothesis may overlap more than 70% with its premise, and a writer may mark a premise
 unusable (`x`) instead. How that overlap is measured (`OverlapMeasure`), its limit and its
-severity are settings of `elicit import` (the preset's [elicit]).
+severity are settings of `elicit import` (the preset's [elicit]), and so is an optional rule
+of no protocol of OCNLI's: a warning for an entailment that holds a negator
+(`negator_in_entailment`).
 
 `check_answer` is pure: it turns one writer's answer for one premise into pairs with their
 findings. Whether a pair with an error is kept is the import's decision (--on-violation).
@@ -73,6 +75,7 @@ def slot_name(label: Label, k: int) -> str:
 RULE_SEVERITY: dict[Rule, Severity] = {
     Rule.OVERLAP: DEFAULT_OVERLAP_SEVERITY,  # a setting: Finding.configured_severity
     Rule.NEGATOR: Severity.ERROR,
+    Rule.NEGATED_ENTAILMENT: Severity.WARNING,
     Rule.COPY: Severity.ERROR,
     Rule.DUPLICATE: Severity.ERROR,
     Rule.MISSING_LABEL: Severity.ERROR,
@@ -151,12 +154,14 @@ def check_answer(
     *,
     overlap_measure: OverlapMeasure = DEFAULT_OVERLAP_MEASURE,
     overlap_severity: Severity = DEFAULT_OVERLAP_SEVERITY,
+    negator_in_entailment: bool = False,
 ) -> CheckedAnswer:
     """The pairs one answer makes, each with what the protocol's rules found.
 
     `protocol_tag` goes into the pair IDs (`pair_id`): None for a premise's first batch.
     A hypothesis whose `overlap_measure` share is over `max_overlap` is an OVERLAP finding
-    of `overlap_severity`.
+    of `overlap_severity`. With `negator_in_entailment`, an entailment holding a negator
+    is a NEGATED_ENTAILMENT warning.
 
     `hypotheses` holds, per label, the form's fields in order (empty strings for fields
     left empty). Levels follow the order of the filled fields.
@@ -197,7 +202,9 @@ def check_answer(
             level = LEVELS[k - 1] if protocol is not Protocol.SINGLE and k <= len(LEVELS) else None
             pair_key = pair_id(premise_id, label, k, protocol_tag)
             pair = CheckedPair(pair_key, label, k, level, text, [])
-            if label is Label.CONTRADICTION:
+            if label is Label.CONTRADICTION or (
+                negator_in_entailment and label is Label.ENTAILMENT
+            ):
                 pair.negators = lexicon.find(text)
             if k > wanted:
                 pair.findings.append(
@@ -247,4 +254,22 @@ def check_answer(
                     pair.id,
                 )
             )
+    if negator_in_entailment:
+        _warn_of_negated_entailments(pairs)
     return CheckedAnswer(pairs, findings)
+
+
+def _warn_of_negated_entailments(pairs: list[CheckedPair]) -> None:
+    """Negators are the strongest hypothesis-only cue of contradiction (OCNLI 5, as in SNLI
+    and MNLI); a protocol that wants them to tell nothing of the label may ask writers to
+    keep them out of entailments as well. A warning: a negated entailment can be right."""
+    for pair in pairs:
+        if pair.label is Label.ENTAILMENT and pair.negators:
+            pair.findings.append(
+                Finding(
+                    Rule.NEGATED_ENTAILMENT,
+                    f"an entailment with a negator ({', '.join(pair.negators)}); this "
+                    "protocol asks for entailments without one",
+                    pair.id,
+                )
+            )

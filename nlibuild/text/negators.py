@@ -5,7 +5,8 @@ a premise "to contain a negator"; the elicitation check, the cue and subset tabl
 artifact stage count negators with this module. A negator found inside another word is a
 wrong result (非 in 南非 'South Africa', 别 in 判别 'discern', 否 in 能否 'whether'), so
 entries match words, never parts of words, with one exception for languages whose
-segmenter joins a negator to the verb it negates (see `NegatorLexicon`).
+segmenter joins a negator to the verb it negates (see `NegatorLexicon`), and one rule for
+Chinese words that hold a negator inside (see `is_potential_negative`).
 """
 
 from __future__ import annotations
@@ -21,9 +22,22 @@ from pathlib import Path
 from nlibuild.errors import InputError
 from nlibuild.formats.input_files import read_utf8_text
 from nlibuild.text.lang import RESOURCES, SCRIPTIO_CONTINUA_LANGS, primary_language
-from nlibuild.text.words import fold, segment
+from nlibuild.text.words import fold, is_segmented_by_jieba, segment
 
 _NEGATOR_ENTRY = re.compile(r"^(!|\*)?([^\W\d_]|['’-])+( ([^\W\d_]|['’-])+)*$")
+
+# The Chinese potential form (the "potential complement" of Li & Thompson 1981, Mandarin
+# Chinese; 可能补语 in 刘月华 et al. 2001, 实用现代汉语语法): a verb with its result or
+# direction complement and 不 between them says the result cannot come about (看不见 'cannot
+# see', 买不起 'cannot afford', 来不及 'too late to'). jieba's dictionary keeps hundreds of
+# these whole, so their 不 never starts a word. The complements below are the result and
+# direction morphemes that make the form, traditional forms beside simplified. 断 is left
+# out: 接连不断, 源源不断 'continuously' are idioms that do not negate, and 折不断 is rare.
+POTENTIAL_NEGATOR = "不"
+POTENTIAL_COMPLEMENTS = frozenset(
+    "见懂起到了住动下上开出来去进回过清完成及着透掉好惯够准定通醒饱稳倒垮破脱尽得消"
+    "見動開來進過著慣夠準飽穩脫盡"
+)
 
 # (entry, is it an exception), longest first and an exception before a negator of the same
 # length, so that the first entry that fits is the one that decides.
@@ -42,7 +56,9 @@ class NegatorLexicon:
     spaces are matched on their joined words: an entry must start where a word starts (so
     非 never matches in 南非) but may end inside a word, as jieba's dictionary joins a
     negator to what it negates (没来, 别去, 不吃); an exception must cover whole words or
-    the start of one word (不管是谁 holds the exception 不管是).
+    the start of one word (不管是谁 holds the exception 不管是). In Chinese a word of
+    jieba's in the potential form (看不见, `is_potential_negative`) is a negator too, found
+    as the whole word, unless an exception names it (了不起 'amazing', 对不起 'sorry').
     """
 
     lang: str
@@ -58,6 +74,10 @@ class NegatorLexicon:
     @property
     def _joins_words(self) -> bool:
         return primary_language(self.lang) in SCRIPTIO_CONTINUA_LANGS
+
+    @property
+    def _finds_potential_forms(self) -> bool:
+        return is_segmented_by_jieba(self.lang)
 
     @functools.cached_property
     def _candidates(self) -> dict[str, _Candidates]:
@@ -83,6 +103,8 @@ class NegatorLexicon:
         pieces = {e.split(" ")[0] for e in self.negators} | set(self.suffixes)
         if self._joins_words:
             pieces = {e.replace(" ", "") for e in self.negators} | set(self.suffixes)
+        if self._finds_potential_forms:
+            pieces.add(POTENTIAL_NEGATOR)
         return re.compile("|".join(map(re.escape, sorted(pieces, key=lambda p: (-len(p), p)))))
 
     def find(self, text: str) -> list[str]:
@@ -158,6 +180,9 @@ class NegatorLexicon:
         for word, start in zip(words, starts, strict=True):
             if start < done:
                 continue
+            if self._finds_potential_forms and is_necessity_frame(word):
+                done = start + len(word)
+                continue
             for entry, is_exception in self._candidates.get(text[start], ()):
                 end = start + len(entry)
                 if not text.startswith(entry, start):
@@ -169,10 +194,32 @@ class NegatorLexicon:
                 done = end
                 break
             else:
-                if self._ends_in(word):
+                potential = self._finds_potential_forms and is_potential_negative(word)
+                if potential or self._ends_in(word):
                     end = start + len(word)
                     found.append((word, folded_at[start], folded_at[end - 1] + 1))
         return found
+
+
+def is_potential_negative(word: str) -> bool:
+    """A word of jieba's in the negative potential form: one verb character, 不, and a
+    complement (看不见, 听不懂, 说不清楚, 想不起来). Not an A-not-A question (是不是, 动不动
+    'at every turn'), and not 不 deeper inside a word: four-character idioms with 不 in
+    third place mostly do not negate (坚持不懈 'persistent', 川流不息 'ceaseless'), and the
+    ones that do are listed in the lexicon (一动不动, 一言不发)."""
+    return (
+        len(word) >= 3
+        and word[1] == POTENTIAL_NEGATOR
+        and word[2] in POTENTIAL_COMPLEMENTS
+        and word[0] != word[2]
+    )
+
+
+def is_necessity_frame(word: str) -> bool:
+    """A word of jieba's in the frame 非…不可 'must' (非去不可 'must go', 非你不可 'it has to
+    be you'): two negators that together assert, as English "cannot but"; jieba's
+    dictionary holds about a hundred of them."""
+    return len(word) >= 4 and word.startswith("非") and word.endswith("不可")
 
 
 @dataclass(frozen=True)

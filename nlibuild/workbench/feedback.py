@@ -145,6 +145,7 @@ def check_draft(
         cfg.max_overlap,
         overlap_measure=cfg.overlap_measure,
         overlap_severity=cfg.overlap_severity,
+        negator_in_entailment=cfg.negator_in_entailment,
     )
 
 
