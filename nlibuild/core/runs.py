@@ -30,6 +30,7 @@ import orjson
 from pydantic import BaseModel
 
 from nlibuild._version import VERSION
+from nlibuild.core.database import is_damage
 from nlibuild.core.signature import settings_signature
 from nlibuild.core.stage import StageName
 from nlibuild.errors import NlibuildError
@@ -205,6 +206,7 @@ def recorded_run(
             _end(tx, started[0], status, reason, forget=not started[0].committed_any)
         raise
     except BaseException as exc:
-        if started:
+        # A store SQLite finds damaged is written no more, not even the run's end.
+        if started and not is_damage(exc):
             _end(tx, started[0], FAILED, f"{type(exc).__name__}: {exc}", forget=False)
         raise
