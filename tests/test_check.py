@@ -39,6 +39,7 @@ COUNTS_DIFFER = "pair_labels counts or author label differ from the votes"
 ROW_MISSING = "pair_labels row missing for a pair with votes"
 ROW_WITHOUT_VOTES = "pair_labels row for a pair without votes"
 GOLD_DIFFERS = "majority gold differs from the rule on the votes it was computed from"
+GOLD_MISSING = "majority gold missing (its pair_labels row was restored after aggregate-labels)"
 
 
 def pair_labels(db: Path) -> list[tuple[Any, ...]]:
@@ -73,6 +74,7 @@ def test_a_fresh_import_checks_clean_and_records_no_run(sample_db: Path) -> None
         "pair_labels row for a pair without votes: 0 pairs",
         "majority gold stale (votes came after the aggregate-labels run that wrote it): 0 pairs",
         "majority gold differs from the rule on the votes it was computed from: 0 pairs",
+        f"{GOLD_MISSING}: 0 pairs",
         f"Checked 48 pairs: {CLEAN}",
     ]
     assert table_counts(sample_db) == before
@@ -136,6 +138,38 @@ def test_a_wrong_gold_is_reported_and_aggregate_labels_rewrites_it_after_a_repai
     assert corpus.check().differences == 0
 
 
+def gold_labels(db: Path) -> list[tuple[Any, ...]]:
+    return query(db, "SELECT pair_pk, gold FROM pair_labels ORDER BY pair_pk")
+
+
+@pytest.mark.parametrize("lost", ["one row", "every row"])
+def test_lost_rows_are_restored_and_their_gold_asked_of_aggregate_labels(
+    sample_db: Path, lost: str
+) -> None:
+    """Every lost row is reported however many were lost, the repair restores the counts,
+    and the check after it names the pairs left without gold: the repair writes no gold
+    (that is a recorded aggregate-labels run's), and aggregate-labels then gives the gold
+    back as it was."""
+    corpus = nlibuild.open(sample_db)
+    corpus.aggregate_labels()
+    gold = gold_labels(sample_db)
+    count = 1 if lost == "one row" else 48
+    query(sample_db, "DELETE FROM pair_labels WHERE pair_pk = 7 OR ?", count > 1)
+    lines = differing(corpus.check(), "run `nlibuild check --repair`")
+    assert lines[ROW_MISSING][0] == count
+    repaired = corpus.check(repair=True)
+    assert repaired.repaired is not None and found(repaired.repaired)[ROW_MISSING][0] == count
+    assert found(repaired.findings)[GOLD_MISSING][0] == count
+    pairs = "1 pair" if count == 1 else f"{count} pairs"
+    assert repaired.advice == (
+        f"the majority gold of {pairs} is missing: run `nlibuild aggregate-labels`"
+    )
+    assert corpus.check().advice == repaired.advice  # and it stays reported until then
+    corpus.aggregate_labels()
+    assert corpus.check().differences == 0
+    assert gold_labels(sample_db) == gold
+
+
 def test_the_gold_is_checked_with_the_min_agree_of_the_run_that_wrote_it(
     sample_db: Path,
 ) -> None:
@@ -166,7 +200,8 @@ def test_votes_added_after_aggregate_labels_show_as_stale_gold(sample_db: Path) 
     )
     findings = {f.check: f for f in result.findings}
     assert {kind: f.pairs for kind, f in findings.items()} == {
-        "counts": 0, "missing": 0, "extra": 0, "gold-stale": 4, "gold-differs": 0
+        "counts": 0, "missing": 0, "extra": 0, "gold-stale": 4, "gold-differs": 0,
+        "gold-missing": 0,
     }  # fmt: skip
     # The pairs whose author's label was not neutral: their gold turns neutral.
     stale = findings["gold-stale"].first_pair_ids
@@ -183,7 +218,7 @@ def test_check_as_csv_is_the_findings_table_and_repair_out_writes_both(
     result = run_cli("--db", sample_db, "check", "--format", "csv")
     table = list(csv.reader(io.StringIO(result.stdout)))
     assert table[0] == ["check", "description", "pairs", "first_pair_ids"]
-    assert len(table) == 6 and all(len(row) == 4 for row in table)
+    assert len(table) == 7 and all(len(row) == 4 for row in table)
     assert result.stderr == (  # nothing left out: without --repair, one table
         "Error: the majority gold of 4 pairs is stale: run `nlibuild aggregate-labels`\n"
     )

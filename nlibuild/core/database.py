@@ -88,6 +88,57 @@ def migration_scripts() -> list[tuple[int, str, str]]:
 SCHEMA_VERSION = len(_migration_files())
 
 
+_DAMAGE_CODES = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
+
+
+def is_damage(exc: BaseException) -> bool:
+    """Whether SQLite's error says the file itself is damaged: a page ("database disk image
+    is malformed", SQLITE_CORRUPT and its extended codes), the header ("file is not a
+    database", SQLITE_NOTADB) or the header's format numbers ("unsupported file format")."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)
+    return (code is not None and code & 0xFF in _DAMAGE_CODES) or (
+        "unsupported file format" in str(exc)
+    )
+
+
+def damaged(path: Path, detail: str) -> StoreError:
+    """The one line for a store SQLite cannot read as it is. A damaged header reads as
+    "not a database", as any file that is not SQLite does: the line names both."""
+    if "not a database" in detail:
+        return StoreError(
+            f"{path}: not an nlibuild store, or a store whose header is damaged ({detail}); "
+            "it was left as it is: pass --db PATH of a store, or restore this one from a backup"
+        )
+    return StoreError(
+        f"{path}: the store is damaged ({detail}); it was left as it is: restore it from a "
+        f"backup, or save what SQLite can still read with `sqlite3 {path} .recover`"
+    )
+
+
+def unreadable(path: Path, exc: sqlite3.DatabaseError) -> StoreError:
+    """The line for a `--db` whose first reads fail: damaged, or some other file."""
+    if is_damage(exc):
+        return damaged(path, str(exc))
+    return StoreError(f"{path}: not an nlibuild store ({exc}); pass --db PATH")
+
+
+def check_intact(conn: sqlite3.Connection, path: Path) -> None:
+    """Refuse a damaged store before anything writes to it: `PRAGMA quick_check`, which
+    reads every page (about 0.25 s for 90 MiB, a 200,000-pair store, from the page cache)
+    but does not compare indexes with their tables as `integrity_check` does (3x slower)."""
+    try:
+        (verdict,) = conn.execute("PRAGMA quick_check(1)").fetchone()
+    except sqlite3.DatabaseError as exc:
+        if is_damage(exc):
+            raise damaged(path, str(exc)) from None
+        raise
+    if verdict != "ok":  # "*** in database main ***\nPage 31: btreeInitPage() returns ..."
+        finding = " ".join(verdict.replace("*** in database main ***", "").split())
+        raise damaged(path, f"PRAGMA quick_check: {finding}")
+
+
 def connect(path: Path) -> sqlite3.Connection:
     """A connection in autocommit mode (transactions are ours) with the store's pragmas.
 
@@ -107,12 +158,14 @@ def connect(path: Path) -> sqlite3.Connection:
         # commit without letting memory grow unbounded (256 MiB).
         conn.execute("PRAGMA cache_size=-262144")
         conn.execute("PRAGMA temp_store=MEMORY")
-    except sqlite3.OperationalError:
+    except sqlite3.OperationalError as exc:  # a header's format numbers, else a bug
         conn.close()
+        if is_damage(exc):
+            raise damaged(path, str(exc)) from None
         raise
     except sqlite3.DatabaseError as exc:  # some pragmas read the header: "not a database"
         conn.close()
-        raise StoreError(f"{path}: not an nlibuild store ({exc}); pass --db PATH") from exc
+        raise unreadable(path, exc) from None
     return conn
 
 
@@ -127,7 +180,7 @@ def use_wal(conn: sqlite3.Connection, path: Path) -> None:
     except sqlite3.OperationalError as exc:
         if "locked" not in str(exc) and "busy" not in str(exc):
             conn.close()
-            raise StoreError(f"{path}: not an nlibuild store ({exc}); pass --db PATH") from exc
+            raise unreadable(path, exc) from None
         # A store of an older release, still in rollback-journal mode, held by a writer:
         # switching to WAL needs the file to itself.
         locked = lock_holder(conn, path)
@@ -135,7 +188,7 @@ def use_wal(conn: sqlite3.Connection, path: Path) -> None:
         raise locked from None
     except sqlite3.DatabaseError as exc:
         conn.close()
-        raise StoreError(f"{path}: not an nlibuild store ({exc}); pass --db PATH") from exc
+        raise unreadable(path, exc) from None
 
 
 def run_statements(conn: sqlite3.Connection, script: str) -> None:

@@ -33,6 +33,7 @@ import orjson
 from pydantic import BaseModel
 
 from nlibuild._version import VERSION
+from nlibuild.core.database import is_damage
 from nlibuild.core.signature import settings_signature
 from nlibuild.core.stage import StageName
 from nlibuild.errors import (
@@ -229,7 +230,7 @@ def _record_stop(
         # row stays `running` and shows as `interrupted` once this process ends.
         with suppress(sqlite3.Error):
             _end(tx, run, FAILED, str(refusal), forget=not run.committed_any)
-    else:
+    elif not is_damage(exc):  # a store SQLite finds damaged is written no more
         _end(tx, run, FAILED, f"{type(exc).__name__}: {exc}", forget=False)
 
 

@@ -16,7 +16,9 @@ class CheckConfig(_Config):
 class CheckFinding(BaseModel):
     """One check of `nlibuild check`: how many pairs it found, and the first few."""
 
-    check: str = Field(description="counts, missing, extra, gold-stale or gold-differs")
+    check: str = Field(
+        description="counts, missing, extra, gold-stale, gold-differs or gold-missing"
+    )
     description: str
     pairs: int
     first_pair_ids: list[str] = Field(description="public pair IDs, in key order")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from nlibuild.core.registry import CHECK_REPAIR
+from nlibuild.core.registry import AGGREGATE_LABELS, CHECK_REPAIR
 from nlibuild.labelling.agreement import VoteTable
 from nlibuild.models import NLI_LABELS
 
@@ -105,6 +105,9 @@ GOLD_STALE = "gold-stale"
 """A pair whose majority gold differs from the rule, after votes came in since it was written."""
 GOLD_DIFFERS = "gold-differs"
 """A pair whose majority gold differs from the rule on the very votes it was computed from."""
+GOLD_MISSING = "gold-missing"
+"""A pair without majority gold although `aggregate-labels` ran after its last vote: its row
+was lost and restored (`check --repair` writes counts, never gold)."""
 
 
 def _differences_sql() -> str:
@@ -115,7 +118,9 @@ def _differences_sql() -> str:
     `min_agree` of the run that wrote it, so the check applies the same rules and not a copy.
     A pair's gold is stale when one of its votes came from a run later than that one (votes
     are only ever added, by runs with higher IDs). A row without gold is only wrong once
-    some majority gold exists: a store never aggregated has none anywhere.
+    `aggregate-labels` has run: a store never aggregated has none anywhere. Whether it ran
+    is read from `runs`, not from the rows' `gold_run_id`, which a store whose every row was
+    lost and restored no longer holds.
     """
     from nlibuild.models import AggregateConfig
     from nlibuild.queries.gold_sql import majority_gold_case
@@ -129,7 +134,8 @@ def _differences_sql() -> str:
         f"(SELECT {PAIR_LABEL_COUNTS}, max(run_id) FROM votes GROUP BY pair_pk), "
         "gold_runs(run_id, min_agree) AS (SELECT id, json_extract(config_json, '$.min_agree') "
         "FROM runs WHERE id IN (SELECT gold_run_id FROM pair_labels)), "
-        "latest(gold_run_id) AS (SELECT max(gold_run_id) FROM pair_labels) "
+        "latest(run_id) AS (SELECT max(id) FROM runs "
+        f"WHERE stage = '{AGGREGATE_LABELS.name}' AND status = 'ok') "
         # 1. counts and author label
         f"SELECT '{COUNTS_DIFFER}' AS kind, c.pair_pk AS pair_pk FROM counted c "
         "JOIN pair_labels l ON l.pair_pk = c.pair_pk "
@@ -141,12 +147,13 @@ def _differences_sql() -> str:
         f"UNION ALL SELECT '{ROW_WITHOUT_VOTES}', pair_pk FROM pair_labels l "
         "WHERE NOT EXISTS (SELECT 1 FROM votes v WHERE v.pair_pk = l.pair_pk) "
         # 3. the stored gold against the rule (x keeps the count columns unambiguous)
-        f"UNION ALL SELECT CASE WHEN x.last_vote_run > coalesce(x.gold_run_id, "
-        f"(SELECT gold_run_id FROM latest), 0) THEN '{GOLD_STALE}' ELSE '{GOLD_DIFFERS}' END, "
+        "UNION ALL SELECT CASE WHEN x.last_vote_run > coalesce(x.gold_run_id, "
+        f"(SELECT run_id FROM latest), 0) THEN '{GOLD_STALE}' "
+        f"WHEN x.gold IS NULL THEN '{GOLD_MISSING}' ELSE '{GOLD_DIFFERS}' END, "
         "x.pair_pk FROM (SELECT c.*, l.gold, l.gold_run_id FROM counted c "
         "JOIN pair_labels l ON l.pair_pk = c.pair_pk) x "
         "LEFT JOIN gold_runs g ON g.run_id = x.gold_run_id "
-        "WHERE (SELECT gold_run_id FROM latest) IS NOT NULL "
+        "WHERE (SELECT run_id FROM latest) IS NOT NULL "
         f"AND x.gold IS NOT ({recomputed})"
     )
 

@@ -5,12 +5,17 @@ that aggregation and the statistics read one narrow row a pair; every stage that
 recounts it. This stage recomputes it from `votes` and reports every difference: rows whose
 counts or author label differ, pairs with votes but no row, rows of pairs without votes,
 and a stored gold that differs from the majority rule applied with the `min_agree` of the
-run that wrote it, stale when votes came after that run.
+run that wrote it, stale when votes came after that run, missing where a lost row came back
+after `aggregate-labels` ran (whether it ran is read from `runs`: a store whose every row was
+lost holds no other trace of its gold).
 
 Without --repair it only reads (no run is recorded, like `info`). With --repair it rewrites
 the differing rows' counts from the votes as one recorded run (stage `check-repair`) and
-checks again. It never writes gold: that is `aggregate-labels`, which computes it anew after
-a repair (gold written before may rest on the counts that were wrong).
+checks again. It never writes gold, not even on the rows it restores: gold is the decision of
+an `aggregate-labels` run (its method and `min_agree`, the run `gold_run_id` and the
+datasheet cite), and gold written before may rest on the counts that were wrong. So the check
+after the repair names the pairs left without gold and asks for `aggregate-labels`, which
+computes it anew after any repair.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from nlibuild.models import CheckConfig, CheckFinding, CheckResult
 from nlibuild.queries.pair_labels import (
     COUNTS_DIFFER,
     GOLD_DIFFERS,
+    GOLD_MISSING,
     GOLD_STALE,
     ROW_MISSING,
     ROW_WITHOUT_VOTES,
@@ -36,6 +42,7 @@ CHECKS = {
     ROW_WITHOUT_VOTES: "pair_labels row for a pair without votes",
     GOLD_STALE: "majority gold stale (votes came after the aggregate-labels run that wrote it)",
     GOLD_DIFFERS: "majority gold differs from the rule on the votes it was computed from",
+    GOLD_MISSING: "majority gold missing (its pair_labels row was restored after aggregate-labels)",
 }
 """Every check, in report order, with the line that reports it."""
 
@@ -64,7 +71,14 @@ def _finding(kind: str, pairs: list[tuple[int, str]]) -> CheckFinding:
 
 
 def check(store: Store) -> CheckResult:
-    """Every difference between the hot path and the votes; writes nothing."""
+    """Every difference between the hot path and the votes; writes nothing. The store's
+    pages are checked first (`PRAGMA quick_check`): a check of the store that passed over
+    a damaged page it does not read would say all is well."""
+    store.check_intact()
+    return _compared(store)
+
+
+def _compared(store: Store) -> CheckResult:
     pairs_checked, found = _differences(store)
     return advised(
         CheckResult(
@@ -86,7 +100,7 @@ def repair(store: Store, _cfg: CheckConfig) -> CheckResult:
         recount = [pk for kind in (COUNTS_DIFFER, ROW_MISSING) for pk, _ in before[kind]]
         store.refresh_pair_labels(recount)
         store.remove_pair_labels(pk for pk, _ in before[ROW_WITHOUT_VOTES])
-        after = check(store)
+        after = _compared(store)  # its pages were checked before the run began
         run.finish(
             {
                 "recounted": len(before[COUNTS_DIFFER]),
@@ -134,7 +148,8 @@ def advice(result: CheckResult) -> str | None:
     pair_labels = _pairs_found(result, PAIR_LABEL_CHECKS)
     stale = _pairs_found(result, (GOLD_STALE,))
     wrong = _pairs_found(result, (GOLD_DIFFERS,))
-    if not pair_labels + stale + wrong:
+    missing = _pairs_found(result, (GOLD_MISSING,))
+    if not pair_labels + stale + wrong + missing:
         return None
     problems = []
     if pair_labels:
@@ -143,12 +158,14 @@ def advice(result: CheckResult) -> str | None:
         problems.append(f"the majority gold of {counted(stale, 'pair')} is stale")
     if wrong:
         problems.append(f"the majority gold of {counted(wrong, 'pair')} differs from the rule")
+    if missing:
+        problems.append(f"the majority gold of {counted(missing, 'pair')} is missing")
     # A repair run makes aggregate-labels compute the gold again even where no vote came
     # since (its up-to-date test): a wrong gold needs one, a stale one does not.
     steps = []
     if (pair_labels or wrong) and result.run_id is None:
         steps.append("`nlibuild check --repair`")
-    if stale or wrong:
+    if stale or wrong or missing:
         steps.append("`nlibuild aggregate-labels`")
     return f"{'; '.join(problems)}: run {', then '.join(steps)}"
 
