@@ -24,12 +24,11 @@ import csv
 import subprocess
 import sys
 import tempfile
-import time
 import types
 from collections.abc import Callable
 from pathlib import Path
 
-from negator_precision import chinese_report, chinese_sentences
+from negator_precision import chinese_report, chinese_sentences, seconds_for
 
 from nlibuild.text.negators import negator_lexicon
 from nlibuild.text.words import fold, segment
@@ -89,14 +88,6 @@ def score_row(rule: str, sample: list[tuple[str, bool]], find: Finder) -> tuple[
         f"{recall:.1%} | {f1:.3f} |"
     )
     return row, wrong
-
-
-def seconds_for(find: Finder, texts: list[str], n: int = 100_000) -> float:
-    hypotheses = [f"{texts[i % len(texts)]}{i}" for i in range(n)]
-    started = time.perf_counter()
-    for hypothesis in hypotheses:
-        find(hypothesis)
-    return time.perf_counter() - started
 
 
 def main() -> None:
