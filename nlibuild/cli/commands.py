@@ -81,7 +81,8 @@ COMMANDS: tuple[Command | Group, ...] = (
     Command(
         ("runs",),
         "The provenance log: every stage run with its status (running, ok, failed, "
-        "interrupted), config, signature, times, counts and, if it failed, its error.",
+        "interrupted), config, signature, times, counts, if it failed its error, and the command "
+        "that started it (`serve: lead ID` for a button of the workbench's lead page).",
         _C + "corpus:runs",
     ),
     Command(

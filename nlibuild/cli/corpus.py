@@ -329,7 +329,8 @@ def runs(
     format: Annotated[str, format_option()] = TableFormat.TABLE.value,
 ) -> None:
     """The provenance log: every stage run with its status (running, ok, failed,
-    interrupted), config, signature, times, counts and, if it failed, its error.
+    interrupted), config, signature, times, counts, if it failed its error, and the command
+    that started it (`serve: lead ID` for a button of the workbench's lead page).
 
     Examples:
 
@@ -355,11 +356,14 @@ def runs(
             r.signature,
             # Why a run failed or stopped; an `ok` run's error is always empty.
             (r.error or "") if r.status in (FAILED, INTERRUPTED) else "",
+            # Who asked: the command line, or `serve: lead ID` for a lead page's button.
+            r.command or "",
         )
         for r in records
     ]
     columns = [
-        "run", "stage", "status", "started_utc", "seconds", "counts", "signature", "error"
+        "run", "stage", "status", "started_utc", "seconds", "counts", "signature", "error",
+        "command",
     ]  # fmt: skip
     render_table(out, "Runs", columns, rows, fmt)
 

@@ -25,6 +25,7 @@ import sqlite3
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -65,8 +66,29 @@ def process_alive(pid: int) -> bool:
     return True
 
 
+# Who asked for the runs started in this context when it was not this process's command line:
+# the workbench's lead page sets `serve: lead <ID>` around a button's run (`acting_as`), since
+# the server's own command line (`nlibuild serve`) says nothing of which lead pressed it.
+_acting: ContextVar[str | None] = ContextVar("nlibuild_acting", default=None)
+
+
+@contextmanager
+def acting_as(command: str) -> Iterator[None]:
+    """Record `command` as the command of every run started inside this block (this thread's
+    context only: a server's other requests keep their own)."""
+    token = _acting.set(command)
+    try:
+        yield
+    finally:
+        _acting.reset(token)
+
+
 def this_command() -> str:
-    """The command line of this process, as a user would type it."""
+    """The command line of this process, as a user would type it; inside `acting_as`, what
+    that names (`serve: lead lead01`)."""
+    acting = _acting.get()
+    if acting is not None:
+        return acting
     args = [os.path.basename(sys.argv[0]) or "nlibuild", *sys.argv[1:]]
     if args[0] in {"__main__.py", "-m"}:
         args[0] = "nlibuild"

@@ -6,13 +6,17 @@ Each button is a POST form (with the CSRF token, as every form) whose values go 
 `invoke`, as the CLI's options do (the form's values, then the store's preset, then the
 settings model's defaults), so it makes the same recorded run and the page says what the
 CLI prints: the stage's summary line. A value the model or the stage refuses comes back on
-the page as the `Error:` line the CLI would print, with nothing written. Only the lead may
-see or use them (403).
+the page as the `Error:` line the CLI would print, beside the form that was sent and with
+what was typed kept, with nothing written. A button's run records which lead pressed it
+(its command is `serve: lead ID`, as `nlibuild runs` shows). The page also lists the
+invites as `serve invites` does (the first characters of each token, never the token) and
+revokes them as `serve revoke --token-prefix` does. Only the lead may see or use it (403).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import anyio.to_thread
@@ -21,16 +25,22 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
+from nlibuild.core.runs import acting_as
 from nlibuild.errors import ConfigError, NlibuildError
-from nlibuild.invoke import invoke, option_problem
-from nlibuild.models import AggregateMethod, AgreementStat, Protocol, Role
+from nlibuild.invoke import invoke, option_problem, settings_for, store_facts
+from nlibuild.models import AggregateConfig, AggregateMethod, AgreementStat, Protocol, Role
 from nlibuild.options import min_agree_option
 from nlibuild.stats import StatsOptions
 from nlibuild.stats.agreement import agreement_settings, compute_agreement, rule_note
 from nlibuild.store import Store
 from nlibuild.web.auth import require_role
 from nlibuild.web.context import WebContext
-from nlibuild.workbench.access import progress_per_batch, violation_counts
+from nlibuild.workbench.access import (
+    list_invites,
+    progress_per_batch,
+    revoke_invites,
+    violation_counts,
+)
 
 Form = dict[str, str]
 
@@ -42,10 +52,15 @@ def lead(context: WebContext, request: Request) -> Response:
 
 
 def lead_page(
-    context: WebContext, request: Request, done: str = "", error: str = "", status: int = 200
+    context: WebContext,
+    request: Request,
+    done: str = "",
+    refused: Refusal | None = None,
+    status: int = 200,
 ) -> Response:
-    """Progress per batch and annotator, violations per rule, agreement so far, the forms;
-    `done` or `error` says what the last button did."""
+    """Progress per batch and annotator, violations per rule, agreement so far, the invites,
+    the forms; `done` says what the last button did, `refused` which form was refused, why,
+    and what it held (shown in it again)."""
     progress = context.with_store(progress_per_batch)
     agreement, agreement_note = context.with_store(agreement_so_far)
     per_annotator: dict[tuple[str, str], list[int]] = {}
@@ -56,9 +71,11 @@ def lead_page(
     values = {
         "title": "Lead",
         "done": done,
-        "error": error,
+        "refused": refused or Refusal("", "", {}),
         "protocols": [p.value for p in Protocol],
         "methods": [m.value for m in AggregateMethod],
+        "preset_method": context.with_store(preset_method),
+        "invites": context.with_store(list_invites),
         "per_annotator": [(*key, *counts) for key, counts in sorted(per_annotator.items())],
         "progress": [
             (r.id, r.kind, r.protocol or "", r.lang, r.annotator, r.items, r.open, r.answered)
@@ -73,6 +90,29 @@ def lead_page(
         "agreement_note": agreement_note,
     }
     return context.page(request, "lead.html", values, status)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A refused form: which (its action, `aggregate`), the `Error:` line, and the values it
+    was sent with, so that what was typed is not lost."""
+
+    form: str
+    error: str
+    values: Form
+
+
+def preset_method(store: Store) -> str:
+    """The aggregation method an empty method field means, as `aggregate-labels` without
+    `--method` takes it: the preset's `[aggregate] method`, else the settings model's
+    default. (A preset the model refuses is refused when the button runs; the page still
+    shows, naming the default.)"""
+    from nlibuild.stages.aggregate import STAGE
+
+    try:
+        return settings_for(STAGE, store_facts(store), {}).method.value
+    except NlibuildError:
+        return AggregateMethod(AggregateConfig.model_fields["method"].default).value
 
 
 def agreement_so_far(store: Store) -> tuple[list[AgreementStat], str]:
@@ -163,27 +203,40 @@ def aggregate_labels(store: Store, form: Form) -> str:
     return outcome.summary
 
 
-def action(context: WebContext, stage: Callable[[Store, Form], str]) -> Any:
-    """A lead's button: the form's values through `stage`, under the write lock. What was
-    made goes to the session's flash and the answer is a 303 to /lead, so reloading the
-    page that follows shows it without running the stage again. A refusal is the lead
-    page with the one `Error:` line (400): nothing was written, so a re-sent form costs
-    nothing, and the page can say what was wrong at once."""
+def revoke_invite(store: Store, form: Form) -> str:
+    """`serve revoke --token-prefix`: the prefix the invites table shows."""
+    prefix = given(form, "token_prefix")
+    if prefix is None:
+        raise ConfigError("name the invite to revoke: the first characters of its token")
+    revoked = revoke_invites(store, None, prefix)
+    return f"Revoked {revoked} live {'invite' if revoked == 1 else 'invites'}."
+
+
+def action(context: WebContext, name: str, stage: Callable[[Store, Form], str]) -> Any:
+    """A lead's button: the form's values through `stage`, under the write lock, with the
+    run recorded as the lead's (`serve: lead ID`: the server's own command line would not
+    say who pressed it). What was made goes to the session's flash and the answer is a 303
+    to /lead, so reloading the page that follows shows it without running the stage again.
+    A refusal is the lead page with the one `Error:` line beside the form `name` and the
+    values it was sent with (400): nothing was written, so a re-sent form costs nothing."""
 
     async def page(request: Request) -> Response:
-        require_role(request, Role.LEAD)
+        lead_id = require_role(request, Role.LEAD).name
         form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
 
         def work() -> Response:
             try:
-                done = context.writing(lambda store: stage(store, form))
+                with acting_as(f"serve: lead {lead_id}"):
+                    done = context.writing(lambda store: stage(store, form))
             except NlibuildError as exc:
-                return lead_page(context, request, error=f"Error: {exc}", status=400)
+                error = f"Error: {exc}"
             except ValidationError as exc:
                 error = f"Error: {option_problem(exc)}"
-                return lead_page(context, request, error=error, status=400)
-            context.flashes.put(request.scope["state"]["session_id"], done)
-            return RedirectResponse("/lead", status_code=303)
+            else:
+                context.flashes.put(request.scope["state"]["session_id"], done)
+                return RedirectResponse("/lead", status_code=303)
+            kept = {k: v for k, v in form.items() if k != "csrf_token"}
+            return lead_page(context, request, refused=Refusal(name, error, kept), status=400)
 
         return await anyio.to_thread.run_sync(work)
 
@@ -198,7 +251,16 @@ def routes(context: WebContext) -> list[Route]:
 
     return [
         Route("/lead", page),
-        Route("/lead/elicit-batches", action(context, create_elicit_batches), methods=["POST"]),
-        Route("/lead/relabel-batches", action(context, create_relabel_batches), methods=["POST"]),
-        Route("/lead/aggregate", action(context, aggregate_labels), methods=["POST"]),
+        *(
+            Route(f"/lead/{name}", action(context, name, stage), methods=["POST"])
+            for name, stage in BUTTONS.items()
+        ),
     ]
+
+
+BUTTONS: dict[str, Callable[[Store, Form], str]] = {
+    "elicit-batches": create_elicit_batches,
+    "relabel-batches": create_relabel_batches,
+    "aggregate": aggregate_labels,
+    "revoke": revoke_invite,
+}
