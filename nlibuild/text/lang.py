@@ -330,3 +330,50 @@ def overlap_share(hypothesis: str, premise: str, lang: str, measure: OverlapMeas
     if measure is OverlapMeasure.PREMISE:
         return of_premise
     return min(of_hypothesis, of_premise)
+
+
+@dataclass(frozen=True)
+class UnitSpan:
+    """One overlap unit of a text (`overlap_units`'s form) and where it stands in the text
+    as given: [start, end) in code points."""
+
+    unit: str
+    start: int
+    end: int
+
+
+def overlap_unit_spans(text: str, lang: str) -> list[UnitSpan]:
+    """`overlap_units(text, lang)` with each unit's place in `text`: the same units in the
+    same order (case folding maps each character on its own, so the folded text is cut as
+    `overlap_units` cuts it and each folded character traced back to its source)."""
+    pieces = [char.casefold() for char in text]
+    origin = [i for i, piece in enumerate(pieces) for _ in piece]
+    folded = "".join(pieces).replace("’", "'")
+    if length_unit(lang) == "chars":
+        return [
+            UnitSpan(char, origin[at], origin[at] + 1)
+            for at, char in enumerate(folded)
+            if unicodedata.category(char)[0] in "LMN"
+        ]
+    return [
+        UnitSpan(m.group(), origin[m.start()], origin[m.end() - 1] + 1)
+        for m in _WORD.finditer(folded)
+    ]
+
+
+def shared_unit_spans(hypothesis: str, premise: str, lang: str) -> list[UnitSpan]:
+    """The hypothesis's units that count as overlap with the premise, in order: as
+    multisets, so a unit twice in the hypothesis and once in the premise is shared once
+    (its first occurrence), as `overlap_shares` counts it."""
+    left = Counter(overlap_units(premise, lang))
+    shared = []
+    for span in overlap_unit_spans(hypothesis, lang):
+        if left[span.unit] > 0:
+            left[span.unit] -= 1
+            shared.append(span)
+    return shared
+
+
+def overlap_unit_name(lang: str) -> str:
+    """What overlap counts in `lang`, as a page names it: `characters` or `words`."""
+    return "characters" if length_unit(lang) == "chars" else "words"
