@@ -208,3 +208,27 @@ def test_a_length_table_with_a_key_of_no_language_is_refused() -> None:
                    '[workbench.min_hypothesis_chars]\nzh = "5"\n'):  # fmt: skip
         with pytest.raises(ConfigError, match="min_hypothesis_chars"):
             parse_preset(preset)
+
+
+@pytest.mark.parametrize(("preset", "units", "over"), [("", "characters", True),
+                         ('[elicit]\noverlap_units = "words"\n', "words", False)])  # fmt: skip
+def test_chinese_overlap_counts_what_the_preset_says_in_the_page_and_the_import_alike(
+    tmp_path: Path, preset: str, units: str, over: bool
+) -> None:
+    db = chinese_store(tmp_path / "corpus.db", preset)
+    batch = batches_of(db)["w01"][0]
+    [premise] = [p for p, text in premises_of(db, batch) if text == ZH_NEWS[0]]
+    typed = "政府明天批准公园的预算。"  # the premise's characters, but 明天 is a new word
+    with open_store(db) as store:
+        feedback = draft_feedback(store, "w01", batch, premise, {"entailment_1": typed})
+    field = feedback.fields[0]
+    assert feedback.overlap_units == units
+    assert [f.rule for f in field.findings] == (["overlap"] if over else [])
+    if units == "words":  # 政府 is a word of its own, not the premise's 市政府
+        shared = [typed[u.start : u.end] for u in field.shared]
+        assert shared == ["批准", "公园", "的", "预算"]
+    answer = {"batch": batch, "writer": "w01", "premise_id": premise, "entailment": [typed],
+              "neutral": ["公园很大很美。"], "contradiction": ["公园没有预算。"]}  # fmt: skip
+    ok("--db", db, "elicit", "import", write_jsonl(tmp_path / "a.jsonl", [answer]))
+    recorded = query(db, "SELECT pair_id FROM violations WHERE rule = 'overlap'")
+    assert recorded == ([(f"{premise}-e1",)] if over else [])

@@ -2,12 +2,12 @@
 
 The findings come from `elicitation.check_answer`, the very function `elicit import` runs,
 with the settings it runs with (the store's `[elicit]`: `max_overlap`, `overlap_measure`,
-`overlap_severity`), so a page never says something the import would not. On top of them,
-per field: the overlap share under the measure whatever its size (OCNLI 3.2's 70% rule, so
-a writer sees how near the limit they are), where its negators stand in the text as typed,
-and whether the protocol forbids a negator there (MULTI_CONSTRAINT allows one among a
-premise's contradictions) or asks for none (MULTI_ENCOURAGE); and the units it shares
-with the premise, as spans to highlight. `too_short` is the workbench's own warning
+`overlap_severity`, `overlap_units`), so a page never says something the import would not.
+On top of them, per field: the overlap share under the measure whatever its size (OCNLI
+3.2's 70% rule, so a writer sees how near the limit they are), where its negators stand in
+the text as typed, and whether the protocol forbids a negator there (MULTI_CONSTRAINT
+allows one among a premise's contradictions) or asks for none (MULTI_ENCOURAGE); and the
+units it shares with the premise, as spans to highlight. `too_short` is the workbench's own warning
 ([workbench] min_hypothesis_chars, per language); the preset's `blocking_rules` say which
 findings refuse a submission.
 
@@ -152,6 +152,7 @@ def check_draft(
         cfg.max_overlap,
         overlap_measure=cfg.overlap_measure,
         overlap_severity=cfg.overlap_severity,
+        overlap_units=cfg.overlap_units,
         negator_in_entailment=cfg.negator_in_entailment,
     )
 
@@ -219,7 +220,7 @@ def draft_feedback(
     cfg = settings.elicit
     return DraftFeedback(
         overlap_measure=cfg.overlap_measure.value,
-        overlap_units=overlap_unit_name(premise.lang),
+        overlap_units=overlap_unit_name(premise.lang, cfg.overlap_units),
         max_overlap=cfg.max_overlap,
         fields=shown,
         answer_findings=answer_findings,
@@ -253,14 +254,16 @@ def _field_feedback(
         slot=slot,
         text=text,
         overlap=(
-            overlap_share(typed, folded_premise, premise.lang, cfg.overlap_measure)
+            overlap_share(
+                typed, folded_premise, premise.lang, cfg.overlap_measure, cfg.overlap_units
+            )
             if typed
             else None
         ),
         # Spans in the text as typed (the share is of its normalised form: the same units).
         shared=[
             SharedUnit(unit=span.unit, start=span.start, end=span.end)
-            for span in shared_unit_spans(text, folded_premise, premise.lang)
+            for span in shared_unit_spans(text, folded_premise, premise.lang, cfg.overlap_units)
         ],
         negators=[NegatorMark(negator=m.negator, start=m.start, end=m.end) for m in marks],
         negator_forbidden=(
