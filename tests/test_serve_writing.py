@@ -270,3 +270,48 @@ def test_the_feedback_route_answers_200_calls_quickly(writing: Writing) -> None:
     print(f"feedback route, in-process: median {median(took) * 1000:.1f} ms, "
           f"p95 {p95 * 1000:.1f} ms over 200 calls")  # fmt: skip
     assert p95 < 0.1
+
+
+def test_an_untouched_premise_shows_a_hint_not_errors(writing: Writing) -> None:
+    premise = writing.premises[0][0]
+    blank = form_of({label: ["", "", ""] for label in ("entailment", "neutral", "contradiction")})
+    view = writing.feedback(premise, blank).json()
+    assert [note["severity"] for note in view["answer_notes"]] == ["info"]
+    assert "Nothing written yet" in view["answer_notes"][0]["text"]
+    assert all(field["notes"] == [] for field in view["fields"].values())
+    assert view["blocked"]  # nothing to submit, though nothing is wrong
+    assert view["blocked_reason"] == (
+        "Submitting is off: write the hypotheses, or mark the premise unusable."
+    )
+    assert "Error" not in view["blocked_reason"]
+
+
+def test_the_reason_submitting_is_off_names_each_problem_once(writing: Writing) -> None:
+    premise = writing.premises[0][0]
+    view = writing.feedback(premise, {"entailment_1": "The council met on a Monday."}).json()
+    reason = view["blocked_reason"]
+    assert reason.count("the answer: label missing") == 1, reason  # neutral and contradiction
+    assert len([n for n in view["answer_notes"] if "label missing" in n["text"]]) == 2
+
+
+def test_the_units_shared_with_the_premise_are_highlighted_in_the_hypothesis(
+    writing: Writing,
+) -> None:
+    premise, text = writing.premises[0]
+    first, second = text.split()[:2]
+    typed = f"{first} {second} <b>zyzzyva</b>"
+    view = writing.feedback(premise, {"neutral_1": typed}).json()
+    field = view["fields"]["neutral_1"]
+    assert field["shared_segments"] == [
+        {"text": first, "marked": True},
+        {"text": " ", "marked": False},
+        {"text": second, "marked": True},
+        {"text": " <b>zyzzyva</b>", "marked": False},
+    ]
+    assert "".join(part["text"] for part in field["shared_segments"]) == typed
+    assert field["shared_text"].startswith("Shared with the premise (")
+    page = writing.send(premise, {"neutral_1": typed}, action="check").text
+    shown = page.split('id="fb-neutral_1"', 1)[1].split('class="marked"', 1)[0]
+    marks = [f'<mark class="shared-unit">{word}</mark>' for word in (first, second)]
+    assert " ".join(marks) in shown
+    assert "&lt;b&gt;zyzzyva&lt;/b&gt;" in shown and "<b>" not in shown

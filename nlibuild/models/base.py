@@ -218,6 +218,21 @@ with the premise", i.e. at most 70% of what the hypothesis says may come from th
 (A premise-relative share would let a short hypothesis copy a long premise's words.)"""
 
 
+class OverlapUnits(StrEnum):
+    """What the overlap rule counts in a language written without spaces: its characters
+    one by one (as OCNLI counted, 3.2), or its words (Chinese cut by jieba; Korean at its
+    spaces). Space-delimited languages always count words; Japanese, Thai and Burmese have
+    no segmenter here and count characters either way."""
+
+    CHARACTERS = "characters"
+    WORDS = "words"
+
+
+DEFAULT_OVERLAP_UNITS = OverlapUnits.CHARACTERS
+"""OCNLI's 70% rule was stated for characters: a Chinese hypothesis reusing the premise's
+characters in new words counts as overlap, as it did for OCNLI's writers."""
+
+
 class PlatformFormat(StrEnum):
     """How a work package goes out to writers and their answers come back."""
 

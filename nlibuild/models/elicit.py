@@ -21,10 +21,12 @@ from nlibuild.models.base import (
     ANSWER_COLUMN_KEYS,
     DEFAULT_MAX_OVERLAP,
     DEFAULT_OVERLAP_MEASURE,
+    DEFAULT_OVERLAP_UNITS,
     IN_PRESET,
     Label,
     LangCode,
     OverlapMeasure,
+    OverlapUnits,
     PlatformFormat,
     PresetKey,
     Protocol,
@@ -164,6 +166,12 @@ class ElicitImportConfig(_Config):
     max_overlap: Annotated[float, IN_PRESET] = Field(default=DEFAULT_MAX_OVERLAP, gt=0, le=1)
     overlap_measure: Annotated[OverlapMeasure, IN_PRESET] = DEFAULT_OVERLAP_MEASURE
     overlap_severity: Annotated[Severity, IN_PRESET] = DEFAULT_OVERLAP_SEVERITY
+    overlap_units: Annotated[OverlapUnits, IN_PRESET] = Field(
+        default=DEFAULT_OVERLAP_UNITS,
+        description="what Chinese and Korean overlap counts: characters (as OCNLI) or words "
+        "(jieba's for Chinese); other languages count words, or characters without a "
+        "segmenter (ja, th, my)",
+    )
     negator_in_entailment: Annotated[bool, IN_PRESET] = Field(
         default=False,
         description="warn of an entailment that holds a negator (negators cue contradictions: "

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, NonNegativeInt
 
-from nlibuild.models.base import IN_PRESET, Label, Level, Protocol, _Config
+from nlibuild.models.base import IN_PRESET, Label, Level, Protocol, _Config, lang_code_problem
 from nlibuild.models.elicit import Rule
 
 TOO_SHORT = "too_short"
 """The workbench's own rule (the protocols have no length rule): a hypothesis under
-`WorkbenchConfig.min_hypothesis_chars` characters. A warning unless the preset blocks it."""
+`WorkbenchConfig.least_hypothesis_chars(lang)` characters. A warning unless the preset blocks it."""
 
 
 def _known_rules(rules: tuple[str, ...] | None) -> tuple[str, ...] | None:
@@ -27,6 +27,23 @@ def _known_rules(rules: tuple[str, ...] | None) -> tuple[str, ...] | None:
         if rule not in known:
             raise ValueError(f"{rule!r} is not a rule; choose among {', '.join(known)}")
     return rules
+
+
+DEFAULT_MIN_HYPOTHESIS_CHARS: dict[str, int] = {"zh": 5, "ja": 6, "ko": 5}
+"""Built-in lengths for languages whose characters carry more than a letter each: a normal
+Chinese hypothesis is 6 to 7 characters (issue 26), so the 8 of space-delimited
+languages warned on most of them; Japanese writes endings in kana, and
+Korean puts spaces between words of Hangul syllables."""
+DEFAULT_MIN_HYPOTHESIS_CHARS_ELSE = 8
+"""Every other language: 8 characters, a short clause in a space-delimited language."""
+
+
+def _known_length_keys(setting: int | dict[str, int] | None) -> int | dict[str, int] | None:
+    for key in setting if isinstance(setting, dict) else ():
+        problem = lang_code_problem(key) if key != "default" else None
+        if problem is not None or key != key.lower() or "-" in key:
+            raise ValueError(f"{key!r} is not a primary language code (zh, en, ...) nor `default`")
+    return setting
 
 
 class WorkbenchConfig(_Config):
@@ -42,9 +59,31 @@ class WorkbenchConfig(_Config):
             "too_short); unset: every rule whose severity is error",
         )
     )
-    min_hypothesis_chars: Annotated[int, IN_PRESET] = Field(
-        default=8, ge=0, description="characters (after normalising); 0: no length check"
+    min_hypothesis_chars: Annotated[
+        NonNegativeInt | dict[str, NonNegativeInt] | None,
+        AfterValidator(_known_length_keys),
+        IN_PRESET,
+    ] = Field(
+        default=None,
+        description="characters (after normalising): one number for every language, or a "
+        "table of languages (`zh = 5`, `default = 8` for the rest); unset: "
+        + ", ".join(f"{lang} {least}" for lang, least in DEFAULT_MIN_HYPOTHESIS_CHARS.items())
+        + f", else {DEFAULT_MIN_HYPOTHESIS_CHARS_ELSE}; 0: no length check",
     )
+
+    def least_hypothesis_chars(self, lang: str) -> int:
+        """The length under which a hypothesis in `lang` is too short: the preset's number,
+        its table's entry for the language (else its `default`), else the built-in one."""
+        setting = self.min_hypothesis_chars
+        if isinstance(setting, int):
+            return setting
+        primary = lang.replace("_", "-").split("-")[0].lower()
+        table = setting or {}
+        if primary in table:
+            return table[primary]
+        if "default" in table:
+            return table["default"]
+        return DEFAULT_MIN_HYPOTHESIS_CHARS.get(primary, DEFAULT_MIN_HYPOTHESIS_CHARS_ELSE)
 
 
 class VoteUndoConfig(_Config):
@@ -160,10 +199,24 @@ class NegatorMark(_Shown):
     end: int
 
 
+class SharedUnit(_Shown):
+    """A unit of a field's text that the premise holds too (overlap), [start, end) in the
+    text as typed; `unit` is the unit as counted (case-folded)."""
+
+    unit: str
+    start: int
+    end: int
+
+
 class FieldFeedback(_Shown):
     slot: str
     text: str
     overlap: float | None = Field(description="share under the measure; None for no text")
+    shared: list[SharedUnit] = Field(
+        default_factory=list,
+        description="the units counted as overlap, in the order of the text (a unit twice "
+        "in the text and once in the premise is shared once: its first occurrence)",
+    )
     negators: list[NegatorMark]
     negator_forbidden: bool = Field(
         description="MULTI_CONSTRAINT: another contradiction already holds the one negator "
@@ -179,10 +232,16 @@ class DraftFeedback(_Shown):
     """Feedback on a whole draft: per field, and on the answer as a whole."""
 
     overlap_measure: str
+    overlap_units: str = Field(description="what overlap counts: words or characters")
     max_overlap: float
     fields: list[FieldFeedback]
     answer_findings: list[FeedbackFinding]
     blocked: bool
+    empty: bool = Field(
+        default=False,
+        description="nothing written and not marked unusable: no findings yet (the rules of "
+        "a whole answer, such as a missing label, wait for the first text), not submittable",
+    )
 
 
 class SubmissionResult(_Shown):

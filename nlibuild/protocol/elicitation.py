@@ -7,7 +7,8 @@ writer wrote for a premise and label are its easy, medium and hard level), MULTI
 (MULTI, where at most one of the three contradictions may contain a negator). In all four,
 no hypothesis may overlap more than 70% with its premise, and a writer may mark a premise
 unusable (`x`) instead. How that overlap is measured (`OverlapMeasure`), its limit and its
-severity are settings of `elicit import` (the preset's [elicit]), and so is an optional rule
+severity are settings of `elicit import` (the preset's [elicit]), as is what Chinese counts
+(`overlap_units`: characters as OCNLI did, or jieba's words), and so is an optional rule
 of no protocol of OCNLI's: a warning for an entailment that holds a negator
 (`negator_in_entailment`).
 
@@ -27,14 +28,16 @@ from nlibuild.models import (
     DEFAULT_MAX_OVERLAP,
     DEFAULT_OVERLAP_MEASURE,
     DEFAULT_OVERLAP_SEVERITY,
+    DEFAULT_OVERLAP_UNITS,
     Label,
     Level,
     OverlapMeasure,
+    OverlapUnits,
     Protocol,
     Rule,
 )
 from nlibuild.models import Severity as Severity  # re-exported: its home was here
-from nlibuild.text.lang import normalise_text, overlap_share
+from nlibuild.text.lang import counts_characters, length_unit, normalise_text, overlap_share
 from nlibuild.text.negators import NegatorLexicon
 
 LABEL_ORDER: tuple[Label, ...] = DEFAULT_LABEL_ORDER
@@ -154,14 +157,16 @@ def check_answer(
     *,
     overlap_measure: OverlapMeasure = DEFAULT_OVERLAP_MEASURE,
     overlap_severity: Severity = DEFAULT_OVERLAP_SEVERITY,
+    overlap_units: OverlapUnits = DEFAULT_OVERLAP_UNITS,
     negator_in_entailment: bool = False,
 ) -> CheckedAnswer:
     """The pairs one answer makes, each with what the protocol's rules found.
 
     `protocol_tag` goes into the pair IDs (`pair_id`): None for a premise's first batch.
     A hypothesis whose `overlap_measure` share is over `max_overlap` is an OVERLAP finding
-    of `overlap_severity`. With `negator_in_entailment`, an entailment holding a negator
-    is a NEGATED_ENTAILMENT warning.
+    of `overlap_severity`, its units counted as `overlap_units` asks (characters or, for
+    Chinese and Korean, words: `lang.counts_characters`). With `negator_in_entailment`, an
+    entailment holding a negator is a NEGATED_ENTAILMENT warning.
 
     `hypotheses` holds, per label, the form's fields in order (empty strings for fields
     left empty). Levels follow the order of the filled fields.
@@ -218,6 +223,13 @@ def check_answer(
             pairs.append(pair)
 
     seen: dict[str, str] = {}
+    # Named only where the setting changed what is counted, so that the default's messages
+    # (and the violations stored with them) read as before.
+    in_words = (
+        ", in words"
+        if length_unit(lang) == "chars" and not counts_characters(lang, overlap_units)
+        else ""
+    )
     premise = normalise_text(premise)
     folded_premise = premise.casefold()
     for pair in pairs:
@@ -229,13 +241,13 @@ def check_answer(
                 Finding(Rule.DUPLICATE, f"the same text as {seen[folded]}", pair.id)
             )
         else:
-            share = overlap_share(pair.hypothesis, premise, lang, overlap_measure)
+            share = overlap_share(pair.hypothesis, premise, lang, overlap_measure, overlap_units)
             if share > max_overlap:
                 pair.findings.append(
                     Finding(
                         Rule.OVERLAP,
                         f"overlaps {share:.0%} with the premise ({overlap_measure.value}-"
-                        f"relative; limit {max_overlap:.0%})",
+                        f"relative{in_words}; limit {max_overlap:.0%})",
                         pair.id,
                         overlap_severity,
                     )

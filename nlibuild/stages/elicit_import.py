@@ -227,6 +227,7 @@ class _Importer:
             answer.hypotheses, self.lexicon(premise.lang), self.cfg.max_overlap,
             None if first_batch else PROTOCOL_TAGS[protocol],
             overlap_measure=self.cfg.overlap_measure, overlap_severity=self.cfg.overlap_severity,
+            overlap_units=self.cfg.overlap_units,
             negator_in_entailment=self.cfg.negator_in_entailment,
         )  # fmt: skip
         self.answered.append(

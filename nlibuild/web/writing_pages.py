@@ -81,7 +81,8 @@ class Note(_View):
 
 
 class Segment(_View):
-    """A run of a field's text: a negator (`marked`) or the words between."""
+    """A run of a field's text: a negator, or a unit shared with the premise (`marked`),
+    or the text between."""
 
     text: str
     marked: bool
@@ -93,6 +94,8 @@ class FieldView(_View):
     overlap_text: str
     over_limit: bool
     segments: list[Segment]
+    shared_segments: list[Segment]
+    shared_text: str
     notes: list[Note]
 
 
@@ -156,20 +159,46 @@ def overlap_text(share: float | None, feedback: DraftFeedback) -> str:
     return f"overlap {share:.0%} {words}, limit {feedback.max_overlap:.0%}: {verdict}"
 
 
-def segments_of(field: FieldFeedback) -> list[Segment]:
-    """The field's text cut at its negators' spans (code points, as Python counts them)."""
+def cut_at(text: str, spans: list[tuple[int, int]]) -> list[Segment]:
+    """`text` cut at the [start, end) spans (code points, as Python counts them), each span
+    a marked segment; spans that touch are one (a run of shared Chinese characters), and
+    of two that overlap the first one wins."""
     cut: list[Segment] = []
     at = 0
-    for mark in sorted(field.negators, key=lambda m: m.start):
-        if mark.start < at:
-            continue  # overlapping spans: the first one wins
-        if mark.start > at:
-            cut.append(Segment(text=field.text[at : mark.start], marked=False))
-        cut.append(Segment(text=field.text[mark.start : mark.end], marked=True))
-        at = mark.end
-    if at < len(field.text):
-        cut.append(Segment(text=field.text[at:], marked=False))
+    for start, end in sorted(spans):
+        if start < at:
+            continue
+        if start == at and cut and cut[-1].marked:
+            cut[-1] = Segment(text=cut[-1].text + text[start:end], marked=True)
+        else:
+            if start > at:
+                cut.append(Segment(text=text[at:start], marked=False))
+            cut.append(Segment(text=text[start:end], marked=True))
+        at = end
+    if at < len(text):
+        cut.append(Segment(text=text[at:], marked=False))
     return cut
+
+
+def segments_of(field: FieldFeedback) -> list[Segment]:
+    """The field's text cut at its negators."""
+    return cut_at(field.text, [(mark.start, mark.end) for mark in field.negators])
+
+
+def shared_segments_of(field: FieldFeedback) -> list[Segment]:
+    """The field's text cut at the units it shares with the premise (empty when none)."""
+    if not field.shared:
+        return []
+    return cut_at(field.text, [(unit.start, unit.end) for unit in field.shared])
+
+
+def shared_text(field: FieldFeedback, feedback: DraftFeedback) -> str:
+    """The lead of the highlighted copy: "Shared with the premise (3 words):"."""
+    if not field.shared:
+        return ""
+    count = len(field.shared)
+    units = feedback.overlap_units if count != 1 else feedback.overlap_units.rstrip("s")
+    return f"Shared with the premise ({count} {units}):"
 
 
 def negator_notes(field: FieldFeedback) -> list[Note]:
@@ -191,6 +220,10 @@ def negator_notes(field: FieldFeedback) -> list[Note]:
     return notes
 
 
+EMPTY_HINT = "Nothing written yet: write the hypotheses, or mark the premise unusable."
+"""The one line of an untouched premise's feedback: a hint, not an error."""
+
+
 def answer_view(feedback: DraftFeedback, names: dict[str, str]) -> AnswerView:
     """The feedback as the page words it; `names` gives each slot's shown name."""
     fields = {
@@ -200,25 +233,36 @@ def answer_view(feedback: DraftFeedback, names: dict[str, str]) -> AnswerView:
             overlap_text=overlap_text(field.overlap, feedback),
             over_limit=field.overlap is not None and field.overlap > feedback.max_overlap,
             segments=segments_of(field),
+            shared_segments=shared_segments_of(field),
+            shared_text=shared_text(field, feedback),
             notes=[finding_note(f) for f in field.findings] + negator_notes(field),
         )
         for field in feedback.fields
     }
-    blocking = [(f.slot, x) for f in feedback.fields for x in f.findings if x.blocks]
-    blocking += [("", x) for x in feedback.answer_findings if x.blocks]
-    reasons = [
-        f"{names.get(slot, 'the answer')}: {RULE_WORDS.get(x.rule, x.rule)}" for slot, x in blocking
-    ]
+    answer_notes = [finding_note(f) for f in feedback.answer_findings]
+    if feedback.empty:
+        answer_notes.append(Note(severity="info", text=f"Note: {EMPTY_HINT}"))
     return AnswerView(
         fields=fields,
-        answer_notes=[finding_note(f) for f in feedback.answer_findings],
+        answer_notes=answer_notes,
         blocked=feedback.blocked,
-        blocked_reason=("Submitting is off until you fix: " + "; ".join(reasons))
-        if reasons
-        else "",
+        blocked_reason=blocked_reason(feedback, names),
         max_overlap=feedback.max_overlap,
         feedback=feedback,
     )
+
+
+def blocked_reason(feedback: DraftFeedback, names: dict[str, str]) -> str:
+    """Why submitting is off, each problem named once: three labels missing are one
+    "the answer: label missing", not three."""
+    if feedback.empty:
+        return f"Submitting is off: {EMPTY_HINT.split(': ', 1)[1]}"
+    blocking = [(f.slot, x) for f in feedback.fields for x in f.findings if x.blocks]
+    blocking += [("", x) for x in feedback.answer_findings if x.blocks]
+    reasons = dict.fromkeys(
+        f"{names.get(slot, 'the answer')}: {RULE_WORDS.get(x.rule, x.rule)}" for slot, x in blocking
+    )
+    return "Submitting is off until you fix: " + "; ".join(reasons) if reasons else ""
 
 
 def saved_text(updated_at: str) -> str:

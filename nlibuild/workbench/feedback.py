@@ -2,13 +2,14 @@
 
 The findings come from `elicitation.check_answer`, the very function `elicit import` runs,
 with the settings it runs with (the store's `[elicit]`: `max_overlap`, `overlap_measure`,
-`overlap_severity`), so a page never says something the import would not. On top of them,
-per field: the overlap share under the measure whatever its size (OCNLI 3.2's 70% rule, so
-a writer sees how near the limit they are), where its negators stand in the text as typed,
-and whether the protocol forbids a negator there (MULTI_CONSTRAINT allows one among a
-premise's contradictions) or asks for none (MULTI_ENCOURAGE). `too_short` is the
-workbench's own warning ([workbench] min_hypothesis_chars); the preset's `blocking_rules`
-say which findings refuse a submission.
+`overlap_severity`, `overlap_units`), so a page never says something the import would not.
+On top of them, per field: the overlap share under the measure whatever its size (OCNLI
+3.2's 70% rule, so a writer sees how near the limit they are), where its negators stand in
+the text as typed, and whether the protocol forbids a negator there (MULTI_CONSTRAINT
+allows one among a premise's contradictions) or asks for none (MULTI_ENCOURAGE); and the
+units it shares with the premise, as spans to highlight. `too_short` is the workbench's own warning
+([workbench] min_hypothesis_chars, per language); the preset's `blocking_rules` say which
+findings refuse a submission.
 
 A page asks for feedback as the person types, so it must be quick: the settings and the
 negator lexicon are read once per store and preset (`protocol_settings`).
@@ -32,6 +33,7 @@ from nlibuild.models import (
     NegatorMark,
     PlatformFormat,
     Protocol,
+    SharedUnit,
     WorkbenchConfig,
 )
 from nlibuild.options import store_label_names, store_settings
@@ -46,7 +48,12 @@ from nlibuild.protocol.elicitation import (
 )
 from nlibuild.queries.batches import BatchPremise, BatchRow, batch_of_annotator, batch_premises
 from nlibuild.store import Store
-from nlibuild.text.lang import normalise_text, overlap_share
+from nlibuild.text.lang import (
+    normalise_text,
+    overlap_share,
+    overlap_unit_name,
+    shared_unit_spans,
+)
 from nlibuild.text.negators import NegatorLexicon, negator_lexicon
 
 WORKBENCH_SOURCE = "workbench"
@@ -145,6 +152,7 @@ def check_draft(
         cfg.max_overlap,
         overlap_measure=cfg.overlap_measure,
         overlap_severity=cfg.overlap_severity,
+        overlap_units=cfg.overlap_units,
         negator_in_entailment=cfg.negator_in_entailment,
     )
 
@@ -159,16 +167,16 @@ def shown_finding(settings: ProtocolSettings, finding: Finding) -> FeedbackFindi
     )
 
 
-def too_short(settings: ProtocolSettings, text: str) -> FeedbackFinding | None:
-    """The workbench's length warning for a filled field under the configured length."""
-    least = settings.workbench.min_hypothesis_chars
+def too_short(settings: ProtocolSettings, text: str, lang: str) -> FeedbackFinding | None:
+    """The workbench's length warning for a filled field under its language's length."""
+    least = settings.workbench.least_hypothesis_chars(lang)
     length = len(normalise_text(text))
     if not 0 < length < least:
         return None
     return FeedbackFinding(
         rule=TOO_SHORT,
         severity=Severity.WARNING.value,
-        message=f"{length} characters; a hypothesis has at least {least}",
+        message=f"{length} characters; a hypothesis in {lang} has at least {least}",
         blocks=settings.blocks(TOO_SHORT, Severity.WARNING),
     )
 
@@ -182,12 +190,15 @@ def draft_feedback(
     unusable: bool = False,
 ) -> DraftFeedback:
     """What the checks of `elicit import` find in a draft, per field and for the whole
-    answer; NotFound unless the batch is the writer's and holds the premise."""
+    answer; NotFound unless the batch is the writer's and holds the premise. A draft with
+    nothing written (and not marked unusable) has no findings: a premise just opened is
+    not yet wrong, though it cannot be submitted (`empty`)."""
     batch = writers_batch(store, annotator_id, batch_id)
     premise = batch_premise(store, batch, premise_id)
     settings = protocol_settings(store)
     protocol = Protocol(batch.protocol or Protocol.SINGLE)
     hypotheses = hypotheses_of(fields, protocol)
+    empty = not unusable and not any(map(normalise_text, fields.values()))
     checked = check_draft(settings, premise, protocol, unusable, hypotheses)
     slot_of_pair = _slots_of_pairs(hypotheses)
     per_slot: dict[str, list[FeedbackFinding]] = {}
@@ -196,49 +207,72 @@ def draft_feedback(
             shown_finding(settings, f) for f in pair.findings
         ]
     lexicon = settings.lexicon(premise.lang)
-    cfg = settings.elicit
-    folded_premise = normalise_text(premise.text)
     negated = [slot for slot in _filled_contradictions(hypotheses) if lexicon.find(fields[slot])]
-    shown = []
-    for label in LABEL_ORDER:
-        for k, text in enumerate(hypotheses[label], 1):
-            slot = slot_name(label, k)
-            typed = normalise_text(text)
-            findings = list(per_slot.get(slot, []))
-            short = too_short(settings, text) if not unusable else None
-            if short is not None:
-                findings.append(short)
-            marks = lexicon.find_spans(text) if label is Label.CONTRADICTION else []
-            contradiction = label is Label.CONTRADICTION
-            shown.append(
-                FieldFeedback(
-                    slot=slot,
-                    text=text,
-                    overlap=(
-                        overlap_share(typed, folded_premise, premise.lang, cfg.overlap_measure)
-                        if typed
-                        else None
-                    ),
-                    negators=[
-                        NegatorMark(negator=m.negator, start=m.start, end=m.end) for m in marks
-                    ],
-                    negator_forbidden=(
-                        contradiction
-                        and protocol is Protocol.MULTI_CONSTRAINT
-                        and any(other != slot for other in negated[:1])
-                    ),
-                    negator_discouraged=contradiction and protocol is Protocol.MULTI_ENCOURAGE,
-                    findings=findings,
-                )
-            )
-    answer_findings = [shown_finding(settings, f) for f in checked.findings]
+    shown = [
+        _field_feedback(settings, premise, protocol, unusable, slot, text, per_slot, negated)
+        for label in LABEL_ORDER
+        for slot, text in (
+            (slot_name(label, k), text) for k, text in enumerate(hypotheses[label], 1)
+        )
+    ]
+    answer_findings = [] if empty else [shown_finding(settings, f) for f in checked.findings]
     every = answer_findings + [f for field in shown for f in field.findings]
+    cfg = settings.elicit
     return DraftFeedback(
         overlap_measure=cfg.overlap_measure.value,
+        overlap_units=overlap_unit_name(premise.lang, cfg.overlap_units),
         max_overlap=cfg.max_overlap,
         fields=shown,
         answer_findings=answer_findings,
-        blocked=any(f.blocks for f in every),
+        blocked=empty or any(f.blocks for f in every),
+        empty=empty,
+    )
+
+
+def _field_feedback(
+    settings: ProtocolSettings,
+    premise: BatchPremise,
+    protocol: Protocol,
+    unusable: bool,
+    slot: str,
+    text: str,
+    per_slot: dict[str, list[FeedbackFinding]],
+    negated: list[str],
+) -> FieldFeedback:
+    """One field's feedback: its findings, its overlap share and the units it shares with
+    the premise, its negators and the protocol's word on them."""
+    cfg = settings.elicit
+    contradiction = slot.startswith(Label.CONTRADICTION.value)
+    findings = list(per_slot.get(slot, []))
+    short = too_short(settings, text, premise.lang) if not unusable else None
+    if short is not None:
+        findings.append(short)
+    marks = settings.lexicon(premise.lang).find_spans(text) if contradiction else []
+    typed = normalise_text(text)
+    folded_premise = normalise_text(premise.text)
+    return FieldFeedback(
+        slot=slot,
+        text=text,
+        overlap=(
+            overlap_share(
+                typed, folded_premise, premise.lang, cfg.overlap_measure, cfg.overlap_units
+            )
+            if typed
+            else None
+        ),
+        # Spans in the text as typed (the share is of its normalised form: the same units).
+        shared=[
+            SharedUnit(unit=span.unit, start=span.start, end=span.end)
+            for span in shared_unit_spans(text, folded_premise, premise.lang, cfg.overlap_units)
+        ],
+        negators=[NegatorMark(negator=m.negator, start=m.start, end=m.end) for m in marks],
+        negator_forbidden=(
+            contradiction
+            and protocol is Protocol.MULTI_CONSTRAINT
+            and any(other != slot for other in negated[:1])
+        ),
+        negator_discouraged=contradiction and protocol is Protocol.MULTI_ENCOURAGE,
+        findings=findings,
     )
 
 

@@ -283,5 +283,6 @@ def _findings(
     found = [shown_finding(settings, f) for f in checked.all_findings()]
     if not unusable:
         texts = [text for texts in hypotheses.values() for text in texts]
-        found += [short for text in texts if (short := too_short(settings, text)) is not None]
+        shorts = (too_short(settings, text, premise.lang) for text in texts)
+        found += [short for short in shorts if short is not None]
     return found

@@ -50,6 +50,16 @@
       meter.value = field.overlap;
       overlap.replaceChildren(meter, " ", element("span", "", field.overlap_text));
     }
+    const shared = box.querySelector(".shared");
+    if (field.shared_segments.length) {
+      const copy = element("span");
+      copy.lang = document.getElementById("premise-text").lang;
+      copy.replaceChildren(...field.shared_segments.map((part) =>
+        part.marked ? element("mark", "shared-unit", part.text) : document.createTextNode(part.text)));
+      shared.replaceChildren(element("span", "", field.shared_text), " ", copy);
+    } else {
+      shared.replaceChildren();
+    }
     const marked = box.querySelector(".marked");
     if (field.segments.some((part) => part.marked)) {
       marked.replaceChildren(...field.segments.map((part) =>
