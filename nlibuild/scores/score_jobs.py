@@ -25,14 +25,19 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
+import math
+import os
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from nlibuild.errors import ConfigError, InputError
+from nlibuild.formats.input_files import read_utf8_text, require_regular_file
 from nlibuild.models import (
     ALL_LANGS,
     NLI_LABELS,
@@ -46,14 +51,16 @@ from nlibuild.queries.scores import SplitPair, checkpoint_indexes, split_pairs, 
 from nlibuild.queries.translations import translations_in
 from nlibuild.render import counted, run_note
 from nlibuild.scoring.job_files import (
+    CHECKPOINTS_FILE,
+    DONE_FILE,
     DYNAMICS_FILE,
     EVAL_SPLITS,
     TRAIN,
+    CheckpointRecord,
+    DoneRecord,
     JobSpec,
     PairRecord,
     predictions_path,
-    read_checkpoints,
-    read_done,
 )
 from nlibuild.store import ScoreAccuracyRow, Store
 from nlibuild.text.negators import negator_lexicon
@@ -302,6 +309,9 @@ def eval_groups(
 # --- a job folder's results into the store ------------------------------------------------
 
 
+COPY_BACK = "copy the job folder back whole from where it ran, or run the job again"
+
+
 def merge_checkpoints(
     store: Store,
     job_pk: int,
@@ -311,28 +321,43 @@ def merge_checkpoints(
 ) -> int:
     """Store the checkpoints of `folder` that the job does not have yet, each with its
     accuracy rows, calling `committed(index)` after each (a stage commits a step there);
-    returns how many were added. A checkpoint whose predictions are not written yet is
-    left for later."""
+    returns how many were added. While the job runs (no done.json), a checkpoint whose
+    predictions are not written yet is left for later; a file that does not keep the
+    contract of job_files.py is an `InputError` naming it (`check_results` reads them all
+    first so that a stage can refuse before it writes)."""
     known = checkpoint_indexes(store, job_pk)
     added = 0
-    for record in read_checkpoints(folder):
+    for record, predictions in job_predictions(folder, groups.gold.size):
         if record.index in known:
             continue
-        path = predictions_path(folder, record.index)
-        if not path.exists():
-            break
-        predictions = np.load(path)
-        if predictions.shape != groups.gold.shape:
-            raise InputError(
-                path, f"{predictions.size} predictions for {groups.gold.size} evaluation rows "
-                "of data/pairs.jsonl; the job folder is inconsistent: run the job again",
-            )  # fmt: skip
         checkpoint = (record.index, record.step, record.epoch, record.examples_seen,
                       record.train_loss, record.seconds)  # fmt: skip
         store.add_score_checkpoint(job_pk, checkpoint, groups.accuracy_rows(predictions))
         added += 1
         committed(record.index)
     return added
+
+
+def job_predictions(folder: Path, rows: int) -> list[tuple[CheckpointRecord, np.ndarray]]:
+    """Every checkpoint of `folder` with its predictions, each file checked."""
+    done = read_done_record(folder)
+    found = []
+    for record in read_checkpoint_records(folder, done):
+        path = predictions_path(folder, record.index)
+        if not os.path.lexists(path):
+            if done is not None:
+                raise InputError(path, f"missing, though results/done.json says the job "
+                                 f"finished; {COPY_BACK}")  # fmt: skip
+            break  # written after its checkpoint line: left for the next import
+        found.append((record, read_predictions(path, rows)))
+    return found
+
+
+def check_results(folder: Path, records: Sequence[PairRecord]) -> None:
+    """Read every result file of a job folder as an import would, raising the first
+    `InputError`; nothing is written."""
+    job_predictions(folder, sum(1 for r in records if r.split != TRAIN))
+    read_dynamics(folder, records)
 
 
 def finished_dynamics(
@@ -343,25 +368,176 @@ def finished_dynamics(
     label, variability = its standard deviation (Swayamdipta et al. 2020, section 2), and
     correctness = the share of epochs where that probability was over 0.5 (the job keeps
     the gold probability only, not whether it was the highest). A pair with several
-    training rows (translate-train) counts their mean probability in each epoch."""
-    if read_done(folder) is None:
+    training rows (translate-train) counts their mean probability in each epoch; a pair no
+    epoch reached (fewer epochs than one) has none."""
+    probabilities = read_dynamics(folder, records)
+    if probabilities is None:
         return None
-    path = folder / DYNAMICS_FILE
-    if not path.exists():
-        return []
-    probabilities = np.load(path)
     train_ids = [r.id for r in records if r.split == TRAIN]
-    if probabilities.ndim != 2 or probabilities.shape[1] != len(train_ids):
-        raise InputError(path, f"shape {probabilities.shape} is not [epochs, {len(train_ids)}]")
     rows_of: dict[str, list[int]] = defaultdict(list)
     for at, pair_id in enumerate(train_ids):
         rows_of[pair_id].append(at)
     found = []
     for pair_id, rows in rows_of.items():
         per_epoch = probabilities[:, rows].mean(axis=1)
+        # An epoch that did not reach the pair (NaN: a partial last epoch) is not counted.
+        per_epoch = per_epoch[~np.isnan(per_epoch)]
+        if not per_epoch.size:
+            continue
         found.append((pair_pks[pair_id], float(per_epoch.mean()), float(per_epoch.std()),
                       float((per_epoch > 0.5).mean())))  # fmt: skip
     return sorted(found)
+
+
+# --- reading a job's result files strictly -------------------------------------------------
+# A job folder comes back from another machine, possibly cut short, edited or replaced: each
+# file is checked to be a regular file (stat before open: a FIFO would block the read), to
+# parse, and to hold what job_files.py says it holds, before anything reaches the store.
+
+
+def read_done_record(folder: Path) -> DoneRecord | None:
+    path = folder / DONE_FILE
+    if not os.path.lexists(path):
+        return None  # the job still runs, or stopped early: its checkpoints so far count
+    raw = _json_object(path, read_utf8_text(path, "done record"), None)
+    try:
+        record = DoneRecord(**raw)
+    except TypeError as exc:
+        raise InputError(path, f"not a done record ({exc}); {COPY_BACK}") from None
+    if not _is_count(record.checkpoints):
+        raise InputError(path, f"checkpoints {record.checkpoints!r} is not a count; {COPY_BACK}")
+    return record
+
+
+def read_checkpoint_records(folder: Path, done: DoneRecord | None) -> list[CheckpointRecord]:
+    """The lines of results/checkpoints.jsonl. While the job runs, a last line without its
+    newline is one being written and is left out; once it finished, every line is whole
+    and there are as many as done.json says."""
+    path = folder / CHECKPOINTS_FILE
+    if not os.path.lexists(path):
+        if done is not None:
+            raise InputError(path, f"missing, though results/done.json says the job "
+                             f"finished; {COPY_BACK}")  # fmt: skip
+        return []
+    lines = read_utf8_text(path, "checkpoints file").split("\n")
+    if lines[-1] and done is not None:
+        raise InputError(path, f"cut short: the last line has no newline; {COPY_BACK}",
+                         len(lines))  # fmt: skip
+    records = [_checkpoint(path, line, at) for at, line in enumerate(lines[:-1])]
+    if done is not None and len(records) != done.checkpoints:
+        raise InputError(path, f"{len(records)} checkpoints, but {folder / DONE_FILE} says "
+                         f"{done.checkpoints}; {COPY_BACK}")  # fmt: skip
+    return records
+
+
+def _checkpoint(path: Path, line: str, at: int) -> CheckpointRecord:
+    raw = _json_object(path, line, at + 1)
+    try:
+        record = CheckpointRecord(**raw)
+    except TypeError as exc:
+        raise InputError(path, f"not a checkpoint record ({exc}); {COPY_BACK}", at + 1) from None
+    problem = _checkpoint_problem(record, at)
+    if problem:
+        raise InputError(path, f"{problem}; {COPY_BACK}", at + 1)
+    return record
+
+
+def _checkpoint_problem(record: CheckpointRecord, at: int) -> str | None:
+    if record.index != at or not _is_count(record.index):
+        return f"index {record.index!r} where checkpoint {at} belongs (they go 0, 1, 2, ...)"
+    for name in ("step", "examples_seen"):
+        if not _is_count(getattr(record, name)):
+            return f"{name} {getattr(record, name)!r} is not a count"
+    for name in ("epoch", "seconds"):
+        if not _is_number(getattr(record, name)) or getattr(record, name) < 0:
+            return f"{name} {getattr(record, name)!r} is not a number of at least 0"
+    if record.train_loss is not None and not _is_number(record.train_loss):
+        return f"train_loss {record.train_loss!r} is not a number"
+    if not isinstance(record.accuracy, dict) or not all(
+        isinstance(v, list) and len(v) == 2 and all(_is_count(n) for n in v)
+        for v in record.accuracy.values()
+    ):
+        return "accuracy is not a map of [correct, total] counts"
+    return None
+
+
+def _json_object(path: Path, text: str, line: int | None) -> dict[str, Any]:
+    try:
+        raw = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise InputError(path, f"not JSON ({exc}); {COPY_BACK}", line) from None
+    if not isinstance(raw, dict):
+        raise InputError(path, f"not a JSON object; {COPY_BACK}", line)
+    return raw
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def read_predictions(path: Path, rows: int) -> np.ndarray:
+    """A checkpoint's predictions: one label index (0, 1, 2 of NLI_LABELS) per row."""
+    predictions = _read_npy(path, "predictions file", "iu", (rows,))
+    if predictions.size and (predictions.min() < 0 or predictions.max() >= len(NLI_LABELS)):
+        bad = int(np.flatnonzero((predictions < 0) | (predictions >= len(NLI_LABELS)))[0])
+        raise InputError(path, f"row {bad} predicts class {int(predictions[bad])}, not one of "
+                         f"0..{len(NLI_LABELS) - 1}; {COPY_BACK}")  # fmt: skip
+    return predictions
+
+
+def read_dynamics(folder: Path, records: Sequence[PairRecord]) -> np.ndarray | None:
+    """A finished job's gold-label probabilities [epochs, training rows]; None while it runs."""
+    if read_done_record(folder) is None:
+        return None
+    path = folder / DYNAMICS_FILE
+    if not os.path.lexists(path):
+        raise InputError(path, f"missing, though results/done.json says the job finished; "
+                         f"{COPY_BACK}")  # fmt: skip
+    train = sum(1 for r in records if r.split == TRAIN)
+    probabilities = _read_npy(path, "dynamics file", "f", (None, train))
+    # NaN marks a row that a partial last epoch did not reach (loop.py close_epoch).
+    outside = (probabilities < 0) | (probabilities > 1)
+    if outside.any():
+        epoch, row = (int(n) for n in np.argwhere(outside)[0])
+        value = probabilities[epoch, row]
+        raise InputError(path, f"epoch {epoch}, row {row}: probability {value} is not "
+                         f"within 0..1; {COPY_BACK}")  # fmt: skip
+    return probabilities
+
+
+def _read_npy(path: Path, what: str, kinds: str, shape: tuple[int | None, ...]) -> np.ndarray:
+    """An .npy file whose header is checked (dtype kind, shape, and the file's size) before
+    its data is read, so that a header claiming a huge array allocates nothing."""
+    require_regular_file(path, what)
+    try:
+        with path.open("rb") as handle:
+            version = np.lib.format.read_magic(handle)
+            header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                      else np.lib.format.read_array_header_2_0)  # fmt: skip
+            found, _, dtype = header(handle, max_header_size=10_000)
+            start = handle.tell()
+    except (ValueError, OSError, SyntaxError) as exc:
+        raise InputError(path, f"not a .npy array ({exc}); {COPY_BACK}") from None
+    wanted = " x ".join("epochs" if n is None else str(n) for n in shape)
+    if len(found) != len(shape) or any(
+        n is not None and n != f for n, f in zip(shape, found, strict=False)
+    ):
+        raise InputError(path, f"shape {found} is not [{wanted}]; {COPY_BACK}")
+    if dtype.kind not in kinds or dtype.hasobject:
+        raise InputError(path, f"dtype {dtype} is not {'float' if kinds == 'f' else 'integer'}; "
+                         f"{COPY_BACK}")  # fmt: skip
+    if path.stat().st_size != start + math.prod(found) * dtype.itemsize:
+        raise InputError(path, f"{path.stat().st_size} bytes do not hold a {found} array of "
+                         f"{dtype}: cut short or padded; {COPY_BACK}")  # fmt: skip
+    try:
+        array: np.ndarray = np.load(path, allow_pickle=False)
+    except (ValueError, OSError) as exc:
+        raise InputError(path, f"not a .npy array ({exc}); {COPY_BACK}") from None
+    return array
 
 
 def score_summary(result: ScoreResult, did: str) -> str:

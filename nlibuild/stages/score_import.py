@@ -7,13 +7,14 @@ every pair ID of its jobs must be in this store."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from nlibuild.core.registry import SCORE_IMPORT
 from nlibuild.core.stage import Stage
 from nlibuild.errors import ConflictError, InputError
 from nlibuild.formats.input_files import read_utf8_text
-from nlibuild.models import ScoreImportConfig, ScoreJobSummary, ScoreResult
+from nlibuild.models import NLI_LABELS, ScoreImportConfig, ScoreJobSummary, ScoreResult
 from nlibuild.queries.scores import (
     SplitPair,
     checkpoint_indexes,
@@ -23,19 +24,21 @@ from nlibuild.queries.scores import (
     split_pairs,
 )
 from nlibuild.scores.score_jobs import (
+    COPY_BACK,
+    check_results,
     eval_groups,
     finished_dynamics,
     merge_checkpoints,
+    read_checkpoint_records,
+    read_done_record,
     score_summary,
 )
 from nlibuild.scoring.job_files import (
     JOB_FILE,
+    PAIRS_FILE,
     TRAIN,
     JobSpec,
     PairRecord,
-    read_checkpoints,
-    read_pairs,
-    read_spec,
 )
 from nlibuild.store import ScoreJobRow, Store
 
@@ -55,28 +58,24 @@ def plan_jobs(folder: Path) -> list[Path]:
         ) from None
     jobs = [folder / name for name in names]
     for job in jobs:
-        if not (job / JOB_FILE).is_file():
-            raise InputError(job, f"no {JOB_FILE}: the plan names this job; copy it back whole")
+        if not os.path.lexists(job / JOB_FILE):
+            raise InputError(job / JOB_FILE, "missing: the plan names this job; copy it back whole")
     return jobs
 
 
 def run(store: Store, cfg: ScoreImportConfig) -> ScoreResult:
-    jobs = plan_jobs(cfg.folder)
-    loaded = [(job, read_spec(job), list(read_pairs(job))) for job in jobs]
+    loaded = [(job, read_job_spec(job), read_job_pairs(job)) for job in plan_jobs(cfg.folder)]
+    known = pair_keys(store, (r.id for _, _, records in loaded for r in records))
+    by_id = {p.id: p for p in split_pairs(store)}
+    # Every job file is read and checked before the run starts, so that a damaged one is
+    # refused with the store left as it was.
+    for job, spec, records in loaded:
+        check_pairs_of_store(job, spec, records, known, by_id)
+        check_results(job, records)
     with store.recorded_run(SCORE_IMPORT, cfg) as run:
-        known = pair_keys(store, (r.id for _, _, records in loaded for r in records))
-        for job, spec, records in loaded:
-            absent = [r.id for r in records if r.id not in known]
-            if absent:
-                raise ConflictError(
-                    f"{job}: pair {absent[0]} (and {len(set(absent)) - 1} more) of job "
-                    f"{spec.name} is not in this store; the plan was written from another "
-                    "store: import it into that one"
-                )
-        by_id = {p.id: p for p in split_pairs(store)}
         summaries, not_started = [], []
         for job, spec, records in loaded:
-            if not read_checkpoints(job):
+            if not read_checkpoint_records(job, read_done_record(job)):
                 not_started.append(spec.name)
                 continue
             summaries.append(_import_job(store, run.id, job, spec, records, by_id, known))
@@ -85,6 +84,65 @@ def run(store: Store, cfg: ScoreImportConfig) -> ScoreResult:
         run_id=run.id, signature=run.signature, folder=str(cfg.folder), jobs=summaries,
         not_started=not_started,
     )  # fmt: skip
+
+
+def read_job_spec(job: Path) -> JobSpec:
+    """job.json, which must label its classes in the store's order (NLI_LABELS): the
+    predictions and the labels of pairs.jsonl are indexes into it."""
+    path = job / JOB_FILE
+    try:
+        spec = JobSpec.from_json(read_utf8_text(path, "job file"))
+    except (json.JSONDecodeError, RecursionError, KeyError, TypeError, ValueError) as exc:
+        raise InputError(path, f"not a job spec ({exc}); {COPY_BACK}") from None
+    if list(spec.labels) != list(NLI_LABELS):
+        raise InputError(path, f"labels {list(spec.labels)} are not {list(NLI_LABELS)} in this "
+                         f"order, as `score plan` writes them; {COPY_BACK}")  # fmt: skip
+    return spec
+
+
+def read_job_pairs(job: Path) -> list[PairRecord]:
+    path = job / PAIRS_FILE
+    records = []
+    for number, line in enumerate(read_utf8_text(path, "pairs file").splitlines(), 1):
+        try:
+            record = PairRecord(**json.loads(line))
+        except (json.JSONDecodeError, RecursionError, TypeError) as exc:
+            raise InputError(path, f"not a pair record ({exc}); {COPY_BACK}", number) from None
+        if not isinstance(record.id, str) or not isinstance(record.label, int):
+            raise InputError(path, f"not a pair record (id and label); {COPY_BACK}", number)
+        records.append(record)
+    if not records:
+        raise InputError(path, f"no pairs: `score plan` writes every row of a job; {COPY_BACK}")
+    return records
+
+
+def check_pairs_of_store(
+    job: Path,
+    spec: JobSpec,
+    records: list[PairRecord],
+    known: dict[str, int],
+    by_id: dict[str, SplitPair],
+) -> None:
+    """Every pair of a job is in this store, in the split and with the gold label the plan
+    was written with; otherwise the plan is another store's or its rows were edited."""
+    absent = [r.id for r in records if r.id not in known]
+    if absent:
+        raise ConflictError(
+            f"{job}: pair {absent[0]} (and {len(set(absent)) - 1} more) of job "
+            f"{spec.name} is not in this store; the plan was written from another "
+            "store: import it into that one"
+        )
+    for number, record in enumerate(records, 1):
+        pair = by_id.get(record.id)
+        gold = NLI_LABELS.index(pair.gold) if pair and pair.gold in NLI_LABELS else None
+        if pair is None or pair.split != record.split or gold != record.label:
+            raise InputError(
+                job / PAIRS_FILE,
+                f"pair {record.id} (split {record.split}, label {record.label}) is not so in "
+                "this store; the plan was written before the store changed, or from another "
+                "store: write it again with `score plan`",
+                number,
+            )
 
 
 def _import_job(
