@@ -22,8 +22,8 @@ from conftest import FIXTURES, ok, read_jsonl, requires_fixtures
 import nlibuild
 from nlibuild.api import StageWarning
 from nlibuild.models import ElicitImportResult
-from nlibuild.text.lang import overlap_ratio
 from nlibuild.text.negators import negator_lexicon
+from nlibuild.text.overlap import overlap_ratio
 
 pytestmark = requires_fixtures
 

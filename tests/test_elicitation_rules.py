@@ -49,8 +49,8 @@ from nlibuild.protocol.elicitation import (
     answer_key,
     check_answer,
 )
-from nlibuild.text.lang import overlap_ratio, overlap_units
 from nlibuild.text.negators import NegatorLexicon, negator_lexicon
+from nlibuild.text.overlap import overlap_ratio, overlap_units
 
 E, N, C = Label.ENTAILMENT, Label.NEUTRAL, Label.CONTRADICTION
 MULTI_PROTOCOLS = (Protocol.MULTI, Protocol.MULTI_ENCOURAGE, Protocol.MULTI_CONSTRAINT)

@@ -19,13 +19,13 @@ from nlibuild.models import (
 )
 from nlibuild.presets import parse_preset
 from nlibuild.protocol.elicitation import check_answer
-from nlibuild.text.lang import (
+from nlibuild.text.negators import negator_lexicon
+from nlibuild.text.overlap import (
     overlap_share,
     overlap_unit_spans,
     overlap_units,
     shared_unit_spans,
 )
-from nlibuild.text.negators import negator_lexicon
 
 PREMISE = "市政府昨天批准了明年的公园预算。"
 NEW_WORDS = "政府明天批准公园的预算。"

@@ -45,8 +45,8 @@ from nlibuild.models import (
 from nlibuild.presets import parse_preset, settings_from_preset
 from nlibuild.protocol.elicitation import Severity, check_answer
 from nlibuild.stats.subsets import overlap_distribution
-from nlibuild.text.lang import overlap_share, overlap_shares
 from nlibuild.text.negators import negator_lexicon
+from nlibuild.text.overlap import overlap_share, overlap_shares
 
 HYPOTHESIS, PREMISE, BOTH = OverlapMeasure.HYPOTHESIS, OverlapMeasure.PREMISE, OverlapMeasure.BOTH
 

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 WORD_PATTERN = r"[^\W_]+(?:'[^\W_]+)*"
 """A word: letters, digits and marks (not the underscore, which \\w would take), with inner
-apostrophes (don't, nobody's): the rule of the overlap check (lang.WORD_PATTERN). Text is
+apostrophes (don't, nobody's): the rule of the overlap check (overlap.WORD_PATTERN). Text is
 case-folded and ’ made ' first."""
 
 CHAR_PATTERN = r"[\p{L}\p{M}\p{N}]"

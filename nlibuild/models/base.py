@@ -205,7 +205,7 @@ DEFAULT_MAX_OVERLAP = 0.70
 
 class OverlapMeasure(StrEnum):
     """Which share of a pair's units the overlap rule compares with its limit. Units and
-    shared units are those of `lang.overlap_units`, counted as multisets."""
+    shared units are those of `overlap.overlap_units`, counted as multisets."""
 
     HYPOTHESIS = "hypothesis"  # shared units / the hypothesis's units
     PREMISE = "premise"  # shared units / the premise's units

@@ -37,8 +37,9 @@ from nlibuild.models import (
     Rule,
 )
 from nlibuild.models import Severity as Severity  # re-exported: its home was here
-from nlibuild.text.lang import counts_characters, length_unit, normalise_text, overlap_share
+from nlibuild.text.lang import length_unit, normalise_text
 from nlibuild.text.negators import NegatorLexicon
+from nlibuild.text.overlap import counts_characters, overlap_share
 
 LABEL_ORDER: tuple[Label, ...] = DEFAULT_LABEL_ORDER
 """The order labels are asked for and reported in (MNLI's and OCNLI's forms)."""
@@ -165,7 +166,7 @@ def check_answer(
     `protocol_tag` goes into the pair IDs (`pair_id`): None for a premise's first batch.
     A hypothesis whose `overlap_measure` share is over `max_overlap` is an OVERLAP finding
     of `overlap_severity`, its units counted as `overlap_units` asks (characters or, for
-    Chinese and Korean, words: `lang.counts_characters`). With `negator_in_entailment`, an
+    Chinese and Korean, words: `overlap.counts_characters`). With `negator_in_entailment`, an
     entailment holding a negator is a NEGATED_ENTAILMENT warning.
 
     `hypotheses` holds, per label, the form's fields in order (empty strings for fields

@@ -45,8 +45,9 @@ from nlibuild.queries.artifacts import artifact_columns
 from nlibuild.queries.splits import pairs_per_split
 from nlibuild.render import counted, run_note
 from nlibuild.store import Store
-from nlibuild.text.lang import length_unit, overlap_share, text_length
+from nlibuild.text.lang import length_unit, text_length
 from nlibuild.text.negators import negator_lexicon
+from nlibuild.text.overlap import overlap_share
 
 ALL = "all"
 """The group of every pair, reported first (OCNLI Table 8's 'OCNLI' block)."""

@@ -7,7 +7,7 @@ report shows them beside the model:
 - hypothesis-only-bow: the hypothesis-only classifier of `bias hypothesis-only`
   (artifacts.single_sentence_model: TF-IDF words and characters, logistic regression;
   Poliak et al. 2018, OCNLI Table 7);
-- overlap: a logistic regression on lexical overlap (lang.overlap_shares: the share of the
+- overlap: a logistic regression on lexical overlap (overlap.overlap_shares: the share of the
   hypothesis's and of the premise's units the two share), the length difference in the
   language's unit, and whether the hypothesis has a negator.
 
@@ -46,8 +46,9 @@ from nlibuild.scores.score_jobs import (
 )
 from nlibuild.scoring.job_files import TRAIN, PairRecord
 from nlibuild.store import ScoreJobRow, Store
-from nlibuild.text.lang import overlap_shares, text_length
+from nlibuild.text.lang import text_length
 from nlibuild.text.negators import negator_lexicon
+from nlibuild.text.overlap import overlap_shares
 
 
 def majority_label(labels: Sequence[int]) -> int:

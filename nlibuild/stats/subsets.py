@@ -28,8 +28,9 @@ from nlibuild.presets import preset_settings
 from nlibuild.render import render_table
 from nlibuild.stats import StatsOptions, StatsTable
 from nlibuild.store import Store
-from nlibuild.text.lang import length_unit, overlap_share, text_length
+from nlibuild.text.lang import length_unit, text_length
 from nlibuild.text.negators import negator_lexicon
+from nlibuild.text.overlap import overlap_share
 
 
 @dataclass(frozen=True)

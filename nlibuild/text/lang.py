@@ -18,7 +18,6 @@ import functools
 import hashlib
 import re
 import unicodedata
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -27,8 +26,6 @@ from importlib.resources.abc import Traversable
 
 import numpy as np
 import numpy.typing as npt
-
-from nlibuild.models import DEFAULT_OVERLAP_UNITS, OverlapMeasure, OverlapUnits
 
 CHARACTER_UNIT_LANGS: frozenset[str] = frozenset({"zh", "ja", "ko", "th", "my"})
 """Languages whose length unit is the character (configurable per call with a unit)."""
@@ -283,137 +280,3 @@ def _spaced_sentence_end(lang: str) -> re.Pattern[str]:
         rf"([.!?…]{not_abbreviation}{not_initial}[.!?…]*[{re.escape(_CLOSERS)}]*)"
         rf"\s++(?![{re.escape(_OPENERS)}]*[a-zà-ÿ])"
     )
-
-
-# --- hypothesis rules: overlap with the premise (negators.py has the negators) ----------
-
-WORD_PATTERN = r"[^\W_]+(?:['’][^\W_]+)*"
-"""A word: letters, digits and marks with inner apostrophes; the underscore is punctuation."""
-_WORD = re.compile(WORD_PATTERN)
-
-
-def counts_characters(lang: str, units: OverlapUnits = DEFAULT_OVERLAP_UNITS) -> bool:
-    """Whether overlap in `lang` counts characters: the character-unit languages do unless
-    `units` asks for words and the language can be cut into words here (Chinese by jieba,
-    Korean at its spaces)."""
-    if length_unit(lang) != "chars":
-        return False
-    return units is OverlapUnits.CHARACTERS or primary_language(lang) not in {"zh", "ko"}
-
-
-def overlap_unit_name(lang: str, units: OverlapUnits = DEFAULT_OVERLAP_UNITS) -> str:
-    """What overlap counts in `lang`, as a page names it: `characters` or `words`."""
-    return "characters" if counts_characters(lang, units) else "words"
-
-
-def overlap_units(text: str, lang: str, units: OverlapUnits = DEFAULT_OVERLAP_UNITS) -> list[str]:
-    """The units overlap is counted in: case-folded words (letters, digits, inner
-    apostrophes; for Chinese jieba's words), or the letters and digits one by one
-    (`counts_characters`). Punctuation and spaces never count: a shared final 。 is not
-    overlap."""
-    folded = text.casefold().replace("’", "'")
-    if counts_characters(lang, units):
-        return [c for c in folded if unicodedata.category(c)[0] in "LMN"]
-    if primary_language(lang) == "zh":
-        return [word for word, _, _ in _jieba_units(folded)]
-    return _WORD.findall(folded)
-
-
-@functools.lru_cache(maxsize=1 << 14)  # a premise is counted against each of its hypotheses
-def _jieba_units(folded: str) -> tuple[tuple[str, int, int], ...]:
-    """jieba's dictionary words of a folded Chinese text that hold a letter or digit, with
-    their [start, end); without its HMM, as the negator rule cuts (text/words.py)."""
-    from nlibuild.text.words import jieba_module  # words.py imports this module
-
-    return tuple(
-        (word, start, end)
-        for word, start, end in jieba_module().tokenize(folded, HMM=False)
-        if any(unicodedata.category(c)[0] in "LMN" for c in word)
-    )
-
-
-def overlap_ratio(hypothesis: str, premise: str, lang: str) -> float:
-    """The share of the hypothesis's units that also occur in the premise, as multisets:
-    a word twice in the hypothesis and once in the premise counts once. 0 for a hypothesis
-    without units. OCNLI 3.2 told writers no hypothesis may overlap more than 70%."""
-    return overlap_shares(hypothesis, premise, lang)[0]
-
-
-def overlap_shares(
-    hypothesis: str, premise: str, lang: str, units: OverlapUnits = DEFAULT_OVERLAP_UNITS
-) -> tuple[float, float]:
-    """The units the two texts share (as multisets), as a share of the hypothesis's units
-    and as a share of the premise's; 0 for a text without units."""
-    hypothesis_units = Counter(overlap_units(hypothesis, lang, units))
-    premise_units = Counter(overlap_units(premise, lang, units))
-    shared = sum((hypothesis_units & premise_units).values())
-    return (
-        shared / hypothesis_units.total() if hypothesis_units else 0.0,
-        shared / premise_units.total() if premise_units else 0.0,
-    )
-
-
-def overlap_share(
-    hypothesis: str,
-    premise: str,
-    lang: str,
-    measure: OverlapMeasure,
-    units: OverlapUnits = DEFAULT_OVERLAP_UNITS,
-) -> float:
-    """The share the overlap rule compares with its limit, under `measure`; for BOTH the
-    smaller share, so that it is over the limit only when both shares are."""
-    of_hypothesis, of_premise = overlap_shares(hypothesis, premise, lang, units)
-    if measure is OverlapMeasure.HYPOTHESIS:
-        return of_hypothesis
-    if measure is OverlapMeasure.PREMISE:
-        return of_premise
-    return min(of_hypothesis, of_premise)
-
-
-@dataclass(frozen=True)
-class UnitSpan:
-    """One overlap unit of a text (`overlap_units`'s form) and where it stands in the text
-    as given: [start, end) in code points."""
-
-    unit: str
-    start: int
-    end: int
-
-
-def overlap_unit_spans(
-    text: str, lang: str, units: OverlapUnits = DEFAULT_OVERLAP_UNITS
-) -> list[UnitSpan]:
-    """`overlap_units(text, lang, units)` with each unit's place in `text`: the same units
-    in the same order (case folding maps each character on its own, so the folded text is
-    cut as `overlap_units` cuts it and each folded character traced back to its source)."""
-    pieces = [char.casefold() for char in text]
-    origin = [i for i, piece in enumerate(pieces) for _ in piece]
-    folded = "".join(pieces).replace("’", "'")
-    if counts_characters(lang, units):
-        return [
-            UnitSpan(char, origin[at], origin[at] + 1)
-            for at, char in enumerate(folded)
-            if unicodedata.category(char)[0] in "LMN"
-        ]
-    if primary_language(lang) == "zh":
-        found = _jieba_units(folded)
-        return [UnitSpan(word, origin[start], origin[end - 1] + 1) for word, start, end in found]
-    return [
-        UnitSpan(m.group(), origin[m.start()], origin[m.end() - 1] + 1)
-        for m in _WORD.finditer(folded)
-    ]
-
-
-def shared_unit_spans(
-    hypothesis: str, premise: str, lang: str, units: OverlapUnits = DEFAULT_OVERLAP_UNITS
-) -> list[UnitSpan]:
-    """The hypothesis's units that count as overlap with the premise, in order: as
-    multisets, so a unit twice in the hypothesis and once in the premise is shared once
-    (its first occurrence), as `overlap_shares` counts it."""
-    left = Counter(overlap_units(premise, lang, units))
-    shared = []
-    for span in overlap_unit_spans(hypothesis, lang, units):
-        if left[span.unit] > 0:
-            left[span.unit] -= 1
-            shared.append(span)
-    return shared

@@ -15,7 +15,7 @@ from typing import Any
 
 from nlibuild.text.lang import SCRIPTIO_CONTINUA_LANGS, primary_language
 
-# A word: letters, digits and marks with inner apostrophes (lang.WORD_PATTERN); any other
+# A word: letters, digits and marks with inner apostrophes (overlap.WORD_PATTERN); any other
 # character that is not white space is a token of its own, so that punctuation parts words
 # ("no, one" is not "no one") without gluing to them ("(not)").
 _TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)*|\S")

@@ -48,13 +48,9 @@ from nlibuild.protocol.elicitation import (
 )
 from nlibuild.queries.batches import BatchPremise, BatchRow, batch_of_annotator, batch_premises
 from nlibuild.store import Store
-from nlibuild.text.lang import (
-    normalise_text,
-    overlap_share,
-    overlap_unit_name,
-    shared_unit_spans,
-)
+from nlibuild.text.lang import normalise_text
 from nlibuild.text.negators import NegatorLexicon, negator_lexicon
+from nlibuild.text.overlap import overlap_share, overlap_unit_name, shared_unit_spans
 
 WORKBENCH_SOURCE = "workbench"
 """What the runs of the workbench's submissions give as their source (settings, signature)."""
