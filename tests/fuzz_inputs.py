@@ -14,6 +14,7 @@ import io
 import json
 from collections.abc import Callable
 from typing import Any, Literal
+from urllib.parse import urlencode
 
 from hypothesis import strategies as st
 
@@ -281,3 +282,44 @@ def broken_file(draw: Draw, kind: FileKind, valid: str) -> bytes:
 
 raw_bytes = st.binary(max_size=512)
 """Bytes with no structure at all."""
+
+
+# --- web request bodies -------------------------------------------------------------------
+
+FormFields = list[tuple[str, str]]
+
+FORM_CHANGES = ["value", "value", "drop field", "add field", "repeat field", "rename field"]
+
+
+@st.composite
+def mutated_form(draw: Draw, fields: dict[str, str]) -> FormFields:
+    """A page's form (its fields in order) with one or two changes: a value replaced by an
+    odd text, a field dropped, added, sent twice or renamed."""
+    form = list(fields.items())
+    for _ in range(draw(st.integers(1, 2))):
+        action = draw(st.sampled_from(FORM_CHANGES if form else ["add field"]))
+        index = draw(st.integers(0, len(form) - 1)) if form else 0
+        if action == "value":
+            form[index] = (form[index][0], draw(odd_text))
+        elif action == "drop field":
+            del form[index]
+        elif action == "add field":
+            form.append((draw(odd_text), draw(odd_text)))
+        elif action == "repeat field":
+            form.append((form[index][0], draw(odd_text)))
+        else:
+            form[index] = (draw(odd_text), form[index][1])
+    return form
+
+
+def form_bytes(form: FormFields) -> bytes:
+    """An urlencoded form body; a lone surrogate goes out as the invalid UTF-8 it makes."""
+    return urlencode(form, encoding="utf-8", errors="surrogatepass").encode("ascii")
+
+
+@st.composite
+def json_body_bytes(draw: Draw, valid: dict[str, Any]) -> bytes:
+    """A route's valid JSON body with one change inside (`mutated_json`), or not an object
+    at all, as the bytes a client sends."""
+    body = draw(st.one_of(mutated_json(valid), odd_json))
+    return encode(dump_json(body, draw(st.booleans())))

@@ -29,10 +29,17 @@ from nlibuild.stats import StatsOptions
 from nlibuild.stats.agreement import agreement_settings, compute_agreement, rule_note
 from nlibuild.store import Store
 from nlibuild.web.auth import require_role
+from nlibuild.web.bodies import BadRequest, form_fields
 from nlibuild.web.context import WebContext
+from nlibuild.web.security import CSRF_FIELD
 from nlibuild.workbench.access import progress_per_batch, violation_counts
 
 Form = dict[str, str]
+
+# The fields of templates/lead.html's three forms, besides the CSRF token.
+ELICIT_FIELDS = ("protocol", "writers", "batch_size", "max_per_writer")
+RELABEL_FIELDS = ("annotators", "fraction", "validators", "batch_size")
+AGGREGATE_FIELDS = ("method", "min_agree")
 
 
 def lead(context: WebContext, request: Request) -> Response:
@@ -163,8 +170,12 @@ def aggregate_labels(store: Store, form: Form) -> str:
     return outcome.summary
 
 
-def action(context: WebContext, stage: Callable[[Store, Form], str]) -> Any:
-    """A lead's button: the form's values through `stage`, under the write lock. What was
+def action(
+    context: WebContext, stage: Callable[[Store, Form], str], fields: tuple[str, ...]
+) -> Any:
+    """A lead's button: the form's `fields` through `stage`, under the write lock (a form
+    is read as every page's is, bounded, each field once; a field the form does not have is
+    refused, not ignored: nlibuild/web/bodies.py). What was
     made goes to the session's flash and the answer is a 303 to /lead, so reloading the
     page that follows shows it without running the stage again. A refusal is the lead
     page with the one `Error:` line (400): nothing was written, so a re-sent form costs
@@ -172,7 +183,10 @@ def action(context: WebContext, stage: Callable[[Store, Form], str]) -> Any:
 
     async def page(request: Request) -> Response:
         require_role(request, Role.LEAD)
-        form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+        form = await form_fields(request)
+        stray = [name for name in form if name not in (CSRF_FIELD, *fields)]
+        if stray:
+            raise BadRequest(f"{stray[0]!r} is not a field of this form.")
 
         def work() -> Response:
             try:
@@ -198,7 +212,17 @@ def routes(context: WebContext) -> list[Route]:
 
     return [
         Route("/lead", page),
-        Route("/lead/elicit-batches", action(context, create_elicit_batches), methods=["POST"]),
-        Route("/lead/relabel-batches", action(context, create_relabel_batches), methods=["POST"]),
-        Route("/lead/aggregate", action(context, aggregate_labels), methods=["POST"]),
+        Route(
+            "/lead/elicit-batches",
+            action(context, create_elicit_batches, ELICIT_FIELDS),
+            methods=["POST"],
+        ),
+        Route(
+            "/lead/relabel-batches",
+            action(context, create_relabel_batches, RELABEL_FIELDS),
+            methods=["POST"],
+        ),
+        Route(
+            "/lead/aggregate", action(context, aggregate_labels, AGGREGATE_FIELDS), methods=["POST"]
+        ),
     ]
