@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 from collections.abc import Callable
 from typing import Any, Literal
 from urllib.parse import urlencode
@@ -323,3 +324,48 @@ def json_body_bytes(draw: Draw, valid: dict[str, Any]) -> bytes:
     at all, as the bytes a client sends."""
     body = draw(st.one_of(mutated_json(valid), odd_json))
     return encode(dump_json(body, draw(st.booleans())))
+
+
+# --- language codes and output paths -------------------------------------------------------
+
+LANG_LIKE = [
+    "en", "zh-Hant", "pt-BR", "sr-Latn-RS", "EN", "en_GB", "en-", "-en", "e", "english",
+    "en--GB", "zh-Hant-" + "x" * 40, "../../../escaped", "..", ".", "en/..", "C:\\x", "中文",
+    "en\n", " en", "en.", "ｅｎ", "ἐν",
+]  # fmt: skip
+"""Codes, near-codes and path pieces: what a language option or column may be given."""
+
+lang_codes = st.one_of(
+    st.sampled_from(LANG_LIKE),
+    st.from_regex(r"[A-Za-z]{1,4}(-[A-Za-z0-9._/ ]{0,9}){0,3}", fullmatch=True),
+    odd_text,
+)
+
+STORE_SPELLINGS = [
+    "corpus.db", "./corpus.db", "sub/../corpus.db", "corpus.db/", "corpus.db-wal",
+    "corpus.db-shm", "corpus.db-journal", "link-to-the-store.db", "CORPUS.DB", ".//corpus.db",
+]  # fmt: skip
+"""The store of the output tests' folder, and its own files, under other spellings."""
+OUTPUT_PLACES = [
+    "out", "out/", "a/b/c/out", "existing", "existing/", "notes.txt", "notes.txt/x",
+    "outside-link", "outside-link/inner", ".", "", "..", "/", "-", "--out", "x" * 300,
+    "a\nb", "a\x00b", "sp ace", "é", "\ud800", ".hidden", "out.png", "out.csv",
+]  # fmt: skip
+"""Odd names, existing folders and files, a link out of the folder, names a system refuses."""
+
+
+def stays_near(path: str) -> bool:
+    """Whether `path`, relative, climbs at most one folder: a generated output must land in
+    the test's own folders (an absolute one once made folders at the file system's root)."""
+    return (
+        bool(path)
+        and not path.startswith(("/", "\\"))
+        and not (os.path.normpath(path).startswith(os.path.join("..", "..")))
+    )
+
+
+output_paths = st.one_of(
+    st.sampled_from(STORE_SPELLINGS),
+    st.sampled_from(OUTPUT_PLACES),
+    odd_text.filter(lambda text: "\x00" in text or stays_near(text)),
+)
