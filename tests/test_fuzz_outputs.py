@@ -179,6 +179,7 @@ def test_an_output_is_written_inside_the_place_named_or_refused_in_one_line(
         ("x" * 300, "longer than 255 bytes"),
         ("a/\ud800", "encode"),
         ("notes.txt/inner", "is a file, not a folder"),
+        ("notes.txt", "is a file, not a folder"),
     ],
 )
 def test_an_output_no_file_system_could_hold_is_one_error_line(
