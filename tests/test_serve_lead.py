@@ -18,7 +18,7 @@ from html import unescape
 from pathlib import Path
 
 import pytest
-from conftest import CliArg, copy_store, csv_rows, ok, ok_result, query
+from conftest import CliArg, copy_store, csv_rows, json_rows, ok, ok_result, query
 from serve_stores import client_of, invite, signed_in, workbench_db, workbench_template
 from starlette.testclient import TestClient
 
@@ -331,7 +331,8 @@ def test_the_invites_are_listed_by_the_first_characters_of_their_tokens(
     table = invites_table(lead.get("/lead").text)
     assert f"<code>{token[:SELECTOR_LENGTH]}</code>" in table
     assert token not in lead.get("/lead").text
-    listed = csv_rows("--db", workbench_db, "serve", "invites")
+    # (json, not csv: csv guards a prefix that starts with '-' against spreadsheet formulas.)
+    listed = json_rows("--db", workbench_db, "serve", "invites")
     assert all(f"<code>{row['prefix']}</code>" in table for row in listed)
 
 
@@ -339,13 +340,13 @@ def test_revoking_an_invite_on_the_lead_page_ends_its_link_and_session(
     workbench_db: Path, lead: TestClient
 ) -> None:
     writer = signed_in(workbench_db, "w02", Role.WRITER)
-    (prefix,) = [r["prefix"] for r in csv_rows("--db", workbench_db, "serve", "invites")
+    (prefix,) = [r["prefix"] for r in json_rows("--db", workbench_db, "serve", "invites")
                  if r["person"] == "w02"]  # fmt: skip
     assert f'name="token_prefix" value="{prefix}"' in lead.get("/lead").text
 
     page = press(lead, "revoke", token_prefix=prefix)
     assert done_line(page) == "Revoked 1 live invite."
-    listed = csv_rows("--db", workbench_db, "serve", "invites")
+    listed = json_rows("--db", workbench_db, "serve", "invites")
     statuses = {r["prefix"]: r["status"] for r in listed}
     assert statuses[prefix] == "revoked"
     assert writer.get("/", follow_redirects=False).status_code != 200  # the session ended

@@ -72,10 +72,39 @@ def _folder_named_by(path: Path) -> str | None:
     )
 
 
+NAME_MAX_BYTES = 255
+"""The longest name of one file or folder that Linux, macOS and Windows file systems take."""
+
+
+def _unwritable_name(path: Path) -> str | None:
+    """Why no file system could hold `path` whatever is on it (a NUL, text that is no
+    text, a name too long), or None; found by fuzzing the output options (issue 26), each
+    was an OSError's traceback after the command's work."""
+    text = str(path)
+    if "\x00" in text:
+        return "it holds a NUL character"
+    try:
+        names = [os.fsencode(part) for part in path.parts]
+    except UnicodeEncodeError:
+        return "it holds text that cannot be encoded as a file name"
+    if any(len(name) > NAME_MAX_BYTES for name in names):
+        return f"a name in it is longer than {NAME_MAX_BYTES} bytes"
+    file = next(
+        (parent for parent in path.parents if parent.exists() and not parent.is_dir()), None
+    )
+    if file is not None:
+        return f"{file} is a file, not a folder"
+    return None
+
+
 def refuse_output(store_path: Path, option: str, path: Path) -> None:
     """Raise a ConfigError naming `option` when `path`, an output, is the store at
     `store_path` or one of its side files (compared as resolved paths, links followed, hard
-    links by identity), or names no file or folder of its own."""
+    links by identity), names no file or folder of its own, or could be no file's name."""
+    unwritable = _unwritable_name(path)
+    if unwritable is not None:
+        shown = ascii(str(path)) if len(str(path)) <= 80 else ascii(str(path)[:80]) + "..."
+        raise ConfigError(f"{option} {shown}: {unwritable}; choose another path")
     named = _folder_named_by(path)
     if named is not None:
         raise ConfigError(

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from nlibuild import models
+from nlibuild.errors import OutputError
 
 SCHEMA_MODELS: dict[str, type[BaseModel]] = {
     "mnli-jsonl.record": models.MnliRecord,
@@ -42,6 +43,11 @@ def schema_texts() -> dict[str, str]:
 
 
 def write_schemas(out_dir: Path) -> list[Path]:
+    if out_dir.exists() and not out_dir.is_dir():  # a traceback once (fuzzing, issue 26)
+        raise OutputError(
+            f"--out {out_dir}: that is a file, not a folder; the schemas are files written "
+            "into the folder --out names, so choose another path"
+        )
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for name, text in schema_texts().items():

@@ -41,7 +41,7 @@ def create_app(store_path: Path, config: ServeConfig) -> Starlette:
         Route("/", bound(pages.home)),
         *writing_pages.routes(context),
         *label_pages.routes(context),
-        Route("/logout", bound(sign_in.logout), methods=["POST"]),
+        Route("/logout", partial(sign_in.logout, context), methods=["POST"]),
         *api_pages.routes(context),
         *lead_pages.routes(context),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),

@@ -34,7 +34,9 @@ from nlibuild.stats import StatsOptions
 from nlibuild.stats.agreement import agreement_settings, compute_agreement, rule_note
 from nlibuild.store import Store
 from nlibuild.web.auth import require_role
+from nlibuild.web.bodies import BadRequest, form_fields
 from nlibuild.web.context import WebContext
+from nlibuild.web.security import CSRF_FIELD
 from nlibuild.workbench.access import (
     list_invites,
     progress_per_batch,
@@ -43,6 +45,15 @@ from nlibuild.workbench.access import (
 )
 
 Form = dict[str, str]
+
+# The fields of templates/lead.html's three forms, besides the CSRF token.
+FIELDS: dict[str, tuple[str, ...]] = {
+    "elicit-batches": ("protocol", "writers", "batch_size", "max_per_writer"),
+    "relabel-batches": ("annotators", "fraction", "validators", "batch_size"),
+    "aggregate": ("method", "min_agree"),
+    "revoke": ("token_prefix",),
+}
+"""The fields each button's form has (besides the CSRF token)."""
 
 
 def lead(context: WebContext, request: Request) -> Response:
@@ -218,11 +229,16 @@ def action(context: WebContext, name: str, stage: Callable[[Store, Form], str]) 
     say who pressed it). What was made goes to the session's flash and the answer is a 303
     to /lead, so reloading the page that follows shows it without running the stage again.
     A refusal is the lead page with the one `Error:` line beside the form `name` and the
-    values it was sent with (400): nothing was written, so a re-sent form costs nothing."""
+    values it was sent with (400): nothing was written, so a re-sent form costs nothing.
+    The form is read as every page's is (bounded, each field once), and a field the button's
+    form does not have (`FIELDS`) is refused, not ignored (nlibuild/web/bodies.py)."""
 
     async def page(request: Request) -> Response:
         lead_id = require_role(request, Role.LEAD).name
-        form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+        form = await form_fields(request)
+        stray = [field for field in form if field not in (CSRF_FIELD, *FIELDS[name])]
+        if stray:
+            raise BadRequest(f"{stray[0]!r} is not a field of this form.")
 
         def work() -> Response:
             try:

@@ -31,7 +31,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from nlibuild.store import Store
-from nlibuild.web.bodies import RequestBody, form_body
+from nlibuild.web.bodies import RequestBody, form_body, json_body
 from nlibuild.web.context import SESSION_COOKIE, WebContext, error_response
 from nlibuild.workbench.access import (
     SELECTOR_LENGTH,
@@ -197,7 +197,28 @@ def with_session_cookies(
     return response
 
 
-def logout(context: WebContext, request: Request) -> Response:
+class LogoutForm(RequestBody):
+    """The page's sign-out button: its CSRF token and nothing else."""
+
+    csrf_token: str = ""
+
+
+class LogoutCall(RequestBody):
+    """A script's sign-out (`fetch` with the token in its header): an empty JSON object."""
+
+
+async def logout(context: WebContext, request: Request) -> Response:
+    """`POST /logout` (every page's button): end this browser's session. A body that is not
+    the button's form, or a script's empty JSON object, is refused (400) and the session
+    stays open."""
+    if request.headers.get("content-type", "").startswith("application/json"):
+        await json_body(request, LogoutCall)
+    else:
+        await form_body(request, LogoutForm)
+    return await run_in_threadpool(sign_out, context, request)
+
+
+def sign_out(context: WebContext, request: Request) -> Response:
     session_id = request.scope.get("state", {}).get("session_id")
     if session_id:
         context.writing(lambda store: close_session(store, session_id))

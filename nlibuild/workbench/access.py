@@ -239,7 +239,12 @@ def csrf_token(session_id: str) -> str:
 
 
 def csrf_matches(session_id: str, given: str | None) -> bool:
-    return given is not None and hmac.compare_digest(csrf_token(session_id), given)
+    """Whether `given` is the session's token. Compared as bytes: `compare_digest` raises
+    on a str that is not ASCII, and a form can send any text (a 500, found by fuzzing)."""
+    if given is None:
+        return False
+    sent = given.encode("utf-8", errors="surrogatepass")
+    return hmac.compare_digest(csrf_token(session_id).encode("ascii"), sent)
 
 
 def _kinds(person: Person) -> list[str]:
