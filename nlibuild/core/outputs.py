@@ -104,7 +104,7 @@ def refuse_output(store_path: Path, option: str, path: Path) -> None:
     unwritable = _unwritable_name(path)
     if unwritable is not None:
         shown = ascii(str(path)) if len(str(path)) <= 80 else ascii(str(path)[:80]) + "..."
-        raise ConfigError(f"{option} {shown}: {unwritable}; choose another path")
+        raise ConfigError(f"{option} {shown}: {unwritable}; choose another {option}")
     named = _folder_named_by(path)
     if named is not None:
         raise ConfigError(
