@@ -134,19 +134,7 @@ def inside(path: str, target: Path) -> bool:
     return real == target or target in real.parents
 
 
-REPORT_ON_A_FOLDER = pytest.mark.xfail(
-    reason="`report --out EXISTING-FOLDER` is refused in one line, but only after it recorded "
-    "its stats-pmi and stats-cues runs in the store (issue 26; left: the report stage must "
-    "check that its output is a file before its work)",
-    strict=False,
-)
-COMMAND_CASES = [
-    pytest.param(name, marks=REPORT_ON_A_FOLDER) if name == "report" else name
-    for name in OUTPUT_COMMANDS
-]
-
-
-@pytest.mark.parametrize("command", COMMAND_CASES)
+@pytest.mark.parametrize("command", OUTPUT_COMMANDS)
 def test_an_output_is_written_inside_the_place_named_or_refused_in_one_line(
     command: str, template: Path, tmp_path: Path
 ) -> None:

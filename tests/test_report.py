@@ -18,7 +18,9 @@ from conftest import (
     DATA,
     FIXTURES,
     assert_user_error,
+    fails,
     ok,
+    query,
     requires_fixtures,
     run_cli,
     table_counts,
@@ -212,3 +214,14 @@ def test_agreement_by_two_facets_of_the_pairs(tmp_path: Path) -> None:
     groups = {row["group"] for row in agreement_rows(corpus.path, by="lang,level")}
     single = {row["group"] for row in agreement_rows(corpus.path, by="level")}
     assert len(groups) == len(single) > 2
+
+
+def test_a_folder_as_the_report_file_is_refused_before_any_run(sample_db: Path) -> None:
+    """The page's cue tables record runs of their own: a folder where the file should go is
+    refused before them, so the store is as it was."""
+    folder = sample_db.parent / "reports"
+    folder.mkdir()
+    runs = query(sample_db, "SELECT count(*) FROM runs")
+    line = fails(sample_db, "report", "--out", folder, says=("a folder is there", "--out"))
+    assert "report.html" in line
+    assert query(sample_db, "SELECT count(*) FROM runs") == runs

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from nlibuild.cli.common import open_store, out, refuse_outputs, state_of, user_errors
+from nlibuild.errors import OutputError
 from nlibuild.models import ReportConfig
 from nlibuild.options import default_text
 
@@ -68,6 +69,11 @@ def report(
 
     with user_errors():
         refuse_outputs(ctx, out=out_path)
+        if out_path.is_dir():  # before the work: the page's tables record runs of their own
+            raise OutputError(
+                f"{out_path}: cannot write it (a folder is there); choose another --out, "
+                f"e.g. --out {out_path / 'report.html'}"
+            )
         given = {"ci": ci, "resamples": resamples, "seed": seed, "top": top,
                  "min_count": min_count}  # fmt: skip
         cfg = ReportConfig(out=out_path, **{k: v for k, v in given.items() if v is not None})
