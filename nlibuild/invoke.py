@@ -24,7 +24,7 @@ from nlibuild.core.outputs import refuse_outputs_onto_store
 from nlibuild.core.stage import Stage, StoreFacts
 from nlibuild.errors import ConfigError
 from nlibuild.models import InitConfig, PresetKey, _Config
-from nlibuild.options import choice, preset_of, preset_origin
+from nlibuild.options import choice, store_facts
 from nlibuild.presets import (
     load_preset_text,
     parse_preset,
@@ -56,11 +56,6 @@ def option_problem(exc: ValidationError) -> ConfigError:
     problem = exc.errors()[0]
     where = ".".join(str(part) for part in problem["loc"])
     return ConfigError(f"option {where}: {problem['msg']}")
-
-
-def store_facts(store: Store) -> StoreFacts:
-    """What a stage's defaults may read of an open store."""
-    return StoreFacts(preset_of(store), preset_origin(store), store.meta().get("lang", "en"))
 
 
 def new_store_facts(preset_name: str | None, lang: str | None) -> StoreFacts:

@@ -10,15 +10,15 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from nlibuild.core.stage import StoreFacts
 from nlibuild.errors import ConfigError
-from nlibuild.labelling.label_names import LabelNames, label_names
+from nlibuild.labelling.label_names import LabelNames, label_names_default
 from nlibuild.models import Label, _Config, check_table_columns, parse_label_order
 from nlibuild.presets import (
     TablePreset,
     named_tables,
     parse_preset,
     settings_from_preset,
-    stage_defaults,
 )
 from nlibuild.store import Store
 
@@ -45,11 +45,18 @@ def store_settings(store: Store, model: type[ConfigT], section: str, **flags: An
     return settings_from_preset(model, preset_of(store), section, preset_origin(store), **flags)
 
 
+def store_facts(store: Store) -> StoreFacts:
+    """What a stage's defaults may read of an open store: its preset, how errors name it,
+    and the corpus language."""
+    return StoreFacts(preset_of(store), preset_origin(store), store.meta().get("lang", "en"))
+
+
 def store_label_names(store: Store) -> LabelNames:
     """The names people see for the store's labels: its preset's `[labels.names]`, else
-    the built-in names of the corpus language (`label_names.label_names`)."""
-    names = stage_defaults(preset_of(store), "labels").get("names")
-    return label_names(store.meta().get("lang", "en"), names)
+    the built-in names of the corpus language (`label_names.label_names_default`, the rule
+    the work-package stages apply)."""
+    names: LabelNames = label_names_default(store_facts(store), {})["label_names"]
+    return names
 
 
 def label_order_option(text: str | None, option: str) -> Any:

@@ -37,7 +37,8 @@ from nlibuild.core.signature import input_paths, settings_signature
 from nlibuild.core.stage import StoreFacts
 from nlibuild.errors import ConfigError, InputError, NlibuildError, StepError
 from nlibuild.formats.input_files import read_utf8_text
-from nlibuild.invoke import Outcome, invoke, invoke_at, new_store_facts, settings_for, store_facts
+from nlibuild.invoke import Outcome, invoke, invoke_at, new_store_facts, settings_for
+from nlibuild.options import store_facts
 from nlibuild.queries.runs import latest_ok_run
 from nlibuild.store import Store
 

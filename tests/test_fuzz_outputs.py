@@ -25,6 +25,7 @@ from conftest import HYPOTHESIS_PROFILE, SAMPLE_MNLI, copy_store
 from fuzz_inputs import lang_codes, output_paths
 from hypothesis import given, settings
 from test_fuzz_readers import store_digest
+from test_output_paths import OUTPUT_COMMANDS as ALL_OUTPUT_COMMANDS
 from typer.testing import CliRunner, Result
 
 import nlibuild
@@ -34,15 +35,16 @@ from nlibuild.models import lang_code_problem
 EXAMPLES_PER_COMMAND = 10
 LANG_EXAMPLES = 20
 
-OUTPUT_COMMANDS = {
-    "export-mnli": ["export", "--format", "mnli-jsonl", "--out"],
-    "export-hf": ["export", "--format", "hf", "--out"],
-    "report": ["report", "--out"],
-    "schemas": ["schemas", "--out"],
-    "check": ["check", "--format", "csv", "--out"],
-    "stats-lengths-plot": ["stats", "--table", "lengths", "--plot"],
-    "translate-export": ["translate", "export", "--lang", "de", "--out"],
-}
+FUZZED = (
+    "export --format mnli-jsonl",
+    "export --format hf",
+    "report",
+    "schemas",
+    "check",
+    "stats --table lengths --plot",
+    "translate export",
+)
+OUTPUT_COMMANDS = {name: ALL_OUTPUT_COMMANDS[name] for name in FUZZED}
 """The commands of tests/test_output_paths.py that need neither batches nor torch."""
 
 

@@ -27,9 +27,9 @@ from starlette.routing import Route
 
 from nlibuild.core.runs import acting_as
 from nlibuild.errors import ConfigError, NlibuildError
-from nlibuild.invoke import invoke, option_problem, settings_for, store_facts
+from nlibuild.invoke import invoke, option_problem, settings_for
 from nlibuild.models import AggregateConfig, AggregateMethod, AgreementStat, Protocol, Role
-from nlibuild.options import min_agree_option
+from nlibuild.options import min_agree_option, store_facts
 from nlibuild.stats import StatsOptions
 from nlibuild.stats.agreement import agreement_settings, compute_agreement, rule_note
 from nlibuild.store import Store
