@@ -90,7 +90,9 @@ def test_the_page_shows_the_first_pair_its_label_keys_progress_and_the_key_help(
     for key, (label, name) in enumerate(NAMES.items(), 1):
         button = f'value="{label}" data-key="{key}"'
         assert button in page and f"<kbd>{key}</kbd> {name}</button>" in page
-    assert 'data-key="1" autofocus' in page  # the first choice has the focus
+    # The item has the focus, not a label button (where a stray Enter would vote).
+    assert '<section class="pair" aria-labelledby="progress-text" tabindex="-1" autofocus>' in page
+    assert len(re.findall(r"\bautofocus\b", page)) == 1
     assert "Keys: 1–5 choose a label, u or Backspace takes back the last one" in page
     assert '<script src="/static/label.js" defer></script>' in page
     assert "Undo" not in page  # nothing to take back yet
@@ -142,6 +144,37 @@ def test_label_js_sends_the_seconds_spent_and_the_server_caps_absurd_ones(
     times = query(workbench_db, "SELECT seconds FROM vote_times ORDER BY seconds")
     assert times == [(7.5,), (600.0,)]  # ServeConfig.max_seconds_per_item; a negative: none
     assert len(own_votes(workbench_db, "v01")) == 3
+
+
+def test_label_js_is_told_which_label_an_undo_took_back_and_finds_its_words_on_the_page(
+    workbench_db: Path, validator: TestClient, v01_batch: str
+) -> None:
+    """label.js says "recorded: 中立" and "taken back: 中立" without a reload: the sentences
+    come from the page's status line, the name from the label's button, and an undo's JSON
+    names the label it took back (null, with nothing taken back, for an open item)."""
+    page = validator.get(f"/label/{v01_batch}").text
+    status = '<p class="label-status" role="status" aria-live="polite"'
+    assert 'data-recorded="recorded: {label}" data-undone="taken back: {label}"' in page
+    assert status in page
+    assert 'value="neutral" data-key="2" data-name="中立"><kbd>2</kbd> 中立</button>' in page
+    headers = {"X-CSRF-Token": csrf_of(page)}
+    vote_url, undo_url = f"/label/{v01_batch}/vote", f"/label/{v01_batch}/undo"
+    answer = {"item": 1, "label": "neutral", "seconds": 2.0}
+    assert validator.post(vote_url, json=answer, headers=headers).status_code == 200
+    response = validator.post(undo_url, json={"item": 1}, headers=headers)
+    assert response.json() == {"undone": True, "label": "neutral", "next": f"/label/{v01_batch}"}
+    assert own_votes(workbench_db, "v01") == []
+    again = validator.post(undo_url, json={"item": 1}, headers=headers).json()
+    assert again == {"undone": False, "label": None, "next": f"/label/{v01_batch}"}
+
+
+def test_the_end_of_a_batch_has_the_focus_not_the_undo_button(
+    workbench_db: Path, validator: TestClient, v01_batch: str
+) -> None:
+    walk_batch(validator, v01_batch, len(items_of(workbench_db, v01_batch, "v01")))
+    page = validator.get(f"/label/{v01_batch}").text
+    assert '<p class="done" lang="en" tabindex="-1" autofocus>' in page
+    assert len(re.findall(r"\bautofocus\b", page)) == 1 and "Undo the label of item" in page
 
 
 def test_resubmitting_the_same_label_adds_nothing(

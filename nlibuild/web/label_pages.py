@@ -8,14 +8,19 @@ sentences only): never the pair's author, its intended label, its ID (an OCNLI p
 in the intended label, `-c2`) or other votes; items are numbered by their place in the
 batch.
 
-Every choice is a submit button of a plain POST form, so the page works without script;
-static/label.js adds the keys and posts the vote as JSON with the seconds spent on the
-item. A vote goes through `workbench.relabelling.record_vote` (a `relabel import` run of
-one vote, its seconds capped there for this route and the JSON API alike); undo through
-`undo_vote`. Both bodies, form or JSON, are strict (nlibuild/web/bodies.py). The items
-before the one shown are all labelled (the page always shows the first open one), so "the
-last vote" is the item just before it, or the batch's last item once all are labelled:
-undo needs no state beyond the page.
+Every choice is a submit button of a plain POST form, so the page works without script
+(each post answered by a 303 back to the page). static/label.js adds the keys, posts the
+vote as JSON with the seconds spent on the item, and shows the next item without a
+reload: it fetches the page the JSON names (`next`) and swaps its content in, with the
+focus on the item (`section.pair`, tabindex -1: never a label button, where a stray Enter
+would vote) and "recorded: <name>" or "taken back: <name>" in the status line (the
+sentences are the template's `data-recorded`/`data-undone`, so they are worded where the
+page's other words are). A vote goes through `workbench.relabelling.record_vote` (a
+`relabel import` run of one vote, its seconds capped there for this route and the JSON API
+alike); undo through `undo_vote`. Both bodies, form or JSON, are strict
+(nlibuild/web/bodies.py). The items before the one shown are all labelled (the page always
+shows the first open one), so "the last vote" is the item just before it, or the batch's
+last item once all are labelled: undo needs no state beyond the page.
 """
 
 from __future__ import annotations
@@ -139,15 +144,16 @@ async def vote(context: WebContext, request: Request) -> Response:
 
 
 async def undo(context: WebContext, request: Request) -> Response:
-    """Take back the label of the item numbered `item` (nothing when it has none)."""
+    """Take back the label of the item numbered `item` (nothing when it has none); JSON
+    says whether there was one and which label it was, for label.js's "taken back" line."""
     person = require_role(request, Role.VALIDATOR)
     batch_id = request.path_params["batch_id"]
     answer = await _answer(request, undoing=True)
 
     def take_back() -> Response:
         pair = _pair(context, person.name, batch_id, answer)
-        undone = context.writing(lambda s: undo_vote(s, person.name, batch_id, pair))
-        return _moved_on(batch_id, answer, {"undone": undone})
+        label = context.writing(lambda s: undo_vote(s, person.name, batch_id, pair))
+        return _moved_on(batch_id, answer, {"undone": label is not None, "label": label})
 
     return await run_in_threadpool(take_back)
 

@@ -177,8 +177,9 @@ def record_vote(
     return VoteResult(run_id=result.run_id, unchanged=result.added == 0, label=label)
 
 
-def undo_vote(store: Store, annotator_id: str, batch_id: str, pair_id: str) -> bool:
-    """Take back the validator's vote on a pair of their batch; whether there was one."""
-    _own_pair(store, annotator_id, batch_id, pair_id)
+def undo_vote(store: Store, annotator_id: str, batch_id: str, pair_id: str) -> str | None:
+    """Take back the validator's vote on a pair of their batch: the label taken back (the
+    page says which), None when there was no vote to take back."""
+    pair = _own_pair(store, annotator_id, batch_id, pair_id)
     outcome = invoke(UNDO_STAGE, store, annotator=annotator_id, batch=batch_id, pair=pair_id)
-    return outcome.result is not None
+    return pair.own_vote if outcome.result is not None else None
