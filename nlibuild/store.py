@@ -705,6 +705,86 @@ class Store:
         self._meta_vote_run = run_id
         return removed
 
+    def set_aside_answer(self, batch_pk: int, item_id: str, run_id: int) -> tuple[int, int]:
+        """Reopen an answered premise of an elicitation batch (`elicit-reopen`): the pairs
+        the answer added, with their votes and counts, and the violations the checks found
+        in it leave their tables for one row of `reopened_answers` that keeps them as they
+        were, beside the assignment's answer; the assignment is open again. The caller has
+        checked that no later work rests on the pairs. Returns (pairs, violations) moved."""
+        conn = self.conn
+        where = (batch_pk, item_id)
+        answer = conn.execute(
+            "SELECT status, answer_key, answered_run_id FROM assignments "
+            "WHERE batch_pk = ? AND item_id = ?",
+            where,
+        ).fetchone()
+        pairs, pks = self._answer_pairs(batch_pk, item_id)
+        violations = self._answer_violations(batch_pk, item_id)
+        conn.execute(
+            "INSERT INTO reopened_answers(batch_pk, item_id, status, answer_key, "
+            "answered_run_id, pairs_json, violations_json, run_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (*where, *answer, orjson.dumps(pairs).decode(), orjson.dumps(violations).decode(),
+             run_id),
+        )  # fmt: skip
+        for table in ("votes", "vote_times", "pair_labels"):
+            conn.execute(
+                f"DELETE FROM {table} WHERE pair_pk IN (SELECT value FROM json_each(?))", (pks,)
+            )
+        conn.execute("DELETE FROM pairs WHERE pk IN (SELECT value FROM json_each(?))", (pks,))
+        conn.execute("DELETE FROM violations WHERE batch_pk = ? AND item_id = ?", where)
+        conn.execute(
+            "UPDATE assignments SET status = 'open', answer_key = NULL, answered_run_id = NULL "
+            "WHERE batch_pk = ? AND item_id = ?",
+            where,
+        )
+        return len(pairs), len(violations)
+
+    def _answer_pairs(self, batch_pk: int, item_id: str) -> tuple[list[dict[str, Any]], str]:
+        """The pairs an answer of premise `item_id` in this batch added, each as its row
+        (by public IDs) with its votes, and their keys as a JSON array."""
+        columns = ("pk", "id", "hypothesis", "lang", "protocol", "level", "author",
+                   "author_label", "extra_json", "run_id")  # fmt: skip
+        pairs = [
+            dict(zip(columns, row, strict=True))
+            for row in self.conn.execute(
+                "SELECT p.pk, p.id, p.hypothesis, p.lang, p.protocol, p.level, a.id, "
+                "p.author_label, p.extra_json, p.run_id FROM pairs p "
+                "JOIN premises pr ON pr.pk = p.premise_pk "
+                "LEFT JOIN annotators a ON a.pk = p.author_pk "
+                "WHERE p.batch_pk = ? AND pr.id = ? ORDER BY p.pk",
+                (batch_pk, item_id),
+            )
+        ]
+        votes: dict[int, list[dict[str, Any]]] = {pair["pk"]: [] for pair in pairs}
+        pks = json_array(list(votes))
+        for pair_pk, annotator, position, label, vote_run in self.conn.execute(
+            "SELECT v.pair_pk, a.id, v.position, v.label, v.run_id FROM votes v "
+            "JOIN annotators a ON a.pk = v.annotator_pk "
+            "WHERE v.pair_pk IN (SELECT value FROM json_each(?)) ORDER BY v.position",
+            (pks,),
+        ):
+            votes[pair_pk].append(
+                {"annotator": annotator, "position": position, "label": label, "run_id": vote_run}
+            )
+        for pair in pairs:
+            pair["votes"] = votes[pair.pop("pk")]
+        return pairs, pks
+
+    def _answer_violations(self, batch_pk: int, item_id: str) -> list[dict[str, Any]]:
+        """What the checks found in an answer of premise `item_id` in this batch, each as
+        its row (by public IDs)."""
+        columns = ("annotator", "pair_id", "rule", "severity", "detail", "kept", "run_id")
+        return [
+            dict(zip(columns, row, strict=True))
+            for row in self.conn.execute(
+                "SELECT a.id, v.pair_id, v.rule, v.severity, v.detail, v.kept, v.run_id "
+                "FROM violations v LEFT JOIN annotators a ON a.pk = v.annotator_pk "
+                "WHERE v.batch_pk = ? AND v.item_id = ? ORDER BY v.pk",
+                (batch_pk, item_id),
+            )
+        ]
+
     def add_elicited_pairs(self, rows: Sequence[ElicitedPairRow], run_id: int) -> None:
         """Pairs written by writers (see `ElicitedPairRow`)."""
         self.conn.executemany(

@@ -197,7 +197,7 @@ def test_a_button_without_the_csrf_token_is_403(workbench_db: Path, lead: TestCl
 def test_every_field_of_the_forms_has_a_label(lead: TestClient) -> None:
     page = lead.get("/lead").text
     fields = page.count("<input id=") + page.count("<select id=")
-    assert fields == 10
+    assert fields == 12
     assert page.count('<label for="') == fields
 
 

@@ -78,6 +78,14 @@ ELICIT_IMPORT = StageName(
     "Read writers' answers, check them against their batch and protocol, add the pairs.",
     _S + "elicit_import",
 )
+ELICIT_REOPEN = StageName(
+    "elicit-reopen",
+    (),
+    "Reopen a premise its writer answered, so that it can be answered again (the lead "
+    "page's reopen): its pairs leave the corpus and are kept with the answer.",
+    _S + "elicit_import",
+    attribute="REOPEN_STAGE",
+)
 RELABEL_CREATE = StageName(
     "relabel-create",
     ("relabel", "create"),
@@ -186,6 +194,7 @@ STAGES: tuple[StageName, ...] = (
     ELICIT_CREATE,
     ELICIT_EXPORT,
     ELICIT_IMPORT,
+    ELICIT_REOPEN,
     RELABEL_CREATE,
     RELABEL_EXPORT,
     RELABEL_IMPORT,

@@ -245,6 +245,26 @@ class ElicitImportResult(BaseModel):
     warnings: list[str]
 
 
+class ElicitReopenConfig(_Config):
+    """A lead reopens a premise its writer answered (or marked unusable), so that the writer
+    can answer it again (issue 26): the answer's pairs leave the corpus and are kept, with
+    the answer, in `reopened_answers`."""
+
+    batch: str = Field(description="the elicitation batch")
+    premise: str = Field(description="the answered premise of that batch")
+
+
+class ElicitReopenResult(BaseModel):
+    """A premise reopened, by the run that reopened it."""
+
+    run_id: int
+    signature: str
+    writer: str
+    former_status: str = Field(description="`answered`, or `unusable` (marked x)")
+    pairs_removed: int
+    violations_removed: int
+
+
 class ElicitTask(BaseModel):
     """One task of a work package (jsonl export; the `data` of a Label Studio task; a
     row of the MTurk input CSV): our IDs travel inside every task."""

@@ -125,6 +125,49 @@ def existing_pair_ids(store: Store, ids: Iterable[str]) -> set[str]:
     }
 
 
+def answer_pair_ids(store: Store, batch_pk: int, premise_id: str) -> list[str]:
+    """The IDs of the pairs a writer's answer of this premise in this batch added."""
+    return [
+        row[0]
+        for row in store.conn.execute(
+            "SELECT p.id FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk "
+            "WHERE p.batch_pk = ? AND pr.id = ? ORDER BY p.pk",
+            (batch_pk, premise_id),
+        )
+    ]
+
+
+# What later work rests on a pair, as (what, SQL giving the IDs among ?1 that it holds).
+_PAIR_USES = (
+    ("a validator's vote", "SELECT p.id FROM votes v JOIN pairs p ON p.pk = v.pair_pk "
+     "WHERE v.position >= 1 AND p.id IN (SELECT value FROM json_each(?1))"),
+    ("a relabelling batch", "SELECT s.item_id FROM assignments s JOIN batches b ON "
+     "b.pk = s.batch_pk WHERE b.kind = 'relabel' AND s.item_id IN (SELECT value FROM "
+     "json_each(?1))"),
+    ("a gold label", "SELECT p.id FROM gold g JOIN pairs p ON p.pk = g.pair_pk "
+     "WHERE p.id IN (SELECT value FROM json_each(?1))"),
+    ("a Dawid-Skene posterior", "SELECT p.id FROM posteriors g JOIN pairs p ON "
+     "p.pk = g.pair_pk WHERE p.id IN (SELECT value FROM json_each(?1))"),
+    ("a split", "SELECT p.id FROM splits g JOIN pairs p ON p.pk = g.pair_pk "
+     "WHERE p.id IN (SELECT value FROM json_each(?1))"),
+    ("a translation", "SELECT substr(unit_id, 3) FROM translations WHERE unit_id IN "
+     "(SELECT 'h:' || value FROM json_each(?1))"),
+    ("a model's training dynamics", "SELECT p.id FROM score_dynamics g JOIN pairs p ON "
+     "p.pk = g.pair_pk WHERE p.id IN (SELECT value FROM json_each(?1))"),
+)  # fmt: skip
+
+
+def pair_uses(store: Store, ids: Sequence[str]) -> list[tuple[str, str]]:
+    """(pair ID, what) for each of these pairs that later work rests on (see `_PAIR_USES`),
+    the first use found per kind of work."""
+    found = []
+    for what, sql in _PAIR_USES:
+        row = store.conn.execute(sql + " LIMIT 1", (json_array(ids),)).fetchone()
+        if row is not None:
+            found.append((str(row[0]), what))
+    return found
+
+
 def pairs_by_text(store: Store) -> dict[tuple[str, str], list[tuple[int, str, str]]]:
     """(premise text, hypothesis) -> [(pair key, pair ID, premise ID)] in pair order."""
     found: dict[tuple[str, str], list[tuple[int, str, str]]] = {}

@@ -17,6 +17,11 @@ error out of `pairs`.
 
 Importing the same answers again changes nothing (each assignment keeps a hash of its
 answer); a different answer for an item already answered is an error naming both.
+
+A lead may reopen an answered premise (`reopen_answer`, the stage `elicit-reopen`, a run of
+its own that the lead page starts): the answer's pairs leave the corpus for
+`reopened_answers`, so the premise is open again and its next answer makes the same pair
+IDs anew.
 """
 
 from __future__ import annotations
@@ -24,9 +29,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from nlibuild.core.registry import ELICIT_IMPORT
+from nlibuild.core.registry import ELICIT_IMPORT, ELICIT_REOPEN
 from nlibuild.core.stage import Stage
-from nlibuild.errors import ConfigError, ConflictError, InputError, in_file
+from nlibuild.errors import ConfigError, ConflictError, InputError, NotFoundError, in_file
 from nlibuild.formats.input_files import require_regular_file
 from nlibuild.formats.platforms import import_platform
 from nlibuild.formats.platforms.base import AnswerFile, RawAnswer, left_open
@@ -36,6 +41,8 @@ from nlibuild.labelling.labels import LabelNormaliser
 from nlibuild.models import (
     ElicitImportConfig,
     ElicitImportResult,
+    ElicitReopenConfig,
+    ElicitReopenResult,
     Label,
     OnViolation,
     Protocol,
@@ -60,7 +67,7 @@ from nlibuild.queries.batches import (
     batch_premises,
     batches_of_kind,
 )
-from nlibuild.queries.pairs import existing_pair_ids
+from nlibuild.queries.pairs import answer_pair_ids, existing_pair_ids, pair_uses
 from nlibuild.render import NamedTable, counted, run_note
 from nlibuild.store import ElicitedPairRow, Store, ViolationRow
 from nlibuild.text.lang import normalise_text
@@ -479,6 +486,61 @@ def tables(_cfg: ElicitImportConfig, result: ElicitImportResult) -> list[NamedTa
     ]  # fmt: skip
 
 
+def reopen_answer(store: Store, cfg: ElicitReopenConfig) -> ElicitReopenResult:
+    """Reopen a premise its writer answered or marked unusable (the lead page's reopen), as a
+    run of its own, so that the writer can answer it again: the answer's pairs, with their
+    author's votes, and the violations found in it leave the corpus for `reopened_answers`
+    (`Store.set_aside_answer`), where they stay as they were. Refused, with nothing
+    written, for a premise not answered yet and for an answer later work rests on (a pair
+    relabelled, given gold, split, translated or scored): taking those pairs away would
+    take that work with them."""
+    with store.recorded_run(ELICIT_REOPEN, cfg) as run:
+        batch = next(iter(batches_of_kind(store, ELICIT_BATCH, [cfg.batch])), None)
+        if batch is None:
+            raise NotFoundError(f"there is no elicitation batch {cfg.batch!r} in this store")
+        assignment = next(
+            (a for a in assignments_of_items(store, ELICIT_BATCH, [cfg.premise])
+             if a.batch_pk == batch.pk),
+            None,
+        )  # fmt: skip
+        if assignment is None:
+            raise NotFoundError(f"premise {cfg.premise!r} is not in batch {batch.id}")
+        if assignment.status == "open":
+            raise ConflictError(
+                f"premise {cfg.premise} of batch {batch.id} is not answered yet: there is "
+                "nothing to reopen"
+            )
+        uses = pair_uses(store, answer_pair_ids(store, batch.pk, cfg.premise))
+        if uses:
+            pair, what = uses[0]
+            raise ConflictError(
+                f"pair {pair} of that answer is in {what}: work rests on the answer, so it "
+                "is kept; reopen only answers whose pairs are not yet relabelled"
+            )
+        pairs, violations = store.set_aside_answer(batch.pk, cfg.premise, run.id)
+        run.finish({"pairs_removed": pairs, "violations_removed": violations})
+    return ElicitReopenResult(
+        run_id=run.id,
+        signature=run.signature,
+        writer=batch.annotator,
+        former_status=assignment.status,
+        pairs_removed=pairs,
+        violations_removed=violations,
+    )
+
+
+def reopen_summary(cfg: ElicitReopenConfig, result: ElicitReopenResult) -> str:
+    """`elicit-reopen` has no command of its own: its line on the lead page, in the Python
+    API and a recipe's log."""
+    former = "'unusable' mark" if result.former_status == _UNUSABLE else "answer"
+    return (
+        f"Reopened premise {cfg.premise} of batch {cfg.batch} for {result.writer}: their "
+        f"{former} ({counted(result.pairs_removed, 'pair')}, "
+        f"{counted(result.violations_removed, 'violation')}) is kept in reopened_answers, "
+        f"out of the corpus {run_note(result)}"
+    )
+
+
 STAGE = Stage(
     ELICIT_IMPORT,
     settings=ElicitImportConfig,
@@ -487,4 +549,8 @@ STAGE = Stage(
     tables=tables,
     warnings=lambda result: result.warnings,
     defaults=label_names_default,
+)
+
+REOPEN_STAGE = Stage(
+    ELICIT_REOPEN, settings=ElicitReopenConfig, run=reopen_answer, summary=reopen_summary
 )

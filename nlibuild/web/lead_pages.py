@@ -1,6 +1,8 @@
 """The lead page: progress per batch and annotator, violations, agreement so far, and the
 buttons for what the CLI does: create elicitation batches (`elicit create`), create
-relabelling batches (`relabel create`), aggregate labels (`aggregate-labels`).
+relabelling batches (`relabel create`), aggregate labels (`aggregate-labels`); and one the
+CLI has not: reopen a premise a writer answered (the stage `elicit-reopen`), so that they
+can answer it again.
 
 Each button is a POST form (with the CSRF token, as every form) whose values go through
 `invoke`, as the CLI's options do (the form's values, then the store's preset, then the
@@ -30,6 +32,7 @@ from nlibuild.errors import ConfigError, NlibuildError
 from nlibuild.invoke import invoke, option_problem, settings_for
 from nlibuild.models import AggregateConfig, AggregateMethod, AgreementStat, Protocol, Role
 from nlibuild.options import min_agree_option, store_facts
+from nlibuild.queries.pair_labels import pair_label_row_count
 from nlibuild.stats import StatsOptions
 from nlibuild.stats.agreement import agreement_settings, compute_agreement, rule_note
 from nlibuild.store import Store
@@ -52,6 +55,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "relabel-batches": ("annotators", "fraction", "validators", "batch_size"),
     "aggregate": ("method", "min_agree"),
     "revoke": ("token_prefix",),
+    "reopen": ("batch", "premise"),
 }
 """The fields each button's form has (besides the CSRF token)."""
 
@@ -130,6 +134,8 @@ def agreement_so_far(store: Store) -> tuple[list[AgreementStat], str]:
     """`stats --table agreement` with its defaults, and the note it prints on stderr: the
     majority rule that gives gold to the pairs without a stored one."""
     settings = agreement_settings(StatsOptions(), store)
+    if pair_label_row_count(store) == 0:  # no vote at all (none yet, or all reopened)
+        return [], rule_note(settings)
     return compute_agreement(store, settings), rule_note(settings)
 
 
@@ -223,6 +229,17 @@ def revoke_invite(store: Store, form: Form) -> str:
     return f"Revoked {revoked} live {'invite' if revoked == 1 else 'invites'}."
 
 
+def reopen_answer(store: Store, form: Form) -> str:
+    """A writer's answer of a premise taken back so that they can answer it again: the
+    stage `elicit-reopen` (its pairs leave the corpus, kept with the answer)."""
+    from nlibuild.stages.elicit_import import REOPEN_STAGE
+
+    batch, premise = given(form, "batch"), given(form, "premise")
+    if batch is None or premise is None:
+        raise ConfigError("name the premise to reopen: its batch's ID and its own")
+    return invoke(REOPEN_STAGE, store, batch=batch, premise=premise).summary
+
+
 def action(context: WebContext, name: str, stage: Callable[[Store, Form], str]) -> Any:
     """A lead's button: the form's values through `stage`, under the write lock, with the
     run recorded as the lead's (`serve: lead ID`: the server's own command line would not
@@ -279,4 +296,5 @@ BUTTONS: dict[str, Callable[[Store, Form], str]] = {
     "relabel-batches": create_relabel_batches,
     "aggregate": aggregate_labels,
     "revoke": revoke_invite,
+    "reopen": reopen_answer,
 }
