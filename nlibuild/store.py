@@ -173,6 +173,10 @@ ScoreCheckpointRow = tuple[int, int, float, int, float | None, float]
 ScoreAccuracyRow = tuple[str, str, str, str, int, int]
 """lang, split, slice, value ('' for all), correct, total"""
 
+DynamicsRow = tuple[int, float, float, float | None, int]
+"""pair_pk, confidence, variability, correctness (None: the job did not record the argmax),
+epochs (how many reached the pair)"""
+
 ElicitedPairRow = tuple[int, str, int, str, str, str, str | None, int, str, int]
 """pk, id, premise_pk, hypothesis, lang, protocol, level, author_pk, author_label, batch_pk"""
 
@@ -1064,15 +1068,12 @@ class Store:
             [(job_pk, checkpoint[0], *row) for row in accuracy],
         )
 
-    def finish_score_job(
-        self, job_pk: int, dynamics: Sequence[tuple[int, float, float, float]]
-    ) -> None:
-        """Mark a job finished with its training dynamics (pair_pk, confidence, variability,
-        correctness), which replace any it had."""
+    def finish_score_job(self, job_pk: int, dynamics: Sequence[DynamicsRow]) -> None:
+        """Mark a job finished with its training dynamics, which replace any it had."""
         self.conn.execute("DELETE FROM score_dynamics WHERE job_pk = ?", (job_pk,))
         self.conn.executemany(
-            "INSERT INTO score_dynamics(job_pk, pair_pk, confidence, variability, correctness) "
-            "VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO score_dynamics(job_pk, pair_pk, confidence, variability, correctness, "
+            "epochs) VALUES (?, ?, ?, ?, ?, ?)",
             [(job_pk, *row) for row in dynamics],
         )
         self.conn.execute("UPDATE score_jobs SET finished = 1 WHERE pk = ?", (job_pk,))

@@ -2,7 +2,7 @@
 outside store.py, queries/ and core/ may not).
 
 The tables are migration 0010's (`score_jobs`, `score_checkpoints`, `score_accuracy`,
-`score_dynamics`): every store made by `init` has them.
+`score_dynamics`, rebuilt by 0014): every store made by `init` has them.
 """
 
 from __future__ import annotations
@@ -72,10 +72,12 @@ def add_checkpoint(
 
 def add_dynamics(
     db: Path, job_pk: int, pair_id: str, confidence: float, variability: float,
-    correctness: float,
+    correctness: float | None, epochs: int = 3,
 ) -> None:  # fmt: skip
+    """A pair's dynamics in a job: correctness None as a job of files version 1 has it,
+    `epochs` the epochs that reached the pair."""
     _write(
         db,
-        "INSERT INTO score_dynamics SELECT ?, pk, ?, ?, ? FROM pairs WHERE id = ?",
-        job_pk, confidence, variability, correctness, pair_id,
+        "INSERT INTO score_dynamics SELECT ?, pk, ?, ?, ?, ? FROM pairs WHERE id = ?",
+        job_pk, confidence, variability, correctness, epochs, pair_id,
     )  # fmt: skip

@@ -32,6 +32,7 @@ from nlibuild.models import NLI_LABELS, ScoreJobSummary, ScoreMode, ScoreTrainin
 from nlibuild.scores.score_jobs import job_rows, read_corpus
 from nlibuild.scoring.job_files import (
     DYNAMICS_FILE,
+    GOLD_ARGMAX_FILE,
     TRAIN,
     CheckpointRecord,
     DoneRecord,
@@ -79,7 +80,8 @@ def fake_job(crash_after: int | None = None) -> Callable[..., None]:
     """A job runner as nlibuild.scoring.job.run_job behaves: CHECKPOINTS checkpoints, each
     with its predictions (checkpoint k predicts the gold label of every row whose position
     is below k/CHECKPOINTS of the rows, `neutral` otherwise), then the dynamics of two
-    epochs and done.json. It raises after `crash_after` checkpoints of a fresh start."""
+    epochs (the gold label's probability 0.4, then 0.8, the argmax both times) and
+    done.json. It raises after `crash_after` checkpoints of a fresh start."""
 
     def run_job(folder: Path, on_checkpoint: Any = None, resume: bool = False) -> None:
         spec = read_spec(folder)
@@ -103,6 +105,7 @@ def fake_job(crash_after: int | None = None) -> Callable[..., None]:
             if on_checkpoint is not None:
                 on_checkpoint(record)
         np.save(folder / DYNAMICS_FILE, np.tile([[0.4], [0.8]], (1, train)).astype(np.float32))
+        np.save(folder / GOLD_ARGMAX_FILE, np.ones((2, train), dtype=np.int8))
         write_done(folder, DoneRecord(checkpoints=CHECKPOINTS, seconds=1.0, device="cpu",
                                       processes=1))  # fmt: skip
 
@@ -234,7 +237,9 @@ def test_train_records_every_checkpoint_with_slices_and_dynamics(
                      "score_dynamics WHERE job_pk = ?", job_pk)  # fmt: skip
     train = sum(1 for p in read_pairs(folder) if p.split == TRAIN)
     assert len(dynamics) == train
-    assert dynamics[0] == pytest.approx((0.6, 0.2, 0.5))
+    # Correctness counts the epochs where the gold label was the argmax (Swayamdipta et al.
+    # 2020): both, though its probability was 0.4 in the first (three labels).
+    assert dynamics[0] == pytest.approx((0.6, 0.2, 1.0))
 
 
 def test_a_crash_keeps_the_committed_checkpoints_and_resume_finishes(

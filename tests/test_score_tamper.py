@@ -25,6 +25,7 @@ from nlibuild.scoring.job_files import (
     CHECKPOINTS_FILE,
     DONE_FILE,
     DYNAMICS_FILE,
+    GOLD_ARGMAX_FILE,
     JOB_FILE,
     PAIRS_FILE,
     predictions_path,
@@ -32,7 +33,8 @@ from nlibuild.scoring.job_files import (
 
 JOB = "tiny-bert-zero-shot-s1"
 PREDICTIONS_FILE = "results/predictions/00002.npy"
-FILES = (CHECKPOINTS_FILE, PREDICTIONS_FILE, DYNAMICS_FILE, DONE_FILE, JOB_FILE, PAIRS_FILE)
+FILES = (CHECKPOINTS_FILE, PREDICTIONS_FILE, DYNAMICS_FILE, GOLD_ARGMAX_FILE, DONE_FILE, JOB_FILE,
+         PAIRS_FILE)  # fmt: skip
 SCORE_TABLES = ("score_jobs", "score_checkpoints", "score_accuracy", "score_dynamics")
 SECONDS = 20
 """Far more than an import of one small job takes; a hang (a FIFO opened) fails instead."""
@@ -213,8 +215,21 @@ ONE_FILE: dict[str, dict[str, Callable[[Path], None]]] = {
         "one-row-short": rewrite_npy(lambda a: a[:, :-1]),
         "one-dimensional": rewrite_npy(lambda a: a.ravel()),
     },
+    GOLD_ARGMAX_FILE: {
+        "huge-shape": lambda path: npy_with_header(
+            path, "{'descr': '|i1', 'fortran_order': False, 'shape': (10**9, 28), }"
+        ),
+        "pickled": pickled,
+        "flag-2": rewrite_npy(lambda a: _set(a, 2)),
+        "not-reached-where-dynamics-has-a-probability": rewrite_npy(lambda a: _set(a, -1)),
+        "floats": rewrite_npy(lambda a: a.astype(np.float32)),
+        "one-row-short": rewrite_npy(lambda a: a[:, :-1]),
+        "one-epoch-short": rewrite_npy(lambda a: a[:-1]),
+    },
     DONE_FILE: {
         "a-list": rewrite_json(lambda record: list(record)),
+        "files-version-of-a-newer-nlibuild": rewrite_json(changed(files_version=3)),
+        "files-version-a-string": rewrite_json(changed(files_version="2")),
         "checkpoints-a-string": rewrite_json(changed(checkpoints="4")),
         "checkpoints-more": rewrite_json(changed(checkpoints=5)),
         "unknown-field": rewrite_json(changed(gpu="a100")),
@@ -305,15 +320,56 @@ def test_a_job_stopped_before_done_json_imports_its_checkpoints(
 def test_rows_a_partial_last_epoch_did_not_reach_count_the_epochs_that_did(
     plan_copy: tuple[Path, Path],
 ) -> None:
-    """A job of 1.5 epochs writes NaN for the rows its second epoch did not reach
-    (scoring/loop.py close_epoch): those rows' dynamics are of their first epoch alone."""
+    """A job of 1.5 epochs writes NaN (and NOT_REACHED, -1, in gold_argmax.npy) for the rows
+    its second epoch did not reach (scoring/loop.py close_epoch): those rows' dynamics are of
+    their first epoch alone, and the store says they had one epoch."""
     db, plan = plan_copy
-    path = plan / JOB / DYNAMICS_FILE
-    probabilities = np.load(path)
-    probabilities[1, probabilities.shape[1] // 2 :] = np.nan
-    with path.open("wb") as handle:
-        np.save(handle, probabilities)
+    probabilities = np.load(plan / JOB / DYNAMICS_FILE)
+    flags = np.load(plan / JOB / GOLD_ARGMAX_FILE)
+    half = probabilities.shape[1] // 2
+    probabilities[1, half:] = np.nan
+    flags[0, :] = 0  # the first epoch got every row wrong, the second its half right
+    flags[1, half:] = -1
+    save_npy(plan / JOB / DYNAMICS_FILE, probabilities)
+    save_npy(plan / JOB / GOLD_ARGMAX_FILE, flags)
     ok("--db", db, "score", "import", plan)
-    confidences = query(db, "SELECT round(confidence, 3), count(*) FROM score_dynamics GROUP BY 1")
-    assert confidences == [(0.4, probabilities.shape[1] - probabilities.shape[1] // 2),
-                           (0.6, probabilities.shape[1] // 2)]  # fmt: skip
+    rows = query(db, "SELECT round(confidence, 3), variability, correctness, epochs, count(*) "
+                 "FROM score_dynamics GROUP BY 1 ORDER BY 1")  # fmt: skip
+    reached_twice = (0.6, pytest.approx(0.2), 0.5, 2, half)
+    assert rows == [(0.4, 0.0, 0.0, 1, probabilities.shape[1] - half), reached_twice]
+
+
+def test_a_partial_last_epoch_marked_in_one_file_only_is_refused(
+    plan_copy: tuple[Path, Path],
+) -> None:
+    db, plan = plan_copy
+    probabilities = np.load(plan / JOB / DYNAMICS_FILE)
+    probabilities[1, 5:] = np.nan
+    save_npy(plan / JOB / DYNAMICS_FILE, probabilities)
+    fails(db, "score", "import", plan,
+          says=(str(Path(JOB) / GOLD_ARGMAX_FILE), "epoch 1, row 5: 1 where -1"))  # fmt: skip
+
+
+def test_a_job_of_files_version_1_imports_with_correctness_unavailable(
+    plan_copy: tuple[Path, Path],
+) -> None:
+    """A job written before gold_argmax.npy existed (its done.json has no files_version)
+    recorded p(gold) only: its correctness cannot be the paper's, so it is NULL, and the
+    cartography table says n.a. and why."""
+    db, plan = plan_copy
+    (plan / JOB / GOLD_ARGMAX_FILE).unlink()
+    rewrite_json(lambda record: {k: v for k, v in record.items() if k != "files_version"})(
+        plan / JOB / DONE_FILE
+    )
+    assert f"Imported {JOB}:" in ok("--db", db, "score", "import", plan)
+    assert query(db, "SELECT DISTINCT confidence, correctness, epochs FROM score_dynamics") == [
+        (pytest.approx(0.6), None, 2)
+    ]
+    table = ok("--db", db, "stats", "--table", "cartography", "--top", "1")
+    assert "n.a." in table
+    assert "correctness n.a.: a mapped job's files are of version 1" in table
+
+
+def save_npy(path: Path, array: np.ndarray) -> None:
+    with path.open("wb") as handle:  # np.save(path) would add a second .npy suffix
+        np.save(handle, array)

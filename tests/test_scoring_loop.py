@@ -28,6 +28,10 @@ from nlibuild.errors import NlibuildError
 from nlibuild.scoring import ScoringError
 from nlibuild.scoring.batching import evaluation_batches, training_batches
 from nlibuild.scoring.job_files import (
+    DYNAMICS_FILE,
+    GOLD_ARGMAX_FILE,
+    JOB_FILES_VERSION,
+    NOT_REACHED,
     CheckpointRecord,
     JobSpec,
     PairRecord,
@@ -258,10 +262,38 @@ def test_a_run_resumed_after_a_crash_writes_what_an_uninterrupted_run_does(
     assert crashed == whole
     for expected, got in zip(whole_predictions, crashed_predictions, strict=True):
         assert np.array_equal(expected, got)
-    assert np.array_equal(
-        np.load(tmp_path / "whole/results/dynamics.npy"),
-        np.load(tmp_path / "crashed/results/dynamics.npy"),
-    )
+    for name in ("dynamics.npy", "gold_argmax.npy"):
+        assert np.array_equal(
+            np.load(tmp_path / "whole/results" / name),
+            np.load(tmp_path / "crashed/results" / name),
+        )
+
+
+def test_each_epoch_records_the_gold_probability_and_whether_gold_was_the_argmax(
+    tiny_model: Path, tmp_path: Path
+) -> None:
+    """1.5 epochs of 100 rows in batches of 16: 7 steps an epoch, 10 in all (1.5 x 7 rounded
+    to even), so the second epoch reaches the rows of its first 3 batches. The rows it did
+    not reach are NaN in dynamics.npy and NOT_REACHED (-1) in gold_argmax.npy; elsewhere a
+    gold probability over 1/2 is always the argmax of 3 labels, one under 1/3 never."""
+    from nlibuild.scoring.job import run_job
+
+    spec = spec_for(tiny_model, epochs=1.5, batch_size=16, eval_every=0.5)
+    write_job(tmp_path, spec, planted_pairs(train=100, per_eval_split=8))
+    done = run_job(tmp_path, device="cpu")
+    assert done.files_version == JOB_FILES_VERSION == 2
+    probabilities = np.load(tmp_path / DYNAMICS_FILE)
+    flags = np.load(tmp_path / GOLD_ARGMAX_FILE)
+    assert probabilities.shape == flags.shape == (2, 100)
+    assert flags.dtype == np.int8
+    unreached = np.isnan(probabilities)
+    assert not unreached[0].any()
+    assert int(unreached[1].sum()) in {100 - 3 * 16, 100 - 2 * 16 - 4}  # the short batch or not
+    assert np.array_equal(flags == NOT_REACHED, unreached)
+    reached = ~unreached
+    assert set(np.unique(flags[reached])) <= {0, 1}
+    assert (flags[reached & (probabilities > 0.5)] == 1).all()
+    assert (flags[reached & (probabilities < 1 / 3)] == 0).all()
 
 
 def test_a_finished_job_resumed_is_left_as_it_is(tiny_model: Path, tmp_path: Path) -> None:

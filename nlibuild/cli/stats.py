@@ -165,6 +165,20 @@ def stats(
     run: Annotated[
         int | None, typer.Option(help="cartography: the score run (default: the newest).")
     ] = None,
+    job: Annotated[
+        str | None, typer.Option(help="cartography: map this job of the run alone (its name).")
+    ] = None,
+    mode: Annotated[
+        str | None,
+        typer.Option(help="cartography: map this mode's jobs of the run, seeds averaged."),
+    ] = None,
+    regions: Annotated[
+        str | None,
+        typer.Option(
+            help="cartography: overlapping (the paper's top-33% subsets, the default) or "
+            "exclusive (each pair in one region)."
+        ),
+    ] = None,
     out: Annotated[
         Path | None,
         typer.Option(
@@ -192,7 +206,8 @@ def stats(
             include_extra=include_extra,
             ci=ci, resamples=resamples, seed=seed, threshold=threshold, sort=sort, top=top,
             smoothing=smoothing, min_count=min_count, units=units, per_label=per_label,
-            split=split_list(split), lang=lang, run=run, out=out,
+            split=split_list(split), lang=lang, run=run, job=job, mode=mode, regions=regions,
+            out=out,
         )  # fmt: skip
         if plot is not None:
             refuse_unplotted(chosen.name)

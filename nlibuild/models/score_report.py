@@ -154,10 +154,27 @@ class ScoreReport(BaseModel):
     notes: list[str] = Field(description="what was left out and why")
 
 
+class RegionRule(StrEnum):
+    """How `stats --table cartography` counts the regions of a data map."""
+
+    OVERLAPPING = "overlapping"
+    """Swayamdipta et al. 2020's subsets: the top 33% by confidence (easy-to-learn), the
+    bottom 33% by confidence (hard-to-learn), the top 33% by variability (ambiguous); a pair
+    may be in two"""
+    EXCLUSIVE = "exclusive"
+    """each pair in the first of ambiguous, hard, easy that holds it, else `other`"""
+
+
 class CartographyConfig(_Config):
-    """`stats --table cartography`: training dynamics of one score run."""
+    """`stats --table cartography`: the data map of one job, or of one mode's jobs, of a
+    score run."""
 
     run: int | None = Field(default=None, description="the score run; default the newest")
+    job: str | None = Field(default=None, description="map this job alone (its name)")
+    mode: str | None = Field(
+        default=None, description="map this mode's jobs (their seeds averaged)"
+    )
+    regions: RegionRule = Field(default=RegionRule.OVERLAPPING, description="how regions count")
     top: int = Field(default=20, ge=1, description="pairs in each list")
     out: OutputPath | None = Field(default=None, description="the listed pair IDs, one a line")
 
@@ -170,7 +187,9 @@ class CartographyRow(BaseModel):
     gold: str | None
     confidence: float
     variability: float
-    correctness: float
+    correctness: float | None = Field(
+        description="None: a mapped job's files (version 1) did not record the argmax"
+    )
     premise: str
     hypothesis: str
 
@@ -178,7 +197,16 @@ class CartographyRow(BaseModel):
 class CartographyResult(BaseModel):
     run_id: int
     jobs: int
+    job_names: list[str] = Field(description="the mapped jobs: one, or one mode's seeds")
+    model: str
+    mode: str
     pairs: int
-    regions: dict[str, int] = Field(description="easy, ambiguous, hard, other: pairs each")
+    region_rule: RegionRule
+    regions: dict[str, int] = Field(
+        description="pairs in each region (overlapping: easy, ambiguous, hard, none; "
+        "exclusive: easy, ambiguous, hard, other)"
+    )
+    in_two: int = Field(description="overlapping: pairs in two regions")
+    correctness: bool = Field(description="whether every mapped job recorded the argmax")
     rows: list[CartographyRow]
     written: int | None = Field(default=None, description="pair IDs written to --out")

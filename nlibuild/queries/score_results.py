@@ -4,8 +4,10 @@ score_dynamics) for `score report` and `stats --table cartography`."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from nlibuild.core.registry import SCORE_IMPORT, SCORE_TRAIN
 from nlibuild.errors import ConfigError
@@ -131,26 +133,54 @@ def dynamics_run(store: Store, run_id: int | None) -> int:
     return run
 
 
-def pair_dynamics(
-    store: Store, run_id: int
-) -> list[tuple[str, str | None, str, str, float, float, float, int]]:
-    """Per pair with training dynamics in the run: (pair ID, gold by GOLD_OR_AUTHOR,
-    premise, hypothesis, confidence, variability, correctness, jobs), the three measures
-    averaged over the run's jobs (its seeds). By pair ID."""
-    return store.conn.execute(
-        f"SELECT p.id, {gold_sql(GOLD_OR_AUTHOR)}, pr.text, p.hypothesis, avg(d.confidence), "
-        "avg(d.variability), avg(d.correctness), count(*) "
-        "FROM score_dynamics d JOIN score_jobs j ON j.pk = d.job_pk "
-        "JOIN pairs p ON p.pk = d.pair_pk JOIN premises pr ON pr.pk = p.premise_pk "
-        "WHERE j.run_id = ? GROUP BY p.pk ORDER BY p.id",
+class MappedPair(NamedTuple):
+    """One training pair on a data map, its measures averaged over the mapped jobs."""
+
+    id: str
+    gold: str | None  # by GOLD_OR_AUTHOR
+    premise: str
+    hypothesis: str
+    confidence: float
+    variability: float
+    correctness: float | None  # None: a mapped job did not record the argmax (files v1)
+    jobs: int
+    epochs: int | None  # the fewest epochs that reached it in a mapped job; None: unknown
+
+
+class DynamicsJob(NamedTuple):
+    """A job of a run that has training dynamics."""
+
+    pk: int
+    name: str
+    model: str
+    mode: str
+    correctness: bool  # its dynamics have correctness (job files version 2 on)
+
+
+def jobs_with_dynamics(store: Store, run_id: int) -> list[DynamicsJob]:
+    """The run's jobs that have training dynamics, by name."""
+    rows = store.conn.execute(
+        "SELECT j.pk, j.name, j.model, j.mode, min(d.correctness IS NOT NULL) "
+        "FROM score_jobs j JOIN score_dynamics d ON d.job_pk = j.pk "
+        "WHERE j.run_id = ? GROUP BY j.pk ORDER BY j.name",
         (run_id,),
     ).fetchall()
+    return [DynamicsJob(pk, name, model, mode, bool(has)) for pk, name, model, mode, has in rows]
 
 
-def jobs_with_dynamics(store: Store, run_id: int) -> int:
-    row = store.conn.execute(
-        "SELECT count(DISTINCT d.job_pk) FROM score_dynamics d "
-        "JOIN score_jobs j ON j.pk = d.job_pk WHERE j.run_id = ?",
-        (run_id,),
-    ).fetchone()
-    return int(row[0])
+def pair_dynamics(store: Store, job_pks: Sequence[int]) -> list[MappedPair]:
+    """Per pair with training dynamics in any of the jobs, the three measures averaged over
+    them (their seeds); correctness only when every one of them has it, epochs only when
+    every one says. By pair ID."""
+    marks = ", ".join("?" for _ in job_pks)
+    rows = store.conn.execute(
+        f"SELECT p.id, {gold_sql(GOLD_OR_AUTHOR)}, pr.text, p.hypothesis, avg(d.confidence), "
+        "avg(d.variability), "
+        "CASE WHEN count(d.correctness) = count(*) THEN avg(d.correctness) END, count(*), "
+        "CASE WHEN count(d.epochs) = count(*) THEN min(d.epochs) END "
+        "FROM score_dynamics d JOIN pairs p ON p.pk = d.pair_pk "
+        "JOIN premises pr ON pr.pk = p.premise_pk "
+        f"WHERE d.job_pk IN ({marks}) GROUP BY p.pk ORDER BY p.id",
+        tuple(job_pks),
+    ).fetchall()
+    return [MappedPair(*row) for row in rows]

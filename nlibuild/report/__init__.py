@@ -162,7 +162,9 @@ def _translation(store: Store, cfg: ReportConfig) -> str:
 def _scores(store: Store, cfg: ReportConfig) -> str:
     from nlibuild.models import CartographyConfig, ScoreReportConfig
     from nlibuild.report.plots import cartography_figure, cartography_points
+    from nlibuild.scores.cartography import run_modes
     from nlibuild.scores.score_report import score_report
+    from nlibuild.stats.cartography import mapped
 
     try:
         report = score_report(store, ScoreReportConfig())
@@ -175,13 +177,22 @@ def _scores(store: Store, cfg: ReportConfig) -> str:
             parts += [page.heading(name.capitalize()), page.model_table(rows)]
     parts += [page.note(line) for line in report.notes]
     try:
-        result = _compute("cartography", store, CartographyConfig())
+        modes = run_modes(store, None)
     except NlibuildError as exc:
         return "".join([*parts, page.unavailable(f"cartography: {exc}")])
-    caption = f"Data map of score run {result.run_id}: {result.pairs} pairs."
-    chart = cartography_figure(cartography_points(store, result))
-    parts += [page.heading("Dataset cartography (Swayamdipta et al. 2020)"),
-              page.figure(chart, caption)]  # fmt: skip
+    if not modes:
+        return "".join([*parts, page.unavailable("cartography: no training job finished")])
+    # One data map per mode: a hypothesis-only model's dynamics say nothing of the others'.
+    for mode in modes:
+        heading = f"Dataset cartography (Swayamdipta et al. 2020), {mode}"
+        try:
+            result = _compute("cartography", store, CartographyConfig(mode=mode))
+        except NlibuildError as exc:
+            parts += [page.heading(heading), page.unavailable(f"cartography: {exc}")]
+            continue
+        caption = f"Data map of {mapped(result)}: {result.pairs} pairs."
+        chart = cartography_figure(cartography_points(store, result))
+        parts += [page.heading(heading), page.figure(chart, caption)]
     return "".join(parts)
 
 

@@ -142,13 +142,13 @@ _REGION_COLORS = {"easy": "#54a24b", "ambiguous": "#e45756", "hard": "#4c78a8",
 
 
 def cartography_points(store: Store, result: CartographyResult) -> list[CartographyPoint]:
-    """Every training pair of the result's run, placed and coloured by its region."""
-    from nlibuild.queries.score_results import pair_dynamics
-    from nlibuild.scores.cartography import regions
+    """Every training pair of the result's map, placed, and coloured by its exclusive
+    region (a dot has one colour; the paper's regions overlap)."""
+    from nlibuild.scores.cartography import exclusive_regions, result_pairs
 
-    pairs = pair_dynamics(store, result.run_id)
-    region_of = regions(pairs)
-    return [(pair[5], pair[4], region_of[pair[0]]) for pair in pairs]
+    pairs = result_pairs(store, result)
+    region_of = exclusive_regions(pairs)
+    return [(pair.variability, pair.confidence, region_of[pair.id]) for pair in pairs]
 
 
 def cartography_figure(points: Sequence[CartographyPoint]) -> Figure:

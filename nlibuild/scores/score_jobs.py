@@ -55,6 +55,10 @@ from nlibuild.scoring.job_files import (
     DONE_FILE,
     DYNAMICS_FILE,
     EVAL_SPLITS,
+    FIRST_VERSION,
+    GOLD_ARGMAX_FILE,
+    JOB_FILES_VERSION,
+    NOT_REACHED,
     TRAIN,
     CheckpointRecord,
     DoneRecord,
@@ -62,7 +66,7 @@ from nlibuild.scoring.job_files import (
     PairRecord,
     predictions_path,
 )
-from nlibuild.store import ScoreAccuracyRow, Store
+from nlibuild.store import DynamicsRow, ScoreAccuracyRow, Store
 from nlibuild.text.negators import negator_lexicon
 
 HUMAN, MT = "human", "mt"
@@ -357,36 +361,61 @@ def check_results(folder: Path, records: Sequence[PairRecord]) -> None:
     """Read every result file of a job folder as an import would, raising the first
     `InputError`; nothing is written."""
     job_predictions(folder, sum(1 for r in records if r.split != TRAIN))
-    read_dynamics(folder, records)
+    probabilities = read_dynamics(folder, records)
+    if probabilities is not None:
+        read_gold_argmax(folder, probabilities)
 
 
 def finished_dynamics(
     folder: Path, records: Sequence[PairRecord], pair_pks: dict[str, int]
-) -> list[tuple[int, float, float, float]] | None:
-    """The training dynamics of a finished job (None while `results/done.json` is absent):
-    per training pair, confidence = the mean over epochs of the probability of its gold
-    label, variability = its standard deviation (Swayamdipta et al. 2020, section 2), and
-    correctness = the share of epochs where that probability was over 0.5 (the job keeps
-    the gold probability only, not whether it was the highest). A pair with several
-    training rows (translate-train) counts their mean probability in each epoch; a pair no
-    epoch reached (fewer epochs than one) has none."""
+) -> list[DynamicsRow] | None:
+    """The training dynamics of a finished job (None while `results/done.json` is absent),
+    per training pair, as Swayamdipta et al. 2020 (section 2) define them over the E epochs:
+    confidence = (1/E) sum_e p(gold | x, epoch e), the mean gold-label probability;
+    variability = its standard deviation over the epochs; correctness = the share of the
+    epochs in which the gold label was the model's argmax (None for a job of files version
+    1, which did not record it). Each is over the epochs that reached the pair (a partial
+    last epoch reaches only some rows), and their number is kept: variability needs two.
+    A pair with several training rows (translate-train) counts the mean of its rows that an
+    epoch reached; a pair no epoch reached (fewer epochs than one) has no dynamics."""
     probabilities = read_dynamics(folder, records)
     if probabilities is None:
         return None
+    gold_argmax = read_gold_argmax(folder, probabilities)
     train_ids = [r.id for r in records if r.split == TRAIN]
-    rows_of: dict[str, list[int]] = defaultdict(list)
-    for at, pair_id in enumerate(train_ids):
-        rows_of[pair_id].append(at)
-    found = []
-    for pair_id, rows in rows_of.items():
-        per_epoch = probabilities[:, rows].mean(axis=1)
-        # An epoch that did not reach the pair (NaN: a partial last epoch) is not counted.
-        per_epoch = per_epoch[~np.isnan(per_epoch)]
-        if not per_epoch.size:
-            continue
-        found.append((pair_pks[pair_id], float(per_epoch.mean()), float(per_epoch.std()),
-                      float((per_epoch > 0.5).mean())))  # fmt: skip
-    return sorted(found)
+    pair_ids = list(dict.fromkeys(train_ids))
+    code_of = {pair_id: code for code, pair_id in enumerate(pair_ids)}
+    codes = np.asarray([code_of[pair_id] for pair_id in train_ids], dtype=np.int64)
+    reached = ~np.isnan(probabilities)
+    per_pair = _per_pair_mean(np.where(reached, probabilities, 0.0), reached, codes, len(pair_ids))
+    epochs = (~np.isnan(per_pair)).sum(axis=0)
+    kept = np.flatnonzero(epochs > 0)
+    mapped = per_pair[:, kept]
+    confidence = np.nanmean(mapped, axis=0)
+    variability = np.nanstd(mapped, axis=0)
+    correctness: list[float | None] = [None] * len(kept)
+    if gold_argmax is not None:
+        flags = np.where(reached, gold_argmax, 0).astype(np.float64)
+        shares = _per_pair_mean(flags, reached, codes, len(pair_ids))[:, kept]
+        correctness = [float(share) for share in np.nanmean(shares, axis=0)]
+    return sorted(
+        (pair_pks[pair_ids[code]], float(confidence[at]), float(variability[at]),
+         correctness[at], int(epochs[code]))
+        for at, code in enumerate(kept)
+    )  # fmt: skip
+
+
+def _per_pair_mean(
+    values: np.ndarray, reached: np.ndarray, codes: np.ndarray, pairs: int
+) -> np.ndarray:
+    """[epochs, pairs]: per epoch, the mean of `values` over each pair's rows the epoch
+    reached; NaN where it reached none of them."""
+    means = np.full((values.shape[0], pairs), np.nan)
+    for epoch in range(values.shape[0]):
+        count = np.bincount(codes, weights=reached[epoch], minlength=pairs)
+        total = np.bincount(codes, weights=values[epoch], minlength=pairs)
+        np.divide(total, count, out=means[epoch], where=count > 0)
+    return means
 
 
 # --- reading a job's result files strictly -------------------------------------------------
@@ -401,11 +430,18 @@ def read_done_record(folder: Path) -> DoneRecord | None:
         return None  # the job still runs, or stopped early: its checkpoints so far count
     raw = _json_object(path, read_utf8_text(path, "done record"), None)
     try:
-        record = DoneRecord(**raw)
+        record = DoneRecord.from_json_object(raw)
     except TypeError as exc:
         raise InputError(path, f"not a done record ({exc}); {COPY_BACK}") from None
     if not _is_count(record.checkpoints):
         raise InputError(path, f"checkpoints {record.checkpoints!r} is not a count; {COPY_BACK}")
+    version = record.files_version
+    if not _is_count(version) or version < FIRST_VERSION:
+        raise InputError(path, f"files_version {version!r} is not a version; {COPY_BACK}")
+    if version > JOB_FILES_VERSION:
+        raise InputError(path, f"job files of version {version}, written by a newer nlibuild "
+                         f"(this one reads versions up to {JOB_FILES_VERSION}); upgrade "
+                         "nlibuild to import them")  # fmt: skip
     return record
 
 
@@ -507,6 +543,28 @@ def read_dynamics(folder: Path, records: Sequence[PairRecord]) -> np.ndarray | N
         raise InputError(path, f"epoch {epoch}, row {row}: probability {value} is not "
                          f"within 0..1; {COPY_BACK}")  # fmt: skip
     return probabilities
+
+
+def read_gold_argmax(folder: Path, probabilities: np.ndarray) -> np.ndarray | None:
+    """A finished job's argmax flags [epochs, training rows] (1: the gold label was the
+    argmax, 0: it was not, NOT_REACHED where dynamics.npy has NaN); None for job files of
+    version 1, which have none."""
+    done = read_done_record(folder)
+    if done is None or done.files_version < 2:
+        return None
+    path = folder / GOLD_ARGMAX_FILE
+    if not os.path.lexists(path):
+        raise InputError(path, f"missing, though results/done.json says the job finished "
+                         f"(job files version {done.files_version}); {COPY_BACK}")  # fmt: skip
+    flags = _read_npy(path, "argmax file", "iu", probabilities.shape)
+    expected = np.isnan(probabilities)
+    wrong = ((flags == NOT_REACHED) != expected) | ~np.isin(flags, (0, 1, NOT_REACHED))
+    if wrong.any():
+        epoch, row = (int(n) for n in np.argwhere(wrong)[0])
+        meant = f"{NOT_REACHED}, as dynamics.npy has NaN" if expected[epoch, row] else "0 or 1"
+        raise InputError(path, f"epoch {epoch}, row {row}: {int(flags[epoch, row])} where "
+                         f"{meant}; {COPY_BACK}")  # fmt: skip
+    return flags
 
 
 def _read_npy(path: Path, what: str, kinds: str, shape: tuple[int | None, ...]) -> np.ndarray:

@@ -14,12 +14,23 @@ A job folder holds:
                                 (the rows of pairs.jsonl whose split is not `train`, in file
                                 order) at checkpoint NNNNN
     results/dynamics.npy        float32 [epochs, training rows]: the probability the model
-                                gave each training row's gold label at the end of each epoch
-                                (Swayamdipta et al. 2020, Dataset Cartography), rows in file order
+                                gave each training row's gold label in each epoch's training
+                                pass (Swayamdipta et al. 2020, Dataset Cartography), rows in
+                                file order; NaN where a partial last epoch did not reach a row
+    results/gold_argmax.npy     int8 [epochs, training rows] (files version 2 on): 1 where the
+                                gold label was the most probable one in that pass, 0 where it
+                                was not, -1 where the epoch did not reach the row (the NaNs of
+                                dynamics.npy)
     results/state/              the latest training state, for resuming (the job's own format)
     results/done.json           a DoneRecord, written last: its presence means the job finished
 
 Label indexes follow `JobSpec.labels` (by default entailment, neutral, contradiction).
+
+The files' version (`JOB_FILES_VERSION`) is written in done.json by the job that wrote the
+results; a done.json without one is of version 1. Version 1 kept only the gold label's
+probability, so a version-1 job's correctness (the share of epochs where the gold label was
+the argmax) cannot be computed: the store marks it unavailable. Version 2 adds
+results/gold_argmax.npy.
 """
 
 from __future__ import annotations
@@ -37,7 +48,14 @@ CHECKPOINTS_FILE = "results/checkpoints.jsonl"
 PREDICTIONS_DIR = "results/predictions"
 DYNAMICS_FILE = "results/dynamics.npy"
 STATE_DIR = "results/state"
+GOLD_ARGMAX_FILE = "results/gold_argmax.npy"
 DONE_FILE = "results/done.json"
+
+JOB_FILES_VERSION = 2
+"""1: no gold_argmax.npy (and no version in done.json); 2: gold_argmax.npy."""
+FIRST_VERSION = 1
+NOT_REACHED = -1
+"""gold_argmax.npy's value for a row a partial last epoch did not reach."""
 
 TRAIN = "train"
 EVAL_SPLITS = ("dev", "test")
@@ -116,6 +134,12 @@ class DoneRecord:
     device: str
     processes: int
     versions: dict[str, str] = field(default_factory=dict)  # torch, transformers
+    files_version: int = JOB_FILES_VERSION  # absent from version 1's done.json
+
+    @classmethod
+    def from_json_object(cls, raw: dict[str, Any]) -> DoneRecord:
+        """The record of a parsed done.json; without `files_version` it is version 1's."""
+        return cls(**({"files_version": FIRST_VERSION} | raw))
 
 
 def accuracy_key(lang: str, split: str) -> str:
@@ -181,7 +205,7 @@ def read_done(folder: Path) -> DoneRecord | None:
     path = folder / DONE_FILE
     if not path.exists():
         return None
-    return DoneRecord(**json.loads(path.read_text(encoding="utf-8")))
+    return DoneRecord.from_json_object(json.loads(path.read_text(encoding="utf-8")))
 
 
 class _replaced:

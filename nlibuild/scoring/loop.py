@@ -9,7 +9,11 @@ once into length-sorted batches that stay on the device, and run under `inferenc
 
 Training dynamics (Swayamdipta et al. 2020, "Dataset Cartography") come for free from the
 training forward passes: the probability the model gave each row's gold label, one row of
-`dynamics.npy` per epoch.
+`dynamics.npy` per epoch, and whether the gold label was the most probable one (the paper's
+correctness counts the epochs where the model's argmax is the gold label), one row of
+`gold_argmax.npy` per epoch. An epoch that does not reach a row (a partial last epoch,
+`--epochs 1.5`) leaves NaN and NOT_REACHED there: the row's dynamics are over the epochs that
+reached it.
 """
 
 from __future__ import annotations
@@ -26,10 +30,12 @@ from typing import Any
 
 import numpy as np
 
-from nlibuild.scoring import batching, ddp
+from nlibuild.scoring import ScoringError, batching, ddp
 from nlibuild.scoring.job_files import (
     CHECKPOINTS_FILE,
     DYNAMICS_FILE,
+    GOLD_ARGMAX_FILE,
+    NOT_REACHED,
     PREDICTIONS_DIR,
     STATE_DIR,
     CheckpointRecord,
@@ -149,8 +155,10 @@ class TrainingRun:
         self.loss_sum = torch.zeros((), dtype=torch.float64, device=self.device)
         self.loss_steps = 0
         self.gold_probability = torch.zeros(n_train, dtype=torch.float32, device=self.device)
+        self.gold_argmax = torch.zeros(n_train, dtype=torch.float32, device=self.device)
         self.seen = torch.zeros(n_train, dtype=torch.float32, device=self.device)
         self.dynamics = torch.full((epochs, n_train), float("nan"), dtype=torch.float32)
+        self.argmax_dynamics = torch.full((epochs, n_train), NOT_REACHED, dtype=torch.int8)
         self.eval_batches = self._eval_batches_on_device()
 
     def autocast(self) -> Any:
@@ -216,19 +224,25 @@ class TrainingRun:
             probabilities = torch.softmax(logits.detach().float(), dim=-1)
             local = torch.from_numpy(mine).to(self.device)
             self.gold_probability[local] = probabilities.gather(1, labels[:, None])[:, 0]
+            self.gold_argmax[local] = (probabilities.argmax(dim=-1) == labels).float()
             self.seen[local] = 1.0
         self.loss_steps += 1
 
     def close_epoch(self, epoch: int) -> None:
-        """Move the epoch's gold-label probabilities into the dynamics (NaN for rows a
-        partial last epoch did not reach) and write the file."""
+        """Move the epoch's gold-label probabilities and argmax flags into the dynamics
+        (NaN and NOT_REACHED for rows a partial last epoch did not reach) and write both
+        files."""
         probability = ddp.sum_across(self.gold_probability, self.processes).cpu()
-        seen = ddp.sum_across(self.seen, self.processes).cpu()
-        self.dynamics[epoch] = torch_where(self.torch, seen > 0, probability, float("nan"))
-        self.gold_probability.zero_()
-        self.seen.zero_()
+        gold_argmax = ddp.sum_across(self.gold_argmax, self.processes).cpu()
+        seen = ddp.sum_across(self.seen, self.processes).cpu() > 0
+        self.dynamics[epoch] = torch_where(self.torch, seen, probability, float("nan"))
+        flags = torch_where(self.torch, seen, gold_argmax, float(NOT_REACHED))
+        self.argmax_dynamics[epoch] = flags.to(self.torch.int8)
+        for running in (self.gold_probability, self.gold_argmax, self.seen):
+            running.zero_()
         if self.processes.is_main:
             _save_npy(self.folder / DYNAMICS_FILE, self.dynamics.numpy())
+            _save_npy(self.folder / GOLD_ARGMAX_FILE, self.argmax_dynamics.numpy())
 
     def _eval_batches_on_device(self) -> list[tuple[Any, dict[str, Any]]]:
         """This process's evaluation batches, padded once and kept on the device for every
@@ -311,6 +325,7 @@ class TrainingRun:
         rng = ddp.gather_objects(_random_state(torch, self.device), self.processes)
         loss = ddp.sum_across(self.loss_sum.clone(), self.processes)
         probability = ddp.sum_across(self.gold_probability.clone(), self.processes)
+        gold_argmax = ddp.sum_across(self.gold_argmax.clone(), self.processes)
         seen = ddp.sum_across(self.seen.clone(), self.processes)
         if self.processes.is_main:
             state = {
@@ -321,8 +336,10 @@ class TrainingRun:
                 "loss_sum": loss.cpu(),
                 "loss_steps": self.loss_steps,
                 "gold_probability": probability.cpu(),
+                "gold_argmax": gold_argmax.cpu(),
                 "seen": seen.cpu(),
                 "dynamics": self.dynamics,
+                "argmax_dynamics": self.argmax_dynamics,
                 "rng": rng,
             }
             path = self.folder / STATE_DIR / STATE_FILE
@@ -344,6 +361,11 @@ class TrainingRun:
             self.drop_checkpoints_from(0)
             return
         state = torch.load(path, map_location="cpu", weights_only=True)
+        if "argmax_dynamics" not in state:
+            raise ScoringError(
+                f"{path}: saved by an nlibuild whose job files are of version 1 (no "
+                "gold_argmax.npy); run the job again without --resume"
+            )
         self.model.load_state_dict(state["model"])
         self.optimizer.load_state_dict(state["optimizer"])
         self.step = int(state["step"])
@@ -354,8 +376,10 @@ class TrainingRun:
         self.loss_sum.copy_(state["loss_sum"] if mine else torch.zeros(()))
         self.loss_steps = int(state["loss_steps"])
         self.gold_probability.copy_(state["gold_probability"] if mine else 0)
+        self.gold_argmax.copy_(state["gold_argmax"] if mine else 0)
         self.seen.copy_(state["seen"] if mine else 0)
         self.dynamics = state["dynamics"]
+        self.argmax_dynamics = state["argmax_dynamics"]
         saved_rng = state["rng"]
         # Resumed with as many processes as saved, each takes up its own random state;
         # with another count the run goes on from the seed (not the same run, but a run).

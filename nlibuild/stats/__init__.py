@@ -61,6 +61,9 @@ class StatsOptions:
     split: tuple[str, ...] = ()
     lang: str | None = None
     run: int | None = None
+    job: str | None = None
+    mode: str | None = None
+    regions: str | None = None
     out: Path | None = None
 
 

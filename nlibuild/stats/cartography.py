@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from nlibuild.models import CartographyConfig, CartographyResult, TableFormat
+from nlibuild.models import CartographyConfig, CartographyResult, RegionRule, TableFormat
 from nlibuild.render import counted, render_table
 from nlibuild.stats import StatsOptions, StatsTable
 from nlibuild.store import Store
 
 
 def cartography_settings(options: StatsOptions, store: Store) -> CartographyConfig:
-    given = {"run": options.run, "top": options.top, "out": options.out}
+    given = {"run": options.run, "job": options.job, "mode": options.mode,
+             "regions": options.regions, "top": options.top, "out": options.out}  # fmt: skip
     return CartographyConfig(**{key: value for key, value in given.items() if value is not None})
 
 
@@ -29,40 +30,69 @@ def render_cartography(
 ) -> None:
     render_table(
         out,
-        f"Dataset cartography (Swayamdipta et al. 2020), score run {result.run_id}: "
-        f"the {settings.top} most ambiguous and hardest-to-learn pairs",
+        f"Dataset cartography (Swayamdipta et al. 2020) of {mapped(result)}: the "
+        f"{settings.top} most ambiguous and hardest-to-learn pairs",
         ["list", "pair", "gold", "confidence", "variability", "correctness", "premise",
          "hypothesis"],
-        [(r.list, r.pair, r.gold, r.confidence, r.variability, r.correctness, r.premise,
-          r.hypothesis) for r in result.rows],
+        [(r.list, r.pair, r.gold, r.confidence, r.variability,
+          UNAVAILABLE if r.correctness is None else r.correctness, r.premise, r.hypothesis)
+         for r in result.rows],
         fmt,
         decimals=3,
     )  # fmt: skip
     if fmt is TableFormat.TABLE:
-        regions = ", ".join(f"{name} {count}" for name, count in result.regions.items())
-        written = (
-            f"; {counted(result.written, 'pair ID')} written to {settings.out}"
-            if result.written is not None else ""
-        )  # fmt: skip
-        out.print(
-            f"{counted(result.pairs, 'pair')} over {counted(result.jobs, 'job')}; "
-            f"regions: {regions}{written}",
-            markup=False,
-        )
+        out.print(regions_line(result, settings), markup=False)
+        if not result.correctness:
+            out.print(CORRECTNESS_UNAVAILABLE, markup=False)
+
+
+UNAVAILABLE = "n.a."
+CORRECTNESS_UNAVAILABLE = (
+    "correctness n.a.: a mapped job's files are of version 1, which recorded the gold "
+    "label's probability but not whether it was the argmax; train the job again to have it"
+)
+
+
+def mapped(result: CartographyResult) -> str:
+    """What the map is of: a job, or a model and mode's seeds, and the run."""
+    if result.jobs == 1:
+        return f"job {result.job_names[0]} (score run {result.run_id})"
+    return (f"{result.model}, mode {result.mode}, {counted(result.jobs, 'seed')} averaged "
+            f"(score run {result.run_id})")  # fmt: skip
+
+
+def regions_line(result: CartographyResult, settings: CartographyConfig) -> str:
+    regions = ", ".join(f"{name} {count}" for name, count in result.regions.items())
+    if result.region_rule is RegionRule.OVERLAPPING:
+        rule = f"the paper's overlapping thirds, {counted(result.in_two, 'pair')} in two"
+    else:
+        rule = "exclusive: ambiguous first, then hard, then easy"
+    written = (
+        f"; {counted(result.written, 'pair ID')} written to {settings.out}"
+        if result.written is not None else ""
+    )  # fmt: skip
+    return (
+        f"{counted(result.pairs, 'pair')} over {counted(result.jobs, 'job')}; "
+        f"regions ({rule}): {regions}{written}"
+    )
 
 
 TABLE = StatsTable(
     name="cartography",
     rank=90,
-    help="Dataset cartography (Swayamdipta et al. 2020) of a score run's training pairs: "
-    "confidence (mean probability of the gold label across epochs), variability (its "
-    "standard deviation) and correctness, averaged over the run's seeds; lists the --top "
-    "(default 20) pairs of highest variability (ambiguous) and of lowest confidence (hard to "
-    "learn), and counts the regions: the top third by variability is ambiguous, else the "
-    "bottom third by confidence hard, else the top third by confidence easy, else other. "
-    "--out FILE writes the listed pair IDs, one a line, for `relabel create --pairs FILE`. "
-    "--run picks the score run (default: the newest with training dynamics).",
-    options=frozenset({"run", "top", "out"}),
+    help="Dataset cartography (Swayamdipta et al. 2020), the data map of one training job "
+    "(--job NAME) or of one mode's jobs (--mode MODE, their seeds averaged; modes are never "
+    "mixed): per training pair, confidence (the mean over epochs of the gold label's "
+    "probability), variability (its standard deviation; 2 epochs at least) and correctness "
+    "(the share of epochs where the gold label was the argmax; n.a. for jobs of files "
+    "version 1). Lists the --top (default 20) pairs of highest variability (ambiguous) and of "
+    "lowest confidence (hard to learn), and counts the paper's regions: the top 33% by "
+    "confidence (easy), the bottom 33% by confidence (hard), the top 33% by variability "
+    "(ambiguous), which overlap; --regions exclusive puts each pair in the first of "
+    "ambiguous, hard, easy, else other. --out FILE writes the listed pair IDs, one a line, "
+    "for `relabel create --pairs FILE`. --run picks the score run (default: the newest with "
+    "training dynamics).",
+    options=frozenset({"run", "job", "mode", "regions", "top", "out"}),
     settings=cartography_settings,
     compute=compute_cartography,
     render=render_cartography,
