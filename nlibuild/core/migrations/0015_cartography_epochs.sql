@@ -1,4 +1,4 @@
--- Schema 14: training dynamics as Swayamdipta et al. 2020 define them. Correctness is the
+-- Schema 15: training dynamics as Swayamdipta et al. 2020 define them. Correctness is the
 -- share of epochs in which the gold label was the model's argmax; the rows stored before
 -- held the share with p(gold) > 0.5 instead (not the same with three labels), and their jobs
 -- did not record the argmax, so it becomes NULL: unavailable. `epochs` counts the epochs
