@@ -109,17 +109,14 @@ def _ordered_langs(report: ScoreReport, langs: Iterable[str]) -> list[str]:
     return sorted(set(langs), key=lambda lang: (lang != source, lang))
 
 
-def _percent(value: float | None) -> float | None:
-    return None if value is None else value * PERCENT
-
-
 def accuracy_paper_table(report: ScoreReport, notes: list[str]) -> NamedTable:
     """XTREME's per-language shape: a row a model group (mean over seeds under `--select`)
-    and a row a baseline, a column a language, and `avg`. XTREME's results tables give each
-    model's score per language and an "Avg" over the task's languages, English included (the
-    average without English is the transfer gap's, Figure 1: "the average of all languages
-    excluding English"): the unweighted mean of the row's cells. A row missing a language
-    of the table gets no avg, as an average over fewer languages is not the same figure."""
+    and a row a baseline, a column a language, and `avg`. XTREME's per-language results
+    tables (its appendix; Table 2 has the "Avg" over tasks) end each model's row with the
+    unweighted mean over all the task's languages, English included; the mean without
+    English is another figure, the transfer gap's ("the average of all languages excluding
+    English", Figure 1), which `score-transfer` gives. A row missing a language of the
+    table gets no avg, as an average over fewer languages is not the same figure."""
     rule = report.select.value
     cells: dict[str, dict[str, float]] = {}
     for row in report.accuracy:
