@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import compact_table, fails, json_rows, ok, ok_result, query
+from conftest import compact_table, fails, json_object, ok, ok_result, query
 from score_tables import add_checkpoint, add_job, add_run
 
 import nlibuild
@@ -44,10 +44,13 @@ SERIES = {
 }  # fmt: skip
 
 SELECTED_BY_HAND = {  # seed -> rule -> checkpoint picked for target de
-    1: {"en-dev": 2, "target-dev": 3, "oracle": 4, "last": 5},
-    2: {"en-dev": 3, "target-dev": 4, "oracle": 5, "last": 5},
-    3: {"en-dev": 2, "target-dev": 3, "oracle": 3, "last": 5},
+    1: {"en-dev": 2, "target-dev": 3, "test-ceiling": 4, "last": 5},
+    2: {"en-dev": 3, "target-dev": 4, "test-ceiling": 5, "last": 5},
+    3: {"en-dev": 2, "target-dev": 3, "test-ceiling": 3, "last": 5},
 }
+"""So de test at each seed's checkpoint is, by rule: en-dev 655, 650, 640; target-dev 665,
+671, 669; test-ceiling 680, 673, 669; last 662, 673, 661. En dev at each seed's En-dev
+checkpoint (picked for en, whose test is at every checkpoint): 780, 790, 785."""
 
 
 def add_series(db: Path, run_id: int, seed: int, series: dict[tuple[str, str], list[int]],
@@ -88,34 +91,87 @@ def test_test_accuracy_under_each_rule_is_the_mean_over_seeds(hand_db: Path) -> 
     assert accuracy == pytest.approx({
         ("de", "en-dev"): (655 + 650 + 640) / 3000,
         ("de", "target-dev"): (665 + 671 + 669) / 3000,
-        ("de", "oracle"): (680 + 673 + 669) / 3000,
+        ("de", "test-ceiling"): (680 + 673 + 669) / 3000,
         ("de", "last"): (662 + 673 + 661) / 3000,
         # in the training language, target dev is En dev
         ("en", "en-dev"): (775 + 785 + 781) / 3000,
         ("en", "target-dev"): (775 + 785 + 781) / 3000,
-        ("en", "oracle"): (779 + 788 + 781) / 3000,
+        ("en", "test-ceiling"): (779 + 788 + 781) / 3000,
         ("en", "last"): (765 + 788 + 776) / 3000,
     })  # fmt: skip
     assert {r.seeds for r in report.accuracy} == {3}
     assert [r.lang for r in report.accuracy][:4] == ["en"] * 4  # the training language first
 
 
-def test_table_5_gap_table_2_spread_and_the_transfer_gap(hand_db: Path) -> None:
+def test_table_2_is_min_max_spread_at_the_en_dev_checkpoint_with_the_en_dev_row(
+    hand_db: Path,
+) -> None:
+    # Keung et al. Table 2: "For each run, we computed the zero-shot accuracies using the
+    # checkpoint with the best En dev performance. We show the minimum and maximum accuracy
+    # ... En dev scores are within 0.9% of each other, but non-En test scores vary": the
+    # training language's row is its dev accuracy, the targets' their test accuracy.
+    spread = {r.lang: r for r in report_of(hand_db).spread}
+
+    assert [(r.lang, r.split, r.seeds) for r in spread.values()] == [
+        ("en", "dev", 3), ("de", "test", 3),
+    ]  # fmt: skip
+    assert (spread["en"].min, spread["en"].max, spread["en"].spread) == pytest.approx(
+        (0.780, 0.790, 0.010)
+    )
+    assert (spread["de"].min, spread["de"].max, spread["de"].spread) == pytest.approx(
+        (0.640, 0.655, 0.015)
+    )
+
+
+def test_table_5_is_the_best_run_under_each_rule_and_the_means_an_extra_view(
+    hand_db: Path,
+) -> None:
     report = report_of(hand_db)
 
-    gap = {r.lang: r for r in report.gaps}["de"]
-    assert gap.target_dev_gain == pytest.approx(60 / 3000)
-    assert gap.oracle_gain == pytest.approx(77 / 3000)
-    spread = {r.lang: (r.min, r.max, r.spread) for r in report.spread}
-    assert spread == {
-        "de": pytest.approx((0.640, 0.655, 0.015)),
-        "en": pytest.approx((0.775, 0.785, 0.010)),
-    }
-    (transfer,) = report.transfer
+    # "Oracle zero-shot accuracies with mBERT across 10 independent runs, using target dev
+    # to select the best checkpoint for each language ... Best En dev results are from
+    # Table 2": the best of the seeds under each rule; target languages only.
+    (best,) = report.gaps
+    assert (best.group, best.lang, best.seeds) == ("tiny/zero-shot", "de", 3)
+    assert (best.en_dev, best.target_dev, best.target_dev_gain) == pytest.approx(
+        (0.655, 0.671, 0.016)
+    )
+    assert (best.test_ceiling, best.test_ceiling_gain) == pytest.approx((0.680, 0.025))
+    table_2_max = {r.lang: r.max for r in report.spread}
+    assert best.en_dev == table_2_max["de"]  # the paper's "Best En dev" is Table 2's Max
+
+    (mean,) = report.gaps_mean
+    assert (mean.en_dev, mean.target_dev, mean.test_ceiling) == pytest.approx(
+        (1945 / 3000, 2005 / 3000, 2022 / 3000)
+    )
+    assert (mean.target_dev_gain, mean.test_ceiling_gain) == pytest.approx((60 / 3000, 77 / 3000))
+
+
+def test_the_transfer_gap_is_the_training_language_minus_the_others_mean(hand_db: Path) -> None:
+    (transfer,) = report_of(hand_db).transfer
     assert (transfer.train_lang, transfer.select) == ("en", "en-dev")
     assert transfer.gap == pytest.approx((2341 - 1945) / 3000)
     (last,) = report_of(hand_db, select="last").transfer
     assert last.gap == pytest.approx((2329 - 1996) / 3000)
+
+
+def test_per_seed_rows_give_each_seeds_checkpoint_and_accuracies(hand_db: Path) -> None:
+    assert report_of(hand_db).per_seed == []  # only when asked
+
+    rows = report_of(hand_db, per_seed=True).per_seed
+    picked = {(r.seed, r.select): r.checkpoint for r in rows if r.lang == "de"}
+    assert picked == {(seed, rule): idx for seed, rules in SELECTED_BY_HAND.items()
+                      for rule, idx in rules.items()}  # fmt: skip
+    seed_2 = {r.select: r for r in rows if (r.seed, r.lang) == (2, "de")}
+    en_dev = seed_2["en-dev"]
+    assert en_dev.job == "tiny-zero-shot-s2"
+    assert (en_dev.en_dev_accuracy, en_dev.target_dev_accuracy, en_dev.test_accuracy) == (
+        pytest.approx((0.790, 0.655, 0.650)))  # fmt: skip
+    assert seed_2["target-dev"].test_accuracy == pytest.approx(0.671)
+    # every figure of Table 5 is one of these rows
+    (best,) = report_of(hand_db).gaps
+    assert best.target_dev == max(r.test_accuracy for r in rows
+                                  if (r.lang, r.select) == ("de", "target-dev"))  # fmt: skip
 
 
 def test_directional_agreement_counts_pairs_that_change_half_a_point(db: Path) -> None:
@@ -221,20 +277,27 @@ def small_db(db: Path) -> Path:
 
 
 def test_report_prints_each_section_as_a_table(small_db: Path) -> None:
-    lines = compact_table(ok("--db", small_db, "score", "report", "--format", "md")).splitlines()
+    text = compact_table(ok("--db", small_db, "score", "report", "--format", "md"))
+    lines = text.splitlines()
 
     assert (
-        "| group | lang | en-dev | target-dev | oracle | target-dev - en-dev | oracle - en-dev |"
-        in lines
+        "| group | lang | seeds | en-dev | target-dev (Keung's oracle) | target-dev - en-dev "
+        "| test-ceiling | test-ceiling - en-dev |" in lines
     )
-    assert "| tiny/zero-shot | en | 0.7000 | 0.7000 | 0.8000 | 0.0000 | 0.1000 |" in lines
-    assert "| tiny/zero-shot | de | 0.6000 | 0.5000 | 0.6000 | -0.1000 | 0.0000 |" in lines
+    # Table 5 (best of the one seed): target languages only
+    assert "| tiny/zero-shot | de | 1 | 0.6000 | 0.5000 | -0.1000 | 0.6000 | 0.0000 |" in lines
+    assert not any(line.startswith("| tiny/zero-shot | en | 1 | 0.") for line in lines)
+    # Table 2: En dev at the En-dev checkpoint (0.8), de test there (0.6)
+    assert "| tiny/zero-shot | en | dev | 1 | 0.8000 | 0.8000 | 0.0000 |" in lines
+    assert "| tiny/zero-shot | de | test | 1 | 0.6000 | 0.6000 | 0.0000 |" in lines
     assert "| tiny/zero-shot | en-dev | en | 0.7000 | 0.6000 | 0.1000 |" in lines
     assert "| tiny/zero-shot | de | genre | fiction | 0.6000 | 5 |" in lines
     # de test fell 0.1; En dev fell too (agrees), de dev rose (does not)
     assert "| tiny/zero-shot | de | 1 | 1 | 1.0000 | 0.0000 |" in lines
     assert "| majority | de | 0.4000 | 10 |" in lines
     assert "| tiny/zero-shot | de | en-dev | 0.6000 |  |  | 1 |" in lines  # no folder: no CI
+    assert "bootstrap interval over the test rows only" in text  # the interval's scope
+    assert "oracle |" not in text.replace("Keung's oracle) |", "")  # the ceiling's old name
 
 
 def test_select_changes_the_slice_and_transfer_tables(small_db: Path) -> None:
@@ -243,6 +306,22 @@ def test_select_changes_the_slice_and_transfer_tables(small_db: Path) -> None:
 
     assert "| tiny/zero-shot | target-dev | en | 0.7000 | 0.5000 | 0.2000 |" in lines
     assert not any("| genre |" in line for line in lines)  # no slices stored at checkpoint 1
+
+    ceiling = compact_table(ok("--db", small_db, "score", "report", "--select", "test-ceiling",
+                               "--format", "md")).splitlines()  # fmt: skip
+    assert "| tiny/zero-shot | test-ceiling | en | 0.8000 | 0.6000 | 0.2000 |" in ceiling
+
+
+def test_per_seed_adds_each_seeds_checkpoints(small_db: Path) -> None:
+    plain = ok("--db", small_db, "score", "report", "--format", "md")
+    assert "checkpoint every rule picks" not in plain
+
+    lines = compact_table(ok("--db", small_db, "score", "report", "--per-seed", "--format",
+                             "md")).splitlines()  # fmt: skip
+    assert ("| group | seed | job | lang | select | checkpoint | en dev accuracy "
+            "| target dev accuracy | test accuracy |") in lines  # fmt: skip
+    assert ("| tiny/zero-shot | 1 | tiny-zero-shot-s1 | de | target-dev | 1 | 0.7000 | 0.6000 "
+            "| 0.5000 |") in lines  # fmt: skip
 
 
 def test_csv_on_stdout_is_the_accuracy_table_and_stderr_names_the_others(
@@ -253,22 +332,40 @@ def test_csv_on_stdout_is_the_accuracy_table_and_stderr_names_the_others(
     assert table[0] == ["group", "lang", "select", "accuracy", "low", "high", "seeds"]
     assert ["tiny/zero-shot", "de", "target-dev", "0.5000", "", "", "1"] in table
     assert all(len(row) == len(table[0]) for row in table)  # one rectangular table, no prose
-    assert "Left out of this csv: score-gaps (2 rows)" in result.stderr
+    assert "Left out of this csv: score-gaps (1 row), score-gaps-mean (1 row)" in result.stderr
     assert "score-baselines (2 rows); give --out DIR" in result.stderr
 
 
-def test_json_is_the_accuracy_table_as_records(small_db: Path) -> None:
-    records = json_rows("--db", small_db, "score", "report")
+def test_json_is_one_object_with_every_section(small_db: Path) -> None:
+    report = json_object("--db", small_db, "score", "report")
+
+    assert list(report) == ["run_id", "jobs", "select", "interval", "accuracy", "gaps",
+                            "gaps_mean", "spread", "agreement", "transfer", "slices",
+                            "baselines", "notes"]  # fmt: skip
+    assert report["interval"]["level"] == 0.95
+    assert report["interval"]["covers"].startswith("test rows only")
     assert {"group": "tiny/zero-shot", "lang": "de", "select": "target-dev", "accuracy": 0.5,
-            "low": None, "high": None, "seeds": 1} in records  # fmt: skip
+            "low": None, "high": None, "seeds": 1} in report["accuracy"]  # fmt: skip
+    (gap,) = report["gaps"]
+    assert gap == {"group": "tiny/zero-shot", "lang": "de", "seeds": 1, "en_dev": 0.6,
+                   "target_dev": 0.5, "target_dev_gain": pytest.approx(-0.1),
+                   "test_ceiling": 0.6, "test_ceiling_gain": 0.0}  # fmt: skip
+    assert {"group": "tiny/zero-shot", "lang": "en", "split": "dev", "seeds": 1, "min": 0.8,
+            "max": 0.8, "spread": 0.0} in report["spread"]  # fmt: skip
+    assert report["baselines"][0] == {"baseline": "majority", "lang": "de", "accuracy": 0.4,
+                                      "rows": 10}  # fmt: skip
+    assert any("interval left out" in note for note in report["notes"])
+    with_seeds = json_object("--db", small_db, "score", "report", "--per-seed")
+    assert len(with_seeds["per_seed"]) == 8  # 2 languages x 4 rules, one seed
 
 
 def test_out_writes_each_section_as_its_own_json_file(small_db: Path, tmp_path: Path) -> None:
     folder = tmp_path / "report"
     ok("--db", small_db, "score", "report", "--format", "json", "--out", folder)
     assert sorted(p.name for p in folder.iterdir()) == [
-        "score-accuracy.json", "score-agreement.json", "score-baselines.json", "score-gaps.json",
-        "score-slices.json", "score-spread.json", "score-transfer.json",
+        "score-accuracy.json", "score-agreement.json", "score-baselines.json",
+        "score-gaps-mean.json", "score-gaps.json", "score-slices.json", "score-spread.json",
+        "score-transfer.json",
     ]  # fmt: skip
     baselines = json.loads((folder / "score-baselines.json").read_text(encoding="utf-8"))
     assert baselines == [
@@ -277,6 +374,58 @@ def test_out_writes_each_section_as_its_own_json_file(small_db: Path, tmp_path: 
     ]
     transfer = json.loads((folder / "score-transfer.json").read_text(encoding="utf-8"))
     assert [r["select"] for r in transfer] == ["en-dev"]
+
+
+# --- the paper layout ---------------------------------------------------------------------
+
+
+def test_paper_layout_has_languages_as_columns_and_xtremes_average(hand_db: Path) -> None:
+    baseline = add_job(hand_db, add_run(hand_db, "score-baselines"), "majority",
+                       mode="majority", model="")  # fmt: skip
+    add_checkpoint(hand_db, baseline, 0, {("de", "test"): (333, 1000)})
+    result = ok_result("--db", hand_db, "score", "report", "--layout", "paper", "--format", "md")
+    lines = compact_table(result.stdout).splitlines()
+
+    # XTREME: a model's accuracy per language and the mean over all of them, en included;
+    # en-dev selection, mean over seeds: en 2341/3000, de 1945/3000
+    assert "| model | en | de | avg |" in lines
+    assert "| tiny/zero-shot | 78.0 | 64.8 | 71.4 |" in lines
+    assert "| majority |  | 33.3 |  |" in lines  # no en: no average over fewer languages
+    assert "majority has no test accuracy in en: no avg" in result.stderr
+    # Keung Table 2: max, min, max - min; the training language's column is En dev
+    assert "| model | statistic | en-dev | de |" in lines
+    assert "| tiny/zero-shot | max | 79.0 | 65.5 |" in lines
+    assert "| tiny/zero-shot | min | 78.0 | 64.0 |" in lines
+    assert "| tiny/zero-shot | max - min | 1.0 | 1.5 |" in lines
+    # Keung Table 5: the best run under target dev (their oracle) and under En dev
+    assert "| model | selection | de |" in lines
+    assert "| tiny/zero-shot | target-dev (Keung's oracle) | 67.1 |" in lines
+    assert "| tiny/zero-shot | best en-dev | 65.5 |" in lines
+    assert "| tiny/zero-shot | difference | 1.6 |" in lines
+    assert "interval left out" not in result.stderr  # the paper layout shows no interval
+
+
+def test_paper_layout_json_holds_the_unrounded_percentages(hand_db: Path) -> None:
+    report = json_object("--db", hand_db, "score", "report", "--layout", "paper")
+
+    assert list(report) == ["run_id", "jobs", "select", "paper_accuracy", "paper_spread",
+                            "paper_gaps", "paper_agreement", "notes"]  # fmt: skip
+    (row,) = report["paper_accuracy"]
+    assert row == {"model": "tiny/zero-shot", "en": pytest.approx(2341 / 30),
+                   "de": pytest.approx(1945 / 30),
+                   "avg": pytest.approx((2341 + 1945) / 60)}  # fmt: skip
+    gaps = {r["selection"]: r["de"] for r in report["paper_gaps"]}
+    assert gaps == {"target-dev (Keung's oracle)": pytest.approx(67.1),
+                    "best en-dev": pytest.approx(65.5),
+                    "difference": pytest.approx(1.6)}  # fmt: skip
+
+
+def test_paper_layout_latex_is_ready_to_paste(hand_db: Path) -> None:
+    latex = ok("--db", hand_db, "score", "report", "--layout", "paper", "--format", "latex")
+
+    assert latex.count("\\begin{tabular}") == 4
+    assert "% Keung et al. Table 5" in latex
+    assert "tiny/zero-shot & target-dev (Keung's oracle) & 67.1 \\\\" in compact_table(latex)
 
 
 def test_a_store_without_scores_is_one_error_line(db: Path) -> None:
@@ -288,3 +437,21 @@ def test_a_store_without_scores_is_one_error_line(db: Path) -> None:
 def test_bad_options_are_one_error_line(small_db: Path) -> None:
     fails(small_db, "score", "report", "--select", "best", says=("--select 'best'", "en-dev"))
     fails(small_db, "score", "report", "--ci", 1.5, says=("ci",))
+    fails(small_db, "score", "report", "--layout", "wide", says=("--layout 'wide'", "paper"))
+
+
+def test_select_oracle_names_both_rules_it_could_mean(small_db: Path) -> None:
+    # Keung et al.'s "oracle" is target-dev selection; `oracle` here was the test ceiling
+    fails(small_db, "score", "report", "--select", "oracle",
+          says=("--select target-dev", "Keung", "--select test-ceiling"))  # fmt: skip
+
+
+def test_the_report_page_shows_the_commands_tables(hand_db: Path, tmp_path: Path) -> None:
+    page = tmp_path / "report.html"
+    ok("--db", hand_db, "report", "--out", page)
+    scores = page.read_text(encoding="utf-8").split('id="scores"')[1]
+
+    assert "<h3>Keung et al. Table 5: test accuracy of the best run" in scores
+    assert "<th>target-dev (Keung&#x27;s oracle)</th><th>target-dev - en-dev</th>" in scores
+    assert '<td>de</td><td class="number">3</td><td class="number">0.655</td>' in scores
+    assert "<th>oracle</th>" not in scores  # the ceiling's old name

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
+import orjson
 import typer
 
 from nlibuild.cli.common import (
@@ -18,57 +19,57 @@ from nlibuild.cli.common import (
     table_folder_option,
     user_errors,
 )
-from nlibuild.models import ScoreReport, ScoreReportConfig, SelectRule, TableFormat
+from nlibuild.errors import ConfigError
+from nlibuild.models import (
+    ReportLayout,
+    ScoreReport,
+    ScoreReportConfig,
+    SelectRule,
+    TableFormat,
+)
 from nlibuild.options import choice, default_text
 from nlibuild.render import NamedTable, check_table_folder, render_tables, write_tables
+from nlibuild.scores.score_tables import paper_tables, report_object, report_tables
 
 _RULES = ", ".join(rule.value for rule in SelectRule)
 
 
-def report_tables(report: ScoreReport) -> list[NamedTable]:
-    """One table a section, accuracy by checkpoint selection first (the main one); the
-    columns are snake_case keys, which `render.HEADERS` shows as the papers' headers."""
-    rule = report.select.value
-    return [
-        NamedTable("score-accuracy", f"Test accuracy by checkpoint selection (mean over seeds; "
-         f"{report.ci:g} bootstrap interval over test rows)", ["group", "lang", "select",
-         "accuracy", "low", "high", "seeds"], [(r.group, r.lang, r.select, r.accuracy, r.low,
-         r.high, r.seeds) for r in report.accuracy]),
-        NamedTable("score-gaps", "Selection gaps (Keung et al. Table 5): target dev, their "
-         "oracle, and the test-selected ceiling, minus En dev", ["group", "lang", "en_dev",
-         "target_dev", "oracle", "target_dev_gain", "oracle_gain"],
-         [(r.group, r.lang, r.en_dev, r.target_dev, r.oracle, r.target_dev_gain, r.oracle_gain)
-          for r in report.gaps]),
-        NamedTable("score-spread", "Target test accuracy across seeds under En-dev selection "
-         "(Keung et al. Table 2)", ["group", "lang", "seeds", "min", "max", "spread"],
-         [(r.group, r.lang, r.seeds, r.min, r.max, r.spread) for r in report.spread]),
-        NamedTable("score-agreement", "Directional agreement with target test (Keung et al. "
-         "Table 3)", ["group", "lang", "checkpoint_pairs", "sampled", "en_dev_agrees",
-         "target_dev_agrees"], [(r.group, r.lang, r.pairs, r.sampled, r.en_dev, r.target_dev)
-          for r in report.agreement]),
-        NamedTable("score-transfer", f"Cross-lingual transfer gap (XTREME), {rule} selection",
-         ["group", "select", "train_lang", "train_accuracy", "others_mean", "gap"],
-         [(r.group, r.select, r.train_lang, r.train_accuracy, r.others_mean, r.gap)
-          for r in report.transfer]),
-        NamedTable("score-slices", f"Test accuracy per slice at the {rule} checkpoint (OCNLI "
-         "Table 7 style)", ["group", "lang", "slice", "value", "accuracy", "rows"],
-         [(r.group, r.lang, r.slice, r.value, r.accuracy, r.total) for r in report.slices]),
-        NamedTable("score-baselines", "Baselines (score baselines): the floor",
-         ["baseline", "lang", "accuracy", "rows"],
-         [(r.baseline, r.lang, r.accuracy, r.total) for r in report.baselines]),
-    ]  # fmt: skip
+def select_rule(given: str) -> SelectRule:
+    """`--select`; `oracle`, the ceiling's old name, is refused with both rules it could
+    mean, as Keung et al.'s "oracle" is target-dev selection."""
+    if given.strip().lower() == "oracle":
+        raise ConfigError(
+            "--select oracle is ambiguous and no longer taken: give --select target-dev for "
+            "Keung et al.'s oracle (the best target dev checkpoint) or --select test-ceiling "
+            "for the best target test checkpoint (what `oracle` meant here before)"
+        )
+    return choice(SelectRule, given, "--select")
 
 
-def render_report(report: ScoreReport, fmt: TableFormat, out_dir: Path | None) -> None:
-    tables = report_tables(report)
+def layout_tables(report: ScoreReport, layout: ReportLayout) -> tuple[list[NamedTable], list[str]]:
+    """The tables of `layout` and the notes: the report's and the layout's own."""
+    if layout is ReportLayout.PAPER:
+        tables, notes = paper_tables(report)
+        return tables, [*report.notes, *notes]
+    return report_tables(report), list(report.notes)
+
+
+def render_report(
+    report: ScoreReport, layout: ReportLayout, fmt: TableFormat, out_dir: Path | None
+) -> None:
+    tables, lines = layout_tables(report, layout)
     notes = out if fmt is TableFormat.TABLE else err  # a machine format stays clean
     if out_dir is not None:
         written = write_tables(out_dir, [t for t in tables if t.rows], fmt)
         notes = out
         notes.print(f"Wrote {', '.join(str(p) for p in written)}", markup=False)
+    elif fmt is TableFormat.JSON:  # every section in one object, the notes in it
+        text = orjson.dumps(report_object(report, tables, lines)).decode()
+        out.print(text, markup=False, highlight=False, soft_wrap=True)
+        lines = []
     else:
         render_tables(out, err, tables, fmt)
-    for note in report.notes:
+    for note in lines:
         notes.print(note, markup=False)
     notes.print(f"score run {report.run_id}, {report.jobs} jobs", markup=False)
 
@@ -85,8 +86,10 @@ def register(app: typer.Typer) -> None:
         select: Annotated[
             str | None,
             typer.Option(
-                help=f"Checkpoint rule of the slice and transfer-gap tables: {_RULES} "
-                f"(default {default_text(ScoreReportConfig, 'select')})."
+                help=f"Checkpoint rule of the slice and transfer-gap tables and of the paper "
+                f"layout's accuracy table: {_RULES} "
+                f"(default {default_text(ScoreReportConfig, 'select')}). target-dev is Keung "
+                "et al.'s oracle; test-ceiling the best test checkpoint, a ceiling."
             ),
         ] = None,
         ci: Annotated[
@@ -102,17 +105,36 @@ def register(app: typer.Typer) -> None:
                 f"(default {default_text(ScoreReportConfig, 'seed')})."
             ),
         ] = None,
+        per_seed: Annotated[
+            bool,
+            typer.Option(
+                "--per-seed",
+                help="Add a table of each seed's checkpoint and accuracies under every rule.",
+            ),
+        ] = False,
+        layout: Annotated[
+            str,
+            typer.Option(
+                help="long: a row a group x language (x rule); paper: the papers' shape, "
+                "models as rows, languages as columns plus their average (XTREME's avg), "
+                "percentages, ready to paste (with --format md or latex)."
+            ),
+        ] = ReportLayout.LONG.value,
         format: Annotated[str, format_option()] = TableFormat.TABLE.value,
         out_dir: Annotated[Path | None, table_folder_option()] = None,
     ) -> None:
         """Test accuracy by checkpoint selection, Keung et al.'s Tables 2, 3 and 5, the
         transfer gap, per-slice accuracy and the baselines of a score run.
 
+        --layout paper shapes them as the papers do (languages as columns); --format json
+        prints every section in one object.
+
         Examples:
 
         \b
           nlibuild --db corpus.db score baselines
-          nlibuild --db corpus.db score report
+          nlibuild --db corpus.db score report --per-seed
+          nlibuild --db corpus.db score report --layout paper --format latex
         """
         from nlibuild.scores.score_report import score_report
 
@@ -121,10 +143,13 @@ def register(app: typer.Typer) -> None:
             if out_dir is not None:
                 refuse_outputs(ctx, out=out_dir)
                 check_table_folder(out_dir, fmt)
-            rule = choice(SelectRule, select, "--select") if select else None
-            given = {"run": run, "ci": ci, "seed": seed, "select": rule}
+            rule = select_rule(select) if select else None
+            shape = choice(ReportLayout, layout, "--layout")
+            given = {"run": run, "ci": ci, "seed": seed, "select": rule,
+                     "per_seed": per_seed or None,
+                     "intervals": False if shape is ReportLayout.PAPER else None}  # fmt: skip
             cfg = ScoreReportConfig(**{k: v for k, v in given.items() if v is not None})
             store = open_store(state_of(ctx))
             with store:
                 result = score_report(store, cfg)
-        render_report(result, fmt, out_dir)
+        render_report(result, shape, fmt, out_dir)

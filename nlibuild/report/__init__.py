@@ -161,9 +161,11 @@ def _translation(store: Store, cfg: ReportConfig) -> str:
 
 def _scores(store: Store, cfg: ReportConfig) -> str:
     from nlibuild.models import CartographyConfig, ScoreReportConfig
+    from nlibuild.render import human_header
     from nlibuild.report.plots import cartography_figure, cartography_points
     from nlibuild.scores.cartography import run_modes
     from nlibuild.scores.score_report import score_report
+    from nlibuild.scores.score_tables import report_tables
     from nlibuild.stats.cartography import mapped
 
     try:
@@ -171,10 +173,10 @@ def _scores(store: Store, cfg: ReportConfig) -> str:
     except NlibuildError as exc:
         raise Unavailable(str(exc)) from None
     parts = [page.note(f"Score run {report.run_id}, {report.jobs} jobs (`score report`).")]
-    for name in ("accuracy", "gaps", "spread", "agreement", "transfer", "slices", "baselines"):
-        rows = getattr(report, name)
-        if rows:
-            parts += [page.heading(name.capitalize()), page.model_table(rows)]
+    for table in report_tables(report):  # the command's tables, under the command's titles
+        if table.rows:
+            headers = [human_header(column) for column in table.columns]
+            parts += [page.heading(table.title), page.table(headers, table.rows)]
     parts += [page.note(line) for line in report.notes]
     try:
         modes = run_modes(store, None)
