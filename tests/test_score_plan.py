@@ -29,7 +29,11 @@ from test_preset_keys import last_run, with_stored_preset
 
 import nlibuild
 from nlibuild.models import ScoreTraining
-from nlibuild.scores.score_jobs import configuration_key, configuration_text
+from nlibuild.scores.score_jobs import (
+    configuration_key,
+    configuration_text,
+    stored_configuration,
+)
 from nlibuild.scoring.job import model_folder_of
 from nlibuild.scoring.job_files import DONE_FILE, read_spec
 
@@ -235,6 +239,7 @@ def test_a_sweep_writes_a_job_per_configuration_and_seed_with_its_settings(
     for job in jobs:
         spec = read_spec(plan / job["folder"])
         assert job["configuration"] == dict(configuration_key(spec))
+        assert stored_configuration(spec.to_json()) == configuration_key(spec)  # as imported
         seeds_of[configuration_key(spec)].append(spec.seed)
     assert list(seeds_of.values()) == [[1, 2]] * 6
     assert [configuration_text(key, ("lr", "batch_size")) for key in seeds_of] == [

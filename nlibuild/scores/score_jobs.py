@@ -147,6 +147,13 @@ def configuration_key(spec: JobSpec) -> Configuration:
     return tuple((name, getattr(spec, name)) for name in CONFIGURATION_SETTINGS)
 
 
+def stored_configuration(spec: str) -> Configuration:
+    """`configuration_key` of a job as the store keeps it (the JSON of `score_jobs.spec`, a
+    job.json's text): the settings it holds, so () for a baseline (whose spec is {})."""
+    settings = json.loads(spec)
+    return tuple((name, settings[name]) for name in CONFIGURATION_SETTINGS if name in settings)
+
+
 def configuration_text(key: Configuration, names: Sequence[str] = CONFIGURATION_SETTINGS) -> str:
     """`lr 2e-05, batch_size 32`: the settings `names` of a configuration (e.g. the swept
     ones, to tell configurations apart in a header)."""
