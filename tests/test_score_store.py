@@ -290,9 +290,11 @@ def test_plan_writes_job_folders_and_a_torchrun_script(scored_db: Path, tmp_path
     assert read_spec(plan / names[2]).hypothesis_only
     lines = (plan / "run.sh").read_text().splitlines()
     assert lines[0] == "#!/usr/bin/env bash"
-    launches = [line for line in lines if line.startswith("torchrun")]
+    launches = [line for line in lines if line.startswith('"$PYTHON"')]
     assert launches == [
-        f"torchrun --standalone --nproc_per_node=2 -m nlibuild.scoring.job {name}" for name in names
+        f'"$PYTHON" -m torch.distributed.run --standalone --nproc_per_node=2 '
+        f"-m nlibuild.scoring.job {name} --resume"
+        for name in names
     ]
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
 
@@ -304,7 +306,7 @@ def test_plan_writes_a_slurm_array(scored_db: Path, tmp_path: Path) -> None:
     )
     script = (plan / "slurm.sh").read_text()
     assert "#SBATCH --array=0-2" in script
-    assert '-m nlibuild.scoring.job "${JOBS[$SLURM_ARRAY_TASK_ID]}"' in script
+    assert '-m nlibuild.scoring.job "${JOBS[$SLURM_ARRAY_TASK_ID]}" --resume' in script
 
 
 def test_import_merges_finished_and_partial_jobs_once(scored_db: Path, tmp_path: Path) -> None:

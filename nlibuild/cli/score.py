@@ -17,6 +17,7 @@ from nlibuild.cli.common import (
     state_of,
     user_errors,
 )
+from nlibuild.errors import ConfigError
 from nlibuild.invoke import invoke_at
 from nlibuild.models import (
     Launcher,
@@ -143,6 +144,26 @@ def train(
     print_outcome(outcome)
 
 
+def _swept(text: str | None, kind: type[float] | type[int], option: str) -> tuple[Any, Any]:
+    """`--lr 2e-5`: one value, the training's own (and no sweep: a flag wins over the
+    preset's); `--lr 1e-5,2e-5`: a sweep. (value, sweep), None where not given."""
+    if text is None:
+        return None, None
+    values = []
+    for item in split_list([text]) or [text]:
+        try:
+            values.append(kind(item))
+        except ValueError:
+            raise ConfigError(
+                f"{option} {item!r} is not {'a number' if kind is float else 'a whole number'}; "
+                "give one value, or several, comma-separated, to sweep them"
+            ) from None
+    return (values[0], ()) if len(values) == 1 else (None, tuple(values))
+
+
+_SWEEP_HELP = "; several, comma-separated, make a sweep: a job for each"
+
+
 @score_app.command("plan")
 def plan(
     ctx: typer.Context,
@@ -159,16 +180,29 @@ def plan(
     eval_langs: EvalLangs = None,
     seeds: Seeds = None,
     epochs: Epochs = None,
-    lr: Lr = None,
+    lr: Annotated[
+        str | None, typer.Option("--lr", help=_training_help("lr", f"Learning rate{_SWEEP_HELP}"))
+    ] = None,
     schedule: Schedule = None,
-    batch_size: BatchSize = None,
+    batch_size: Annotated[
+        str | None,
+        typer.Option(help=_training_help("batch_size", f"Global batch size{_SWEEP_HELP}")),
+    ] = None,
     max_length: MaxLength = None,
     eval_every: EvalEvery = None,
+    copy_models: Annotated[
+        bool | None,
+        typer.Option(
+            "--copy-models/--no-copy-models",
+            help="Copy the model folders into the plan (to carry it to another machine) "
+            "instead of naming them by their absolute path (default: named).",
+        ),
+    ] = None,
     launcher: Annotated[
         str | None,
         typer.Option(
-            help="torchrun (run.sh, one job after another) or slurm (slurm.sh) "
-            f"(default {default_text(ScorePlanConfig, 'launcher')})."
+            help="torchrun (run.sh: the jobs one after another on this machine) or slurm "
+            f"(slurm.sh: an sbatch array) (default {default_text(ScorePlanConfig, 'launcher')})."
         ),
     ] = None,
     gpus_per_job: Annotated[
@@ -178,21 +212,45 @@ def plan(
             f"(default {default_text(ScorePlanConfig, 'gpus_per_job')})."
         ),
     ] = None,
+    partition: Annotated[
+        str | None, typer.Option(help="slurm.sh's partition (default: the cluster's).")
+    ] = None,
+    time: Annotated[
+        str | None,
+        typer.Option(help="slurm.sh's time limit a job, e.g. 02:00:00 (default: the cluster's)."),
+    ] = None,
+    cpus_per_task: Annotated[
+        int | None,
+        typer.Option(help="slurm.sh's CPUs a job, for tokenising (default: the cluster's)."),
+    ] = None,
+    env_setup: Annotated[
+        str | None,
+        typer.Option(
+            help="A shell command the script runs first, in the plan folder, e.g. "
+            "'source ~/venv/bin/activate' (default: none)."
+        ),
+    ] = None,
 ) -> None:
-    """Write one job folder per model x mode x seed, a launch script and plan.json, to run
-    on GPU nodes.
+    """Write one job folder per model x mode x configuration x seed, a launch script and
+    plan.json, to run on GPU nodes.
 
-    Bring the results back with `score import`.
+    Run the script from any folder (again: it takes up what is unfinished); bring the
+    results back with `score import`.
 
     Examples:
 
     \b
       nlibuild --db corpus.db score tiny-model --out tiny-model
       nlibuild --db corpus.db score plan --models tiny-model --seeds 1 --out plan
+      nlibuild --db corpus.db score plan --models tiny-model --lr 1e-5,2e-5 --batch-size \\
+          16,32 --launcher slurm --time 02:00:00 --env-setup 'source ~/venv/bin/activate' \\
+          --out sweep
     """
     from nlibuild.stages.score_plan import STAGE
 
     with user_errors():
+        one_lr, lrs = _swept(lr, float, "--lr")
+        one_batch_size, batch_sizes = _swept(batch_size, int, "--batch-size")
         outcome = invoke_at(
             STAGE,
             state_of(ctx).db,
@@ -201,12 +259,13 @@ def plan(
             if modes is not None
             else None,
             langs=_langs(train_lang, eval_langs),
-            training=_training(seeds=seeds, epochs=epochs, lr=lr, schedule=schedule,
-                               batch_size=batch_size, max_length=max_length,
+            training=_training(seeds=seeds, epochs=epochs, lr=one_lr, schedule=schedule,
+                               batch_size=one_batch_size, max_length=max_length,
                                eval_every=eval_every),
-            out=out_dir,
+            lrs=lrs, batch_sizes=batch_sizes, out=out_dir, copy_models=copy_models,
             launcher=choice(Launcher, launcher, "--launcher") if launcher is not None else None,
-            gpus_per_job=gpus_per_job,
+            gpus_per_job=gpus_per_job, partition=partition, time=time,
+            cpus_per_task=cpus_per_task, env_setup=env_setup,
         )  # fmt: skip
     print_outcome(outcome)
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 
 from nlibuild.core.signature import OutputPath
 from nlibuild.models.base import IN_PRESET, LangCode, Seed, _Config
@@ -83,8 +84,56 @@ class ScoreTrainConfig(_Config):
     training: ScoreTraining = ScoreTraining()
 
 
+_Item = TypeVar("_Item")
+
+
+def _each_once(values: tuple[_Item, ...]) -> tuple[_Item, ...]:
+    twice = next((value for n, value in enumerate(values) if value in values[:n]), None)
+    if twice is not None:
+        raise ValueError(f"{twice} is named twice; name each value of a sweep once")
+    return values
+
+
+LearningRate = Annotated[float, Field(gt=0)]
+BatchSize = Annotated[int, Field(ge=1)]
+
+_SLURM_TIME = re.compile(r"\d+(:\d+){0,2}|\d+-\d+(:\d+){0,2}|unlimited|infinite", re.IGNORECASE)
+_SLURM_PARTITIONS = re.compile(r"[\w.-]+(,[\w.-]+)*", re.ASCII)
+
+
+def _slurm_time(text: str) -> str:
+    if not _SLURM_TIME.fullmatch(text):
+        raise ValueError(
+            f"{text!r} is not a Slurm time limit: give minutes, hours:minutes:seconds or "
+            "days-hours[:minutes[:seconds]], e.g. 90, 02:00:00 or 1-12"
+        )
+    return text
+
+
+def _slurm_partitions(text: str) -> str:
+    if not _SLURM_PARTITIONS.fullmatch(text):
+        raise ValueError(
+            f"{text!r} is not a Slurm partition: give its name (letters, digits, _ . -), "
+            "or several, comma-separated"
+        )
+    return text
+
+
+def _command_line(text: str) -> str:
+    if not text.strip() or "\0" in text:
+        raise ValueError("give a shell command, e.g. 'source ~/venv/bin/activate'")
+    return text
+
+
+SlurmTime = Annotated[str, AfterValidator(_slurm_time)]
+SlurmPartitions = Annotated[str, AfterValidator(_slurm_partitions)]
+CommandLine = Annotated[str, AfterValidator(_command_line)]
+Count = Annotated[int, Field(ge=1)]
+
+
 class ScorePlanConfig(_Config):
-    """`score plan`: the job matrix (models x modes x seeds) as folders and a script."""
+    """`score plan`: the job matrix (models x modes x configurations x seeds) as folders
+    and a script."""
 
     preset_section = "score"
 
@@ -92,9 +141,22 @@ class ScorePlanConfig(_Config):
     modes: Annotated[tuple[ScoreMode, ...], IN_PRESET] = (ScoreMode.ZERO_SHOT,)
     langs: ScoreLanguages = ScoreLanguages()
     training: ScoreTraining = ScoreTraining()
+    # A sweep (XTREME section 4 picks the fine-tuning settings on English dev): a job for
+    # every learning rate x batch size; empty, the training's `lr` or `batch_size` alone.
+    lrs: Annotated[tuple[LearningRate, ...], AfterValidator(_each_once), IN_PRESET] = ()
+    batch_sizes: Annotated[tuple[BatchSize, ...], AfterValidator(_each_once), IN_PRESET] = ()
     out: OutputPath
+    # Model folders are written into the plan (models/NAME) instead of named by their
+    # absolute path: a plan to copy to a machine that does not see this one's disks.
+    copy_models: Annotated[bool, IN_PRESET] = False
     launcher: Annotated[Launcher, IN_PRESET] = Launcher.TORCHRUN
     gpus_per_job: Annotated[int, IN_PRESET] = Field(1, ge=1)
+    # slurm.sh's sbatch settings (None: the cluster's defaults), and a shell command both
+    # scripts run before the jobs, in the plan folder (activate an environment, load modules).
+    partition: Annotated[SlurmPartitions | None, IN_PRESET] = None
+    time: Annotated[SlurmTime | None, IN_PRESET] = None
+    cpus_per_task: Annotated[Count | None, IN_PRESET] = None
+    env_setup: Annotated[CommandLine | None, IN_PRESET] = None
 
 
 class ScoreImportConfig(_Config):
@@ -159,5 +221,6 @@ class ScorePlanResult(BaseModel):
     signature: str
     out: str
     jobs: list[str]
+    configurations: int = Field(1, description="learning rate x batch size settings swept")
     script: str
     left_out: ScoreRowCounts

@@ -104,9 +104,11 @@ def check_model(path: Path) -> None:
 
 
 def spec_of(cfg: ScoreTrainConfig, seed: int, train: str, evals: tuple[str, ...]) -> JobSpec:
+    """A job of `cfg`. Its model folder is named by its absolute path: the job runs
+    wherever its folder is, from any current directory (a `score plan` run.sh among them)."""
     t = cfg.training
     return JobSpec(
-        name=job_name(cfg.model, cfg.mode.value, seed), model=str(cfg.model),
+        name=job_name(cfg.model, cfg.mode.value, seed), model=str(absolute(cfg.model)),
         mode=cfg.mode.value, seed=seed, train_langs=train_langs(cfg.mode.value, train, evals),
         eval_langs=evals, epochs=t.epochs, lr=t.lr, schedule=t.schedule.value,
         batch_size=t.batch_size, max_length=t.max_length, eval_every=t.eval_every,
@@ -119,9 +121,48 @@ def train_langs(mode: str, train: str, evals: tuple[str, ...]) -> tuple[str, ...
     return evals if mode == "translate-train" else (train,)
 
 
-def job_name(model: Path | str, mode: str, seed: int) -> str:
-    """<model folder name>-<mode>-s<seed>, as job_files.JobSpec names a job."""
-    return f"{Path(model).name or 'model'}-{mode}-s{seed}"
+def job_name(model: Path | str, mode: str, seed: int, configuration: str = "") -> str:
+    """<model folder name>-<mode>-s<seed>, as job_files.JobSpec names a job; a job of a
+    sweep says its configuration before the seed (`-lr1e-05-bs16-s1`)."""
+    swept = f"-{configuration}" if configuration else ""
+    return f"{absolute(model).name or 'model'}-{mode}{swept}-s{seed}"
+
+
+def absolute(path: Path | str) -> Path:
+    """`path` from the root, `..` taken out, links kept (a model linked under another name
+    keeps that name)."""
+    return Path(os.path.abspath(path))
+
+
+CONFIGURATION_SETTINGS = ("epochs", "lr", "schedule", "warmup", "batch_size", "max_length")
+"""The settings of a job that make its configuration: what a sweep (`score plan --lr
+1e-5,2e-5 --batch-size 16,32`) varies and XTREME picks on English dev ("we select the
+hyper-parameters on the English dev set", Hu et al. 2020, section 4). Not the seed (the runs
+of a configuration), nor the model, mode and languages (reported apart), nor when the job
+evaluates and saves (eval_every, save_every: when it looks, not what it learns)."""
+
+Configuration = tuple[tuple[str, float | int | str], ...]
+
+
+def configuration_key(spec: JobSpec) -> Configuration:
+    """The configuration of a job, (setting, value) in CONFIGURATION_SETTINGS order: the
+    jobs of one model and mode that share it are the seeds of one configuration, the group
+    a report takes the mean En dev accuracy of to pick a configuration."""
+    return tuple((name, getattr(spec, name)) for name in CONFIGURATION_SETTINGS)
+
+
+def stored_configuration(spec: str) -> Configuration:
+    """`configuration_key` of a job as the store keeps it (the JSON of `score_jobs.spec`, a
+    job.json's text): the settings it holds, so () for a baseline (whose spec is {})."""
+    settings = json.loads(spec)
+    return tuple((name, settings[name]) for name in CONFIGURATION_SETTINGS if name in settings)
+
+
+def configuration_text(key: Configuration, names: Sequence[str] = CONFIGURATION_SETTINGS) -> str:
+    """`lr 2e-05, batch_size 32`: the settings `names` of a configuration (e.g. the swept
+    ones, to tell configurations apart in a header)."""
+    return ", ".join(f"{name} {value!r}" if isinstance(value, float) else f"{name} {value}"
+                     for name, value in key if name in names)  # fmt: skip
 
 
 def jobs_folder(store: Store, run_id: int) -> Path:

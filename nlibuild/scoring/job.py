@@ -67,7 +67,7 @@ def run_job(
             shutil.rmtree(folder / RESULTS_DIR, ignore_errors=True)
         ddp.barrier(processes)
         torch.manual_seed(spec.seed)
-        model_folder = Path(spec.model)
+        model_folder = model_folder_of(folder, spec)
         tokenizer = load_tokenizer(model_folder)
         model = load_classifier(model_folder, spec.labels)
         data = _loop_data(folder, spec, pairs, tokenizer)
@@ -88,6 +88,13 @@ def run_job(
         return record
     finally:
         ddp.stop(processes)
+
+
+def model_folder_of(folder: Path, spec: JobSpec) -> Path:
+    """The job's model folder: `spec.model` when absolute, else taken from the job folder
+    (`score plan --copy-models` writes `../models/NAME`), so that a job runs from any
+    current directory and its plan can be moved whole."""
+    return folder / spec.model
 
 
 def _read_job(folder: Path) -> tuple[JobSpec, list[PairRecord]]:

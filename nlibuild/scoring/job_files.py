@@ -74,7 +74,9 @@ class JobSpec:
     """One training run: one model, one mode, one seed."""
 
     name: str  # unique within a plan: <model folder name>-<mode>-s<seed>
-    model: str  # a local folder with config, tokenizer and weights; nothing is downloaded
+    # A local folder with config, tokenizer and weights (nothing is downloaded): absolute,
+    # or relative to the job folder.
+    model: str
     mode: str  # one of MODES
     seed: int
     train_langs: tuple[str, ...]
