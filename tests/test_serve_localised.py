@@ -25,6 +25,7 @@ from serve_stores import (
 from starlette.testclient import TestClient
 
 from nlibuild.models import Role
+from nlibuild.web.context import STATIC
 from nlibuild.web.language import LANGUAGE_COOKIE
 
 __all__ = ["workbench_db", "workbench_template"]  # fixtures, used by name
@@ -252,3 +253,38 @@ def test_a_korean_validators_page_speaks_korean(korean_validator: TestClient) ->
     assert "1번 항목의 레이블 취소" in voted.text and "6개 중 2번째 항목" in voted.text
     shown_in_english = sorted(s for s in english_sentences("label.html", "base.html") if s in page)
     assert shown_in_english == []
+
+
+def css_rules() -> list[tuple[list[str], str]]:
+    """(selectors, declarations) of the workbench's stylesheet, comments left out."""
+    css = re.sub(r"/\*.*?\*/", "", (STATIC / "workbench.css").read_text("utf-8"), flags=re.S)
+    rules = re.findall(r"([^{}]+)\{([^{}]*)\}", css)
+    return [([s.strip() for s in selectors.split(",")], body) for selectors, body in rules]
+
+
+def test_the_stylesheet_never_slants_cjk_text_and_sets_it_in_cjk_fonts() -> None:
+    """Checked in Chromium by tests/test_serve_localised_browser.py where it is installed;
+    here, in the stylesheet itself: every italic rule has an upright twin for Chinese,
+    Japanese and Korean (and so has <em>, which the instructions' examples use)."""
+    rules = css_rules()
+    italic = {s for selectors, body in rules if "italic" in body for s in selectors}
+    upright = {s for selectors, body in rules if "font-style: normal" in body for s in selectors}
+    assert italic == {".hypothesis"}
+    for selector in [*italic, "em"]:
+        assert {f"{selector}:lang({lang})" for lang in ("zh", "ja", "ko")} <= upright
+    fonts = {s: body for selectors, body in rules for s in selectors if "font-family" in body}
+    assert '"Noto Sans CJK SC"' in fonts[":where(:lang(zh))"]
+    assert '"Noto Sans CJK KR"' in fonts[":where(:lang(ko))"]
+
+
+def test_the_switch_on_a_page_a_form_answered_goes_back_to_that_page_not_the_form(
+    chinese_writer: TestClient, own_batch: str
+) -> None:
+    page = chinese_writer.get(f"/write/{own_batch}").text
+    premise_id = re.search(r'action="/write/[^/]+/([^"]+)" id="write-form"', page)
+    assert premise_id is not None
+    form = {"csrf_token": csrf_of(page), "action": "check", "neutral_1": "天气很好。"}
+    checked = chinese_writer.post(f"/write/{own_batch}/{premise_id[1]}", data=form).text
+    assert f'name="back" value="/write/{own_batch}?premise={premise_id[1]}"' in checked
+    refused = chinese_writer.post("/logout", data={"csrf_token": csrf_of(page), "x": "1"})
+    assert refused.status_code == 400 and 'name="back" value="/"' in refused.text

@@ -25,9 +25,7 @@ __all__ = ["pytestmark"]
 
 def computed(tab: Any, selector: str, style: str) -> str:
     """The computed style `style` (camelCase) of the first element matching `selector`."""
-    found: str = tab.evaluate(
-        f"getComputedStyle(document.querySelector({selector!r}))[{style!r}]"
-    )
+    found: str = tab.evaluate(f"getComputedStyle(document.querySelector({selector!r}))[{style!r}]")
     return found
 
 

@@ -102,7 +102,9 @@ async def choose_language(request: Request) -> Response:
 
 
 def switch_values(request: Request) -> dict[str, object]:
-    """What the layout's language switch needs: the languages and this page's address."""
+    """What the layout's language switch needs: the languages and this page's address (a
+    page a form's POST answered has none to go back to: the home page then, unless the
+    page names its own `here`)."""
     url = request.url
-    here = url.path + (f"?{url.query}" if url.query else "")
+    here = url.path + (f"?{url.query}" if url.query else "") if request.method == "GET" else "/"
     return {"languages": LANGUAGE_NAMES, "here": here}
