@@ -185,8 +185,7 @@ class WebContext:
             "_n": words.plural,
             **switch_values(request),
         }
-        shown = {key: localised(value, words) if isinstance(value, Text) else value
-                 for key, value in values.items()}  # fmt: skip
+        shown = {k: localised(v, words) if isinstance(v, Text) else v for k, v in values.items()}
         return self.templates.TemplateResponse(
             request,
             template,

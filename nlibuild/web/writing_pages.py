@@ -14,8 +14,11 @@ the protocol's feedback under every field as they type.
   premise with what was recorded. A blocking finding is refused with 422 and the findings
   shown, a different answer for an answered premise with 409.
 
-What a field's feedback says is worded here once (`FieldView`, `AnswerView`): the template
-renders it and the JSON carries it, so write.js only puts the given texts into the page.
+What a field's feedback says is worded once, in the page's language (nlibuild/web/
+writing_words.py: `FieldView`, `AnswerView`): the template renders it and the JSON carries
+it, so write.js only puts the given texts into the page. The page's language is the batch's,
+unless the writer chose another (nlibuild/web/language.py); the instructions are read in it
+where written, each field named as the form shows it.
 """
 
 from __future__ import annotations

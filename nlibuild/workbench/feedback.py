@@ -9,7 +9,10 @@ the text as typed, and whether the protocol forbids a negator there (MULTI_CONST
 allows one among a premise's contradictions) or asks for none (MULTI_ENCOURAGE); and the
 units it shares with the premise, as spans to highlight. `too_short` is the workbench's own warning
 ([workbench] min_hypothesis_chars, per language); the preset's `blocking_rules` say which
-findings refuse a submission.
+findings refuse a submission. Each finding carries what it says as values
+(`FeedbackFinding.values`: the label, the counts, the share, the field a pair was typed in)
+beside the English text the store keeps, so a page words it in its own language
+(nlibuild/web/writing_words.py).
 
 A page asks for feedback as the person types, so it must be quick: the settings and the
 negator lexicon are read once per store and preset (`protocol_settings`).
