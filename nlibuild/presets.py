@@ -568,9 +568,28 @@ def instruction_languages() -> list[str]:
     return sorted(stem.removeprefix("common.") for stem in stems if stem.startswith("common."))
 
 
-def elicit_instructions(protocol: str, lang: str) -> str:
+INSTRUCTION_FORMS = ("export", "workbench")
+"""Where the instructions are read: beside a form `elicit export` writes (fields named
+`entailment_1`, `x` for unusable), or on the workbench's writing page (a checkbox)."""
+
+
+def instructions_for(text: str, form: str) -> str:
+    """`text` with the parts of the other form left out: a line `<!-- export -->` or
+    `<!-- workbench -->` starts a part for that form alone, `<!-- both -->` ends it."""
+    kept, part = [], "both"
+    for line in text.splitlines(keepends=True):
+        marker = line.strip().removeprefix("<!-- ").removesuffix(" -->")
+        if line.lstrip().startswith("<!-- ") and marker in (*INSTRUCTION_FORMS, "both"):
+            part = marker
+        elif part in ("both", form):
+            kept.append(line)
+    return "".join(kept)
+
+
+def elicit_instructions(protocol: str, lang: str, form: str = "export") -> str:
     """The writers' instructions for a protocol: its own part, then the rules all share
-    (resources/instructions/elicit/<PROTOCOL>.<lang>.md and common.<lang>.md)."""
+    (resources/instructions/elicit/<PROTOCOL>.<lang>.md and common.<lang>.md), as read
+    beside `form` (`INSTRUCTION_FORMS`)."""
     folder = INSTRUCTIONS / "elicit"
     names = [f"{protocol}.{lang}.md", f"common.{lang}.md"]
     missing = [name for name in names if not (folder / name).is_file()]
@@ -580,7 +599,10 @@ def elicit_instructions(protocol: str, lang: str) -> str:
             f"{protocol} in {lang!r}; choose one of {', '.join(instruction_languages())}"
         )
     title = f"# nlibuild elicitation: {protocol} ({lang})\n\n"
-    texts = [(folder / name).read_text(encoding="utf-8").strip() for name in names]
+    texts = [
+        instructions_for((folder / name).read_text(encoding="utf-8"), form).strip()
+        for name in names
+    ]
     return title + "\n\n".join(texts) + "\n"
 
 

@@ -21,6 +21,7 @@ import nlibuild
 from nlibuild.models import Role, ServeConfig
 from nlibuild.store import Store
 from nlibuild.web.app import create_app
+from nlibuild.web.language import LANGUAGE_COOKIE
 from nlibuild.workbench.access import create_invite
 
 ZH_GENRES = ("gov", "news", "lit", "tv", "phone")
@@ -77,9 +78,16 @@ def client_of(db: Path, **settings: Any) -> TestClient:
     return TestClient(create_app(db, ServeConfig(**settings)))
 
 
-def signed_in(db: Path, person: str, role: Role, **settings: Any) -> TestClient:
-    """A client that has opened a new personal link of `person`."""
+def signed_in(
+    db: Path, person: str, role: Role, lang: str | None = "en", **settings: Any
+) -> TestClient:
+    """A client that has opened a new personal link of `person`, having chosen the pages'
+    language `lang` (the language switch's cookie); None: no choice, so a page speaks its
+    batch's language (the store here is Chinese). The tests of what the pages do read them
+    in English; tests/test_serve_localised.py reads them as Chinese and Korean people do."""
     client = client_of(db, **settings)
+    if lang is not None:
+        client.cookies.set(LANGUAGE_COOKIE, lang)
     response = client.get(f"/t/{invite(db, person, role)}")
     assert response.status_code == 200, response.text
     return client
@@ -89,3 +97,30 @@ def signed_in(db: Path, person: str, role: Role, **settings: Any) -> TestClient:
 def writer(workbench_db: Path) -> Iterator[TestClient]:
     with signed_in(workbench_db, "w01", Role.WRITER) as client:
         yield client
+
+
+KOREAN_PREMISES = ["시의회는 월요일에 새 예산안을 승인했다.", "폭풍 때문에 항구가 문을 닫았다."]
+KOREAN_ANSWER = {
+    "entailment": ["무언가가 보도되었다."],
+    "neutral": ["모두가 그 일에 기뻐했다."],
+    "contradiction": ["그런 일은 전혀 일어나지 않았다."],
+}
+
+
+def korean_relabel_store(folder: Path) -> Path:
+    """A Korean store: two premises, their three SINGLE pairs each by w01, all six sent to
+    validator v01 (the label names are the built-in Korean ones, 함의 중립 모순)."""
+    from conftest import ok, write_jsonl
+    from elicitation_data import premise_corpus
+
+    db = premise_corpus(folder / "corpus.db", {"news": KOREAN_PREMISES}, lang="ko").path
+    ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--annotators", "w01")
+    batch = batches_of(db, "w01", "elicit")[0]
+    answers = [
+        {"batch": batch, "writer": "w01", "premise_id": premise} | KOREAN_ANSWER
+        for (premise,) in query(db, "SELECT id FROM premises ORDER BY id")
+    ]
+    ok("--db", db, "elicit", "import", write_jsonl(folder / "answers.jsonl", answers))
+    ok("--db", db, "relabel", "create", "--annotators", "v01", "--fraction", 1,
+       "--validators", 1)  # fmt: skip
+    return db

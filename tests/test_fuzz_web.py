@@ -40,11 +40,12 @@ from nlibuild.web.bodies import (
     VoteForm,
     WriteForm,
 )
+from nlibuild.web.language import LanguageChoice
 
 __all__ = ["workbench_db", "workbench_template"]  # fixtures, used by name
 
 EXAMPLES_PER_ROUTE = 15
-"""Mutated bodies a route under `make test` (11 routes, a few milliseconds each)."""
+"""Mutated bodies a route under `make test` (12 routes, a few milliseconds each)."""
 RAW_EXAMPLES_PER_ROUTE = 4
 
 HUGE_JSON = b"[" + b"1," * 500_000 + b"1]"
@@ -90,6 +91,8 @@ WEB_ROUTES = [
              {"csrf_token": "{csrf}", "action": "submit", "unusable": "yes"}, WriteForm),
     WebRoute("logout", Role.WRITER, "w01", "/logout", FORM, {"csrf_token": "{csrf}"}, None,
              ("csrf_token",)),
+    WebRoute("language", Role.WRITER, "w01", "/language", FORM,
+             {"csrf_token": "{csrf}", "lang": "ko", "back": "/write/e0001"}, LanguageChoice),
     WebRoute("lead-elicit", Role.LEAD, "lead01", "/lead/elicit-batches", FORM,
              {"csrf_token": "{csrf}", "protocol": "SINGLE", "writers": "w03",
               "batch_size": "5", "max_per_writer": ""}, None,

@@ -40,7 +40,7 @@ def test_invite_prints_a_link_whose_token_works_and_is_not_stored_in_clear(
     assert token.encode() not in store_bytes(workbench_db)
     client = client_of(workbench_db)
     assert client.get(f"/t/{token}").status_code == 200
-    assert "w01 (writer)" in client.get("/").text
+    assert "w01 (撰写者)" in client.get("/").text  # the roles in the batches' language
 
 
 def test_invite_for_an_unknown_annotator_is_an_error_line_and_changes_nothing(
@@ -68,7 +68,7 @@ def test_one_link_may_carry_the_writer_and_validator_roles(workbench_db: Path) -
     client = client_of(workbench_db)
     assert client.get(link.strip().replace("http://127.0.0.1:8765", "")).status_code == 200
     home = client.get("/").text
-    assert "w01 (writer,validator)" in home
+    assert "w01 (撰写者、验证者)" in home  # the roles in the batches' language
     writing = batches_of(workbench_db, "w01", "elicit")
     labelling = batches_of(workbench_db, "w01", "relabel")
     assert writing and labelling

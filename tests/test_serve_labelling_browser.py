@@ -121,8 +121,8 @@ def test_votes_and_an_undo_go_without_a_reload_and_the_page_says_what_was_record
     workbench_db: Path, workbench_zh_server: str
 ) -> None:
     """A Chinese batch (the ocnli preset's names): two votes and an undo in the one page
-    (a marker set on its window survives them), "recorded: 中立" and "taken back: 中立" in
-    the status line, the focus on the item each time (a stray Enter votes nothing), and the
+    (a marker set on its window survives them), "已记录：中立" and "已撤回：中立" (recorded,
+    taken back: the page speaks the batch's language) in the status line, the focus on the item each time (a stray Enter votes nothing), and the
     seconds of each item counted from when it was swapped in, not from the page's load."""
     base, db = workbench_zh_server, workbench_db
     batch = batches_of(db, "v01", "relabel")[0]
@@ -138,16 +138,16 @@ def test_votes_and_an_undo_go_without_a_reload_and_the_page_says_what_was_record
         tab.wait_for_timeout(1500)
         assert own_votes(db, "v01") == []
         on_item(tab, 1, "1")
-        tab.get_by_text("recorded: 蕴含").wait_for()
+        tab.get_by_text("已记录：蕴含").wait_for()
         hypotheses.append(tab.locator(".hypothesis").inner_text())
         on_item(tab, 2, "2")
-        tab.get_by_text("recorded: 中立").wait_for()
+        tab.get_by_text("已记录：中立").wait_for()
         assert tab.locator(".label-status span").get_attribute("lang") == "zh"
         on_item(tab, 3, "u")
-        tab.get_by_text("taken back: 中立").wait_for()
+        tab.get_by_text("已撤回：中立").wait_for()
         assert tab.locator(".hypothesis").inner_text() == hypotheses[1]
         on_item(tab, 2, "3")
-        tab.get_by_text("recorded: 矛盾").wait_for()
+        tab.get_by_text("已记录：矛盾").wait_for()
         assert tab.evaluate("window.sameDocument") is True
         assert status.get_attribute("aria-live") == "polite"
     assert watched.problems == [] and watched.foreign == []
@@ -160,7 +160,7 @@ def test_votes_and_an_undo_go_without_a_reload_and_the_page_says_what_was_record
 
 def on_item(tab: Any, number: int, key: str) -> None:
     """On item `number` (its heading and the focus on it), press `key` after a moment."""
-    tab.get_by_text(f"Item {number} of ").wait_for()
+    tab.get_by_text(f"第 {number} 项，共").wait_for()
     assert tab.evaluate("document.activeElement.matches('section.pair')")
     tab.wait_for_timeout(100)
     tab.keyboard.press(key)

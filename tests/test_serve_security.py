@@ -147,10 +147,9 @@ def test_pages_have_no_inline_script_and_load_nothing_from_the_network(
         assert re.search(r"<[^>]*\son[a-z]+\s*=", page) is None  # no inline event handlers
 
 
-def test_the_layout_has_a_skip_link_and_the_batch_language(
-    workbench_db: Path, writer: TestClient
-) -> None:
+def test_the_layout_has_a_skip_link_and_the_batch_language(workbench_db: Path) -> None:
     own = batches_of(workbench_db, "w01", "elicit")[0]
-    page = writer.get(f"/write/{own}").text
+    with signed_in(workbench_db, "w01", Role.WRITER, lang=None) as writer:
+        page = writer.get(f"/write/{own}").text
     assert '<html lang="zh">' in page
     assert '<a class="skip-link" href="#main">' in page and '<main id="main"' in page

@@ -80,8 +80,8 @@ def test_another_persons_link_asks_before_replacing_the_session(workbench_db: Pa
     theirs = invite(workbench_db, "w02", Role.WRITER)
     page = client.get(f"/t/{theirs}")
     assert page.status_code == 200 and "set-cookie" not in page.headers
-    assert "You are signed in as <strong>w01</strong>" in page.text
-    assert "<strong>w02</strong>" in page.text and 'action="/switch"' in page.text
+    assert "You are signed in as w01. The link you opened is w02&#39;s." in page.text
+    assert 'action="/switch"' in page.text
     assert who(client) == "w01"  # nothing replaced
     assert query(workbench_db, SESSIONS) == [(1,)]
 

@@ -180,7 +180,7 @@ def test_a_submitted_premise_drops_its_draft_and_shows_its_stored_hypotheses(
     for hypothesis in [copied, *MULTI["entailment"][1:], *MULTI["neutral"]]:
         assert f">{hypothesis}</td>" in table
     row = table.split(f"<td>{premise}-e1</td>", 1)[1].split("</tr>", 1)[0]
-    assert "entailment" in row and "easy" in row and "error: overlap:" in row
+    assert "entailment" in row and "easy" in row and "Error: too much of the premise:" in row
     assert table.count("<tr><td>") == 9
 
 

@@ -1,5 +1,6 @@
 """The writing page in a real headless Chromium (issue 19; Debian's package, driven by
-playwright through its executable path): a writer opens their personal link, types a
+playwright through its executable path): a Chinese writer opens their personal link and
+finds the page in Chinese (issue 26: buttons, feedback, CJK fonts, no fake italics), types a
 hypothesis that copies most of the premise and sees the overlap over the limit before
 submitting, types a negator into a MULTI_CONSTRAINT contradiction and sees it marked,
 finds submitting off while a field copies the premise (the preset blocks `copy`), submits
@@ -17,6 +18,7 @@ from collections.abc import Iterator
 from datetime import timedelta
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pytest
 from browser import artifact, chromium_tab, pytestmark, sync_api, workbench_in_thread
@@ -44,6 +46,12 @@ CAREFUL = {
     "neutral_3": "评论家们并不喜欢。",
     "contradiction_3": "一切都跟以前一样。",
 }
+
+
+def computed(tab: Any, selector: str, style: str) -> str:
+    """The computed style `style` (camelCase) of the first element matching `selector`."""
+    found: str = tab.evaluate(f"getComputedStyle(document.querySelector({selector!r}))[{style!r}]")
+    return found
 
 
 @pytest.fixture
@@ -78,42 +86,48 @@ def test_a_writer_sees_overlap_and_negators_as_they_type_and_submits(
         tab.wait_for_url(f"{server}/")  # the signed-in page moves on by itself
         tab.get_by_role("link", name=batch).click()
         premise = tab.locator("#premise-text").inner_text()
+        # The batch is Chinese, and so is the page: its language, buttons and fonts.
+        assert tab.evaluate("document.documentElement.lang") == "zh"
+        sync_api.expect(tab.locator("#submit-answer")).to_have_text("提交并继续")
+        sync_api.expect(tab.locator("#check-answer")).to_have_text("检查并保存草稿")
+        assert "Noto Sans CJK SC" in computed(tab, "#premise-text", "fontFamily")
+        assert "Noto Sans CJK SC" in computed(tab, "#submit-answer", "fontFamily")
+        tab.locator("details.instructions summary").click()  # the examples are <em>
+        assert computed(tab, "details.instructions em", "fontStyle") == "normal"
         premise_id = tab.locator("#premise-heading").inner_text().split()[1]
         expect = sync_api.expect
 
         # A hypothesis copying most of the premise: over the limit, shown before submit.
         tab.locator("#f-entailment_1").press_sequentially(premise[:-2])
         overlap = tab.locator("#fb-entailment_1 .overlap")
-        expect(overlap).to_contain_text("of the hypothesis, limit 70%: over the limit")
-        expect(tab.locator("#fb-entailment_1 .notes")).to_contain_text(
-            "Error: too much of the premise"
-        )
+        expect(overlap).to_contain_text("（占假设句），上限 70%：超出上限")
+        expect(tab.locator("#fb-entailment_1 .notes")).to_contain_text("错误：与前提句重合过多")
         # Negators in two contradictions: each marked; the second breaks MULTI_CONSTRAINT.
         tab.locator("#f-contradiction_1").press_sequentially("他们没有去过那里。")
         expect(tab.locator("#fb-contradiction_1 .marked mark")).to_have_text("没有")
         tab.locator("#f-contradiction_2").press_sequentially("他从未说过这种话。")
         expect(tab.locator("#fb-contradiction_2 .marked mark")).to_have_text("从未")
-        expect(tab.locator("#fb-contradiction_2 .notes")).to_contain_text("Error: negator")
+        expect(tab.locator("#fb-contradiction_2 .notes")).to_contain_text("错误：否定词")
         # A field that is the premise blocks submitting, with the reason, until changed.
         submit = tab.locator("#submit-answer")
         tab.locator("#f-neutral_1").fill(premise)
         expect(submit).to_be_disabled()
-        expect(tab.locator("#blocked-reason")).to_contain_text("copy of the premise")
+        expect(tab.locator("#blocked-reason")).to_contain_text("中立 1（简单）：照抄前提句")
         for slot, text in CAREFUL.items():
             tab.locator(f"#f-{slot}").fill(text)
         expect(submit).to_be_enabled()
         expect(tab.locator("#blocked-reason")).to_have_text("")
-        expect(tab.locator("#draft-status")).to_contain_text("Draft saved")
+        expect(tab.locator("#draft-status")).to_contain_text("草稿已于")
         screenshot = artifact("write.png")
         tab.screenshot(path=str(screenshot), full_page=True)
 
         tab.locator("#f-contradiction_3").press("Control+Enter")  # keyboard, no mouse
-        expect(tab.locator(".submitted")).to_contain_text(f"Premise {premise_id} submitted")
-        expect(tab.locator("#progress")).to_contain_text("Premise 2 of 3")
+        expect(tab.locator(".submitted")).to_contain_text(f"前提句 {premise_id} 已提交")
+        expect(tab.locator("#progress")).to_contain_text("第 2 个前提句，共 3 个")
 
         # A draft of the next premise comes back on reload.
         tab.locator("#f-neutral_2").press_sequentially("这是一份草稿。")
-        expect(tab.locator("#draft-status")).to_contain_text("Draft saved")
+        expect(tab.locator("#draft-status")).to_contain_text("草稿已于")
         tab.reload()
         expect(tab.locator("#f-neutral_2")).to_have_value("这是一份草稿。")
     print(f"screenshot: {screenshot}")

@@ -188,6 +188,11 @@ class FeedbackFinding(_Shown):
     rule: str
     severity: str
     message: str
+    values: dict[str, str | int | float] = Field(
+        default_factory=dict,
+        description="what `message` says, as values a page words in its own language: "
+        "`label`, `count`, `share`, `slot` (the field a pair was typed in), ...",
+    )
     blocks: bool = Field(description="whether the preset refuses a submission with it")
 
 

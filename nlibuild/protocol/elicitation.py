@@ -98,6 +98,9 @@ class Finding:
     detail: str
     pair_id: str | None = None
     configured_severity: Severity | None = None  # a rule whose severity is a setting (overlap)
+    values: tuple[tuple[str, str | int | float], ...] = ()
+    """What `detail` says, as values a page words in its own language (the workbench's
+    catalogs, nlibuild/workbench/messages.py): `label`, `count`, `share`, ..."""
 
     @property
     def severity(self) -> Severity:
@@ -182,6 +185,7 @@ def check_answer(
                 Finding(
                     Rule.UNUSABLE_WITH_ANSWERS,
                     f"{premise_id} is marked x but has {written} hypotheses; they were ignored",
+                    values=(("count", written),),
                 )
             )
         return CheckedAnswer([], findings)
@@ -195,14 +199,28 @@ def check_answer(
         if gaps:
             fields = ", ".join(slot_name(label, k) for k in gaps)
             findings.append(
-                Finding(Rule.EMPTY, f"{premise_id}: {fields} empty before a filled one")
+                Finding(
+                    Rule.EMPTY,
+                    f"{premise_id}: {fields} empty before a filled one",
+                    values=(("label", label.value), ("numbers", ",".join(map(str, gaps)))),
+                )
             )
         count = len(filled[label])
         if count == 0:
-            findings.append(Finding(Rule.MISSING_LABEL, f"{premise_id}: no {label.value} written"))
+            findings.append(
+                Finding(
+                    Rule.MISSING_LABEL,
+                    f"{premise_id}: no {label.value} written",
+                    values=(("label", label.value),),
+                )
+            )
         elif count < wanted:
             findings.append(
-                Finding(Rule.TOO_FEW, f"{premise_id}: {count} of {wanted} {label.value} written")
+                Finding(
+                    Rule.TOO_FEW,
+                    f"{premise_id}: {count} of {wanted} {label.value} written",
+                    values=(("label", label.value), ("count", count), ("wanted", wanted)),
+                )
             )
         for k, text in enumerate(filled[label], 1):
             level = LEVELS[k - 1] if protocol is not Protocol.SINGLE and k <= len(LEVELS) else None
@@ -219,11 +237,12 @@ def check_answer(
                         f"{protocol.value} asks for {wanted} {label.value} per premise; "
                         f"this is number {k}",
                         pair.id,
+                        values=(("label", label.value), ("wanted", wanted)),
                     )
                 )
             pairs.append(pair)
 
-    seen: dict[str, str] = {}
+    seen: dict[str, CheckedPair] = {}
     # Named only where the setting changed what is counted, so that the default's messages
     # (and the violations stored with them) read as before.
     in_words = (
@@ -239,7 +258,12 @@ def check_answer(
             pair.findings.append(Finding(Rule.COPY, "the hypothesis is the premise", pair.id))
         elif folded in seen:
             pair.findings.append(
-                Finding(Rule.DUPLICATE, f"the same text as {seen[folded]}", pair.id)
+                Finding(
+                    Rule.DUPLICATE,
+                    f"the same text as {seen[folded].id}",
+                    pair.id,
+                    values=(("label", seen[folded].label.value), ("k", seen[folded].k)),
+                )
             )
         else:
             share = overlap_share(pair.hypothesis, premise, lang, overlap_measure, overlap_units)
@@ -251,9 +275,10 @@ def check_answer(
                         f"relative{in_words}; limit {max_overlap:.0%})",
                         pair.id,
                         overlap_severity,
+                        values=(("share", share), ("limit", max_overlap)),
                     )
                 )
-        seen.setdefault(folded, pair.id)
+        seen.setdefault(folded, pair)
 
     if protocol is Protocol.MULTI_CONSTRAINT:
         # OCNLI 3.2: "only one out of the three contradictions can contain a negator".
@@ -265,6 +290,11 @@ def check_answer(
                     f"a second contradiction with a negator ({', '.join(pair.negators)}) after "
                     f"{negated[0].id}; MULTI_CONSTRAINT allows one",
                     pair.id,
+                    values=(
+                        ("negators", ", ".join(pair.negators)),
+                        ("label", negated[0].label.value),
+                        ("k", negated[0].k),
+                    ),
                 )
             )
     if negator_in_entailment:
@@ -284,5 +314,6 @@ def _warn_of_negated_entailments(pairs: list[CheckedPair]) -> None:
                     f"an entailment with a negator ({', '.join(pair.negators)}); this "
                     "protocol asks for entailments without one",
                     pair.id,
+                    values=(("negators", ", ".join(pair.negators)),),
                 )
             )

@@ -23,6 +23,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from nlibuild.models import ServeConfig
 from nlibuild.web import api_pages, label_pages, lead_pages, pages, sign_in, writing_pages
 from nlibuild.web.context import STATIC, WebContext
+from nlibuild.web.language import choose_language
 from nlibuild.web.security import BodyLimit, CsrfCheck, Failsafe, SecurityHeaders, SessionGate
 
 
@@ -42,6 +43,7 @@ def create_app(store_path: Path, config: ServeConfig) -> Starlette:
         *writing_pages.routes(context),
         *label_pages.routes(context),
         Route("/logout", partial(sign_in.logout, context), methods=["POST"]),
+        Route("/language", choose_language, methods=["POST"]),
         *api_pages.routes(context),
         *lead_pages.routes(context),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),

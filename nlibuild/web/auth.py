@@ -12,13 +12,14 @@ from nlibuild.models import Role
 from nlibuild.queries.batches import BatchRow
 from nlibuild.web.context import WebContext
 from nlibuild.workbench.access import Person, own_batch
+from nlibuild.workbench.messages import Text
 
 
 def current_person(request: Request) -> Person:
     """The signed-in person (the session gate let no request without one through)."""
     person = request.scope.get("state", {}).get("person")
     if not isinstance(person, Person):
-        raise HTTPException(401, "Open your personal link to sign in.")
+        raise HTTPException(401, Text("Open your personal link to sign in."))
     return person
 
 
@@ -28,7 +29,8 @@ def require_role(request: Request, *roles: Role) -> Person:
     if not set(person.roles) & set(roles):
         names = " or ".join(role.value for role in roles)
         mine = " and ".join(role.value for role in person.roles)
-        raise HTTPException(403, f"This page is for a {names}; your link is a {mine}'s.")
+        message = Text("This page is for a {roles}; your link is a {own}'s.", roles=names, own=mine)
+        raise HTTPException(403, message)
     return person
 
 
@@ -38,5 +40,5 @@ def own_batch_or_404(context: WebContext, request: Request, batch_id: str) -> Ba
     person = current_person(request)
     batch = context.with_store(lambda store: own_batch(store, person, batch_id))
     if batch is None:
-        raise HTTPException(404, f"There is no batch {batch_id} of yours.")
+        raise HTTPException(404, Text("There is no batch {batch} of yours.", batch=batch_id))
     return batch

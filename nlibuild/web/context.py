@@ -19,7 +19,9 @@ from starlette.types import Scope
 
 from nlibuild.models import ServeConfig, parse_lifetime
 from nlibuild.store import Store
+from nlibuild.web.language import error_language, switch_values
 from nlibuild.workbench.access import Person, csrf_token, session_person
+from nlibuild.workbench.messages import Text, catalog, localised
 
 SESSION_COOKIE = "nlibuild_session"
 TEMPLATES = Path(__file__).parent / "templates"
@@ -169,16 +171,27 @@ class WebContext:
         status: int = 200,
         headers: Mapping[str, str] | None = None,
     ) -> Response:
-        """A page of `template` with what every page's layout needs."""
+        """A page of `template` with what every page's layout needs, in the language
+        `values["lang"]` names (else the one the request chose, `error_language`): its
+        catalog's `_` and `_n` for the template, and every `Text` of `values` in it."""
         state = request.scope.get("state", {})
         session_id = state.get("session_id")
+        lang = str(values.get("lang") or error_language(request.scope))
+        words = catalog(lang)
         common = {
             "person": state.get("person"),
             "csrf_token": csrf_token(session_id) if session_id else "",
-            "lang": "en",
+            "_": words.text,
+            "_n": words.plural,
+            **switch_values(request),
         }
+        shown = {k: localised(v, words) if isinstance(v, Text) else v for k, v in values.items()}
         return self.templates.TemplateResponse(
-            request, template, common | values, status_code=status, headers=headers
+            request,
+            template,
+            common | shown | {"lang": lang},
+            status_code=status,
+            headers=headers,
         )
 
 
@@ -199,14 +212,16 @@ def error_response(
     """The error page (401, 403, 404, 413, 429, ...) with one sentence of what to do; for
     a request that wants JSON (`wants_json`), `{"error": sentence}`."""
     if wants_json(scope):
-        return JSONResponse({"error": message}, status_code=status, headers=headers)
+        words = catalog(error_language(scope))
+        shown = localised(message, words)
+        return JSONResponse({"error": shown}, status_code=status, headers=headers)
     titles = {
-        401: "Please sign in",
-        403: "Not allowed",
-        404: "Not found",
-        413: "Too much at once",
-        429: "Too many attempts",
-        500: "Something went wrong",
+        401: Text("Please sign in"),
+        403: Text("Not allowed"),
+        404: Text("Not found"),
+        413: Text("Too much at once"),
+        429: Text("Too many attempts"),
+        500: Text("Something went wrong"),
     }
-    values = {"title": titles.get(status, "Error"), "message": message, "status": status}
+    values = {"title": titles.get(status, Text("Error")), "message": message, "status": status}
     return context.page(Request(scope), "error.html", values, status, headers)

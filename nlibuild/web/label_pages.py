@@ -40,6 +40,8 @@ from nlibuild.models import RelabelItem, RelabelPage, Role
 from nlibuild.web.auth import require_role
 from nlibuild.web.bodies import PageUndo, PageVote, UndoForm, VoteForm, form_body, json_body
 from nlibuild.web.context import WebContext
+from nlibuild.web.language import error_language, words_of
+from nlibuild.workbench.messages import Text, catalog, localised
 from nlibuild.workbench.relabelling import pair_numbered, record_vote, relabel_items, undo_vote
 
 
@@ -93,16 +95,19 @@ def _items(context: WebContext, person: str, batch_id: str) -> RelabelPage:
     try:
         return context.with_store(lambda store: relabel_items(store, person, batch_id))
     except NotFoundError:
-        raise HTTPException(404, f"There is no batch {batch_id} of yours.") from None
+        raise HTTPException(
+            404, Text("There is no batch {batch} of yours.", batch=batch_id)
+        ) from None
 
 
 def label_page(context: WebContext, request: Request) -> Response:
     person = require_role(request, Role.VALIDATOR)
     batch_id = request.path_params["batch_id"]
     view = LabelView.of(_items(context, person.name, batch_id))
+    words = words_of(request, view.page.lang)
     values = {
-        "title": f"Batch {batch_id}",
-        "lang": view.page.lang,
+        "title": words.text("Batch {batch}", batch=batch_id),
+        "lang": words.lang,
         "view": view,
         "total": len(view.page.items),
         "labels": view.page.labels,
@@ -134,10 +139,14 @@ async def vote(context: WebContext, request: Request) -> Response:
                 )
             )
         except ConflictError:
-            message = f"Item {answer.number} is labelled already; undo that label to change it."
-            return _refused(answer, 409, message)
+            message = Text(
+                "Item {item} is labelled already; undo that label to change it.",
+                item=answer.number,
+            )
+            return _refused(request, answer, 409, message)
         except SubmissionRefused:
-            return _refused(answer, 400, f"{answer.label!r} is not one of this batch's labels.")
+            message = Text("{label!r} is not one of this batch's labels.", label=answer.label)
+            return _refused(request, answer, 400, message)
         return _moved_on(batch_id, answer, {"label": answer.label})
 
     return await run_in_threadpool(record)
@@ -166,7 +175,8 @@ def _pair(context: WebContext, person: str, batch_id: str, answer: Answer) -> st
             lambda store: pair_numbered(store, person, batch_id, answer.number)
         )
     except NotFoundError:
-        raise HTTPException(404, f"Batch {batch_id} has no item {answer.number}.") from None
+        message = Text("Batch {batch} has no item {item}.", batch=batch_id, item=answer.number)
+        raise HTTPException(404, message) from None
 
 
 async def _answer(request: Request, undoing: bool = False) -> Answer:
@@ -192,7 +202,8 @@ def _moved_on(batch_id: str, answer: Answer, result: dict[str, Any]) -> Response
     return RedirectResponse(page, status_code=303)
 
 
-def _refused(answer: Answer, status: int, message: str) -> Response:
+def _refused(request: Request, answer: Answer, status: int, message: str) -> Response:
     if answer.wants_json:
-        return JSONResponse({"error": message}, status_code=status)
+        shown = localised(message, catalog(error_language(request.scope)))
+        return JSONResponse({"error": shown}, status_code=status)
     raise HTTPException(status, message)

@@ -85,6 +85,7 @@ def lead_page(
         counts[1] += row.answered
     values = {
         "title": "Lead",
+        "lang": "en",  # the lead page is in English (nlibuild/web/language.py)
         "done": done,
         "refused": refused or Refusal("", "", {}),
         "protocols": [p.value for p in Protocol],

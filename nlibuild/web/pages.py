@@ -9,7 +9,9 @@ from starlette.responses import PlainTextResponse, Response
 
 from nlibuild.web.auth import current_person
 from nlibuild.web.context import WebContext, error_response
+from nlibuild.web.language import page_language, shared_language
 from nlibuild.workbench.access import own_batches
+from nlibuild.workbench.messages import Text
 
 
 def healthz(request: Request) -> Response:
@@ -17,11 +19,13 @@ def healthz(request: Request) -> Response:
 
 
 def home(context: WebContext, request: Request) -> Response:
-    """The signed-in person's own batches, with a link to each (the lead: the lead page)."""
+    """The signed-in person's own batches, with a link to each (the lead: the lead page), in
+    the language their batches share (else English, unless they chose one)."""
     person = current_person(request)
     batches = context.with_store(lambda store: own_batches(store, person))
     values = {
-        "title": "Your work",
+        "title": Text("Your work"),
+        "lang": page_language(request, shared_language([b.lang for b in batches])),
         "open_batches": [b for b in batches if b.open],
         "done_batches": [b for b in batches if not b.open],
         "links": {"elicit": "/write/", "relabel": "/label/"},
@@ -35,6 +39,6 @@ def http_error(context: WebContext, request: Request, exc: Exception) -> Respons
     message = (
         exc.detail
         if exc.status_code != 404 or exc.detail != "Not Found"
-        else ("There is no such page. Go back to your work.")
+        else Text("There is no such page. Go back to your work.")
     )
     return error_response(context, request.scope, exc.status_code, message, exc.headers)

@@ -36,6 +36,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from nlibuild.web.bodies import form_fields
 from nlibuild.web.context import SESSION_COOKIE, WebContext, error_response
 from nlibuild.workbench.access import csrf_matches
+from nlibuild.workbench.messages import Text
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
@@ -53,7 +54,7 @@ PUBLIC_PATHS = frozenset({"/healthz"})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 CSRF_FIELD = "csrf_token"
 CSRF_HEADER = "x-csrf-token"
-UNEXPECTED = (
+UNEXPECTED = Text(
     "Something went wrong on the server; it has been logged. Reload the page and try "
     "again; if it happens again, tell your lead what you did."
 )
@@ -143,7 +144,9 @@ class BodyLimit(_ContextMiddleware):
                 raise BodyTooLarge
             body = await _read_body(receive, limit)
         except BodyTooLarge:
-            message = f"A request may carry at most {limit // 1024} KiB; send less at once."
+            message = Text(
+                "A request may carry at most {size} KiB; send less at once.", size=limit // 1024
+            )
             await error_response(self.context, scope, 413, message)(scope, receive, send)
             return
         await self.app(scope, _replay(body, receive), send)
@@ -199,7 +202,7 @@ class SessionGate(_ContextMiddleware):
         if session_id is not None:
             person = await anyio.to_thread.run_sync(self.context.session_person, session_id)
         if person is None:
-            message = (
+            message = Text(
                 "You are not signed in, or your session has ended. Open the personal link "
                 "your lead sent you (it looks like /t/...) to sign in."
             )
@@ -235,12 +238,14 @@ def _foreign_origin(request: Request) -> str | None:
         # no site, so the CSRF token alone decides, as for a request without the header.
         origin = None
     if origin is not None and origin != here:
-        return "This form was sent from another site; open the page here and send it again."
+        return Text("This form was sent from another site; open the page here and send it again.")
     referer = request.headers.get("referer")
     if origin is None and referer is not None:
         parts = urlsplit(referer)
         if f"{parts.scheme}://{parts.netloc}" != here:
-            return "This form was sent from another site; open the page here and send it again."
+            return Text(
+                "This form was sent from another site; open the page here and send it again."
+            )
     return None
 
 
@@ -252,5 +257,7 @@ async def _csrf_problem(request: Request, scope: Scope) -> str | None:
         if content_type.startswith(("application/x-www-form-urlencoded", "multipart/form-data")):
             given = (await form_fields(request)).get(CSRF_FIELD)
     if session_id is None or not csrf_matches(session_id, given):
-        return "This form has expired or did not come from this page; reload it and try again."
+        return Text(
+            "This form has expired or did not come from this page; reload it and try again."
+        )
     return None

@@ -41,6 +41,7 @@ from nlibuild.workbench.access import (
     csrf_token,
     start_session,
 )
+from nlibuild.workbench.messages import Text
 
 LINK_COOKIE = "nlibuild_link_session"
 """The session ID again, SameSite=Lax and for /t/ only (see the module's docstring)."""
@@ -48,9 +49,9 @@ LINK_PATH = "/t/"
 MAX_TOKEN_CHARS = 200
 
 REFUSALS = {
-    "unknown": "This link is not valid. Check that you copied all of it, or ask your lead.",
-    "expired": "This link has expired. Ask your lead for a new one.",
-    "revoked": "This link has been withdrawn. Ask your lead for a new one.",
+    "unknown": Text("This link is not valid. Check that you copied all of it, or ask your lead."),
+    "expired": Text("This link has expired. Ask your lead for a new one."),
+    "revoked": Text("This link has been withdrawn. Ask your lead for a new one."),
 }
 
 
@@ -76,7 +77,9 @@ def checked_invite(context: WebContext, request: Request, token: str) -> Person 
     key = attempt_key(context, request, token)
     wait = context.failed_logins.retry_after(key)
     if wait is not None:
-        message = f"Too many links that did not work; wait {wait} seconds and try again."
+        message = Text(
+            "Too many links that did not work; wait {seconds} seconds and try again.", seconds=wait
+        )
         return error_response(context, request.scope, 429, message, {"Retry-After": str(wait)})
     found = context.with_store(lambda store: check_invite(store, token))
     if found.person is None:
@@ -123,7 +126,7 @@ def confirmation_page(
 ) -> Response:
     session_id, signed_in_as = current
     values = {
-        "title": "Continue as someone else?",
+        "title": Text("Continue as someone else?"),
         "person": signed_in_as,
         "csrf_token": csrf_token(session_id),
         "new": person,
@@ -163,7 +166,7 @@ def signed_in_page(
     # redirects of that navigation, so / would not see the new session; a navigation this
     # page starts is same-site (RFC 6265bis, 5.2.1).
     values = {
-        "title": "Signed in",
+        "title": Text("Signed in"),
         "who": person,
         "person": person,
         "csrf_token": csrf_token(session_id),
@@ -222,7 +225,9 @@ def sign_out(context: WebContext, request: Request) -> Response:
     session_id = request.scope.get("state", {}).get("session_id")
     if session_id:
         context.writing(lambda store: close_session(store, session_id))
-    response = context.page(request, "signed_out.html", {"title": "Signed out", "person": None})
+    response = context.page(
+        request, "signed_out.html", {"title": Text("Signed out"), "person": None}
+    )
     response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="strict")
     response.delete_cookie(LINK_COOKIE, path=LINK_PATH, httponly=True, samesite="lax")
     return response

@@ -14,20 +14,22 @@ the protocol's feedback under every field as they type.
   premise with what was recorded. A blocking finding is refused with 422 and the findings
   shown, a different answer for an answered premise with 409.
 
-What a field's feedback says is worded here once (`FieldView`, `AnswerView`): the template
-renders it and the JSON carries it, so write.js only puts the given texts into the page.
+What a field's feedback says is worded once, in the page's language (nlibuild/web/
+writing_words.py: `FieldView`, `AnswerView`): the template renders it and the JSON carries
+it, so write.js only puts the given texts into the page. The page's language is the batch's,
+unless the writer chose another (nlibuild/web/language.py); the instructions are read in it
+where written, each field named as the form shows it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from datetime import datetime
 from functools import partial
 from typing import Any
 
 import anyio.to_thread
 from markupsafe import Markup
-from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
@@ -36,80 +38,36 @@ from starlette.routing import Route
 from nlibuild.errors import ConflictError, NotFoundError, SubmissionRefused
 from nlibuild.formats.platforms.mturk import instructions_html
 from nlibuild.models import (
-    DraftFeedback,
-    FeedbackFinding,
-    FieldFeedback,
-    FormSlot,
     Role,
+    StoredViolation,
     SubmissionResult,
     SubmittedAnswer,
     WritingPremise,
     WritingTask,
 )
+from nlibuild.presets import elicit_instructions, instruction_languages
 from nlibuild.store import Store
 from nlibuild.web.auth import current_person, own_batch_or_404, require_role
 from nlibuild.web.bodies import BadRequest, DraftRequest, WriteForm, form_body, json_body
 from nlibuild.web.context import WebContext
+from nlibuild.web.language import words_of
+from nlibuild.web.writing_words import (
+    UNUSABLE_LABEL,
+    AnswerView,
+    Wording,
+    answer_view,
+    finding_note,
+    saved_text,
+    stored_violation,
+)
 from nlibuild.workbench.feedback import draft_feedback, hypotheses_of
+from nlibuild.workbench.messages import Catalog, Text
 from nlibuild.workbench.writing import (
     save_draft,
     submit_answer,
     submitted_answer,
     writing_task,
 )
-
-MEASURE_WORDS = {
-    "hypothesis": "of the hypothesis",
-    "premise": "of the premise",
-    "both": "of the hypothesis and of the premise, the smaller",
-}
-"""How the overlap share reads for each `[elicit] overlap_measure` (OCNLI 3.2's 70% rule
-is the hypothesis's share)."""
-
-
-class _View(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-
-class Note(_View):
-    """One line of feedback: `severity` (error, warning, info) is also written out in
-    `text`'s lead word, so colour is never the only sign."""
-
-    severity: str
-    text: str
-    blocks: bool = False
-
-
-class Segment(_View):
-    """A run of a field's text: a negator, or a unit shared with the premise (`marked`),
-    or the text between."""
-
-    text: str
-    marked: bool
-
-
-class FieldView(_View):
-    slot: str
-    overlap: float | None
-    overlap_text: str
-    over_limit: bool
-    segments: list[Segment]
-    shared_segments: list[Segment]
-    shared_text: str
-    notes: list[Note]
-
-
-class AnswerView(_View):
-    """What the page shows for a draft; the JSON of the feedback route."""
-
-    fields: dict[str, FieldView]
-    answer_notes: list[Note]
-    blocked: bool
-    blocked_reason: str
-    max_overlap: float
-    saved_at: str | None = None
-    saved_text: str = ""
-    feedback: DraftFeedback
 
 
 def routes(context: WebContext) -> list[Route]:
@@ -125,163 +83,12 @@ def routes(context: WebContext) -> list[Route]:
     ]
 
 
-# What each finding is called on the page, by rule.
-RULE_WORDS = {
-    "overlap": "too much of the premise",
-    "negator": "negator",
-    "copy": "copy of the premise",
-    "duplicate": "duplicate of another field",
-    "missing_label": "label missing",
-    "too_few": "fewer than asked",
-    "too_many": "more than asked",
-    "empty": "empty field before a filled one",
-    "unusable_with_answers": "unusable, yet answered",
-    "too_short": "too short",
-}
-
-
-def finding_note(finding: FeedbackFinding) -> Note:
-    lead = {"error": "Error", "warning": "Warning"}.get(finding.severity, "Note")
-    effect = " (blocks submitting)" if finding.blocks else ""
-    rule = RULE_WORDS.get(finding.rule, finding.rule)
-    return Note(
-        severity=finding.severity,
-        text=f"{lead}{effect}: {rule}: {finding.message}",
-        blocks=finding.blocks,
-    )
-
-
-def overlap_text(share: float | None, feedback: DraftFeedback) -> str:
-    if share is None:
-        return ""
-    words = MEASURE_WORDS.get(feedback.overlap_measure, feedback.overlap_measure)
-    verdict = "over the limit" if share > feedback.max_overlap else "within the limit"
-    return f"overlap {share:.0%} {words}, limit {feedback.max_overlap:.0%}: {verdict}"
-
-
-def cut_at(text: str, spans: list[tuple[int, int]]) -> list[Segment]:
-    """`text` cut at the [start, end) spans (code points, as Python counts them), each span
-    a marked segment; spans that touch are one (a run of shared Chinese characters), and
-    of two that overlap the first one wins."""
-    cut: list[Segment] = []
-    at = 0
-    for start, end in sorted(spans):
-        if start < at:
-            continue
-        if start == at and cut and cut[-1].marked:
-            cut[-1] = Segment(text=cut[-1].text + text[start:end], marked=True)
-        else:
-            if start > at:
-                cut.append(Segment(text=text[at:start], marked=False))
-            cut.append(Segment(text=text[start:end], marked=True))
-        at = end
-    if at < len(text):
-        cut.append(Segment(text=text[at:], marked=False))
-    return cut
-
-
-def segments_of(field: FieldFeedback) -> list[Segment]:
-    """The field's text cut at its negators."""
-    return cut_at(field.text, [(mark.start, mark.end) for mark in field.negators])
-
-
-def shared_segments_of(field: FieldFeedback) -> list[Segment]:
-    """The field's text cut at the units it shares with the premise (empty when none)."""
-    if not field.shared:
-        return []
-    return cut_at(field.text, [(unit.start, unit.end) for unit in field.shared])
-
-
-def shared_text(field: FieldFeedback, feedback: DraftFeedback) -> str:
-    """The lead of the highlighted copy: "Shared with the premise (3 words):"."""
-    if not field.shared:
-        return ""
-    count = len(field.shared)
-    units = feedback.overlap_units if count != 1 else feedback.overlap_units.rstrip("s")
-    return f"Shared with the premise ({count} {units}):"
-
-
-def negator_notes(field: FieldFeedback) -> list[Note]:
-    """The protocol's word on negators in a contradiction (OCNLI 3.2: MULTI_ENCOURAGE asks
-    writers to avoid them, MULTI_CONSTRAINT allows one negated contradiction a premise)."""
-    found = ", ".join(dict.fromkeys(m.negator for m in field.negators))
-    notes = []
-    if found:
-        notes.append(Note(severity="info", text=f"Negator marked: {found}"))
-    if field.negator_discouraged and found:
-        text = "Warning: this protocol asks for contradictions without negators (MULTI_ENCOURAGE)"
-        notes.append(Note(severity="warning", text=text))
-    if field.negator_forbidden and not found:
-        text = (
-            "Note: another contradiction already has a negator; MULTI_CONSTRAINT allows one, "
-            "so write this one without"
-        )
-        notes.append(Note(severity="info", text=text))
-    return notes
-
-
-EMPTY_HINT = "Nothing written yet: write the hypotheses, or mark the premise unusable."
-"""The one line of an untouched premise's feedback: a hint, not an error."""
-
-
-def answer_view(feedback: DraftFeedback, names: dict[str, str]) -> AnswerView:
-    """The feedback as the page words it; `names` gives each slot's shown name."""
-    fields = {
-        field.slot: FieldView(
-            slot=field.slot,
-            overlap=field.overlap,
-            overlap_text=overlap_text(field.overlap, feedback),
-            over_limit=field.overlap is not None and field.overlap > feedback.max_overlap,
-            segments=segments_of(field),
-            shared_segments=shared_segments_of(field),
-            shared_text=shared_text(field, feedback),
-            notes=[finding_note(f) for f in field.findings] + negator_notes(field),
-        )
-        for field in feedback.fields
-    }
-    answer_notes = [finding_note(f) for f in feedback.answer_findings]
-    if feedback.empty:
-        answer_notes.append(Note(severity="info", text=f"Note: {EMPTY_HINT}"))
-    return AnswerView(
-        fields=fields,
-        answer_notes=answer_notes,
-        blocked=feedback.blocked,
-        blocked_reason=blocked_reason(feedback, names),
-        max_overlap=feedback.max_overlap,
-        feedback=feedback,
-    )
-
-
-def blocked_reason(feedback: DraftFeedback, names: dict[str, str]) -> str:
-    """Why submitting is off, each problem named once: three labels missing are one
-    "the answer: label missing", not three."""
-    if feedback.empty:
-        return f"Submitting is off: {EMPTY_HINT.split(': ', 1)[1]}"
-    blocking = [(f.slot, x) for f in feedback.fields for x in f.findings if x.blocks]
-    blocking += [("", x) for x in feedback.answer_findings if x.blocks]
-    reasons = dict.fromkeys(
-        f"{names.get(slot, 'the answer')}: {RULE_WORDS.get(x.rule, x.rule)}" for slot, x in blocking
-    )
-    return "Submitting is off until you fix: " + "; ".join(reasons) if reasons else ""
-
-
-def saved_text(updated_at: str) -> str:
-    """A draft's save time as people read a clock, "saved 14:03:12", in the server's local
-    time (the store keeps UTC ISO text); the time of day is enough beside a live page."""
-    moment = datetime.fromisoformat(updated_at).astimezone()
-    return f"saved {moment:%H:%M:%S}"
-
-
-def slot_title(slot: FormSlot) -> str:
-    """How a field is named in the page and in the reasons: "蕴含 2 (medium)"."""
-    level = f" ({slot.level.value})" if slot.level is not None else ""
-    return f"{slot.label_name} {slot.k}{level}"
-
-
 def _premise_or_404(task: WritingTask, premise_id: str) -> WritingPremise:
     found = next((p for p in task.premises if p.id == premise_id), None)
     if found is None:
-        raise HTTPException(404, f"There is no premise {premise_id} in batch {task.batch}.")
+        message = Text("There is no premise {premise} in batch {batch}.", premise=premise_id,
+                       batch=task.batch)  # fmt: skip
+        raise HTTPException(404, message)
     return found
 
 
@@ -295,10 +102,35 @@ def _next_open(task: WritingTask, after: str | None) -> WritingPremise | None:
     return None
 
 
-def _instructions(task: WritingTask) -> Markup:
+SLOT_IN_INSTRUCTIONS = re.compile(r"`(entailment|neutral|contradiction)_([1-9])`")
+"""A field as the shared instructions name it (`entailment_2`, for `elicit export`)."""
+_CJK = "\u3000-\u303f\u3040-\u30ff\u3400-\u9fff\uff00-\uffef"  # not Hangul: Korean spaces words
+CJK_LINE_BREAK = re.compile(f"(?<=[{_CJK}])\n[ \t]*(?=[{_CJK}])")
+"""A line break of the Markdown source between two Chinese or Japanese characters: HTML
+shows it as a space, which such text does not have between its characters."""
+
+
+def instructions_language(task: WritingTask, page_lang: str) -> str:
+    """The page's language where the instructions are written in it, else the batch's
+    (`WritingTask.instructions_lang`: its language where written, else English)."""
+    return page_lang if page_lang in instruction_languages() else task.instructions_lang
+
+
+def _instructions(task: WritingTask, lang: str, wording: Wording) -> Markup:
+    """The protocol's instructions as read beside the page's form, in `lang`: each field
+    named as the form shows it ("**蕴含 2**", not `entailment_2`, issue 26)."""
+    text = elicit_instructions(task.protocol.value, lang, form="workbench")
     # The first line is elicit_instructions' own title; the page has its heading.
-    body = task.instructions.split("\n", 1)[1] if task.instructions.startswith("# ") else ""
-    return Markup(instructions_html(body or task.instructions))  # raw HTML is off
+    body = text.split("\n", 1)[1] if text.startswith("# ") else text
+
+    def shown(found: re.Match[str]) -> str:
+        name = wording.words.text(
+            "{label} {number}", label=wording.label(found[1]), number=int(found[2])
+        )
+        return f"**{name}**"
+
+    text = CJK_LINE_BREAK.sub("", SLOT_IN_INSTRUCTIONS.sub(shown, body))
+    return Markup(instructions_html(text))  # raw HTML is off
 
 
 def _store_call(context: WebContext, work: Callable[[Store], Any], writes: bool = False) -> Any:
@@ -307,12 +139,13 @@ def _store_call(context: WebContext, work: Callable[[Store], Any], writes: bool 
     try:
         return context.writing(work) if writes else context.with_store(work)
     except NotFoundError as exc:
-        raise HTTPException(404, f"Not found: {exc}") from exc
+        raise HTTPException(404, Text("Not found: {what}", what=str(exc))) from exc
 
 
 def render(
     context: WebContext,
     request: Request,
+    wording: Wording,
     task: WritingTask,
     premise: WritingPremise | None,
     *,
@@ -325,42 +158,60 @@ def render(
     problem: str = "",
     status: int = 200,
 ) -> Response:
-    """The page for one premise (or the batch's end, `premise` None)."""
+    """The page for one premise (or the batch's end, `premise` None), in the language of
+    `wording`'s catalog."""
+    words = wording.words
     draft = premise.draft if premise is not None else None
     shown_fields = fields if fields is not None else (draft.fields if draft else {})
     position = task.premises.index(premise) + 1 if premise is not None else 0
+    instructions_lang = instructions_language(task, words.lang)
+    here = f"/write/{task.batch}" + (f"?premise={premise.id}" if premise is not None else "")
     values = {
-        "title": f"Writing: batch {task.batch}",
-        "lang": task.lang,
+        "title": words.text("Writing: batch {batch}", batch=task.batch),
+        "lang": words.lang,
+        "here": here,
         "task": task,
-        "instructions": _instructions(task),
+        "instructions": _instructions(task, instructions_lang, wording),
+        "instructions_lang": instructions_lang,
         "premise": premise,
         "position": position,
         "answered": sum(p.answered for p in task.premises),
-        "slots": [(slot, slot_title(slot)) for slot in task.slots],
+        "slots": [(slot, wording.field(slot.name)) for slot in task.slots],
         "fields": shown_fields,
         "unusable": unusable or bool(draft and draft.unusable and fields is None),
+        "unusable_label": words.text(UNUSABLE_LABEL),
         "view": view,
         "submitted": submitted,
-        "submitted_notes": [finding_note(f) for f in submitted.findings] if submitted else [],
+        "submitted_notes": [finding_note(f, wording) for f in submitted.findings]
+        if submitted
+        else [],
         "submitted_id": submitted_id,
         "answer": answer,
-        "draft_saved": saved_text(draft.updated_at) if draft else "",
+        "stored_violation": lambda v: _stored(v, words),
+        "draft_saved": saved_text(draft.updated_at, words) if draft else "",
         "problem": problem,
     }
     return context.page(request, "write.html", values, status)
 
 
-def _task(context: WebContext, request: Request) -> tuple[str, WritingTask]:
+def _stored(violation: StoredViolation, words: Catalog) -> str:
+    return stored_violation(violation.severity, violation.rule, violation.detail, words)
+
+
+def _task(context: WebContext, request: Request) -> tuple[str, WritingTask, Wording]:
+    """The writer, their batch's task and the page's wording (in the batch's language, or
+    the one the writer chose: nlibuild/web/language.py)."""
     require_role(request, Role.WRITER)
     batch = own_batch_or_404(context, request, request.path_params["batch_id"])
     writer = current_person(request).name
-    return writer, _store_call(context, lambda store: writing_task(store, writer, batch.id))
+    task = _store_call(context, lambda store: writing_task(store, writer, batch.id))
+    return writer, task, Wording.of(task, words_of(request, task.lang))
 
 
 def _feedback_of(
     context: WebContext,
     writer: str,
+    wording: Wording,
     task: WritingTask,
     premise_id: str,
     fields: dict[str, str],
@@ -370,33 +221,36 @@ def _feedback_of(
         context,
         lambda store: draft_feedback(store, writer, task.batch, premise_id, fields, unusable),
     )
-    return answer_view(feedback, {slot.name: slot_title(slot) for slot in task.slots})
+    return answer_view(feedback, wording)
 
 
 def write_page(context: WebContext, request: Request) -> Response:
     """The batch's page at the premise asked for, else the first open one."""
-    writer, task = _task(context, request)
+    writer, task, wording = _task(context, request)
     asked = request.query_params.get("premise")
     premise = _premise_or_404(task, asked) if asked else _next_open(task, None)
     view = None
     if premise is not None and premise.draft is not None and not premise.answered:
         draft = premise.draft
-        view = _feedback_of(context, writer, task, premise.id, draft.fields, draft.unusable)
+        view = _feedback_of(
+            context, writer, wording, task, premise.id, draft.fields, draft.unusable
+        )
     answer = None
     if premise is not None and premise.answered:
         shown = premise.id
         answer = _store_call(context, lambda s: submitted_answer(s, writer, task.batch, shown))
-    return render(context, request, task, premise, view=view, answer=answer)
+    return render(context, request, wording, task, premise, view=view, answer=answer)
 
 
 async def feedback_json(context: WebContext, request: Request) -> Response:
-    """The feedback on the fields sent (and the draft saved when `save` is true)."""
+    """The feedback on the fields sent (and the draft saved when `save` is true), worded in
+    the page's language."""
     sent = await json_body(request, DraftRequest)
     premise_id = request.path_params["premise_id"]
 
     def work() -> AnswerView:
-        writer, task = _task(context, request)
-        view = _feedback_of(context, writer, task, premise_id, sent.fields, sent.unusable)
+        writer, task, wording = _task(context, request)
+        view = _feedback_of(context, writer, wording, task, premise_id, sent.fields, sent.unusable)
         if not sent.save:
             return view
         saved = _store_call(
@@ -404,8 +258,8 @@ async def feedback_json(context: WebContext, request: Request) -> Response:
             lambda s: save_draft(s, writer, task.batch, premise_id, sent.fields, sent.unusable),
             writes=True,
         )
-        update = {"saved_at": saved.updated_at, "saved_text": saved_text(saved.updated_at)}
-        return view.model_copy(update=update)
+        shown = saved_text(saved.updated_at, wording.words)
+        return view.model_copy(update={"saved_at": saved.updated_at, "saved_text": shown})
 
     view = await anyio.to_thread.run_sync(work)
     return Response(view.model_dump_json(), media_type="application/json")
@@ -418,7 +272,8 @@ async def post_answer(context: WebContext, request: Request) -> Response:
 
 
 def _answer(context: WebContext, request: Request, sent: WriteForm) -> Response:
-    writer, task = _task(context, request)
+    writer, task, wording = _task(context, request)
+    words = wording.words
     premise = _premise_or_404(task, request.path_params["premise_id"])
     slots = [slot.name for slot in task.slots]
     stray = sorted(set(sent.texts) - set(slots))
@@ -426,16 +281,19 @@ def _answer(context: WebContext, request: Request, sent: WriteForm) -> Response:
         raise BadRequest(f"{stray[0]!r} is not a field of this batch's form.")
     fields = {name: sent.texts.get(name, "") for name in slots}
     unusable = sent.unusable is not None
-    again = partial(render, context, request, task, premise, fields=fields, unusable=unusable)
+    again = partial(
+        render, context, request, wording, task, premise, fields=fields, unusable=unusable
+    )
     if premise.answered and sent.action != "submit":
-        return again(problem="This premise is already submitted.")
+        return again(problem=words.text("This premise is already submitted."))
     if sent.action != "submit":
         _store_call(
             context,
             lambda s: save_draft(s, writer, task.batch, premise.id, fields, unusable),
             writes=True,
         )
-        return again(view=_feedback_of(context, writer, task, premise.id, fields, unusable))
+        view = _feedback_of(context, writer, wording, task, premise.id, fields, unusable)
+        return again(view=view)
     hypotheses = hypotheses_of(fields, task.protocol)
     try:
         result: SubmissionResult = _store_call(
@@ -444,15 +302,33 @@ def _answer(context: WebContext, request: Request, sent: WriteForm) -> Response:
             writes=True,
         )
     except SubmissionRefused as refused:
-        view = _feedback_of(context, writer, task, premise.id, fields, unusable)
+        view = _feedback_of(context, writer, wording, task, premise.id, fields, unusable)
         _store_call(
             context,
             lambda s: save_draft(s, writer, task.batch, premise.id, fields, unusable),
             writes=True,
         )
-        return again(view=view, problem=f"Not submitted: {refused}", status=422)
-    except ConflictError as conflict:
-        return again(problem=f"Not submitted: {conflict}. Your first answer stands.", status=409)
+        return again(view=view, problem=_refusal(refused, view, words), status=422)
+    except ConflictError:
+        problem = words.text(
+            "Not submitted: premise {premise} was already answered, with another answer. Your "
+            "first answer stands.",
+            premise=premise.id,
+        )
+        return again(problem=problem, status=409)
     task = _store_call(context, lambda store: writing_task(store, writer, task.batch))
     following = _next_open(task, premise.id)
-    return render(context, request, task, following, submitted=result, submitted_id=premise.id)
+    return render(
+        context, request, wording, task, following, submitted=result, submitted_id=premise.id
+    )
+
+
+def _refusal(refused: SubmissionRefused, view: AnswerView, words: Catalog) -> str:
+    """Why a submission was refused, in the page's words: the blocked reason the feedback
+    gives (the same rules refused it), else nothing was written."""
+    if not refused.findings or not view.blocked_reason:
+        return words.text(
+            "Not submitted: nothing written and not marked unusable; write the hypotheses or "
+            "mark the premise unusable."
+        )
+    return words.text("Not submitted. {reason}", reason=view.blocked_reason)

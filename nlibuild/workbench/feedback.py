@@ -9,7 +9,10 @@ the text as typed, and whether the protocol forbids a negator there (MULTI_CONST
 allows one among a premise's contradictions) or asks for none (MULTI_ENCOURAGE); and the
 units it shares with the premise, as spans to highlight. `too_short` is the workbench's own warning
 ([workbench] min_hypothesis_chars, per language); the preset's `blocking_rules` say which
-findings refuse a submission.
+findings refuse a submission. Each finding carries what it says as values
+(`FeedbackFinding.values`: the label, the counts, the share, the field a pair was typed in)
+beside the English text the store keeps, so a page words it in its own language
+(nlibuild/web/writing_words.py).
 
 A page asks for feedback as the person types, so it must be quick: the settings and the
 negator lexicon are read once per store and preset (`protocol_settings`).
@@ -153,12 +156,24 @@ def check_draft(
     )
 
 
-def shown_finding(settings: ProtocolSettings, finding: Finding) -> FeedbackFinding:
+def shown_finding(
+    settings: ProtocolSettings,
+    finding: Finding,
+    slot_of_pair: dict[tuple[Label, int], str] | None = None,
+) -> FeedbackFinding:
+    """A finding as the workbench shows it; a pair it names (`label` and its `k`) is also
+    given as the field it was typed in (`slot`), which is what the page shows."""
     rule, severity = finding.rule.value, finding.severity
+    values = dict(finding.values)
+    if slot_of_pair and "label" in values and "k" in values:
+        pair = (Label(str(values["label"])), int(values["k"]))
+        if pair in slot_of_pair:
+            values["slot"] = slot_of_pair[pair]
     return FeedbackFinding(
         rule=rule,
         severity=severity.value,
         message=finding.detail,
+        values=values,
         blocks=settings.blocks(rule, severity),
     )
 
@@ -173,6 +188,7 @@ def too_short(settings: ProtocolSettings, text: str, lang: str) -> FeedbackFindi
         rule=TOO_SHORT,
         severity=Severity.WARNING.value,
         message=f"{length} characters; a hypothesis in {lang} has at least {least}",
+        values={"count": length, "least": least},
         blocks=settings.blocks(TOO_SHORT, Severity.WARNING),
     )
 
@@ -196,11 +212,11 @@ def draft_feedback(
     hypotheses = hypotheses_of(fields, protocol)
     empty = not unusable and not any(map(normalise_text, fields.values()))
     checked = check_draft(settings, premise, protocol, unusable, hypotheses)
-    slot_of_pair = _slots_of_pairs(hypotheses)
+    slot_of_pair = slots_of_pairs(hypotheses)
     per_slot: dict[str, list[FeedbackFinding]] = {}
     for pair in checked.pairs:
         per_slot[slot_of_pair[(pair.label, pair.k)]] = [
-            shown_finding(settings, f) for f in pair.findings
+            shown_finding(settings, f, slot_of_pair) for f in pair.findings
         ]
     lexicon = settings.lexicon(premise.lang)
     negated = [slot for slot in _filled_contradictions(hypotheses) if lexicon.find(fields[slot])]
@@ -211,7 +227,9 @@ def draft_feedback(
             (slot_name(label, k), text) for k, text in enumerate(hypotheses[label], 1)
         )
     ]
-    answer_findings = [] if empty else [shown_finding(settings, f) for f in checked.findings]
+    answer_findings = (
+        [] if empty else [shown_finding(settings, f, slot_of_pair) for f in checked.findings]
+    )
     every = answer_findings + [f for field in shown for f in field.findings]
     cfg = settings.elicit
     return DraftFeedback(
@@ -272,7 +290,7 @@ def _field_feedback(
     )
 
 
-def _slots_of_pairs(hypotheses: dict[Label, list[str]]) -> dict[tuple[Label, int], str]:
+def slots_of_pairs(hypotheses: dict[Label, list[str]]) -> dict[tuple[Label, int], str]:
     """(label, k of the pair) -> the slot it was typed in: `check_answer` numbers the filled
     fields of a label, so a pair's k moves up past an empty field before it."""
     slots = {}

@@ -64,6 +64,7 @@ from nlibuild.workbench.feedback import (
     check_draft,
     protocol_settings,
     shown_finding,
+    slots_of_pairs,
     too_short,
     writers_batch,
 )
@@ -280,7 +281,8 @@ def _findings(
 ) -> list[FeedbackFinding]:
     """Everything the import's checks and the length warning find in an answer."""
     checked = check_draft(settings, premise, protocol, unusable, hypotheses)
-    found = [shown_finding(settings, f) for f in checked.all_findings()]
+    slot_of_pair = slots_of_pairs(hypotheses)
+    found = [shown_finding(settings, f, slot_of_pair) for f in checked.all_findings()]
     if not unusable:
         texts = [text for texts in hypotheses.values() for text in texts]
         shorts = (too_short(settings, text, premise.lang) for text in texts)

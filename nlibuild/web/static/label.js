@@ -60,7 +60,7 @@
       const response = await window.nlibuild.post(url, data);
       const answer = await response.json().catch(() => ({}));
       if (!response.ok) {
-        status.textContent = answer.error || `That did not work (HTTP ${response.status}); reload the page.`;
+        status.textContent = answer.error || status.dataset.unavailable.replace("{status}", String(response.status));
         return;
       }
       if (!(await swapIn(answer.next))) {
@@ -69,7 +69,7 @@
       }
       confirm(answer);
     } catch (error) {
-      status.textContent = "The server could not be reached; check the connection and try again.";
+      status.textContent = status.dataset.unreachable;
     } finally {
       sending = false;
     }

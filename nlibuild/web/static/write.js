@@ -2,7 +2,8 @@
 // fields go, 250 ms after the last keystroke, to the page's feedback route, which answers
 // with the checks of `elicit import` already worded; this script only puts those texts into
 // the page (textContent, never innerHTML: the texts hold what the writer typed), disables
-// submitting while a blocking rule finds something, and reports the draft as saved.
+// submitting while a blocking rule finds something, and reports the draft as saved. Its own
+// words come from the form's data- attributes, in the page's language.
 "use strict";
 (() => {
   const form = document.getElementById("write-form");
@@ -78,7 +79,7 @@
     showNotes(document.querySelector("#answer-feedback .notes"), view.answer_notes);
     submitButton.disabled = view.blocked;
     blockedReason.textContent = view.blocked ? view.blocked_reason : "";
-    if (view.saved_text) draftStatus.textContent = `Draft ${view.saved_text}`;
+    if (view.saved_text) draftStatus.textContent = form.dataset.draft.replace("{saved}", view.saved_text);
   }
 
   async function check(save) {
@@ -87,12 +88,12 @@
       const response = await window.nlibuild.post(feedbackUrl, { ...answer(), save });
       if (number !== sent) return;
       if (!response.ok) {
-        draftStatus.textContent = `Feedback unavailable (HTTP ${response.status}); submitting still checks everything.`;
+        draftStatus.textContent = form.dataset.unavailable.replace("{status}", String(response.status));
         return;
       }
       show(await response.json());
     } catch (error) {
-      if (number === sent) draftStatus.textContent = "Feedback unavailable: the server did not answer.";
+      if (number === sent) draftStatus.textContent = form.dataset.unreachable;
     }
   }
 
