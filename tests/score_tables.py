@@ -13,6 +13,8 @@ import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
 
+from nlibuild.scoring.job_files import JobSpec
+
 Counts = Mapping[tuple[str, str], tuple[int, int]]
 """(lang, split) -> (correct, total)"""
 
@@ -37,15 +39,25 @@ def add_run(db: Path, stage: str = "score-train") -> int:
 def add_job(
     db: Path, run_id: int, name: str, *, mode: str = "zero-shot", model: str = "models/tiny",
     seed: int = 1, train_langs: tuple[str, ...] = ("en",),
-    eval_langs: tuple[str, ...] = ("en", "de"), folder: str | None = None,
+    eval_langs: tuple[str, ...] = ("en", "de"), folder: str | None = None, spec: str = "{}",
 ) -> int:  # fmt: skip
+    """A finished job; `spec` its job.json as `score import` stores it (`job_spec`), `{}`
+    (no settings: one configuration for every job) unless given."""
     return _write(
         db,
         "INSERT INTO score_jobs (run_id, name, model, mode, seed, train_langs, eval_langs, "
-        "spec, folder, finished) VALUES (?, ?, ?, ?, ?, ?, ?, '{}', ?, 1)",
+        "spec, folder, finished) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
         run_id, name, model, mode, seed, json.dumps(train_langs), json.dumps(eval_langs),
-        folder or f"score-jobs/{name}",
+        spec, folder or f"score-jobs/{name}",
     )  # fmt: skip
+
+
+def job_spec(name: str, seed: int, lr: float = 2e-5, batch_size: int = 32) -> str:
+    """The job.json of a zero-shot en -> en, de job with learning rate `lr` and `batch_size`
+    (the defaults for its other settings): a job of a sweep where they vary."""
+    return JobSpec(name=name, model="models/tiny", mode="zero-shot", seed=seed,
+                   train_langs=("en",), eval_langs=("en", "de"), lr=lr,
+                   batch_size=batch_size).to_json()  # fmt: skip
 
 
 def add_checkpoint(

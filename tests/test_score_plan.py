@@ -1,4 +1,5 @@
-"""`score plan` writes a plan that runs (issue 27, item 8) and sweeps (item 5's plan half).
+"""`score plan` writes a plan that runs (issue 27, item 8) and sweeps (item 5; its report
+half, the configuration picked on En dev, end to end here, by hand in test_score_sweep.py).
 
 The help's own example ran into "tiny-model: no such model folder": the model folder was
 stored as typed and run.sh changes directory. Now model folders are stored by their
@@ -23,7 +24,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from conftest import DATA, PROJECT, copy_store, fails, ok, run_cli
+from conftest import DATA, PROJECT, copy_store, fails, json_object, ok, run_cli
 from test_help_examples import HAS_TORCH, SETUP_OF, examples_of, help_text
 from test_preset_keys import last_run, with_stored_preset
 
@@ -272,3 +273,34 @@ def test_the_preset_sweeps_and_the_slurm_settings_and_a_flag_wins(
     by_flag, _ = last_run(db, "score-plan")
     assert (by_flag["lrs"], by_flag["training"]["lr"]) == ([], 5e-5)
     assert read_spec(tmp_path / "flag" / "tiny-bert-zero-shot-s1").lr == 5e-5
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="the score extra (torch) is not installed")
+def test_a_planned_sweep_runs_imports_and_reports_the_configuration_picked_on_en_dev(
+    db: Path, tmp_path: Path
+) -> None:
+    """Item 5 end to end: `score plan --lr a,b`, run.sh trains each configuration on the CPU,
+    `score import`, and `score report` computes its tables on the configuration with the
+    best mean En dev, naming it and the runner-up."""
+    model, plan = tmp_path / "tiny", tmp_path / "plan"
+    ok("--db", db, "score", "tiny-model", "--out", model)
+    ok("--db", db, "score", "plan", "--models", model, "--seeds", 1, "--lr", "1e-3,1e-2",
+       "--epochs", 1, "--eval-every", 0.5, "--batch-size", 8, "--out", plan)  # fmt: skip
+    ran = bash(plan / "run.sh", tmp_path, NLIBUILD_PYTHON=sys.executable, PYTHONPATH=str(PROJECT))
+    assert ran.returncode == 0, ran.stderr
+    ok("--db", db, "score", "import", plan)
+
+    report = json_object("--db", db, "score", "report")
+
+    (pick,) = report["picked_configurations"]
+    picked, runner_up = pick["picked"], pick["runner_up"]
+    assert {picked["configuration"], runner_up["configuration"]} == {"lr 0.001", "lr 0.01"}
+    assert picked["mean_en_dev"] >= runner_up["mean_en_dev"]
+    # Table 2's En dev row is the one seed of the picked configuration: its mean En dev
+    (en_dev,) = [row for row in report["spread"] if row["split"] == "dev"]
+    assert (en_dev["group"], en_dev["max"]) == ("tiny/zero-shot", picked["mean_en_dev"])
+    assert {row["seeds"] for row in report["accuracy"]} == {1}
+    every = json_object("--db", db, "score", "report", "--configuration", "all")
+    assert {row["group"] for row in every["accuracy"]} == {
+        "tiny/zero-shot [lr 0.001]", "tiny/zero-shot [lr 0.01]",
+    }  # fmt: skip

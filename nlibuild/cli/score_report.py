@@ -21,6 +21,7 @@ from nlibuild.cli.common import (
 )
 from nlibuild.errors import ConfigError
 from nlibuild.models import (
+    ConfigurationChoice,
     ReportLayout,
     ScoreReport,
     ScoreReportConfig,
@@ -120,6 +121,15 @@ def register(app: typer.Typer) -> None:
                 "percentages, ready to paste (with --format md or latex)."
             ),
         ] = ReportLayout.LONG.value,
+        configuration: Annotated[
+            str,
+            typer.Option(
+                help="Of a sweep (score plan --lr 1e-5,2e-5): en-dev, the tables show per model "
+                "and mode the configuration with the best mean En dev over its seeds (XTREME "
+                "tunes on English dev); all, every configuration, each its own group. The "
+                "configurations table says which was picked and the target-dev pick beside it."
+            ),
+        ] = ConfigurationChoice.EN_DEV.value,
         format: Annotated[str, format_option()] = TableFormat.TABLE.value,
         out_dir: Annotated[Path | None, table_folder_option()] = None,
     ) -> None:
@@ -127,13 +137,14 @@ def register(app: typer.Typer) -> None:
         transfer gap, per-slice accuracy and the baselines of a score run.
 
         --layout paper shapes them as the papers do (languages as columns); --format json
-        prints every section in one object.
+        prints every section in one object. Of a sweep, the tables are the configuration's
+        with the best mean En dev (--configuration all: every configuration's).
 
         Examples:
 
         \b
           nlibuild --db corpus.db score baselines
-          nlibuild --db corpus.db score report --per-seed
+          nlibuild --db corpus.db score report --per-seed --configuration all
           nlibuild --db corpus.db score report --layout paper --format latex
         """
         from nlibuild.scores.score_report import score_report
@@ -145,7 +156,8 @@ def register(app: typer.Typer) -> None:
                 check_table_folder(out_dir, fmt)
             rule = select_rule(select) if select else None
             shape = choice(ReportLayout, layout, "--layout")
-            given = {"run": run, "ci": ci, "seed": seed, "select": rule,
+            picking = choice(ConfigurationChoice, configuration, "--configuration")
+            given = {"run": run, "ci": ci, "seed": seed, "select": rule, "configuration": picking,
                      "per_seed": per_seed or None,
                      "intervals": False if shape is ReportLayout.PAPER else None}  # fmt: skip
             cfg = ScoreReportConfig(**{k: v for k, v in given.items() if v is not None})

@@ -43,6 +43,17 @@ class ReportLayout(StrEnum):
     """the papers' shape: models as rows, languages as columns (and XTREME's avg), percent"""
 
 
+class ConfigurationChoice(StrEnum):
+    """`score report --configuration`: which configuration of a sweep (`score plan --lr
+    1e-5,2e-5`) the tables show, per model and mode."""
+
+    EN_DEV = "en-dev"
+    """the one with the best mean En dev over its seeds, as XTREME tunes: "All
+    hyper-parameter tuning is done on English validation data" (Hu et al. 2020, 4.2)"""
+    ALL = "all"
+    """every configuration, each a group of its own"""
+
+
 TARGET_DEV_HEADER = "target-dev (Keung's oracle)"
 """How headers name target-dev selection, so that a reader of Keung et al. finds their word."""
 
@@ -80,6 +91,11 @@ class ScoreReportConfig(_Config):
     intervals: bool = Field(
         default=True,
         description="the accuracy table's bootstrap intervals (the paper layout shows none)",
+    )
+    configuration: ConfigurationChoice = Field(
+        default=ConfigurationChoice.EN_DEV,
+        description="of a sweep, the configuration the tables show: the one picked on En dev, "
+        "or all",
     )
 
 
@@ -179,6 +195,39 @@ class SliceRow(BaseModel):
     total: int = Field(description="test rows of the slice")
 
 
+class ConfigurationRow(BaseModel):
+    """One configuration of a sweep: the jobs of a model and mode that share their training
+    settings (`score_jobs.configuration_key`), its seeds the runs. `en_dev` is what XTREME
+    picks on: the mean over the seeds of the training language's dev accuracy, each seed at
+    its En-dev checkpoint; `target_dev` per target language the mean target dev accuracy,
+    each seed at its target-dev checkpoint (what Keung's oracle would pick on)."""
+
+    group: str = Field(description="the model and mode")
+    configuration: str = Field(description="the settings the sweep varies, e.g. `lr 2e-05`")
+    settings: dict[str, float | int | str] = Field(description="every setting of it")
+    seeds: int
+    train_lang: str = Field(description="whose dev is En dev: the jobs' first training language")
+    en_dev: float | None = Field(description="None: no seed has an En dev accuracy")
+    rank: int | None = Field(description="by en_dev, 1 the picked; None without en_dev")
+    target_dev: dict[str, float]
+
+
+class ConfigurationTargetDevRow(BaseModel):
+    """Per target language, the configuration picked on En dev beside the one with the best
+    mean target dev (Keung et al.'s oracle, target-dev selection, applied to the sweep as
+    well as to the checkpoints), and the mean test accuracy each gives: the En-dev pick at
+    each seed's En-dev checkpoint, the target-dev pick at each seed's target-dev one."""
+
+    group: str
+    lang: str
+    en_dev_configuration: str | None = Field(description="None: nothing picked on En dev")
+    en_dev_test: float | None
+    target_dev_configuration: str
+    target_dev: float = Field(description="its mean target dev accuracy")
+    target_dev_test: float
+    target_dev_gain: float | None = Field(description="target_dev_test - en_dev_test")
+
+
 class BaselineRow(BaseModel):
     """A `score baselines` job's test accuracy: the floor."""
 
@@ -205,6 +254,13 @@ class ScoreReport(BaseModel):
     baselines: list[BaselineRow]
     per_seed: list[SeedRow] = Field(description="filled when asked (`--per-seed`)")
     notes: list[str] = Field(description="what was left out and why")
+    configuration: ConfigurationChoice = ConfigurationChoice.EN_DEV
+    configurations: list[ConfigurationRow] = Field(
+        default=[], description="every configuration of each model and mode with a sweep"
+    )
+    configuration_target_dev: list[ConfigurationTargetDevRow] = Field(
+        default=[], description="per swept model and mode and target language: both picks"
+    )
 
 
 class RegionRule(StrEnum):

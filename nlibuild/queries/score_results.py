@@ -36,6 +36,9 @@ class ScoreJob:
     eval_langs: tuple[str, ...]
     folder: Path
     """Resolved against the store's folder when stored relative (jobs live beside it)."""
+    spec: str
+    """The job's job.json as stored (`score_jobs.spec`, `{}` for a baseline): its training
+    settings, of which `scores.score_jobs.stored_configuration` reads a sweep's configuration."""
 
 
 def _has_score_tables(store: Store) -> bool:
@@ -80,7 +83,7 @@ def score_jobs(store: Store, run_id: int) -> list[ScoreJob]:
     """The jobs of a run, by name."""
     base = store.path.resolve().parent
     rows = store.conn.execute(
-        "SELECT pk, run_id, name, model, mode, seed, train_langs, eval_langs, folder "
+        "SELECT pk, run_id, name, model, mode, seed, train_langs, eval_langs, folder, spec "
         "FROM score_jobs WHERE run_id = ? ORDER BY name",
         (run_id,),
     ).fetchall()
@@ -95,8 +98,9 @@ def score_jobs(store: Store, run_id: int) -> list[ScoreJob]:
             train_langs=tuple(json.loads(train)),
             eval_langs=tuple(json.loads(evals)),
             folder=base / folder,
+            spec=spec,
         )
-        for pk, run, name, model, mode, seed, train, evals, folder in rows
+        for pk, run, name, model, mode, seed, train, evals, folder, spec in rows
     ]
 
 

@@ -136,8 +136,8 @@ def absolute(path: Path | str) -> Path:
 
 CONFIGURATION_SETTINGS = ("epochs", "lr", "schedule", "warmup", "batch_size", "max_length")
 """The settings of a job that make its configuration: what a sweep (`score plan --lr
-1e-5,2e-5 --batch-size 16,32`) varies and XTREME picks on English dev ("we select the
-hyper-parameters on the English dev set", Hu et al. 2020, section 4). Not the seed (the runs
+1e-5,2e-5 --batch-size 16,32`) varies and XTREME picks on English dev ("All hyper-parameter
+tuning is done on English validation data", Hu et al. 2020, section 4.2). Not the seed (the runs
 of a configuration), nor the model, mode and languages (reported apart), nor when the job
 evaluates and saves (eval_every, save_every: when it looks, not what it learns)."""
 

@@ -33,6 +33,17 @@ earliest); per model group (a model and a mode, over its seeds) the report gives
 - the `score baselines` jobs beside the models, as the floor;
 - asked for, each seed's checkpoint and accuracies under every rule (`per_seed`).
 
+A sweep (`score plan --lr 1e-5,2e-5`) gives a model and mode several configurations
+(`score_jobs.configuration_key`), each with its seeds. XTREME (Hu et al. 2020, section 4.2):
+"All hyper-parameter tuning is done on English validation data. We encourage authors
+evaluating on XTREME to do the same." So per model and mode the report picks the
+configuration with the best mean over its seeds of En dev accuracy, each seed at its En-dev
+checkpoint, names it and the runner-up (a note, `configurations`), and computes every table
+on the picked configuration's jobs (`ConfigurationChoice.ALL`: on every configuration, each
+a group). Beside it, per target language, the configuration with the best mean target dev
+(Keung's oracle applied to the sweep, `configuration_target_dev`). A model and mode with one
+configuration is reported as it always was.
+
 The "English" of a job is its first training language (`train_langs[0]`).
 """
 
@@ -52,6 +63,9 @@ from nlibuild.models import (
     AccuracyRow,
     AgreementRow,
     BaselineRow,
+    ConfigurationChoice,
+    ConfigurationRow,
+    ConfigurationTargetDevRow,
     GapRow,
     ScoreReport,
     ScoreReportConfig,
@@ -70,6 +84,12 @@ from nlibuild.queries.score_results import (
     score_run,
     slice_accuracy,
     whole_accuracy,
+)
+from nlibuild.scores.score_jobs import (
+    CONFIGURATION_SETTINGS,
+    Configuration,
+    configuration_text,
+    stored_configuration,
 )
 from nlibuild.scoring import job_files
 from nlibuild.store import Store
@@ -471,24 +491,201 @@ def report_run(store: Store, run_id: int | None) -> int:
 def score_report(store: Store, cfg: ScoreReportConfig) -> ScoreReport:
     run_id = report_run(store, cfg.run)
     models, baselines = report_jobs(store, run_id)
-    groups: dict[str, list[JobSeries]] = defaultdict(list)
-    for series in models:
-        groups[group_name(series.job)].append(series)
-    correctness = Correctness()
     report = ScoreReport(run_id=run_id, jobs=len(models) + len(baselines), select=cfg.select,
                          ci=cfg.ci, resamples=cfg.resamples, min_change=cfg.min_change,
                          accuracy=[], gaps=[], gaps_mean=[], spread=[], agreement=[],
                          transfer=[], slices=[], baselines=baseline_rows(baselines),
-                         per_seed=[], notes=[])  # fmt: skip
-    for name, group in sorted(groups.items()):
-        report.accuracy += accuracy_rows(name, group, cfg, correctness, report.notes)
-        report.gaps += gap_rows(name, group, best=True)
-        report.gaps_mean += gap_rows(name, group, best=False)
-        report.spread += spread_rows(name, group)
-        report.agreement += agreement_rows(name, group, cfg)
-        if (gap := transfer_gap_row(name, group, cfg.select)) is not None:
-            report.transfer.append(gap)
-        report.slices += slice_rows(store, name, group, cfg.select)
-        if cfg.per_seed:
-            report.per_seed += seed_rows(name, group)
+                         per_seed=[], notes=[], configuration=cfg.configuration)  # fmt: skip
+    correctness = Correctness()
+    for name, group in shown_groups(report, models, cfg.configuration):
+        add_group_tables(store, report, name, group, cfg, correctness)
     return report
+
+
+def add_group_tables(
+    store: Store, report: ScoreReport, name: str, group: Sequence[JobSeries],
+    cfg: ScoreReportConfig, correctness: Correctness,
+) -> None:  # fmt: skip
+    """Every table's rows of one group (a model and mode, or one configuration of it)."""
+    report.accuracy += accuracy_rows(name, group, cfg, correctness, report.notes)
+    report.gaps += gap_rows(name, group, best=True)
+    report.gaps_mean += gap_rows(name, group, best=False)
+    report.spread += spread_rows(name, group)
+    report.agreement += agreement_rows(name, group, cfg)
+    if (gap := transfer_gap_row(name, group, cfg.select)) is not None:
+        report.transfer.append(gap)
+    report.slices += slice_rows(store, name, group, cfg.select)
+    if cfg.per_seed:
+        report.per_seed += seed_rows(name, group)
+
+
+# --- sweeps: the configuration picked on En dev ---------------------------------------------
+
+
+def dev_accuracies(group: Sequence[JobSeries], rule: SelectRule, lang: str) -> Floats:
+    """Dev accuracy in `lang` of each job (seed) at the checkpoint `rule` picks for `lang`:
+    with the training language and `EN_DEV`, En dev at the En-dev checkpoint (Table 2's En
+    row); with a target and `TARGET_DEV`, target dev at the target-dev one. Jobs without one
+    are left out."""
+    values = []
+    for series in group:
+        pos = selected_position(series, rule, lang)
+        if pos is not None and np.isfinite(dev := series.series(lang, "dev")[pos]):
+            values.append(dev)
+    return np.array(values, dtype=np.float64)
+
+
+def _mean(values: Floats) -> float | None:
+    return float(values.mean()) if len(values) else None
+
+
+def _best_first(scored: dict[Configuration, float | None]) -> list[Configuration]:
+    """The configurations with a score, best first; of equal scores (up to the summation
+    order's last digits) the first in settings order, as selection takes the earliest."""
+    known = [key for key, value in scored.items() if value is not None]
+    return sorted(known, key=lambda key: -round(scored[key] or 0.0, 12))
+
+
+def _settings_order(key: Configuration) -> tuple[tuple[str, int, float, str], ...]:
+    """Configurations in the order of their settings, numbers by value (1e-05 before 2e-05)."""
+    return tuple((name, 0, float(value), "") if isinstance(value, int | float)
+                 else (name, 1, 0.0, str(value)) for name, value in key)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A model and mode's jobs by configuration (a sweep when there are several), the
+    configurations in settings order, each holding its seeds."""
+
+    name: str
+    configurations: dict[Configuration, list[JobSeries]]
+
+    @property
+    def swept(self) -> tuple[str, ...]:
+        """The settings whose values differ between the configurations: what names them."""
+        values = [dict(key) for key in self.configurations]
+        return tuple(name for name in CONFIGURATION_SETTINGS
+                     if len({repr(one.get(name)) for one in values}) > 1)  # fmt: skip
+
+    def text(self, key: Configuration) -> str:
+        return configuration_text(key, self.swept)
+
+    def en_dev(self, key: Configuration) -> float | None:
+        """XTREME's criterion: the mean over the seeds of En dev at the En-dev checkpoint."""
+        group = self.configurations[key]
+        return _mean(dev_accuracies(group, SelectRule.EN_DEV, group[0].source_lang))
+
+    def target_dev(self, key: Configuration, lang: str) -> float | None:
+        """The mean over the seeds of `lang`'s dev at the target-dev checkpoint."""
+        return _mean(dev_accuracies(self.configurations[key], SelectRule.TARGET_DEV, lang))
+
+    def ranked(self) -> list[Configuration]:
+        """By mean En dev, best first: the first is the pick, the second the runner-up."""
+        return _best_first({key: self.en_dev(key) for key in self.configurations})
+
+    def langs(self) -> list[str]:
+        return group_langs([one for group in self.configurations.values() for one in group])
+
+
+def sweeps_of(models: Sequence[JobSeries]) -> dict[str, Sweep]:
+    """Each model and mode's jobs by configuration (a job's from its stored spec)."""
+    found: dict[str, dict[Configuration, list[JobSeries]]] = defaultdict(dict)
+    for series in models:
+        key = stored_configuration(series.job.spec)
+        found[group_name(series.job)].setdefault(key, []).append(series)
+    return {name: Sweep(name, {key: configurations[key]
+                               for key in sorted(configurations, key=_settings_order)})
+            for name, configurations in sorted(found.items())}  # fmt: skip
+
+
+def configuration_rows(sweep: Sweep, ranked: Sequence[Configuration]) -> list[ConfigurationRow]:
+    rank = {key: place for place, key in enumerate(ranked, 1)}
+    rows = []
+    for key, group in sweep.configurations.items():
+        source = group[0].source_lang
+        target_dev = {lang: value for lang in group_langs(group) if lang != source
+                      and (value := sweep.target_dev(key, lang)) is not None}  # fmt: skip
+        rows.append(ConfigurationRow(
+            group=sweep.name, configuration=sweep.text(key), settings=dict(key),
+            seeds=len(group), train_lang=source, en_dev=sweep.en_dev(key), rank=rank.get(key),
+            target_dev=target_dev,
+        ))  # fmt: skip
+    return rows
+
+
+def target_dev_rows(sweep: Sweep, picked: Configuration | None) -> list[ConfigurationTargetDevRow]:
+    """Per target language the En-dev pick beside the target-dev one (Keung's oracle), and
+    the mean test accuracy under each (the pick's jobs at their En-dev, resp. target-dev,
+    checkpoints)."""
+    rows = []
+    source = next(iter(sweep.configurations.values()))[0].source_lang
+    for lang in sweep.langs():
+        ranked = _best_first({key: sweep.target_dev(key, lang) for key in sweep.configurations})
+        if lang == source or not ranked:
+            continue
+        best = ranked[0]
+        oracle_dev, oracle_test = (
+            sweep.target_dev(best, lang),
+            _mean(selected_accuracies(sweep.configurations[best], SelectRule.TARGET_DEV, lang)),
+        )
+        en_test = (
+            None
+            if picked is None
+            else _mean(selected_accuracies(sweep.configurations[picked], SelectRule.EN_DEV, lang))
+        )
+        if oracle_dev is None or oracle_test is None:
+            continue
+        rows.append(ConfigurationTargetDevRow(
+            group=sweep.name, lang=lang,
+            en_dev_configuration=None if picked is None else sweep.text(picked),
+            en_dev_test=en_test, target_dev_configuration=sweep.text(best),
+            target_dev=oracle_dev, target_dev_test=oracle_test,
+            target_dev_gain=None if en_test is None else oracle_test - en_test,
+        ))  # fmt: skip
+    return rows
+
+
+XTREME_TUNING = '"All hyper-parameter tuning is done on English validation data" (XTREME)'
+
+
+def pick_note(sweep: Sweep, ranked: Sequence[Configuration], choice: ConfigurationChoice) -> str:
+    """The line that says which configuration the tables show and why."""
+    count = len(sweep.configurations)
+    if not ranked:
+        return (f"{sweep.name}: {count} configurations and no En dev accuracy to pick one on: "
+                "the tables show every configuration")  # fmt: skip
+    picked = ranked[0]
+    source = sweep.configurations[picked][0].source_lang
+    text = (f"{sweep.name}: of {count} configurations, {sweep.text(picked)} has the best mean "
+            f"{source} dev over its seeds, {sweep.en_dev(picked):.4f} "
+            f"({len(sweep.configurations[picked])} seeds); {XTREME_TUNING}")  # fmt: skip
+    if len(ranked) > 1:
+        text += f"; runner-up {sweep.text(ranked[1])}, {sweep.en_dev(ranked[1]):.4f}"
+    if choice is ConfigurationChoice.ALL:
+        return text + "; the tables show every configuration (--configuration all)"
+    return text + "; the tables show its jobs (--configuration all: every configuration)"
+
+
+def shown_groups(
+    report: ScoreReport, models: Sequence[JobSeries], choice: ConfigurationChoice
+) -> list[tuple[str, list[JobSeries]]]:
+    """The groups the tables are computed on, by name: a model and mode with one
+    configuration as it is; of a sweep the configuration picked on En dev, or with
+    `choice` all (or nothing to pick on) each configuration as `name [lr 2e-05]`. A
+    sweep's configurations, picks and note go into `report`."""
+    shown = []
+    for name, sweep in sweeps_of(models).items():
+        if len(sweep.configurations) == 1:
+            shown.append((name, next(iter(sweep.configurations.values()))))
+            continue
+        ranked = sweep.ranked()
+        picked = ranked[0] if ranked else None
+        report.configurations += configuration_rows(sweep, ranked)
+        report.configuration_target_dev += target_dev_rows(sweep, picked)
+        report.notes.append(pick_note(sweep, ranked, choice))
+        if picked is not None and choice is ConfigurationChoice.EN_DEV:
+            shown.append((name, sweep.configurations[picked]))
+        else:
+            shown += [(f"{name} [{sweep.text(key)}]", group)
+                      for key, group in sweep.configurations.items()]  # fmt: skip
+    return shown

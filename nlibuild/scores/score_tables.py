@@ -9,6 +9,10 @@ layouts, from one `ScoreReport`:
 
 Both are `NamedTable`s, so every format (terminal, md, latex, csv, `--out DIR`) renders them
 the same way; `report_object` is `--format json`: every section in one object.
+
+A sweep adds its configurations and the pick (`configuration_tables`, the paper layout's
+`configurations_paper_table`, json's `picked_configurations`) after the accuracy table; a
+report without a sweep has none of them.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from collections.abc import Iterable, Sequence
 from nlibuild.models import (
     INTERVAL_COVERS,
     TARGET_DEV_HEADER,
+    ConfigurationChoice,
+    ConfigurationRow,
     GapRow,
     ScoreReport,
 )
@@ -37,6 +43,7 @@ def report_tables(report: ScoreReport) -> list[NamedTable]:
          ["group", "lang", "select", "accuracy", "low", "high", "seeds"],
          [(r.group, r.lang, r.select, r.accuracy, r.low, r.high, r.seeds)
           for r in report.accuracy]),
+        *configuration_tables(report),
         NamedTable("score-gaps", "Keung et al. Table 5: test accuracy of the best run over the "
          "seeds, each run's checkpoint selected on En dev or on target dev (Keung's oracle), "
          "and the best test checkpoint of any run (test-ceiling, not Keung's)",
@@ -86,6 +93,44 @@ def _seed_tables(report: ScoreReport) -> list[NamedTable]:
          "checkpoint", "en_dev_accuracy", "target_dev_accuracy", "test_accuracy"],
          [(r.group, r.seed, r.job, r.lang, r.select, r.checkpoint, r.en_dev_accuracy,
            r.target_dev_accuracy, r.test_accuracy) for r in report.per_seed]),
+    ]  # fmt: skip
+
+
+def _picks(row: ConfigurationRow, report: ScoreReport) -> str:
+    """What picked a configuration: `en-dev` (rank 1), `en-dev runner-up` (rank 2), and
+    `target-dev de, fr`: the languages whose best mean target dev it has."""
+    langs = [
+        r.lang
+        for r in report.configuration_target_dev
+        if (r.group, r.target_dev_configuration) == (row.group, row.configuration)
+    ]
+    parts = {1: ["en-dev"], 2: ["en-dev runner-up"]}.get(row.rank or 0, [])
+    return "; ".join(parts + ([f"target-dev {', '.join(langs)}"] if langs else []))
+
+
+def configuration_tables(report: ScoreReport) -> list[NamedTable]:
+    """A sweep's configurations with their mean En dev and what picked them, and per target
+    language both picks with the test accuracy each gives; none without a sweep."""
+    if not report.configurations:
+        return []
+    every = report.configuration is ConfigurationChoice.ALL
+    shown = "the tables show every configuration" if every else "the tables show the pick's jobs"
+    return [
+        NamedTable("score-configurations", "The sweep's configurations: mean En dev over the "
+         "seeds, each seed at its En-dev checkpoint; picked: the best mean En dev (XTREME "
+         "tunes on English dev) and the runner-up, and where its mean target dev is the best "
+         f"(Keung's oracle); {shown}",
+         ["group", "configuration", "seeds", "mean_en_dev", "rank", "picked"],
+         [(r.group, r.configuration, r.seeds, r.en_dev, r.rank, _picks(r, report))
+          for r in report.configurations]),
+        NamedTable("score-configuration-picks", "Per target language: the configuration "
+         "picked on En dev and the one with the best mean target dev (Keung's oracle), and "
+         "the mean test accuracy each gives, at each seed's En-dev resp. target-dev checkpoint",
+         ["group", "lang", "en_dev_configuration", "en_dev_test", "target_dev_configuration",
+          "mean_target_dev", "target_dev_test", "target_dev_gain"],
+         [(r.group, r.lang, r.en_dev_configuration, r.en_dev_test, r.target_dev_configuration,
+           r.target_dev, r.target_dev_test, r.target_dev_gain)
+          for r in report.configuration_target_dev]),
     ]  # fmt: skip
 
 
@@ -204,12 +249,35 @@ def agreement_paper_table(report: ScoreReport) -> NamedTable:
     return NamedTable("score-paper-agreement", title, ["model", "dev", *langs], rows, 2)
 
 
+def configurations_paper_table(report: ScoreReport) -> list[NamedTable]:
+    """A sweep's configurations as rows, in percent: the mean En dev the pick is made on
+    (the `<lang>_dev` column of the training language), each target's mean target dev, and
+    what picked it; none without a sweep."""
+    if not report.configurations:
+        return []
+    sources = {r.train_lang for r in report.configurations}
+    targets = _ordered_langs(report, (lang for r in report.configurations for lang in r.target_dev))
+    columns = [f"{lang}_dev" for lang in sorted(sources)] + [f"{lang}_dev" for lang in targets]
+    rows: list[tuple[Cell, ...]] = []
+    for r in report.configurations:
+        values: dict[str, float | None] = {f"{lang}_dev": v for lang, v in r.target_dev.items()}
+        values[f"{r.train_lang}_dev"] = r.en_dev
+        cells = [None if (v := values.get(c)) is None else v * PERCENT for c in columns]
+        rows.append((r.group, r.configuration, r.seeds, *cells, _picks(r, report)))
+    title = ("The sweep's configurations: mean dev accuracy (%) over the seeds, the training "
+             "language's at each seed's En-dev checkpoint (what XTREME tunes on), the targets' "
+             "at each seed's target-dev checkpoint (Keung's oracle)")  # fmt: skip
+    header = ["model", "configuration", "seeds", *columns, "picked"]
+    return [NamedTable("score-paper-configurations", title, header, rows, decimals=1)]
+
+
 def paper_tables(report: ScoreReport) -> tuple[list[NamedTable], list[str]]:
     """The paper layout's tables (the per-seed table after them when asked) and what they
     left out."""
     notes: list[str] = []
-    tables = [accuracy_paper_table(report, notes), spread_paper_table(report),
-              gaps_paper_table(report), agreement_paper_table(report)]  # fmt: skip
+    tables = [accuracy_paper_table(report, notes), *configurations_paper_table(report),
+              spread_paper_table(report), gaps_paper_table(report),
+              agreement_paper_table(report)]  # fmt: skip
     return tables + _seed_tables(report), notes
 
 
@@ -231,8 +299,27 @@ def report_object(
     if any(table.name == "score-accuracy" for table in tables):
         found["interval"] = {"level": report.ci, "resamples": report.resamples,
                              "covers": INTERVAL_COVERS}  # fmt: skip
+    if report.configurations:
+        found["configuration"] = report.configuration.value
+        found["picked_configurations"] = picked_configurations(report)
     for table in tables:
         found[section_key(table)] = [dict(zip(table.columns, row, strict=True))
                                      for row in table.rows]  # fmt: skip
     found["notes"] = list(notes)
     return found
+
+
+def picked_configurations(report: ScoreReport) -> list[dict[str, object]]:
+    """Per swept model and mode, the configuration picked on En dev and the runner-up, each
+    with its settings, its mean En dev and seeds (None where there is none)."""
+
+    def described(row: ConfigurationRow | None) -> dict[str, object] | None:
+        if row is None:
+            return None
+        return {"configuration": row.configuration, "settings": row.settings,
+                "mean_en_dev": row.en_dev, "seeds": row.seeds}  # fmt: skip
+
+    groups = dict.fromkeys(r.group for r in report.configurations)
+    by_rank = {(r.group, r.rank): r for r in report.configurations if r.rank in (1, 2)}
+    return [{"group": group, "picked": described(by_rank.get((group, 1))),
+             "runner_up": described(by_rank.get((group, 2)))} for group in groups]  # fmt: skip
