@@ -18,7 +18,8 @@ from nlibuild.models import Launcher, ScorePlanConfig, ScorePlanResult, ScoreTra
 from nlibuild.render import run_note
 from nlibuild.scores.score_jobs import (
     check_model,
-    job_rows,
+    merged_left_out,
+    mode_jobs,
     pairs_digest,
     read_corpus,
     resolve_langs,
@@ -37,16 +38,19 @@ def run(store: Store, cfg: ScorePlanConfig) -> ScorePlanResult:
     with store.recorded_run(SCORE_PLAN, cfg) as run:
         train, evals = resolve_langs(store, cfg.langs)
         corpus = read_corpus(store, evals)
-        rows = {mode: job_rows(corpus, mode, train, evals) for mode in cfg.modes}
+        # A per-language mode (translate-train-each, hyp-only) is one job per language.
+        planned = {mode: mode_jobs(corpus, mode, train, evals) for mode in cfg.modes}
         specs = [
             (spec_of(ScoreTrainConfig(model=model, mode=mode, langs=cfg.langs,
-                                      training=cfg.training), seed, train, evals), rows[mode])
-            for model in cfg.models for mode in cfg.modes for seed in cfg.training.seeds
+                                      training=cfg.training), seed, job), job.rows)
+            for model in cfg.models for mode in cfg.modes for job in planned[mode].jobs
+            for seed in cfg.training.seeds
         ]  # fmt: skip
         plan = {
             "nlibuild": VERSION,
             "store": {"path": str(store.path.resolve()), "run": run.id,
-                      "pair_ids_sha256": pairs_digest(r for j in rows.values() for r in j.records)},
+                      "pair_ids_sha256": pairs_digest(r for m in planned.values()
+                                                      for j in m.jobs for r in j.rows.records)},
             "launcher": cfg.launcher.value,
             "jobs": [{"name": spec.name, "folder": spec.name, "model": spec.model,
                       "mode": spec.mode, "seed": spec.seed} for spec, _ in specs],
@@ -65,10 +69,10 @@ def run(store: Store, cfg: ScorePlanConfig) -> ScorePlanResult:
 
         write_package(cfg.out, write)
         run.finish({"jobs": len(specs)})
-    first = next(iter(rows.values()))
     return ScorePlanResult(
         run_id=run.id, signature=run.signature, out=str(cfg.out), jobs=[s.name for s, _ in specs],
-        script=str(cfg.out / script), left_out=first.left_out,
+        script=str(cfg.out / script),
+        left_out=merged_left_out([m.left_out for m in planned.values()]),
     )  # fmt: skip
 
 
@@ -99,9 +103,14 @@ def launch_script(cfg: ScorePlanConfig, specs: list[JobSpec]) -> str:
 
 
 def summary(_cfg: ScorePlanConfig, result: ScorePlanResult) -> str:
+    missing = "; ".join(
+        f"{mode} {', '.join(langs)}" for mode, langs in result.left_out.not_available.items()
+    )
     return (
         f"Planned {len(result.jobs)} jobs in {result.out}: run {result.script}, then "
-        f"`nlibuild score import {result.out}` {run_note(result)}"
+        f"`nlibuild score import {result.out}`"
+        + (f"; n.a. for want of train text: {missing}" if missing else "")
+        + f" {run_note(result)}"
     )
 
 
