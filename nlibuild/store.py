@@ -76,7 +76,7 @@ BULK_COLUMNS: dict[str, str] = {
     "votes": "pair_pk, annotator_pk, position, label",
     "gold_rows": "pair_pk, method, label, n_votes, n_top",
     "pair_labels": "pair_pk, n_votes, n_entailment, n_neutral, n_contradiction, author_label",
-    "translations": "unit_id, lang, kind, text, translator_pk",
+    "translations": "unit_id, lang, kind, text, translator_pk, source_lang",
     "sentences": "source_id, genre, lang, text, key, chars, tokens, length",
     "posteriors": "pair_pk, method, entailment, neutral, contradiction",
 }
@@ -86,6 +86,10 @@ RUN_STAMPED = frozenset(
     {"premises", "pairs", "votes", "gold_rows", "translations", "sentences", "posteriors"}
 )
 """Tables whose rows also record the run that wrote them (`run_id`), given once per insert."""
+
+_KIND_WITH_SOURCE = "kind || CASE source_lang WHEN '' THEN '' ELSE ' from ' || source_lang END"
+"""A translation's kind as tables show it: `mt`, or `mt from de` for the machine
+translation of the German translation (translate-test's; schema 16)."""
 
 _COUNTABLE_TABLES = RUN_STAMPED | {"runs", "annotators", "batches", "assignments", "violations"}
 
@@ -133,6 +137,9 @@ class TranslationRow(NamedTuple):
     kind: str
     text: str
     translator_pk: int | None
+    source_lang: str = ""
+    """What was translated: '' the pair's own text, else the unit's human translation into
+    this language (a machine translation of it, for translate-test; schema 16)."""
 
 
 class ExportRow(NamedTuple):
@@ -525,9 +532,11 @@ class Store:
         )
 
     def translated_units(self, kind: str = "human") -> Iterator[tuple[str, str, str]]:
-        """(unit_id, lang, text) of every translation of `kind`."""
+        """(unit_id, lang, text) of every translation of `kind` of the pairs' own texts
+        (not the machine translations of other translations, which translate-test reads)."""
         yield from self.conn.execute(
-            "SELECT unit_id, lang, text FROM translations WHERE kind = ? ORDER BY lang, unit_id",
+            "SELECT unit_id, lang, text FROM translations WHERE kind = ? AND source_lang = '' "
+            "ORDER BY lang, unit_id",
             (kind,),
         )
 
@@ -566,37 +575,46 @@ class Store:
         return [(r[0], r[1], r[2]) for r in premises + hypotheses]
 
     def add_translation_checks(
-        self, rows: Sequence[tuple[str, str, str, str, str]], run_id: int
+        self, rows: Sequence[tuple[str, str, str, str, str]], run_id: int, source_lang: str = ""
     ) -> None:
-        """(unit ID, lang, kind, check, detail); a check already stored is replaced."""
+        """(unit ID, lang, kind, check, detail) of the translations from `source_lang` (''
+        the pairs' own texts); a check already stored is replaced."""
         self.conn.executemany(
             'INSERT OR REPLACE INTO translation_checks(unit_id, lang, kind, "check", detail, '
-            "run_id) VALUES (?, ?, ?, ?, ?, ?)",
-            [(*row, run_id) for row in rows],
+            "run_id, source_lang) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(*row, run_id, source_lang) for row in rows],
         )
 
     def clear_translation_checks(
-        self, lang: str, kind: str, unit_ids: Iterable[str], checks: Sequence[str]
+        self,
+        lang: str,
+        kind: str,
+        unit_ids: Iterable[str],
+        checks: Sequence[str],
+        source_lang: str = "",
     ) -> None:
         """Forget the findings on these units, and the findings `checks` on any unit (they
-        are computed again)."""
+        are computed again), of the translations from `source_lang`."""
         self.conn.execute(
-            'DELETE FROM translation_checks WHERE lang = ?1 AND kind = ?2 AND ("check" IN '
-            "(SELECT value FROM json_each(?3)) OR unit_id IN (SELECT value FROM json_each(?4)))",
-            (lang, kind, json_array(checks), json_array(unit_ids)),
+            "DELETE FROM translation_checks WHERE lang = ?1 AND kind = ?2 AND source_lang = ?5 "
+            'AND ("check" IN (SELECT value FROM json_each(?3)) '
+            "OR unit_id IN (SELECT value FROM json_each(?4)))",
+            (lang, kind, json_array(checks), json_array(unit_ids), source_lang),
         )
 
     def translation_check_counts(self) -> list[tuple[str, str, str, int]]:
-        """(lang, kind, check, units) for every check found."""
+        """(lang, kind, check, units) for every check found; the kind of a machine
+        translation of another translation says its source (`mt from de`)."""
         return self.conn.execute(
-            'SELECT lang, kind, "check", count(*) FROM translation_checks '
-            'GROUP BY lang, kind, "check" ORDER BY 1, 2, 3'
+            f'SELECT lang, {_KIND_WITH_SOURCE}, "check", count(*) FROM translation_checks '
+            'GROUP BY lang, kind, source_lang, "check" ORDER BY 1, 2, 3'
         ).fetchall()
 
     def translation_counts(self) -> list[tuple[str, str, int]]:
-        """(lang, kind, units translated)."""
+        """(lang, kind, units translated), the kind as `translation_check_counts` says it."""
         return self.conn.execute(
-            "SELECT lang, kind, count(*) FROM translations GROUP BY lang, kind ORDER BY 1, 2"
+            f"SELECT lang, {_KIND_WITH_SOURCE}, count(*) FROM translations "
+            "GROUP BY lang, kind, source_lang ORDER BY 1, 2"
         ).fetchall()
 
     # --- annotators, batches and assignments ----------------------------------------

@@ -96,7 +96,7 @@ SETUP_OF: dict[str, tuple[str, ...]] = {
     "relabel export": ZH_RELABEL,
     "relabel import": ZH_RELABEL,
     "translate": MNLI_STORE,
-    "translate export": MNLI_STORE,
+    "translate export": MNLI_GERMAN,
     "translate import": MNLI_STORE,
     "translate qa": MNLI_GERMAN,
     "bias": MNLI_SPLIT,

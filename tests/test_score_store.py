@@ -29,7 +29,7 @@ from conftest import (
 import nlibuild
 from nlibuild.invoke import invoke
 from nlibuild.models import NLI_LABELS, ScoreJobSummary, ScoreMode, ScoreTraining
-from nlibuild.scores.score_jobs import job_rows, read_corpus
+from nlibuild.scores.score_jobs import job_rows, mode_jobs, read_corpus
 from nlibuild.scoring.job_files import (
     DYNAMICS_FILE,
     GOLD_ARGMAX_FILE,
@@ -157,7 +157,7 @@ def test_zero_shot_trains_in_english_and_evaluates_every_language(scored_db: Pat
 
 def test_translate_train_adds_the_machine_translated_train_split(scored_db: Path) -> None:
     zero_shot = rows_of(scored_db, ScoreMode.ZERO_SHOT, "en", ("en", "de"))
-    rows = rows_of(with_mt(scored_db), ScoreMode.TRANSLATE_TRAIN, "en", ("en", "de"))
+    rows = rows_of(with_mt(scored_db), ScoreMode.TRANSLATE_TRAIN_ALL, "en", ("en", "de"))
     train = Counter(r.lang for r in rows.records if r.split == TRAIN)
     assert train == {"en": zero_shot.train_rows, "de": zero_shot.train_rows}
     assert rows.eval_rows == zero_shot.eval_rows
@@ -172,11 +172,27 @@ def test_translate_test_reads_each_language_through_machine_translation(scored_d
     assert {r.hypothesis for r in english} <= german
 
 
-def test_hyp_only_has_the_rows_of_zero_shot(scored_db: Path) -> None:
-    assert (
-        rows_of(scored_db, ScoreMode.HYP_ONLY, "en", ("en", "de")).records
-        == rows_of(scored_db, ScoreMode.ZERO_SHOT, "en", ("en", "de")).records
-    )
+def test_hyp_only_trains_a_model_per_language_on_its_own_train_text(scored_db: Path) -> None:
+    """Poliak et al.'s hypothesis-only baseline measures the artifacts of a language's own
+    hypotheses: the German job trains on the German train split, not on English."""
+    with Store.open(scored_db) as store:
+        planned = mode_jobs(
+            read_corpus(store, ("en", "de")), ScoreMode.HYP_ONLY, "en", ("en", "de")
+        )
+    english, german = planned.jobs
+    assert (english.name_lang, english.train_langs, english.eval_langs) == (None, ("en",), ("en",))
+    assert (german.name_lang, german.train_langs, german.eval_langs) == ("de", ("de",), ("de",))
+    zero_shot = rows_of(scored_db, ScoreMode.ZERO_SHOT, "en", ("en", "de")).records
+    assert english.rows.records == [r for r in zero_shot if r.lang == "en"]
+    assert {(r.split == TRAIN, r.lang) for r in german.rows.records} == {
+        (True, "de"),
+        (False, "de"),
+    }
+    assert german.rows.train_rows == english.rows.train_rows
+    assert [r for r in german.rows.records if r.split != TRAIN] == [
+        r for r in zero_shot if r.lang == "de"
+    ]
+    assert planned.left_out.not_available == {}
 
 
 def test_a_mode_without_machine_translations_names_the_import(
@@ -285,9 +301,15 @@ def test_plan_writes_job_folders_and_a_torchrun_script(scored_db: Path, tmp_path
         models=(model_folder(tmp_path),), modes=("zero-shot", "hyp-only"), training=seeds(1, 2),
         out=plan, gpus_per_job=2,
     )  # fmt: skip
-    names = [f"tiny-bert-{mode}-s{seed}" for mode in ("zero-shot", "hyp-only") for seed in (1, 2)]
+    # hyp-only is one job a language: the train language's keeps its name, German's says it.
+    names = [
+        f"tiny-bert-{mode}-s{seed}"
+        for mode in ("zero-shot", "hyp-only", "hyp-only-de")
+        for seed in (1, 2)
+    ]
     assert [job["folder"] for job in json.loads((plan / "plan.json").read_text())["jobs"]] == names
     assert read_spec(plan / names[2]).hypothesis_only
+    assert read_spec(plan / names[4]).train_langs == ("de",)
     lines = (plan / "run.sh").read_text().splitlines()
     assert lines[0] == "#!/usr/bin/env bash"
     launches = [line for line in lines if line.startswith('"$PYTHON"')]

@@ -122,8 +122,9 @@ def test_votes_and_an_undo_go_without_a_reload_and_the_page_says_what_was_record
 ) -> None:
     """A Chinese batch (the ocnli preset's names): two votes and an undo in the one page
     (a marker set on its window survives them), "已记录：中立" and "已撤回：中立" (recorded,
-    taken back: the page speaks the batch's language) in the status line, the focus on the item each time (a stray Enter votes nothing), and the
-    seconds of each item counted from when it was swapped in, not from the page's load."""
+    taken back: the page speaks the batch's language) in the status line, the focus on the
+    item each time (a stray Enter votes nothing), and the seconds of each item counted from
+    when it was swapped in, not from the page's load."""
     base, db = workbench_zh_server, workbench_db
     batch = batches_of(db, "v01", "relabel")[0]
     with chromium_tab(base, 1000, 700) as watched:

@@ -163,7 +163,8 @@ def test_schema_7_rekeys_translations_language_first_and_keeps_them(tmp_path: Pa
             r[2]
             for r in store.conn.execute("PRAGMA index_xinfo('sqlite_autoindex_translations_1')")
         ]
-        assert key[:3] == ["lang", "kind", "unit_id"]
+        # Language first; schema 16 keys the source of a translation before its unit.
+        assert key[:4] == ["lang", "kind", "source_lang", "unit_id"]
         assert human_translations_of(store, [("h:1", "de"), ("p:1", "zh"), ("x", "de")]) == {
             ("h:1", "de"): "Ein Hund."
         }

@@ -40,10 +40,13 @@ score_app = typer.Typer(
 )
 
 _MODE_HELP = (
-    "zero-shot (train in --train-lang, evaluate every language), translate-train (XTREME's "
-    "translate-train-all: the train split plus its machine translations into every evaluated "
-    "language), translate-test (each language's pairs machine-translated into --train-lang), "
-    "hyp-only (zero-shot rows, hypothesis alone)."
+    "zero-shot (train in --train-lang, evaluate every language), translate-train-all "
+    "(XTREME's; formerly translate-train: the train split plus its machine translations into "
+    "every evaluated language, one model), translate-train-each (XNLI's translate-train: a "
+    "model per language, trained on the train split machine-translated into it), "
+    "translate-test (each language's dev and test machine-translated into --train-lang: "
+    "translate import --kind mt, with --source-lang L for the human translations into L), "
+    "hyp-only (the hypothesis alone, a model per language with train text in it)."
 )
 
 

@@ -50,6 +50,14 @@ _KIND_HELP = (
 )
 
 
+_SOURCE_LANG_HELP = (
+    "With --kind mt: translate the units' human translations into this language, not the "
+    "pairs' own texts (translate-test: each language's test machine-translated into the "
+    "training language, e.g. --lang en --source-lang de for an English corpus with German "
+    "translations)."
+)
+
+
 def _kind(kind: str | None) -> TranslationKind | None:
     return choice(TranslationKind, kind, "--kind") if kind is not None else None
 
@@ -67,6 +75,7 @@ def export(
     missing_only: Annotated[
         bool, typer.Option("--missing-only", help="Only units without a translation yet.")
     ] = False,
+    source_lang: Annotated[str | None, typer.Option(help=_SOURCE_LANG_HELP)] = None,
 ) -> None:
     """Write one unit per row: p:<premise id> (each premise once) and h:<pair id>, with the
     source text and an empty text column.
@@ -77,6 +86,8 @@ def export(
 
     \b
       nlibuild --db corpus.db translate export --lang de --out units.de.tsv
+      nlibuild --db corpus.db translate export --lang en --kind mt --source-lang de \\
+          --out units.de-en.tsv
     """
     from nlibuild.stages.translate import EXPORT_STAGE
 
@@ -89,6 +100,7 @@ def export(
             format=choice(UnitFormat, format, "--format") if format else None,
             out=out_path,
             missing_only=missing_only,
+            source_lang=source_lang,
         )
     print_outcome(outcome)
 
@@ -160,6 +172,7 @@ def import_(
             "row's language; only the rows of --lang are read.",
         ),
     ] = None,
+    source_lang: Annotated[str | None, typer.Option(help=_SOURCE_LANG_HELP)] = None,
 ) -> None:
     """Read translations by unit ID, check coverage and each translation, store them.
 
@@ -200,6 +213,7 @@ def import_(
             columns=unit_columns,
             label_values=label_values or {},
             lang_column=lang_column,
+            source_lang=source_lang,
         )
     print_outcome(outcome)
 

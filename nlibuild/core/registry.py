@@ -164,8 +164,8 @@ SCORE_TRAIN = StageName(
 SCORE_PLAN = StageName(
     "score-plan",
     ("score", "plan"),
-    "Write one job folder per model x mode x seed, a launch script and plan.json, to run on "
-    "GPU nodes.",
+    "Write one job folder per model x mode x configuration x seed, a launch script and "
+    "plan.json, to run on GPU nodes.",
     _S + "score_plan",
 )
 SCORE_IMPORT = StageName(

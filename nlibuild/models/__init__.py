@@ -143,6 +143,8 @@ from nlibuild.models.relabel import (
 from nlibuild.models.report import ReportConfig
 from nlibuild.models.score import (
     ALL_LANGS,
+    PER_LANGUAGE_MODES,
+    RENAMED_TRANSLATE_TRAIN,
     BaselineMode,
     Launcher,
     ScoreBaselinesConfig,
@@ -257,6 +259,8 @@ __all__ = [
     "NO_AUTHOR",
     "NO_GOLD",
     "OVERLAP_BINS",
+    "PER_LANGUAGE_MODES",
+    "RENAMED_TRANSLATE_TRAIN",
     "ROW_COLUMN_KEYS",
     "SEED_LIMIT",
     "TABLE_COLUMN_KEYS",

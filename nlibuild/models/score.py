@@ -14,15 +14,40 @@ from nlibuild.models.base import IN_PRESET, LangCode, Seed, _Config
 
 
 class ScoreMode(StrEnum):
-    """What a job trains and evaluates on (XNLI section 5; XTREME section 4)."""
+    """What a job trains and evaluates on (XNLI section 5; XTREME section 4). The modes
+    marked per language make one job a target language (and seed)."""
 
     ZERO_SHOT = "zero-shot"  # train in the train language, evaluate every language as is
-    # XTREME's translate-train-all: the train split in the train language plus its machine
-    # translations into every evaluated language, one model for all of them.
-    TRANSLATE_TRAIN = "translate-train"
-    # Each language's evaluation pairs machine-translated into the train language.
+    # XTREME's translate-train-all ("translate-train multi-task": "the combined translated
+    # training data of all languages jointly"): the train split in the train language plus
+    # its machine translations into every evaluated language, one model for all of them.
+    TRANSLATE_TRAIN_ALL = "translate-train-all"
+    # XNLI's TRANSLATE TRAIN, per language: "the training data is translated into each
+    # target language to provide data to train each classifier"; each model is evaluated
+    # on its own language.
+    TRANSLATE_TRAIN_EACH = "translate-train-each"
+    # XNLI's TRANSLATE TEST: "a translation system is used at test time to translate input
+    # sentences to the training language": each language's dev and test read through their
+    # machine translation into the train language, by the train-language model.
     TRANSLATE_TEST = "translate-test"
-    HYP_ONLY = "hyp-only"  # zero-shot rows, the hypothesis alone (OCNLI Table 7)
+    # The hypothesis alone (OCNLI Table 7), per language: trained on that language's own
+    # train split (its text or human translation) and evaluated on it; none for a language
+    # whose train split has no text in it.
+    HYP_ONLY = "hyp-only"
+
+    @classmethod
+    def _missing_(cls, value: object) -> ScoreMode | None:
+        """`translate-train`, the name before translate-train-each existed, in presets,
+        scripts and job folders written then: translate-train-all."""
+        return cls.TRANSLATE_TRAIN_ALL if value == RENAMED_TRANSLATE_TRAIN else None
+
+
+RENAMED_TRANSLATE_TRAIN = "translate-train"
+"""The former name of `translate-train-all` (schema 16 renames it in stored jobs)."""
+
+PER_LANGUAGE_MODES = frozenset({ScoreMode.TRANSLATE_TRAIN_EACH, ScoreMode.HYP_ONLY})
+"""Modes with one job a target language: its name says the language (but the train
+language's hyp-only job, named as before per-language jobs existed)."""
 
 
 class BaselineMode(StrEnum):
@@ -203,6 +228,9 @@ class ScoreRowCounts(BaseModel):
     without_gold: int = Field(0, description="pairs in a split without a gold label")
     # language -> pairs of that language's evaluation left out for want of its text
     untranslated: dict[str, int] = Field(default_factory=dict)
+    # mode -> the languages it has no job (or baseline) for: no train pair has text in
+    # them ("n.a." in a table), e.g. hyp-only where only dev and test were translated
+    not_available: dict[str, list[str]] = Field(default_factory=dict)
 
 
 class ScoreResult(BaseModel):

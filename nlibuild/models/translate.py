@@ -39,6 +39,23 @@ class TranslationUnit(BaseModel):
     text: str = ""
 
 
+SOURCE_LANG_HELP = (
+    "what is translated: the units' human translations into this language instead of the "
+    "pairs' own texts (translate-test's machine translation of each language's test into "
+    "the training language; XNLI section 5.1, XTREME section 3.2); machine translations only"
+)
+
+
+def refuse_human_from_translation(kind: TranslationKind, source: str | None) -> None:
+    """A machine translation may be of another translation (translate-test's); a human
+    translation is always of the pair's own text, which every reader of them assumes."""
+    if source is not None and kind is not TranslationKind.MT:
+        raise ValueError(
+            "--source-lang is for machine translations of translations (translate-test): "
+            "add --kind mt"
+        )
+
+
 class TranslateExportConfig(_Config):
     """`nlibuild translate export`: the units to translate into one language."""
 
@@ -49,6 +66,12 @@ class TranslateExportConfig(_Config):
     format: UnitFormat = UnitFormat.TSV
     out: OutputPath
     missing_only: bool = False
+    source_lang: LangCode | None = Field(default=None, description=SOURCE_LANG_HELP)
+
+    @model_validator(mode="after")
+    def _source_lang_of_machine_translation(self) -> TranslateExportConfig:
+        refuse_human_from_translation(self.kind, self.source_lang)
+        return self
 
 
 class TranslateExportResult(BaseModel):
@@ -99,6 +122,17 @@ class TranslateImportConfig(_Config):
         description="--align rows: the label each of the file's label values stands for "
         "(- for none), before the labels are compared with the reference's",
     )
+    source_lang: LangCode | None = Field(default=None, description=SOURCE_LANG_HELP)
+
+    @model_validator(mode="after")
+    def _source_lang_of_machine_translation(self) -> TranslateImportConfig:
+        refuse_human_from_translation(self.kind, self.source_lang)
+        if self.source_lang is not None and self.align != "id":
+            raise ValueError(
+                "--source-lang needs --align id: write the units with `translate export "
+                "--kind mt --source-lang`, which names each unit"
+            )
+        return self
 
     @model_validator(mode="after")
     def _column_keys_of_the_alignment(self) -> TranslateImportConfig:

@@ -45,11 +45,13 @@ def split_pairs(store: Store) -> list[SplitPair]:
 
 
 def translated_langs(store: Store, kind: str) -> list[str]:
-    """The languages the store has translations of `kind` into."""
+    """The languages the store has translations of `kind` of the pairs' own texts into."""
     return [
         r[0]
         for r in store.conn.execute(
-            "SELECT DISTINCT lang FROM translations WHERE kind = ? ORDER BY lang", (kind,)
+            "SELECT DISTINCT lang FROM translations WHERE kind = ? AND source_lang = '' "
+            "ORDER BY lang",
+            (kind,),
         )
     ]
 

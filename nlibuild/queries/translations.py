@@ -29,10 +29,26 @@ def hypothesis_premises(store: Store) -> list[tuple[str, str]]:
     ).fetchall()
 
 
-def translations_in(store: Store, lang: str, kind: str) -> dict[str, str]:
-    """unit ID -> text of every translation into `lang` of `kind`."""
+def translations_in(store: Store, lang: str, kind: str, source_lang: str = "") -> dict[str, str]:
+    """unit ID -> text of every translation into `lang` of `kind` from `source_lang`: ''
+    (the default) the pairs' own texts, a language the units' human translations into it."""
     return dict(
         store.conn.execute(
-            "SELECT unit_id, text FROM translations WHERE lang = ? AND kind = ?", (lang, kind)
+            "SELECT unit_id, text FROM translations WHERE lang = ? AND kind = ? "
+            "AND source_lang = ?",
+            (lang, kind, source_lang),
         )
     )
+
+
+def machine_translation_sources(store: Store, lang: str) -> list[str]:
+    """The languages whose human translations have a machine translation into `lang` stored
+    (`translate import --kind mt --source-lang`), by code."""
+    return [
+        row[0]
+        for row in store.conn.execute(
+            "SELECT DISTINCT source_lang FROM translations WHERE lang = ? AND kind = 'mt' "
+            "AND source_lang != '' ORDER BY 1",
+            (lang,),
+        )
+    ]

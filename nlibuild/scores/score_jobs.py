@@ -12,13 +12,22 @@ counted. The modes (XNLI section 5, XTREME section 4):
 
 - zero-shot: train on the train split in the train language, evaluate dev and test of
   every evaluation language as they are;
-- translate-train: XTREME's translate-train-all: the training rows of zero-shot plus the
-  machine translations (`translate import --kind mt`) of the train split into every other
+- translate-train-all: XTREME's, the training rows of zero-shot plus the machine
+  translations (`translate import --kind mt`) of the train split into every other
   evaluation language, one model for all;
-- translate-test: the rows of evaluation language L are the pairs whose original language
-  is L, through their machine translation into the train language (a row's `lang` is then
-  the language it evaluates, L, while its text is in the train language);
-- hyp-only: the rows of zero-shot, the model reading the hypothesis alone.
+- translate-train-each: XNLI's TRANSLATE TRAIN, one job per evaluation language L other
+  than the train language: trained on the train split machine-translated into L (a pair
+  written in L keeps its text), evaluated on L's dev and test;
+- translate-test: XNLI's TRANSLATE TEST, the train-language model; the rows of evaluation
+  language L are the pairs with text in L (as zero-shot evaluates them), each read
+  through the machine translation of that text into the train language: of the pair's
+  own text when it is written in L, else of its human translation into L (`translate
+  import --kind mt --source-lang L`, XNLI's "we translate each test set into English").
+  A row's `lang` is the language it evaluates, L, while its text is in the train language;
+- hyp-only: the model reading the hypothesis alone, one job per evaluation language that
+  has train text (its pairs' own or their human translation): trained and evaluated in
+  that language, as a hypothesis-only baseline measures the artifacts of that language's
+  data; a language without train text gets none ("n.a.").
 """
 
 from __future__ import annotations
@@ -41,6 +50,8 @@ from nlibuild.formats.input_files import read_utf8_text, require_regular_file
 from nlibuild.models import (
     ALL_LANGS,
     NLI_LABELS,
+    PER_LANGUAGE_MODES,
+    RENAMED_TRANSLATE_TRAIN,
     ScoreLanguages,
     ScoreMode,
     ScoreResult,
@@ -48,7 +59,7 @@ from nlibuild.models import (
     ScoreTrainConfig,
 )
 from nlibuild.queries.scores import SplitPair, checkpoint_indexes, split_pairs, translated_langs
-from nlibuild.queries.translations import translations_in
+from nlibuild.queries.translations import machine_translation_sources, translations_in
 from nlibuild.render import counted, run_note
 from nlibuild.scoring.job_files import (
     CHECKPOINTS_FILE,
@@ -103,29 +114,29 @@ def check_model(path: Path) -> None:
         )
 
 
-def spec_of(cfg: ScoreTrainConfig, seed: int, train: str, evals: tuple[str, ...]) -> JobSpec:
+def spec_of(cfg: ScoreTrainConfig, seed: int, job: ModeJob) -> JobSpec:
     """A job of `cfg`. Its model folder is named by its absolute path: the job runs
     wherever its folder is, from any current directory (a `score plan` run.sh among them)."""
     t = cfg.training
     return JobSpec(
-        name=job_name(cfg.model, cfg.mode.value, seed), model=str(absolute(cfg.model)),
-        mode=cfg.mode.value, seed=seed, train_langs=train_langs(cfg.mode.value, train, evals),
-        eval_langs=evals, epochs=t.epochs, lr=t.lr, schedule=t.schedule.value,
-        batch_size=t.batch_size, max_length=t.max_length, eval_every=t.eval_every,
-        hypothesis_only=cfg.mode.value == "hyp-only",
+        name=job_name(cfg.model, cfg.mode.value, seed, job.name_lang),
+        model=str(absolute(cfg.model)),
+        mode=cfg.mode.value, seed=seed, train_langs=job.train_langs, eval_langs=job.eval_langs,
+        epochs=t.epochs, lr=t.lr, schedule=t.schedule.value, batch_size=t.batch_size,
+        max_length=t.max_length, eval_every=t.eval_every,
+        hypothesis_only=cfg.mode is ScoreMode.HYP_ONLY,
     )  # fmt: skip
 
 
-def train_langs(mode: str, train: str, evals: tuple[str, ...]) -> tuple[str, ...]:
-    """translate-train trains on every evaluated language (translate-train-all)."""
-    return evals if mode == "translate-train" else (train,)
-
-
-def job_name(model: Path | str, mode: str, seed: int, configuration: str = "") -> str:
-    """<model folder name>-<mode>-s<seed>, as job_files.JobSpec names a job; a job of a
+def job_name(
+    model: Path | str, mode: str, seed: int, lang: str | None = None, configuration: str = ""
+) -> str:
+    """<model folder name>-<mode>[-<lang>][-<configuration>]-s<seed>, as job_files.JobSpec
+    names a job: the language names the target of a per-language mode's job, and a job of a
     sweep says its configuration before the seed (`-lr1e-05-bs16-s1`)."""
+    target = f"-{lang}" if lang else ""
     swept = f"-{configuration}" if configuration else ""
-    return f"{absolute(model).name or 'model'}-{mode}{swept}-s{seed}"
+    return f"{absolute(model).name or 'model'}-{mode}{target}{swept}-s{seed}"
 
 
 def absolute(path: Path | str) -> Path:
@@ -165,10 +176,21 @@ def configuration_text(key: Configuration, names: Sequence[str] = CONFIGURATION_
                      for name, value in key if name in names)  # fmt: skip
 
 
+def current_mode(mode: str) -> str:
+    """A job's mode as the store names it now: `translate-train`, in job folders written
+    before translate-train-each existed, is `translate-train-all` (as migration 16 renamed
+    the stored jobs)."""
+    return ScoreMode.TRANSLATE_TRAIN_ALL.value if mode == RENAMED_TRANSLATE_TRAIN else mode
+
+
 def jobs_folder(store: Store, run_id: int) -> Path:
     """Where a run's job folders live: beside the store, `<store stem>.score/run-<id>/`
     (training data, tokenisation cache and predictions are files, not rows)."""
     return store.path.parent / f"{store.path.stem}.score" / f"run-{run_id}"
+
+
+PairText = tuple[str, str]
+"""A pair's (premise, hypothesis) in some language."""
 
 
 @dataclass
@@ -177,31 +199,55 @@ class Corpus:
 
     lang: str
     pairs: list[SplitPair]
-    texts: dict[tuple[str, str], dict[str, str]]  # (lang, kind) -> unit ID -> text
+    # (lang, kind, source language; '' the pairs' own texts) -> unit ID -> text
+    texts: dict[tuple[str, str, str], dict[str, str]]
     langs_with: dict[str, list[str]]  # kind -> languages with translations of it
 
-    def text(self, pair: SplitPair, lang: str, kind: str) -> tuple[str, str] | None:
+    def text(self, pair: SplitPair, lang: str, kind: str, source: str = "") -> PairText | None:
         """The pair's (premise, hypothesis) in `lang`: the original when it is in `lang`
-        (for kind human), else its translation of `kind`; None when it has none."""
+        (for kind human), else its translation of `kind` from `source` (see `Corpus.texts`);
+        None when it has none."""
         if kind == HUMAN and pair.lang == lang:
             return pair.premise, pair.hypothesis
-        units = self.texts.get((lang, kind))
+        units = self.texts.get((lang, kind, source))
         if units is None:
             return None
         premise, hypothesis = units.get(f"p:{pair.premise_id}"), units.get(f"h:{pair.id}")
         return (premise, hypothesis) if premise is not None and hypothesis is not None else None
 
+    def human_text(self, pair: SplitPair, lang: str) -> PairText | None:
+        """The pair in `lang` as people wrote it: its own text or its human translation."""
+        return self.text(pair, lang, HUMAN)
+
+    def translated_train_text(self, pair: SplitPair, lang: str) -> PairText | None:
+        """translate-train's text of a train pair in `lang`: its machine translation, or its
+        own text when it is written in `lang`."""
+        return self.text(pair, lang, HUMAN if pair.lang == lang else MT)
+
+    def translated_test_text(self, pair: SplitPair, lang: str, train_lang: str) -> PairText | None:
+        """translate-test's text of an evaluation pair of `lang`: the machine translation
+        into `train_lang` of the pair's text in `lang`, its own (a pair written in `lang`)
+        or its human translation (XNLI, whose pairs are English)."""
+        if self.human_text(pair, lang) is None:
+            return None
+        return self.text(pair, train_lang, MT, "" if pair.lang == lang else lang)
+
 
 def read_corpus(store: Store, langs: Iterable[str]) -> Corpus:
-    """The pairs of the splits and every translation into `langs`."""
+    """The pairs of the splits, every translation into `langs`, and the machine
+    translations into `langs` of their human translations into one another (translate-test)."""
     wanted = sorted(set(langs))
+    texts = {(lang, kind, ""): translations_in(store, lang, kind) for lang in wanted
+             for kind in (HUMAN, MT)}  # fmt: skip
+    for lang in wanted:
+        for source in set(machine_translation_sources(store, lang)) & set(wanted):
+            texts[(lang, MT, source)] = translations_in(store, lang, MT, source)
     return Corpus(
         lang=corpus_lang(store),
         pairs=split_pairs(store),
-        texts={(lang, kind): translations_in(store, lang, kind) for lang in wanted
-               for kind in (HUMAN, MT)},
+        texts=texts,
         langs_with={kind: translated_langs(store, kind) for kind in (HUMAN, MT)},
-    )  # fmt: skip
+    )
 
 
 def resolve_langs(store: Store, langs: ScoreLanguages) -> tuple[str, tuple[str, ...]]:
@@ -235,64 +281,193 @@ class JobRows:
         return len(self.records) - self.train_rows
 
 
-def _record(pair: SplitPair, lang: str, text: tuple[str, str]) -> PairRecord:
+def _record(pair: SplitPair, lang: str, text: PairText) -> PairRecord:
     return PairRecord(
         id=pair.id, lang=lang, split=pair.split, premise=text[0], hypothesis=text[1],
         label=NLI_LABELS.index(pair.gold or ""),
     )  # fmt: skip
 
 
+TextOf = Callable[[SplitPair, str], PairText | None]
+"""A pair's text in a language as a mode reads it (the `Corpus` methods)."""
+
+
+def _split_rows(corpus: Corpus) -> tuple[list[SplitPair], list[SplitPair], JobRows]:
+    """The train and the dev/test pairs with a gold label, and a job's rows so far (none,
+    with the pairs left out for want of gold counted)."""
+    gold = [p for p in corpus.pairs if p.gold in NLI_LABELS]
+    rows = JobRows([], ScoreRowCounts(without_gold=len(corpus.pairs) - len(gold)))
+    return [p for p in gold if p.split == TRAIN], [p for p in gold if p.split in EVAL_SPLITS], rows
+
+
+def _training(train: Sequence[SplitPair], lang: str, text_of: TextOf) -> list[PairRecord]:
+    return [_record(p, lang, t) for p in train if (t := text_of(p, lang))]
+
+
+def _add_evaluation(
+    rows: JobRows, evaluated: Sequence[SplitPair], lang: str, text_of: TextOf, refusal: str
+) -> None:
+    """The dev and test rows of `lang` (those without a text counted as left out); none at
+    all is a `ConfigError` saying `refusal`."""
+    found = [(p, text_of(p, lang)) for p in evaluated]
+    if not any(text for _, text in found):
+        raise ConfigError(refusal)
+    missing = sum(1 for _, text in found if text is None)
+    if missing:
+        rows.left_out.untranslated[lang] = missing
+    rows.records += [_record(p, lang, text) for p, text in found if text]
+
+
+def _no_train_text(lang: str) -> ConfigError:
+    return ConfigError(
+        f"no pair of the train split has a gold label and text in {lang}; run "
+        "`nlibuild split` (and `aggregate-labels`), or choose --train-lang"
+    )
+
+
+def _no_eval_text(lang: str) -> str:
+    return (
+        f"--eval-langs {lang}: no dev/test pair has text in {lang}; import a human "
+        f"translation with `nlibuild translate import FILE --lang {lang}`"
+    )
+
+
 def job_rows(
     corpus: Corpus, mode: ScoreMode, train_lang: str, eval_langs: Sequence[str]
 ) -> JobRows:
-    """The training and evaluation rows of a mode (see the module docstring). A mode
-    whose rows are missing altogether is a `ConfigError` naming the import it needs."""
-    gold = [p for p in corpus.pairs if p.gold in NLI_LABELS]
-    rows = JobRows([], ScoreRowCounts(without_gold=len(corpus.pairs) - len(gold)))
-    train = [p for p in gold if p.split == TRAIN]
-    rows.records += [_record(p, train_lang, t) for p in train
-                     if (t := corpus.text(p, train_lang, HUMAN))]  # fmt: skip
+    """The training and evaluation rows of the one job of zero-shot, translate-train-all
+    or translate-test (see the module docstring). A mode whose rows are missing altogether
+    is a `ConfigError` naming the import it needs."""
+    train, evaluated, rows = _split_rows(corpus)
+    rows.records += _training(train, train_lang, corpus.human_text)
     if not rows.records:
-        raise ConfigError(
-            f"no pair of the train split has a gold label and text in {train_lang}; run "
-            "`nlibuild split` (and `aggregate-labels`), or choose --train-lang"
-        )
+        raise _no_train_text(train_lang)
     others = [lang for lang in eval_langs if lang != train_lang]
-    if mode is ScoreMode.TRANSLATE_TRAIN:
+    if mode is ScoreMode.TRANSLATE_TRAIN_ALL:
         for lang in others:
-            translated = [_record(p, lang, t) for p in train if (t := corpus.text(p, lang, MT))]
+            translated = _training(train, lang, corpus.translated_train_text)
             if not translated:
                 raise _needs_mt(f"no train pair has a machine translation into {lang}", lang)
             rows.records += translated
-    evaluated = [p for p in gold if p.split in EVAL_SPLITS]
     for lang in eval_langs:
         if mode is ScoreMode.TRANSLATE_TEST and lang != train_lang:
-            # The pairs written in `lang`, read through their machine translation.
-            own = [p for p in evaluated if p.lang == lang]
-            found = [(p, corpus.text(p, train_lang, MT)) for p in own]
-            if not any(text for _, text in found):
-                raise _needs_mt(
-                    f"no dev/test pair in {lang} has a machine translation into {train_lang}",
-                    train_lang,
-                )
+            _add_evaluation(
+                rows, evaluated, lang,
+                lambda pair, target: corpus.translated_test_text(pair, target, train_lang),
+                _needs_test_mt(corpus, evaluated, lang, train_lang),
+            )  # fmt: skip
         else:
-            found = [(p, corpus.text(p, lang, HUMAN)) for p in evaluated]
-            if not any(text for _, text in found):
-                raise ConfigError(
-                    f"--eval-langs {lang}: no dev/test pair has text in {lang}; import a human "
-                    f"translation with `nlibuild translate import FILE --lang {lang}`"
-                )
-        missing = sum(1 for _, text in found if text is None)
-        if missing:
-            rows.left_out.untranslated[lang] = missing
-        rows.records += [_record(p, lang, text) for p, text in found if text]
+            _add_evaluation(rows, evaluated, lang, corpus.human_text, _no_eval_text(lang))
     return rows
+
+
+def language_job_rows(corpus: Corpus, mode: ScoreMode, lang: str) -> JobRows | None:
+    """The rows of the job of a per-language mode for target `lang`: translate-train-each
+    trains on the train split machine-translated into `lang`, hyp-only on its text in
+    `lang` (None when it has none: "n.a."); both evaluate `lang`'s dev and test."""
+    train, evaluated, rows = _split_rows(corpus)
+    if mode is ScoreMode.TRANSLATE_TRAIN_EACH:
+        rows.records += _training(train, lang, corpus.translated_train_text)
+        if not rows.records:
+            raise _needs_mt(f"no train pair has a machine translation into {lang}", lang)
+    else:
+        rows.records += _training(train, lang, corpus.human_text)
+        if not rows.records:
+            return None
+    _add_evaluation(rows, evaluated, lang, corpus.human_text, _no_eval_text(lang))
+    return rows
+
+
+@dataclass
+class ModeJob:
+    """One job of a mode before its seeds: its languages and rows."""
+
+    train_langs: tuple[str, ...]
+    eval_langs: tuple[str, ...]
+    rows: JobRows
+    name_lang: str | None = None
+    """The target language a per-language mode's job is named by (None for the train
+    language's hyp-only job, named as before per-language jobs existed)."""
+
+
+@dataclass
+class ModeJobs:
+    """The jobs of one mode, and what building them left out over all of them."""
+
+    jobs: list[ModeJob]
+    left_out: ScoreRowCounts
+
+
+def mode_jobs(
+    corpus: Corpus, mode: ScoreMode, train_lang: str, eval_langs: Sequence[str]
+) -> ModeJobs:
+    """The jobs `mode` makes: one, or for translate-train-each and hyp-only one per target
+    language (see the module docstring); a hyp-only language without train text is listed
+    in `left_out.not_available`."""
+    if mode in PER_LANGUAGE_MODES:
+        return _per_language_jobs(corpus, mode, train_lang, eval_langs)
+    rows = job_rows(corpus, mode, train_lang, eval_langs)
+    trained = tuple(eval_langs) if mode is ScoreMode.TRANSLATE_TRAIN_ALL else (train_lang,)
+    return ModeJobs([ModeJob(trained, tuple(eval_langs), rows)], rows.left_out)
+
+
+def _per_language_jobs(
+    corpus: Corpus, mode: ScoreMode, train_lang: str, eval_langs: Sequence[str]
+) -> ModeJobs:
+    targets = [lang for lang in eval_langs
+               if mode is ScoreMode.HYP_ONLY or lang != train_lang]  # fmt: skip
+    if not targets:
+        raise ConfigError(
+            f"{mode.value} trains a model for each evaluation language besides {train_lang}; "
+            "name them with --eval-langs (or import their translations for --eval-langs all)"
+        )
+    jobs: list[ModeJob] = []
+    not_available: list[str] = []
+    for lang in targets:
+        rows = language_job_rows(corpus, mode, lang)
+        if rows is not None:
+            jobs.append(ModeJob((lang,), (lang,), rows, None if lang == train_lang else lang))
+        elif lang == train_lang:
+            raise _no_train_text(train_lang)
+        else:
+            not_available.append(lang)
+    left_out = merged_left_out([job.rows.left_out for job in jobs])
+    if not_available:
+        left_out.not_available[mode.value] = not_available
+    return ModeJobs(jobs, left_out)
+
+
+def merged_left_out(counts: Sequence[ScoreRowCounts]) -> ScoreRowCounts:
+    """What several jobs of one command left out: the same pairs without gold, and each
+    language's untranslated pairs (each job counts its languages' own)."""
+    merged = ScoreRowCounts(without_gold=max((c.without_gold for c in counts), default=0))
+    for count in counts:
+        for lang, n in count.untranslated.items():
+            merged.untranslated[lang] = max(n, merged.untranslated.get(lang, 0))
+        for mode, langs in count.not_available.items():
+            merged.not_available.setdefault(mode, []).extend(langs)
+    return merged
 
 
 def _needs_mt(what: str, lang: str) -> ConfigError:
     return ConfigError(
         f"{what}; import machine translations with "
         f"`nlibuild translate import FILE --lang {lang} --kind mt`"
+    )
+
+
+def _needs_test_mt(
+    corpus: Corpus, evaluated: Sequence[SplitPair], lang: str, train_lang: str
+) -> str:
+    """translate-test's refusal for `lang`: the import its pairs' texts in `lang` need,
+    of the pairs' own texts or (XNLI) of their human translations into `lang`."""
+    native = any(p.lang == lang for p in evaluated)
+    source = "" if native else f" --source-lang {lang}"
+    return (
+        f"no dev/test pair with text in {lang} has a machine translation of it into "
+        f"{train_lang}; write the units with `nlibuild translate export --lang {train_lang} "
+        f"--kind mt{source} --out FILE`, translate them and import them with `nlibuild "
+        f"translate import FILE --lang {train_lang} --kind mt{source}`"
     )
 
 
@@ -654,11 +829,13 @@ def score_summary(result: ScoreResult, did: str) -> str:
         )
     left = result.left_out
     untranslated = ", ".join(f"{lang} {n}" for lang, n in left.untranslated.items())
+    missing = "; ".join(f"{mode} {', '.join(langs)}" for mode, langs in left.not_available.items())
     lines.append(
         f"{len(result.jobs)} jobs"
         + (f" in {result.folder}" if result.folder else "")
         + f"; {left.without_gold} pairs without gold left out"
         + (f"; left out for want of a translation: {untranslated}" if untranslated else "")
+        + (f"; n.a. for want of train text: {missing}" if missing else "")
         + (f"; not started: {', '.join(result.not_started)}" if result.not_started else "")
         + f" {run_note(result)}"
     )

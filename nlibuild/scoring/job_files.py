@@ -60,8 +60,9 @@ NOT_REACHED = -1
 TRAIN = "train"
 EVAL_SPLITS = ("dev", "test")
 
-MODES = ("zero-shot", "translate-train", "translate-test", "hyp-only")
-"""XNLI section 5 (zero-shot cross-lingual transfer, TRANSLATE TRAIN, TRANSLATE TEST) and the
+MODES = ("zero-shot", "translate-train-all", "translate-train-each", "translate-test", "hyp-only")
+"""XNLI section 5 (zero-shot cross-lingual transfer, TRANSLATE TRAIN per language or, as
+XTREME's translate-train-all, for all at once, TRANSLATE TEST) and the
 hypothesis-only baseline (OCNLI section 5, after Gururangan et al. 2018 and Poliak et al.
 2018): what the training and evaluation rows of a job hold is decided when its pairs.jsonl is
 written; the job itself only needs `hypothesis_only`."""

@@ -11,8 +11,14 @@ report shows them beside the model:
   hypothesis's and of the premise's units the two share), the length difference in the
   language's unit, and whether the hypothesis has a negator.
 
-Each is trained on the train split in the train language (the zero-shot rows) and scored
-on the dev and test of every evaluation language.
+Majority and overlap are trained on the train split in the train language (the zero-shot
+rows) and scored on the dev and test of every evaluation language. The hypothesis-only
+classifier is trained per language, on that language's own train split (the pairs written
+in it, or their human translations into it) and scored on its dev and test: its point is
+the artifacts of that language's hypotheses (Poliak et al. 2018), which a model trained on
+English hypotheses and applied to German ones does not measure. A language whose train
+split has no text in it has no hypothesis-only score ("n.a."): the job's `train_langs` are
+the languages it has a model for, its `eval_langs` all that were asked for.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -35,11 +42,15 @@ from nlibuild.models import (
     ScoreJobSummary,
     ScoreMode,
     ScoreResult,
+    ScoreRowCounts,
 )
 from nlibuild.queries.scores import last_accuracy
 from nlibuild.scores.score_jobs import (
+    ModeJob,
     eval_groups,
     job_rows,
+    merged_left_out,
+    mode_jobs,
     read_corpus,
     resolve_langs,
     score_summary,
@@ -108,37 +119,74 @@ def _predict(
     return np.asarray(model.predict(overlap_features(evaluated)), dtype=np.int8)
 
 
+@dataclass
+class Scored:
+    """A baseline's predictions over the evaluation rows of the jobs it was fitted in."""
+
+    train_langs: tuple[str, ...]
+    train_rows: int
+    evaluated: list[PairRecord]
+    predictions: np.ndarray
+
+
+def scored(mode: BaselineMode, jobs: Sequence[ModeJob], seed: int) -> Scored:
+    """Fit `mode` on each job's training rows and predict its evaluation rows."""
+    langs: list[str] = []
+    train_rows = 0
+    evaluated: list[PairRecord] = []
+    predictions = []
+    for job in jobs:
+        train = [r for r in job.rows.records if r.split == TRAIN]
+        rows = [r for r in job.rows.records if r.split != TRAIN]
+        langs += [lang for lang in job.train_langs if lang not in langs]
+        train_rows += len(train)
+        evaluated += rows
+        predictions.append(_predict(mode, train, rows, seed))
+    return Scored(tuple(langs), train_rows, evaluated, np.concatenate(predictions))
+
+
 def run(store: Store, cfg: ScoreBaselinesConfig) -> ScoreResult:
     with store.recorded_run(SCORE_BASELINES, cfg) as run:
         train_lang, evals = resolve_langs(store, cfg.langs)
         corpus = read_corpus(store, evals)
         rows = job_rows(corpus, ScoreMode.ZERO_SHOT, train_lang, evals)
-        groups = eval_groups(rows.records, {p.id: p for p in corpus.pairs})
-        train = [r for r in rows.records if r.split == TRAIN]
-        evaluated = [r for r in rows.records if r.split != TRAIN]
+        per_language = mode_jobs(corpus, ScoreMode.HYP_ONLY, train_lang, evals)
+        zero_shot = [ModeJob((train_lang,), evals, rows)]
+        jobs_of = {mode: zero_shot for mode in BaselineMode}
+        jobs_of[BaselineMode.HYPOTHESIS_ONLY_BOW] = per_language.jobs
+        pairs = {p.id: p for p in corpus.pairs}
         jobs = []
         with progress("baselines", len(BaselineMode), "baselines") as advance:
             for mode in BaselineMode:
                 started = time.perf_counter()
-                predictions = _predict(mode, train, evaluated, cfg.seed)
+                found = scored(mode, jobs_of[mode], cfg.seed)
+                groups = eval_groups(found.evaluated, pairs)
                 name = f"{mode.value}-s{cfg.seed}"
                 job_pk = store.add_score_job(
-                    ScoreJobRow(name, "", mode.value, cfg.seed, (train_lang,), evals, "{}", ""),
+                    ScoreJobRow(name, "", mode.value, cfg.seed, found.train_langs, evals, "{}", ""),
                     run.id,
                 )
-                checkpoint = (0, 0, 1.0, len(train), None, time.perf_counter() - started)
-                store.add_score_checkpoint(job_pk, checkpoint, groups.accuracy_rows(predictions))
+                checkpoint = (0, 0, 1.0, found.train_rows, None, time.perf_counter() - started)
+                store.add_score_checkpoint(
+                    job_pk, checkpoint, groups.accuracy_rows(found.predictions)
+                )
                 store.finish_score_job(job_pk, [])
                 jobs.append(
                     ScoreJobSummary(
-                        name=name, mode=mode.value, seed=cfg.seed, train_rows=len(train),
-                        eval_rows=len(evaluated), checkpoints=1, added=1, finished=True,
+                        name=name, mode=mode.value, seed=cfg.seed, train_rows=found.train_rows,
+                        eval_rows=len(found.evaluated), checkpoints=1, added=1, finished=True,
                         last_accuracy=last_accuracy(store, job_pk),
                     )
                 )  # fmt: skip
                 advance(1)
-        run.finish({"jobs": len(jobs), "train_rows": len(train), "eval_rows": len(evaluated)})
-    return ScoreResult(run_id=run.id, signature=run.signature, jobs=jobs, left_out=rows.left_out)
+        run.finish({"jobs": len(jobs), "train_rows": rows.train_rows,
+                    "eval_rows": rows.eval_rows})  # fmt: skip
+    not_available = per_language.left_out.not_available.get(ScoreMode.HYP_ONLY.value)
+    left_out = merged_left_out([rows.left_out, ScoreRowCounts(
+        not_available={BaselineMode.HYPOTHESIS_ONLY_BOW.value: not_available}
+        if not_available else {},
+    )])  # fmt: skip
+    return ScoreResult(run_id=run.id, signature=run.signature, jobs=jobs, left_out=left_out)
 
 
 def summary(_cfg: ScoreBaselinesConfig, result: ScoreResult) -> str:

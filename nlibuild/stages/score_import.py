@@ -26,6 +26,7 @@ from nlibuild.queries.scores import (
 from nlibuild.scores.score_jobs import (
     COPY_BACK,
     check_results,
+    current_mode,
     eval_groups,
     finished_dynamics,
     merge_checkpoints,
@@ -157,7 +158,7 @@ def _import_job(
     folder = str(job.resolve())
     stored = job_of_folder(store, folder)
     job_pk = stored.pk if stored else store.add_score_job(
-        ScoreJobRow(spec.name, spec.model, spec.mode, spec.seed, spec.train_langs,
+        ScoreJobRow(spec.name, spec.model, current_mode(spec.mode), spec.seed, spec.train_langs,
                     spec.eval_langs, spec.to_json(), folder),
         run_id,
     )  # fmt: skip
@@ -172,7 +173,7 @@ def _import_job(
             finished = True
     train_rows = sum(1 for r in records if r.split == TRAIN)
     return ScoreJobSummary(
-        name=spec.name, mode=spec.mode, seed=spec.seed, train_rows=train_rows,
+        name=spec.name, mode=current_mode(spec.mode), seed=spec.seed, train_rows=train_rows,
         eval_rows=len(records) - train_rows, checkpoints=len(checkpoint_indexes(store, job_pk)),
         added=added, finished=finished, last_accuracy=last_accuracy(store, job_pk),
     )  # fmt: skip

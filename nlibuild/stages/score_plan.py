@@ -29,11 +29,13 @@ from nlibuild.models import ScorePlanConfig, ScorePlanResult, ScoreTrainConfig, 
 from nlibuild.render import counted, run_note
 from nlibuild.scores.plan_scripts import PLAN_FILE, SCRIPTS, launch_script
 from nlibuild.scores.score_jobs import (
+    ModeJob,
     absolute,
     check_model,
     configuration_key,
     job_name,
-    job_rows,
+    merged_left_out,
+    mode_jobs,
     pairs_digest,
     read_corpus,
     resolve_langs,
@@ -59,12 +61,15 @@ def run(store: Store, cfg: ScorePlanConfig) -> ScorePlanResult:
     with store.recorded_run(SCORE_PLAN, cfg) as run:
         train, evals = resolve_langs(store, cfg.langs)
         corpus = read_corpus(store, evals)
-        rows = {mode: job_rows(corpus, mode, train, evals) for mode in cfg.modes}
+        # A per-language mode (translate-train-each, hyp-only) is one job per language.
+        planned = {mode: mode_jobs(corpus, mode, train, evals) for mode in cfg.modes}
         specs = [
-            (job_spec(cfg, job, seed, train, evals), rows[job.mode])
-            for job in jobs_of(cfg, grid) for seed in cfg.training.seeds
+            (job_spec(cfg, job, seed, mode_job), mode_job.rows)
+            for job in jobs_of(cfg, grid) for mode_job in planned[job.mode].jobs
+            for seed in cfg.training.seeds
         ]  # fmt: skip
-        digest = pairs_digest(r for j in rows.values() for r in j.records)
+        digest = pairs_digest(r for m in planned.values() for j in m.jobs
+                              for r in j.rows.records)  # fmt: skip
         plan = plan_json(cfg, [spec for spec, _ in specs], {
             "path": str(store.path.resolve()), "run": run.id, "pair_ids_sha256": digest,
         })  # fmt: skip
@@ -82,10 +87,10 @@ def run(store: Store, cfg: ScorePlanConfig) -> ScorePlanResult:
 
         write_package(cfg.out, write)
         run.finish({"jobs": len(specs), "configurations": len(grid)})
-    first = next(iter(rows.values()))
     return ScorePlanResult(
         run_id=run.id, signature=run.signature, out=str(cfg.out), jobs=[s.name for s, _ in specs],
-        configurations=len(grid), script=str(cfg.out / script), left_out=first.left_out,
+        configurations=len(grid), script=str(cfg.out / script),
+        left_out=merged_left_out([m.left_out for m in planned.values()]),
     )  # fmt: skip
 
 
@@ -132,14 +137,14 @@ def jobs_of(cfg: ScorePlanConfig, grid: list[ScoreTraining]) -> list[ScoreTrainC
     ]
 
 
-def job_spec(
-    cfg: ScorePlanConfig, job: ScoreTrainConfig, seed: int, train: str, evals: tuple[str, ...]
-) -> JobSpec:
+def job_spec(cfg: ScorePlanConfig, job: ScoreTrainConfig, seed: int, mode_job: ModeJob) -> JobSpec:
     """A job of the plan, named by its model, mode, swept settings and seed; its model
     folder copied into the plan (`../models/NAME`, relative to the job folder) or by its
     absolute path."""
-    spec = spec_of(job, seed, train, evals)
-    name = job_name(job.model, job.mode.value, seed, swept_part(cfg, job.training))
+    spec = spec_of(job, seed, mode_job)
+    name = job_name(
+        job.model, job.mode.value, seed, mode_job.name_lang, swept_part(cfg, job.training)
+    )
     folder = f"../{MODELS_DIR}/{absolute(job.model).name}" if cfg.copy_models else spec.model
     return replace(spec, name=name, model=folder)
 
@@ -179,10 +184,14 @@ def summary(_cfg: ScorePlanConfig, result: ScorePlanResult) -> str:
         if result.configurations > 1
         else ""
     )
+    missing = "; ".join(
+        f"{mode} {', '.join(langs)}" for mode, langs in result.left_out.not_available.items()
+    )
     return (
         f"Planned {counted(len(result.jobs), 'job')}{swept} in {result.out}: run "
-        f"{result.script} (from any folder), then `nlibuild score import {result.out}` "
-        f"{run_note(result)}"
+        f"{result.script} (from any folder), then `nlibuild score import {result.out}`"
+        + (f"; n.a. for want of train text: {missing}" if missing else "")
+        + f" {run_note(result)}"
     )
 
 

@@ -18,17 +18,18 @@ from typing import Any
 from nlibuild.core.registry import SCORE_TRAIN
 from nlibuild.core.runs import RecordedRun
 from nlibuild.core.stage import Stage
-from nlibuild.models import ScoreJobSummary, ScoreResult, ScoreTrainConfig
+from nlibuild.models import ScoreJobSummary, ScoreMode, ScoreResult, ScoreTrainConfig
 from nlibuild.queries.scores import checkpoint_indexes, job_in_run, last_accuracy
 from nlibuild.scores.score_jobs import (
     EvalGroups,
     JobRows,
+    ModeJob,
     check_model,
     eval_groups,
     finished_dynamics,
-    job_rows,
     jobs_folder,
     merge_checkpoints,
+    mode_jobs,
     read_corpus,
     require_torch,
     resolve_langs,
@@ -59,25 +60,42 @@ def run(store: Store, cfg: ScoreTrainConfig, *, resume: bool = False) -> ScoreRe
     with store.recorded_run(SCORE_TRAIN, cfg, resume=resume) as run:
         train, evals = resolve_langs(store, cfg.langs)
         corpus = read_corpus(store, evals)
-        rows = job_rows(corpus, cfg.mode, train, evals)
-        text_lang = train if cfg.mode.value == "translate-test" else None
-        groups = eval_groups(rows.records, {p.id: p for p in corpus.pairs}, text_lang)
+        planned = mode_jobs(corpus, cfg.mode, train, evals)
+        text_lang = train if cfg.mode is ScoreMode.TRANSLATE_TEST else None
+        pairs = {p.id: p for p in corpus.pairs}
         pair_pks = {p.id: p.pk for p in corpus.pairs}
         root = jobs_folder(store, run.id)
         jobs = []
-        for seed in cfg.training.seeds:
-            spec = spec_of(cfg, seed, train, evals)
-            folder = root / spec.name
-            job_pk, added = _train_job(store, run, spec, folder, rows, groups, run_job)
-            dynamics = finished_dynamics(folder, rows.records, pair_pks)
-            if dynamics is not None:
-                store.finish_score_job(job_pk, dynamics)
-                run.commit_step(f"{spec.name}:done")
-            jobs.append(_summary(store, spec, job_pk, rows, added, dynamics is not None))
+        for job in planned.jobs:
+            groups = eval_groups(job.rows.records, pairs, text_lang)
+            for seed in cfg.training.seeds:
+                spec = spec_of(cfg, seed, job)
+                jobs.append(_train_seed(store, run, spec, root / spec.name, job, groups,
+                                        pair_pks, run_job))  # fmt: skip
         run.finish({"jobs": len(jobs), "checkpoints": sum(j.checkpoints for j in jobs)})
     return ScoreResult(
-        run_id=run.id, signature=run.signature, folder=str(root), jobs=jobs, left_out=rows.left_out
-    )
+        run_id=run.id, signature=run.signature, folder=str(root), jobs=jobs,
+        left_out=planned.left_out,
+    )  # fmt: skip
+
+
+def _train_seed(
+    store: Store,
+    run: RecordedRun,
+    spec: JobSpec,
+    folder: Path,
+    job: ModeJob,
+    groups: EvalGroups,
+    pair_pks: dict[str, int],
+    run_job: JobRunner,
+) -> ScoreJobSummary:
+    """Train one job and store its checkpoints, and its dynamics once it finished."""
+    job_pk, added = _train_job(store, run, spec, folder, job.rows, groups, run_job)
+    dynamics = finished_dynamics(folder, job.rows.records, pair_pks)
+    if dynamics is not None:
+        store.finish_score_job(job_pk, dynamics)
+        run.commit_step(f"{spec.name}:done")
+    return _summary(store, spec, job_pk, job.rows, added, dynamics is not None)
 
 
 def _train_job(

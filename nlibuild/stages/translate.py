@@ -75,13 +75,36 @@ def export(store: Store, cfg: TranslateExportConfig) -> TranslateExportResult:
         return _export(store, cfg)
 
 
+def source_texts(store: Store, lang: str, source_lang: str | None) -> list[tuple[str, str, str]]:
+    """(unit ID, source language, source text) of the units to translate into `lang`: the
+    pairs' own texts (`Store.source_units`), or with `source_lang` the units' human
+    translations into it, in the same order (translate-test translates "each test set into
+    English", XNLI section 5.1: the German of an English pair, not its English)."""
+    if source_lang is None:
+        return store.source_units()
+    if primary_language(source_lang) == primary_language(lang):
+        raise ConfigError(
+            f"--source-lang {source_lang} is --lang {lang}: a translation is into another language"
+        )
+    texts = translations_in(store, source_lang, "human")
+    if not texts:
+        raise ConfigError(
+            f"--source-lang {source_lang}: the store has no human translation into "
+            f"{source_lang} to be the source; import one with `nlibuild translate import FILE "
+            f"--lang {source_lang}`"
+        )
+    return [(unit, source_lang, texts[unit]) for unit, _, _ in store.source_units()
+            if unit in texts]  # fmt: skip
+
+
 def _export(store: Store, cfg: TranslateExportConfig) -> TranslateExportResult:
     with store.recorded_run(TRANSLATE_EXPORT, cfg) as run:
         run_id = run.id
-        done = translations_in(store, cfg.lang, cfg.kind.value) if cfg.missing_only else {}
+        source = cfg.source_lang or ""
+        done = translations_in(store, cfg.lang, cfg.kind.value, source) if cfg.missing_only else {}
         units = [
             TranslationUnit(unit_id=unit_id, source_lang=lang, source=text, lang=cfg.lang)
-            for unit_id, lang, text in store.source_units()
+            for unit_id, lang, text in source_texts(store, cfg.lang, cfg.source_lang)
             if unit_id not in done and primary_language(lang) != primary_language(cfg.lang)
         ]
         if not units:
@@ -339,7 +362,7 @@ def _import(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
         if path is not None:
             require_regular_file(path)
     rows = _rows_by_id(cfg) if cfg.align == "id" else None
-    lang, kind = cfg.lang, cfg.kind.value
+    lang, kind, source = cfg.lang, cfg.kind.value, cfg.source_lang or ""
     with paused_gc(), store.recorded_run(TRANSLATE_IMPORT, cfg) as run:
         run_id = run.id
         target = primary_language(lang)
@@ -355,7 +378,9 @@ def _import(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
                 }
             )
         notes = _refuse_another_language(cfg, rows)
-        sources = _column_frame(store.source_units(), ("unit", "source_lang", "source"))
+        sources = _column_frame(
+            source_texts(store, lang, cfg.source_lang), ("unit", "source_lang", "source")
+        )
         other = [
             x for x in sources["source_lang"].unique().to_list() if primary_language(x) != target
         ]
@@ -368,7 +393,9 @@ def _import(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
             sources = sources.join(
                 rows.select("unit"), on="unit", how="semi", maintain_order="left"
             )
-        stored = _column_frame(list(translations_in(store, lang, kind).items()), ("unit", "stored"))
+        stored = _column_frame(
+            list(translations_in(store, lang, kind, source).items()), ("unit", "stored")
+        )
         extra = rows.join(sources, on="unit", how="anti", maintain_order="left")["unit"].to_list()
         missing = (
             sources.join(rows, on="unit", how="anti", maintain_order="left")
@@ -404,7 +431,7 @@ def _import(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
             line, unit_id, before = conflicts.sort("line").select("line", "unit", "stored").row(0)
             raise ConflictError(
                 f"{cfg.path}, line {line}: {unit_id} already has another {kind} "
-                f"translation into {lang} ({before[:60]!r}); nlibuild keeps the "
+                f"translation into {lang}{_from(cfg)} ({before[:60]!r}); nlibuild keeps the "
                 "first: remove the row, or import it as another --kind"
             )
         unchanged = matched.filter(pl.col("stored").is_not_null()).height
@@ -417,7 +444,7 @@ def _import(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
         empty = adding.height - new.height
         store.insert(
             "translations",
-            [(unit_id, lang, kind, text, translator_pk) for unit_id, text in new.iter_rows()],
+            [(unit, lang, kind, text, translator_pk, source) for unit, text in new.iter_rows()],
             run_id,
         )
         everything = pl.concat([stored.rename({"stored": "text"}), new])
@@ -428,9 +455,9 @@ def _import(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
         )
         # A unit translated now sheds what was found on it before (an empty row); the
         # checks across units are computed again over all translations.
-        store.clear_translation_checks(lang, kind, new["unit"].to_list(), CORPUS_CHECKS)
+        store.clear_translation_checks(lang, kind, new["unit"].to_list(), CORPUS_CHECKS, source)
         store.add_translation_checks(
-            [(c.unit_id, lang, kind, c.check, c.detail) for c in checks], run_id
+            [(c.unit_id, lang, kind, c.check, c.detail) for c in checks], run_id, source
         )
         counts = Counter(c.check for c in checks)
         left = sources.join(everything, on="unit", how="anti").height
@@ -447,11 +474,17 @@ def _import(store: Store, cfg: TranslateImportConfig) -> TranslateImportResult:
     return result
 
 
+def _from(cfg: TranslateExportConfig | TranslateImportConfig) -> str:
+    """` from de` for translations of the German translations, else nothing."""
+    return f" from {cfg.source_lang}" if cfg.source_lang else ""
+
+
 def export_summary(cfg: TranslateExportConfig, result: TranslateExportResult) -> str:
     hypotheses = "hypothesis" if result.hypotheses == 1 else "hypotheses"
     return (
         f"Exported {counted(result.premises + result.hypotheses, 'unit')} to translate into "
-        f"{cfg.lang} ({counted(result.premises, 'premise')}, {result.hypotheses} {hypotheses}) "
+        f"{cfg.lang}{_from(cfg)} ({counted(result.premises, 'premise')}, {result.hypotheses} "
+        f"{hypotheses}) "
         f"to {result.out} {run_note(result)}"
     )
 
@@ -470,7 +503,7 @@ def import_summary(cfg: TranslateImportConfig, result: TranslateImportResult) ->
         else ""
     )
     return (
-        f"Imported {counted(result.rows, 'unit')} of {cfg.lang} ({cfg.kind.value}): "
+        f"Imported {counted(result.rows, 'unit')} of {cfg.lang} ({cfg.kind.value}{_from(cfg)}): "
         f"{result.added} added, {result.unchanged} already there, {result.empty} empty; "
         f"{result.missing} units still untranslated, {result.extra} rows for unknown units; "
         f"checks: {checks}{mismatches}{disagreeing} {run_note(result)}"
