@@ -5,8 +5,11 @@ milliseconds this reads every thread's stack (`sys._current_frames`) and counts,
 samples of threads that are not idle (waiting for work in the pool's queue or for the
 network in the event loop's select), each function once per sample it is on the stack of
 (inclusive) and the function on top (self). It is wall time, not CPU: a thread waiting for
-a lock (the store's write lock, `WebContext.writing`) counts where it waits. The table is
-written to OUT when the command ends (SIGTERM, after uvicorn's clean stop).
+a lock (the store's write lock, `WebContext.writing`) counts where it waits. Beside it, the
+timing log of the store's write lock (`WebContext.writing`, wrapped here): per write, the
+wait for the lock, the time it was held, and the holder's CPU time meanwhile (a hold far
+longer than its CPU time is a holder waiting for the GIL or a core, not for the disk). Both
+are written to OUT when the command ends (SIGTERM, after uvicorn's clean stop).
 
     python bench/serve_sampled.py OUT.txt --db STORE serve --port PORT
 """
@@ -17,9 +20,18 @@ import runpy
 import signal
 import sys
 import threading
+import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
+from typing import TypeVar
+
+import numpy as np
+
+from nlibuild.store import Store
+
+T = TypeVar("T")
 
 EVERY_S = 0.005
 IDLE = {
@@ -82,10 +94,65 @@ class Sampler:
         return "\n".join(lines) + "\n"
 
 
+class WriteLockLog:
+    """(wait, hold, CPU while held) seconds of every write under `WebContext.writing`."""
+
+    def __init__(self) -> None:
+        self.writes: list[tuple[float, float, float]] = []
+
+    def wrap(self) -> None:
+        from nlibuild.web.context import WebContext
+
+        original = WebContext.writing
+        log = self.writes
+
+        def writing(context: WebContext, work: Callable[[Store], T]) -> T:
+            asked = time.perf_counter()
+
+            def timed(store: Store) -> T:
+                got, cpu = time.perf_counter(), time.thread_time()
+                try:
+                    return work(store)
+                finally:
+                    held = time.perf_counter() - got
+                    log.append((got - asked, held, time.thread_time() - cpu))
+
+            return original(context, timed)
+
+        setattr(WebContext, "writing", writing)  # noqa: B010 (a method replaced on the class)
+
+    def table(self) -> str:
+        if not self.writes:
+            return "No write took the write lock.\n"
+        ms = np.array(self.writes) * 1000.0
+        rows = [
+            f"| {name} | {p50:.2f} | {p95:.2f} | {top:.2f} |"
+            for name, (p50, p95, top) in zip(
+                ("wait for the lock", "held", "holder's CPU while held"),
+                zip(*np.percentile(ms, [50, 95], axis=0), ms.max(axis=0), strict=True),
+                strict=True,
+            )
+        ]
+        return (
+            "\n".join(
+                [
+                    f"The write lock: {len(self.writes):,} writes",
+                    "",
+                    "| ms | p50 | p95 | max |",
+                    "|---|---:|---:|---:|",
+                    *rows,
+                ]
+            )
+            + "\n"
+        )
+
+
 def main() -> None:
     out = Path(sys.argv[1])
     sys.argv = ["nlibuild", *sys.argv[2:]]
     sampler = Sampler()
+    writes = WriteLockLog()
+    writes.wrap()
     watcher = threading.Thread(target=sampler.run, daemon=True)
     watcher.start()
     # uvicorn handles SIGTERM itself, then restores this handler and raises the signal
@@ -96,7 +163,7 @@ def main() -> None:
     finally:
         sampler.stopped.set()
         watcher.join()
-        out.write_text(sampler.table(), encoding="utf-8")
+        out.write_text(writes.table() + "\n" + sampler.table(), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 import anyio.to_thread
@@ -298,7 +298,15 @@ def _next_open(task: WritingTask, after: str | None) -> WritingPremise | None:
 def _instructions(task: WritingTask) -> Markup:
     # The first line is elicit_instructions' own title; the page has its heading.
     body = task.instructions.split("\n", 1)[1] if task.instructions.startswith("# ") else ""
-    return Markup(instructions_html(body or task.instructions))  # raw HTML is off
+    return instructions_markup(body or task.instructions)
+
+
+@lru_cache(maxsize=64)
+def instructions_markup(markdown: str) -> Markup:
+    """The instructions as HTML (raw HTML off), rendered once per text: rendering the
+    Markdown took 5.6 ms of the writing page's 8, and every submit renders the next page
+    (bench/bench_serve_mix.py's profile). A text changed on disk is another key."""
+    return Markup(instructions_html(markdown))
 
 
 def _store_call(context: WebContext, work: Callable[[Store], Any], writes: bool = False) -> Any:
