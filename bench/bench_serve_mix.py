@@ -285,7 +285,8 @@ def report(plan: Plan, mix: MixRun, vote_only: VoteOnlyRun | None, mode: str) ->
         f"- Machine: {machine()}; CPUs usable / online: {len(os.sched_getaffinity(0))} / "
         f"{os.cpu_count()}; load average (1, 5, 15 min) before / after the mix: {mix.loads}",
         f"- Store: `ocnli` preset, the bundled Chinese texts, MULTI_CONSTRAINT; {plan.writers} "
-        f"writers (a batch of {plan.per_writer} premises each, 9 hypotheses a premise) and "
+        f"writers (a batch of {plan.per_writer} premise{'s' * (plan.per_writer != 1)} each, "
+        "9 hypotheses a premise) and "
         f"{plan.validators} validators (a relabel batch each: the pairs of {plan.answered} "
         "premises answered in setup, 5 validators a pair); one invite each",
         f"- Load: {people} people released by one barrier sign in at once (link, then home "
