@@ -111,11 +111,13 @@ bench: $(STAMP)
 	$(BIN)/pip install --quiet -e ".[bench]" && $(BIN)/python bench/bench_aggregate.py --append-results
 	$(BIN)/python bench/bench_translate.py --append-results
 
-# The workbench under load (issue 19): 50 validators voting 200 items each at once on
-# loopback, with no pause (capacity) and with a person's pause of about a second.
+# The workbench under a team's load (issue 26, bench/bench_serve_mix.py): 150 people sign
+# in at once, then write (page, feedback as they type, submit) and relabel (vote, undo) at a
+# person's pace for 150 s, beside the vote-only bench of issue 19; about 4 minutes.
+# `make bench-serve BENCH_SERVE=--quick`: the same in under a minute (25 s of work).
+BENCH_SERVE ?=
 bench-serve: $(STAMP)
-	$(BIN)/python bench/bench_serve_load.py --append-results
-	$(BIN)/python bench/bench_serve_load.py --think 1 --append-results
+	$(BIN)/python bench/bench_serve_mix.py $(BENCH_SERVE) --append-results
 
 schemas: $(STAMP)
 	$(BIN)/nlibuild schemas --out schemas

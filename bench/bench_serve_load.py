@@ -53,7 +53,7 @@ from bench_import import append_results
 
 from nlibuild.models import Role
 from nlibuild.store import Store
-from nlibuild.web.drive import label_batch, running_server
+from nlibuild.web.drive import label_batch, running_server, tls_context
 from nlibuild.workbench.access import create_invite
 
 BENCH = Path(__file__).resolve().parent
@@ -219,7 +219,7 @@ def sign_in_at_barrier(link: str, barrier: threading.Barrier) -> dict[str, float
     """One person: wait for everyone, then open the link and the home page; each one's
     seconds (a `RuntimeError` when either is not a 200)."""
     parts = link.split("/t/", 1)
-    with httpx.Client(base_url=parts[0], timeout=120.0) as client:
+    with httpx.Client(base_url=parts[0], timeout=120.0, verify=tls_context()) as client:
         barrier.wait()
         start = time.perf_counter()
         opened = client.get(f"/t/{parts[1]}")

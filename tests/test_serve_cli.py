@@ -17,6 +17,7 @@ import pytest
 import uvicorn
 from conftest import assert_user_error, ok, ok_result, query, run_cli, table_counts
 from serve_stores import batches_of, client_of, workbench_db, workbench_template
+from workbench_data import writing_store
 
 from nlibuild.cli.serve import exposure_warning
 from nlibuild.models import ServeConfig
@@ -207,3 +208,34 @@ def test_the_cli_loads_no_web_library_until_serve_runs() -> None:
     ).stdout
     for library in ("starlette", "uvicorn", "jinja2", "multipart"):
         assert f"'{library}'" not in loaded
+
+
+LISTENS_WITH_JIEBA = """
+import sys, uvicorn, jieba
+uvicorn.run = lambda *args, **kwargs: print("jieba loaded when listening:", jieba.dt.initialized)
+from nlibuild.cli import main
+sys.argv = ["nlibuild", "--db", sys.argv[1], "serve"]
+main()
+"""
+"""`nlibuild serve` up to the moment uvicorn would listen, saying whether jieba's dictionary
+is loaded then (a process of its own: jieba's dictionary is loaded once per process)."""
+
+
+def jieba_loaded_when_listening(db: Path) -> bool:
+    said = subprocess.run(
+        [sys.executable, "-c", LISTENS_WITH_JIEBA, str(db)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return "jieba loaded when listening: True" in said
+
+
+def test_serve_loads_the_chinese_segmenter_before_it_listens(workbench_db: Path) -> None:
+    # The first Chinese feedback built jieba's dictionary (about a second) while every
+    # writer who had just opened a page waited (bench/bench_serve_mix.py: p95 1.8 s).
+    assert jieba_loaded_when_listening(workbench_db)
+
+
+def test_serve_on_english_writing_batches_does_not_load_jieba(tmp_path: Path) -> None:
+    assert not jieba_loaded_when_listening(writing_store(tmp_path / "en.db"))

@@ -19,7 +19,9 @@ from serve_stores import signed_in
 from starlette.testclient import TestClient
 from workbench_data import BLOCK_NOTHING, batches_of, premises_of, writing_store
 
+from nlibuild.formats.platforms.mturk import instructions_html
 from nlibuild.models import Role
+from nlibuild.web.writing_pages import instructions_markup
 
 SCRIPT = "<script>alert(1)</script>"
 
@@ -315,3 +317,21 @@ def test_the_units_shared_with_the_premise_are_highlighted_in_the_hypothesis(
     marks = [f'<mark class="shared-unit">{word}</mark>' for word in (first, second)]
     assert " ".join(marks) in shown
     assert "&lt;b&gt;zyzzyva&lt;/b&gt;" in shown and "<b>" not in shown
+
+
+def test_the_instructions_markdown_is_rendered_once_not_on_every_page(
+    writing: Writing, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Rendering it was most of the page's time, and every submit renders the next page.
+    rendered: list[str] = []
+
+    def counted(markdown: str) -> str:
+        rendered.append(markdown)
+        return instructions_html(markdown)
+
+    monkeypatch.setattr("nlibuild.web.writing_pages.instructions_html", counted)
+    instructions_markup.cache_clear()
+    pages = [writing.client.get(f"/write/{writing.batch}") for _ in range(3)]
+    assert [page.status_code for page in pages] == [200, 200, 200]
+    assert len({page.text for page in pages}) == 1 and "<li>" in pages[0].text
+    assert len(rendered) == 1

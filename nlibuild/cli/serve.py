@@ -46,8 +46,11 @@ def run_server(db: Path, config: ServeConfig) -> None:
     import uvicorn
 
     from nlibuild.web.app import create_app
+    from nlibuild.workbench.feedback import prepare_feedback
 
     app = create_app(db, config)
+    with Store.open(db) as store:
+        prepare_feedback(store)  # before listening: no writer waits for jieba's dictionary
     out.print(
         f"Serving the workbench of {db} on http://{config.host}:{config.port}/ (Ctrl-C stops it)",
         markup=False,

@@ -40,6 +40,13 @@ def jieba_module() -> Any:
     return jieba
 
 
+def load_segmenter(lang: str) -> None:
+    """Load `lang`'s segmenter now (jieba builds its dictionary in about a second), so that
+    the first text cut later does not wait for it; nothing for other languages."""
+    if is_segmented_by_jieba(lang):
+        jieba_module().initialize()
+
+
 def is_segmented_by_jieba(lang: str) -> bool:
     return primary_language(lang) == "zh"
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 import anyio.to_thread
@@ -130,7 +130,15 @@ def _instructions(task: WritingTask, lang: str, wording: Wording) -> Markup:
         return f"**{name}**"
 
     text = CJK_LINE_BREAK.sub("", SLOT_IN_INSTRUCTIONS.sub(shown, body))
-    return Markup(instructions_html(text))  # raw HTML is off
+    return instructions_markup(text)
+
+
+@lru_cache(maxsize=64)
+def instructions_markup(markdown: str) -> Markup:
+    """The instructions as HTML (raw HTML off), rendered once per text: rendering the
+    Markdown took 5.6 ms of the writing page's 8, and every submit renders the next page
+    (bench/bench_serve_mix.py's profile). A text changed on disk is another key."""
+    return Markup(instructions_html(markdown))
 
 
 def _store_call(context: WebContext, work: Callable[[Store], Any], writes: bool = False) -> Any:
