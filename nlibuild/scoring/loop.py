@@ -225,6 +225,9 @@ class TrainingRun:
         mask = arrays.pop("attention_mask")
         given = {name: torch.from_numpy(array).to(self.device) for name, array in arrays.items()}
         alone = {name: tensor[:1, : int(mask[0].sum())] for name, tensor in given.items()}
+        # Full float32 matmuls (no TF32), so that rounding stays far below a wrong mask's effect.
+        precision = torch.get_float32_matmul_precision()
+        torch.set_float32_matmul_precision("highest")
         self.model.eval()
         try:
             with torch.no_grad():
@@ -236,6 +239,7 @@ class TrainingRun:
             return False
         finally:
             self.model.train()
+            torch.set_float32_matmul_precision(precision)
         expected = flat.logits.float()
         agree = torch.allclose(as_square.float(), expected, rtol=1e-4, atol=1e-5)
         return bool(agree and torch.allclose(unmasked.float(), expected[:1], rtol=1e-4, atol=1e-5))
