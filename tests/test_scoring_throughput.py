@@ -86,6 +86,18 @@ def test_a_training_step_reads_nothing_back_from_the_device(
     assert device_reads.reads == []
 
 
+def test_an_evaluation_reads_back_only_its_predictions(tiny_model: Path, tmp_path: Path) -> None:
+    """One copy of all the predictions at the end (not a read), nothing per batch."""
+    spec = spec_for(tiny_model, batch_size=8)
+    write_job(tmp_path, spec, planted_pairs(32, 30))
+    run = training_run(tiny_model, tmp_path, spec)
+    assert len(run.eval_batches) > 10
+    with DeviceReads() as device_reads:
+        predicted = run.evaluate()
+    assert device_reads.reads == []
+    assert predicted.shape == (len(run.data.eval_rows),)
+
+
 def test_the_square_mask_is_used_only_where_the_model_gives_its_own_logits_for_it(
     tiny_model: Path, tmp_path: Path
 ) -> None:
