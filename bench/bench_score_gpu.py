@@ -8,7 +8,7 @@ evaluation, and the minutes the whole run takes, against transformers' `Trainer`
 Needs only torch, transformers and numpy: the working tree's `nlibuild/scoring` is put on
 the path; nothing is installed, nothing downloaded, no polars, no store.
 
-The workload of issue 27: an XLM-R-base-shaped model (`XLMRobertaConfig()`'s defaults:
+The workload of issue 27: an XLM-R-base-shaped model (xlm-roberta-base's configuration:
 vocabulary 250,002, 12 layers, hidden 768; 278M parameters) with random weights, MNLI's
 392,702 training pairs x 3 epochs in batches of 32 (36,816 steps), and XNLI's 15 languages
 x (2,490 dev + 5,010 test) = 112,500 evaluation rows evaluated every 2% of an epoch (Keung
@@ -64,6 +64,7 @@ TRAIN_PAIRS = 392_702  # MNLI's training set, which XNLI trains on
 XNLI_LANGS = 15
 DEV_PER_LANG, TEST_PER_LANG = 2_490, 5_010
 PAD_ID = 1  # XLM-R's
+XLMR_VOCAB = 250_002
 SYNC_CHECKED_STEPS = 10
 QUICK_RUN_EPOCHS = 0.2
 QUICK_SAVE_EVERY = 0.1  # one save inside the quick run, to time what it costs the step
@@ -139,7 +140,19 @@ def make_model(smoke: bool, seed: int) -> Any:
             num_labels=3,
         )
     else:
-        config = XLMRobertaConfig(num_labels=3)
+        # xlm-roberta-base's config.json (XLMRobertaConfig()'s own defaults are BERT's:
+        # a vocabulary of 30,522).
+        config = XLMRobertaConfig(
+            vocab_size=XLMR_VOCAB,
+            hidden_size=768,
+            num_hidden_layers=12,
+            num_attention_heads=12,
+            intermediate_size=3072,
+            max_position_embeddings=514,
+            type_vocab_size=1,
+            layer_norm_eps=1e-5,
+            num_labels=3,
+        )
     return XLMRobertaForSequenceClassification(config)
 
 
@@ -486,7 +499,7 @@ def main(argv: list[str] | None = None) -> int:
     def left() -> float:
         return float(options.budget_s) - (time.monotonic() - started)
 
-    data = loop_data(options.scale, 1000 if options.smoke else 250_002)
+    data = loop_data(options.scale, 1000 if options.smoke else XLMR_VOCAB)
     model = make_model(options.smoke, 1)
     full = plan_steps(len(data.train_rows), job_spec(3.0, None), saving.state_bytes(model))
     measured = job_spec(options.run_epochs, QUICK_SAVE_EVERY if options.run_epochs < 1 else None)
