@@ -5,8 +5,9 @@ Training batches are length-grouped (the rows of an epoch are shuffled by the se
 by length within mega-batches of `MEGA_BATCH` batches, cut into batches, and the batches
 shuffled) and padded only to their own longest row, so that little of a batch is padding
 while the order still changes every epoch. Evaluation rows are sorted by length, longest
-first, and cut by a token budget: every batch is nearly free of padding, and the largest
-comes first, so a batch that does not fit in memory fails at once.
+first, and cut by a token budget and wherever the length changes: no batch has padding (so
+none needs a mask, and SDPA can take its fastest kernel), and the largest comes first, so a
+batch that does not fit in memory fails at once.
 """
 
 from __future__ import annotations
@@ -139,16 +140,19 @@ def training_batches(
 
 
 def evaluation_batches(lengths: np.ndarray, max_tokens: int) -> list[np.ndarray]:
-    """All rows sorted by length, longest first (ties in row order), cut so that no batch
-    holds more than `max_tokens` tokens once padded (at least one row a batch)."""
+    """All rows sorted by length, longest first (ties in row order), cut so that every
+    batch's rows have one length and no batch holds more than `max_tokens` tokens (at least
+    one row a batch). XNLI's 112,500 evaluation rows have about 120 lengths, so this adds
+    about 120 batches to the ~80 the budget alone gives, and takes every padding token out."""
     order = np.argsort(-lengths, kind="stable")
+    sorted_lengths = lengths[order]
+    changes = np.flatnonzero(np.diff(sorted_lengths)) + 1
     batches: list[np.ndarray] = []
-    begin = 0
-    while begin < len(order):
-        longest = max(int(lengths[order[begin]]), 1)
-        size = max(max_tokens // longest, 1)
-        batches.append(order[begin : begin + size])
-        begin += size
+    for run in np.split(np.arange(len(order)), changes):
+        if len(run) == 0:
+            continue
+        size = max(max_tokens // max(int(sorted_lengths[run[0]]), 1), 1)
+        batches.extend(order[run[begin : begin + size]] for begin in range(0, len(run), size))
     return batches
 
 

@@ -47,12 +47,15 @@ def run_job(
     on_checkpoint: CheckpointCallback | None = None,
     resume: bool = False,
     device: str | None = None,
+    compile_model: bool = False,
 ) -> DoneRecord:
     """Train and evaluate the job in `folder`, writing its results there; `on_checkpoint`
     is called (on rank 0) after each checkpoint is written, once per checkpoint index over
     every attempt: a resumed run does not call it again for a checkpoint it already
     reported. `resume` takes up the saved state (a finished job returns its DoneRecord);
-    without it the job's results are cleared and it starts over."""
+    without it the job's results are cleared and it starts over. `compile_model` runs the
+    model through torch.compile (faster steps on a GPU after a minute or two of compiling;
+    the results are the job's either way, up to rounding)."""
     import torch
 
     spec, pairs = _read_job(folder)
@@ -71,7 +74,9 @@ def run_job(
         tokenizer = load_tokenizer(model_folder)
         model = load_classifier(model_folder, spec.labels)
         data = _loop_data(folder, spec, pairs, tokenizer)
-        training = TrainingRun(model, data, spec, folder, processes, on_checkpoint)
+        training = TrainingRun(
+            model, data, spec, folder, processes, on_checkpoint, compile_model=compile_model
+        )
         if resume:
             training.resume()
         checkpoints = training.run()
@@ -172,9 +177,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--device", help="cpu, cuda, cuda:1, ... (default: the local GPU, else the CPU)"
     )
+    parser.add_argument(
+        "--compile",
+        action="store_true",
+        help="run the model through torch.compile (worth it on a GPU for a run of minutes)",
+    )
     options = parser.parse_args(argv)
     try:
-        done = run_job(options.folder, resume=options.resume, device=options.device)
+        done = run_job(
+            options.folder,
+            resume=options.resume,
+            device=options.device,
+            compile_model=options.compile,
+        )
     except ScoringError as error:
         print(f"Error: {error}", file=sys.stderr)
         return 1

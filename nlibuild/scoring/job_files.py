@@ -90,7 +90,9 @@ class JobSpec:
     batch_size: int = 32  # the global batch: split across processes under DDP, not multiplied
     max_length: int = 128
     eval_every: float = 0.02  # evaluate every this share of an epoch (Keung et al. 2020: 2%)
-    save_every: float = 0.1  # save the training state every this share of an epoch
+    # Save the training state every this share of an epoch; None: as often as the
+    # model's size allows (nlibuild.scoring.saving.default_save_every).
+    save_every: float | None = None
     hypothesis_only: bool = False
 
     def to_json(self) -> str:

@@ -4,8 +4,17 @@ checkpoint.
 Keung et al. (2020, "Don't Use English Dev") evaluate every 2% of an epoch, because choosing
 the checkpoint by English dev accuracy misleads in the target languages; evaluating 15
 languages that often must cost little, so the evaluation rows are tokenised once, padded
-once into length-sorted batches that stay on the device, and run under `inference_mode`
-(with bf16 autocast on CUDA) in one pass for all languages and splits.
+once into length-sorted batches of one length each (no padding, so no mask, and SDPA takes
+its fastest kernel) that stay on the device, and run under `inference_mode` (with bf16
+autocast on CUDA) in one pass for all languages and splits, with no host sync until the
+predictions are read back.
+
+On CUDA the training step never waits for the device: its inputs, labels and row indexes
+are copied from pinned memory without blocking, the loss is summed on the device and read
+at checkpoints, and the padding mask is given in the form transformers would make of it
+(see `TrainingRun.square_mask_works`), so that the host runs ahead and queues the next
+step while the device computes this one. The training state is saved off the training
+thread (nlibuild.scoring.saving).
 
 Training dynamics (Swayamdipta et al. 2020, "Dataset Cartography") come for free from the
 training forward passes: the probability the model gave each row's gold label, one row of
@@ -30,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from nlibuild.scoring import ScoringError, batching, ddp
+from nlibuild.scoring import ScoringError, batching, ddp, saving
 from nlibuild.scoring.job_files import (
     CHECKPOINTS_FILE,
     DYNAMICS_FILE,
@@ -51,10 +60,11 @@ CLIP_NORM = 1.0
 # HF Trainer's default and XNLI's fine-tuning scripts' (run_xnli.py): no weight decay.
 WEIGHT_DECAY = 0.0
 # Evaluation keeps no activations for a backward pass, so on a GPU a batch holds this many
-# times the tokens of a full training batch (fewer, larger kernels). On a CPU smaller
+# times the tokens of a full training batch (65,536 for 32 x 128: fewer, larger kernels; an
+# XLM-R-base layer's widest activation is then 400 MB in bf16). On a CPU smaller
 # batches are faster (their activations stay in cache): bench_score.py's model evaluated
 # 1,000 rows in 0.90 s with batches of 16,384 tokens, 0.61 s with 2,048.
-EVAL_TOKENS_FACTOR_GPU = 4
+EVAL_TOKENS_FACTOR_GPU = 16
 EVAL_TOKENS_CPU = 2048
 STATE_FILE = "state.pt"
 REPORTED_FILE = "reported.json"
@@ -71,15 +81,22 @@ class StepPlan:
     saves: frozenset[int]  # steps after which to save the training state
 
 
-def plan_steps(train_rows: int, spec: JobSpec) -> StepPlan:
+def plan_steps(train_rows: int, spec: JobSpec, state_bytes: int = 0) -> StepPlan:
+    """The run's steps; a job that does not set `save_every` saves as often as
+    `saving.default_save_every` allows a state of `state_bytes`. No save after the last
+    step: the job is finished then, and done.json, not a state, is what a resume reads."""
     steps_per_epoch = max(math.ceil(train_rows / spec.batch_size), 1)
     total_steps = max(round(spec.epochs * steps_per_epoch), 1)
+    save_every = spec.save_every
+    if save_every is None:
+        save_every = saving.default_save_every(state_bytes)
+    saves = set(every_share(steps_per_epoch, total_steps, save_every)) - {total_steps}
     return StepPlan(
         steps_per_epoch=steps_per_epoch,
         total_steps=total_steps,
         warmup_steps=round(spec.warmup * total_steps),
         checkpoints=every_share(steps_per_epoch, total_steps, spec.eval_every),
-        saves=frozenset(every_share(steps_per_epoch, total_steps, spec.save_every)),
+        saves=frozenset(saves),
     )
 
 
@@ -122,7 +139,8 @@ class LoopData:
 
 
 class TrainingRun:
-    """One job's training, from its first step or from its saved state."""
+    """One job's training, from its first step or from its saved state; `compile_model`
+    runs the model through `torch.compile` (dynamic shapes: batches differ in width)."""
 
     def __init__(
         self,
@@ -132,20 +150,30 @@ class TrainingRun:
         folder: Path,
         processes: ddp.Processes,
         on_checkpoint: CheckpointCallback | None,
+        *,
+        compile_model: bool = False,
     ) -> None:
         import torch
 
         self.torch = torch
         self.data, self.spec, self.folder, self.processes = data, spec, folder, processes
         self.on_checkpoint = on_checkpoint
-        self.plan = plan_steps(len(data.train_rows), spec)
+        self.plan = plan_steps(len(data.train_rows), spec, saving.state_bytes(model))
         self.device = processes.device
+        self.pinned = self.device.type == "cuda"
         self.model = model.to(self.device)
+        self.square_mask = self.square_mask_works()
         self.trained = ddp.wrap(self.model, processes)
-        cuda = self.device.type == "cuda"
+        self.evaluated = self.model
+        if compile_model:
+            self.trained = torch.compile(self.trained, dynamic=True)
+            self.evaluated = torch.compile(self.model, dynamic=True)
+        # Fused AdamW reads its step counts on the device; the unfused one calls .item().
+        fused = True if self.device.type in ("cuda", "cpu") else None
         self.optimizer = torch.optim.AdamW(
-            self.model.parameters(), lr=spec.lr, weight_decay=WEIGHT_DECAY, fused=cuda or None
+            self.model.parameters(), lr=spec.lr, weight_decay=WEIGHT_DECAY, fused=fused
         )
+        self.saver = saving.BackgroundSaver(torch, self.device)
         self.step = 0
         self.reported = 0  # checkpoints whose callback returned, over every attempt
         self.written = 0  # checkpoints in checkpoints.jsonl
@@ -166,18 +194,77 @@ class TrainingRun:
             return self.torch.autocast("cuda", dtype=self.torch.bfloat16)
         return contextlib.nullcontext()
 
+    def to_device(self, array: np.ndarray) -> Any:
+        """`array` on the device; on CUDA copied from pinned memory without blocking (a
+        copy from pageable memory waits for the device)."""
+        tensor = self.torch.from_numpy(array)
+        if not self.pinned:
+            return tensor.to(self.device)
+        return tensor.pin_memory().to(self.device, non_blocking=True)
+
     def inputs(self, rows: np.ndarray) -> dict[str, Any]:
+        """The model's inputs for `rows`, padded to the longest, on the device. With the
+        square mask form, a batch without padding gets no mask at all (what transformers
+        makes of an all-ones mask, decided here on the host)."""
         arrays = batching.padded(self.data.tokens, rows, self.data.pad_id)
         if not self.data.use_segments:
             del arrays["token_type_ids"]
-        non_blocking = self.device.type == "cuda"
-        return {
-            name: self.torch.from_numpy(array).to(self.device, non_blocking=non_blocking)
-            for name, array in arrays.items()
-        }
+        mask = arrays.pop("attention_mask")
+        if not self.square_mask:
+            arrays["attention_mask"] = mask
+        elif not mask.all():
+            arrays["attention_mask"] = square(mask)
+        return {name: self.to_device(array) for name, array in arrays.items()}
+
+    def square_mask_works(self) -> bool:
+        """Whether the model takes its padding mask as booleans [batch, 1, 1, width] (True:
+        attend). transformers turns a 2D mask into that form for SDPA itself, but first
+        asks the device whether any token is padding (`mask.all()`): a host sync in every
+        step. Tried once, on a few training rows of different lengths: the square form is
+        used only if the model's logits for it, and for a row alone without a mask, are
+        those it gives for the 2D mask; otherwise every batch takes the 2D mask."""
+        torch = self.torch
+        first = self.data.train_rows[:1000]
+        by_length = np.argsort(self.data.tokens.lengths[first], kind="stable")
+        rows = first[np.unique(np.concatenate([by_length[:4], by_length[-4:]]))]
+        arrays = batching.padded(self.data.tokens, rows, self.data.pad_id)
+        if not self.data.use_segments:
+            del arrays["token_type_ids"]
+        mask = arrays.pop("attention_mask")
+        given = {name: torch.from_numpy(array).to(self.device) for name, array in arrays.items()}
+        alone = {name: tensor[:1, : int(mask[0].sum())] for name, tensor in given.items()}
+        # Full float32 matmuls (no TF32), so that rounding stays far below a wrong mask's effect.
+        precision = torch.get_float32_matmul_precision()
+        torch.set_float32_matmul_precision("highest")
+        self.model.eval()
+        try:
+            with torch.no_grad():
+                flat = self.model(**given, attention_mask=torch.from_numpy(mask).to(self.device))
+                squared = torch.from_numpy(square(mask)).to(self.device)
+                as_square = self.model(**given, attention_mask=squared).logits
+                unmasked = self.model(**alone).logits
+        except (RuntimeError, ValueError, TypeError, IndexError):
+            return False
+        finally:
+            self.model.train()
+            torch.set_float32_matmul_precision(precision)
+        expected = flat.logits.float()
+        agree = torch.allclose(as_square.float(), expected, rtol=1e-4, atol=1e-5)
+        return bool(agree and torch.allclose(unmasked.float(), expected[:1], rtol=1e-4, atol=1e-5))
 
     def run(self) -> int:
-        """Train to the last step; returns the number of checkpoints written."""
+        """Train to the last step; returns the number of checkpoints written. A state
+        still being written is waited for, whether the run ends or fails."""
+        try:
+            self.train_all_steps()
+        except BaseException:
+            with contextlib.suppress(Exception):
+                self.saver.join()
+            raise
+        self.saver.join()
+        return self.written
+
+    def train_all_steps(self) -> None:
         batches: list[np.ndarray] = []
         batches_epoch = -1
         checkpoints = set(self.plan.checkpoints)
@@ -198,13 +285,12 @@ class TrainingRun:
                 self.checkpoint()
             if self.step in self.plan.saves:
                 self.save_state()
-        return self.written
 
     def train_step(self, batch: np.ndarray) -> None:
         torch = self.torch
         mine = ddp.my_share(batch, self.processes)
         rows = self.data.train_rows[mine]
-        labels = torch.from_numpy(self.data.train_labels[mine]).to(self.device)
+        labels = self.to_device(self.data.train_labels[mine])
         factor = learning_rate_factor(self.step, self.plan, self.spec.schedule)
         for group in self.optimizer.param_groups:
             group["lr"] = self.spec.lr * factor
@@ -222,10 +308,12 @@ class TrainingRun:
         with torch.no_grad():
             self.loss_sum += losses.detach().sum().double() / len(batch)
             probabilities = torch.softmax(logits.detach().float(), dim=-1)
-            local = torch.from_numpy(mine).to(self.device)
-            self.gold_probability[local] = probabilities.gather(1, labels[:, None])[:, 0]
-            self.gold_argmax[local] = (probabilities.argmax(dim=-1) == labels).float()
-            self.seen[local] = 1.0
+            local = self.to_device(mine)
+            self.gold_probability.index_copy_(
+                0, local, probabilities.gather(1, labels[:, None])[:, 0]
+            )
+            self.gold_argmax.index_copy_(0, local, (probabilities.argmax(dim=-1) == labels).float())
+            self.seen.index_fill_(0, local, 1.0)
         self.loss_steps += 1
 
     def close_epoch(self, epoch: int) -> None:
@@ -253,10 +341,7 @@ class TrainingRun:
             budget = self.spec.batch_size * self.spec.max_length * EVAL_TOKENS_FACTOR_GPU
         batches = batching.evaluation_batches(lengths, budget)
         mine = batches[self.processes.rank :: self.processes.world_size]
-        return [
-            (self.torch.from_numpy(b).to(self.device), self.inputs(self.data.eval_rows[b]))
-            for b in mine
-        ]
+        return [(self.to_device(b), self.inputs(self.data.eval_rows[b])) for b in mine]
 
     def evaluate(self) -> np.ndarray:
         """The predicted label of every evaluation row, in row order, gathered from every
@@ -267,8 +352,8 @@ class TrainingRun:
             predicted = torch.zeros(len(self.data.eval_rows), dtype=torch.int32, device=self.device)
             with self.autocast():
                 for positions, inputs in self.eval_batches:
-                    logits = self.model(**inputs).logits
-                    predicted[positions] = logits.argmax(dim=-1).to(torch.int32) + 1
+                    logits = self.evaluated(**inputs).logits
+                    predicted.index_copy_(0, positions, logits.argmax(dim=-1).to(torch.int32) + 1)
             ddp.sum_across(predicted, self.processes)
             labels = predicted.cpu().numpy().astype(np.int64) - 1
         self.model.train()
@@ -320,7 +405,8 @@ class TrainingRun:
     def save_state(self) -> None:
         """Everything a resumed run needs to take the same next step, in one file replaced
         atomically: weights, optimiser, step (the sampler's position follows from it and
-        the seed), loss and dynamics so far, and every process's random state."""
+        the seed), loss and dynamics so far, and every process's random state. Copied
+        behind the current step and written in the background (saving.BackgroundSaver)."""
         torch = self.torch
         rng = ddp.gather_objects(_random_state(torch, self.device), self.processes)
         loss = ddp.sum_across(self.loss_sum.clone(), self.processes)
@@ -342,11 +428,7 @@ class TrainingRun:
                 "argmax_dynamics": self.argmax_dynamics,
                 "rng": rng,
             }
-            path = self.folder / STATE_DIR / STATE_FILE
-            path.parent.mkdir(parents=True, exist_ok=True)
-            partial = path.with_name(path.name + ".partial")
-            torch.save(state, partial)
-            os.replace(partial, path)
+            self.saver.save(state, self.folder / STATE_DIR / STATE_FILE)
         ddp.barrier(self.processes)
 
     def resume(self) -> None:
@@ -400,6 +482,11 @@ class TrainingRun:
         for stale in (self.folder / PREDICTIONS_DIR).glob("*.npy"):
             if stale.stem.isdigit() and int(stale.stem) >= index:
                 stale.unlink()
+
+
+def square(mask: np.ndarray) -> np.ndarray:
+    """A [batch, width] 0/1 padding mask as booleans [batch, 1, 1, width]."""
+    return np.ascontiguousarray(mask.astype(bool)[:, None, None, :])
 
 
 def torch_where(torch: Any, condition: Any, values: Any, otherwise: float) -> Any:
