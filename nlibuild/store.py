@@ -34,6 +34,8 @@ from nlibuild.core.database import (
     is_damage,
     lock_holder,
     migrate,
+    no_room,
+    out_of_space_cause,
     schema_version,
     unreadable,
     use_wal,
@@ -47,7 +49,7 @@ from nlibuild.core.runs import (
 )
 from nlibuild.core.sql_params import json_array
 from nlibuild.core.stage import StageName
-from nlibuild.errors import StoreError
+from nlibuild.errors import NlibuildError, StoreError
 from nlibuild.labelling.labels import MAJORITY, RELEASED
 from nlibuild.models import RunRecord
 from nlibuild.queries.gold_sql import majority_gold_case
@@ -231,12 +233,16 @@ class Store:
                 f"{path}: a store already exists here; use it, or pass --db NEW_PATH for a new one"
             )
         store = cls(path, connect(path))
-        use_wal(store.conn, path)
-        migrate(store.conn, path)
-        with store.atomic():
-            store.conn.executemany(
-                "INSERT INTO meta(key, value) VALUES (?, ?)", sorted(meta.items())
-            )
+        try:
+            use_wal(store.conn, path)
+            migrate(store.conn, path)
+            with store.atomic():
+                store.conn.executemany(
+                    "INSERT INTO meta(key, value) VALUES (?, ?)", sorted(meta.items())
+                )
+        except BaseException:
+            store.close()
+            raise
         return store
 
     @classmethod
@@ -259,6 +265,8 @@ class Store:
                 store.close()
                 if locked is not None:
                     raise locked from None
+                if out_of_space_cause(exc) is not None:  # one transaction: rolled back
+                    raise no_room(path, exc, "the store is unchanged") from None
                 raise
         return store
 
@@ -304,11 +312,16 @@ class Store:
     def __exit__(
         self, _type: type[BaseException] | None, exc: BaseException | None, _tb: object
     ) -> None:
-        """Close; SQLite's word that the file is damaged, met by any read or write inside
-        the block, becomes the one line that names the store and what to do."""
+        """Close; SQLite's word that the file is damaged, or that a write found no room (a
+        reader's too: the `-shm` index beside a store in WAL mode), met by any read or
+        write inside the block, becomes the one line that names the store and what to do.
+        A recorded run has said what it kept already (an `NlibuildError`)."""
         self.close()
         if exc is not None and is_damage(exc):
             raise damaged(self.path, str(exc)) from None
+        cause = None if exc is None or isinstance(exc, NlibuildError) else out_of_space_cause(exc)
+        if isinstance(cause, sqlite3.Error):
+            raise no_room(self.path, cause, "the store is unchanged") from None
 
     def atomic(self) -> AbstractContextManager[None]:
         """One transaction (a savepoint when nested): all of it commits, or none of it."""

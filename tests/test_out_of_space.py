@@ -150,3 +150,21 @@ def test_a_run_stopped_by_a_full_disk_elsewhere_is_refused_and_leaves_no_run(
         "the store is unchanged",
     )
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "limit",
+    [1024, 8 * 1024, 64 * 1024],
+    ids=["store-file", "wal-index", "schema"],
+)
+def test_init_without_room_for_a_store_names_it_and_makes_none(tmp_path: Path, limit: int) -> None:
+    """Room for less than the store's first page, for less than the `-shm` index WAL mode
+    keeps beside it (32 KiB), or for less than the schema: one line, and no store (nor
+    a file of half a schema) left behind, so that `init` can be run again."""
+    db = tmp_path / "corpus.db"
+    result = nlibuild_with_file_size_limit(limit, "--db", db, "init", "--lang", "en")
+    assert_one_error_line(
+        result, f"{db}: cannot write to the store", FREE_SPACE, "no store was made"
+    )
+    assert list(tmp_path.iterdir()) == []
+    ok("--db", db, "init", "--lang", "en")

@@ -21,7 +21,7 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from nlibuild.errors import StoreError
+from nlibuild.errors import OUT_OF_SPACE_ADVICE, OUT_OF_SPACE_ERRNOS, StoreError
 
 BUSY_TIMEOUT_ENV = "NLIBUILD_BUSY_TIMEOUT"
 DEFAULT_BUSY_TIMEOUT_S = 5.0
@@ -124,6 +124,41 @@ def unreadable(path: Path, exc: sqlite3.DatabaseError) -> StoreError:
     return StoreError(f"{path}: not an nlibuild store ({exc}); pass --db PATH")
 
 
+SQLITE_OUT_OF_SPACE = (
+    "SQLITE_FULL", "SQLITE_IOERR_WRITE", "SQLITE_IOERR_FSYNC", "SQLITE_IOERR_SHMSIZE",
+    "SQLITE_IOERR_TRUNCATE",
+)  # fmt: skip
+"""SQLite's names for a write the file system refused: `database or disk is full`
+(ENOSPC) and the `disk I/O error`s of a write, sync, truncation or of growing the `-shm`
+index beside a store in WAL mode (EFBIG under a file-size limit)."""
+
+
+def out_of_space_cause(exc: BaseException) -> sqlite3.Error | OSError | None:
+    """The error, `exc` or one it was raised while handling, that says a write found no
+    room (a full disk, a file-size limit, a quota); None if none does. SQLite rolls a
+    transaction back itself on such an error, and the ROLLBACK that follows then fails
+    (`cannot rollback - no transaction is active`): hence the errors it happened during."""
+    seen: set[int] = set()
+    error: BaseException | None = exc
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, sqlite3.Error) and error.sqlite_errorname in SQLITE_OUT_OF_SPACE:
+            return error
+        if isinstance(error, OSError) and error.errno in OUT_OF_SPACE_ERRNOS:
+            return error
+        error = error.__context__
+    return None
+
+
+def no_room(path: Path | str, cause: BaseException, outcome: str) -> StoreError:
+    """The one line for a store a write to which found no room; `outcome` says what became
+    of it (the store is unchanged, no store was made, the steps committed are kept)."""
+    return StoreError(
+        f"{path}: cannot write to the store ({cause}): {OUT_OF_SPACE_ADVICE} and run the "
+        f"command again; {outcome}"
+    )
+
+
 def check_intact(conn: sqlite3.Connection, path: Path) -> None:
     """Refuse a damaged store before anything writes to it: `PRAGMA quick_check`, which
     reads every page (about 0.25 s for 90 MiB, a 200,000-pair store, from the page cache)
@@ -180,6 +215,8 @@ def use_wal(conn: sqlite3.Connection, path: Path) -> None:
     except sqlite3.OperationalError as exc:
         if "locked" not in str(exc) and "busy" not in str(exc):
             conn.close()
+            if out_of_space_cause(exc) is not None:  # the -shm index could not grow
+                raise no_room(path, exc, "the store is unchanged") from None
             raise unreadable(path, exc) from None
         # A store of an older release, still in rollback-journal mode, held by a writer:
         # switching to WAL needs the file to itself.

@@ -34,15 +34,13 @@ import orjson
 from pydantic import BaseModel
 
 from nlibuild._version import VERSION
-from nlibuild.core.database import is_damage
+from nlibuild.core.database import is_damage, no_room, out_of_space_cause
 from nlibuild.core.signature import settings_signature
 from nlibuild.core.stage import StageName
 from nlibuild.errors import (
     OUT_OF_SPACE_ADVICE,
-    OUT_OF_SPACE_ERRNOS,
     NlibuildError,
     OutputError,
-    StoreError,
 )
 
 if TYPE_CHECKING:
@@ -256,44 +254,22 @@ def _record_stop(
         _end(tx, run, FAILED, f"{type(exc).__name__}: {exc}", forget=False)
 
 
-SQLITE_OUT_OF_SPACE = ("SQLITE_FULL", "SQLITE_IOERR_WRITE", "SQLITE_IOERR_FSYNC")
-"""SQLite's names for a write the file system refused: `database or disk is full`
-(ENOSPC) and the `disk I/O error`s of a write or sync (EFBIG under a file-size limit)."""
-
-
 def out_of_space(
     exc: BaseException, conn: sqlite3.Connection, run: RecordedRun | None
 ) -> NlibuildError | None:
     """The user error for a run stopped by a full disk or a file-size limit, naming the
-    store or the file that could not be written; None for any other error. SQLite rolls a
-    transaction back itself on such an error, and the ROLLBACK that follows then fails
-    (`cannot rollback - no transaction is active`): the errors it happened during are
-    looked through too."""
+    store or the file that could not be written; None for any other error."""
     kept = f"the steps run {run.id} committed are kept" if run and run.committed_any else None
-    for error in _errors_during(exc):
-        if isinstance(error, sqlite3.Error) and error.sqlite_errorname in SQLITE_OUT_OF_SPACE:
-            return StoreError(
-                f"{_store_file(conn)}: cannot write to the store ({error}): "
-                f"{OUT_OF_SPACE_ADVICE} and run the command again; "
-                f"{kept or 'the store is unchanged'}"
-            )
-        if isinstance(error, OSError) and error.errno in OUT_OF_SPACE_ERRNOS:
-            where = error.filename or "a file this command writes"
-            return OutputError(
-                f"{where}: cannot write it ({error.strerror}): {OUT_OF_SPACE_ADVICE} and run "
-                f"the command again; {kept or 'the store is unchanged'}"
-            )
+    cause = out_of_space_cause(exc)
+    if isinstance(cause, sqlite3.Error):
+        return no_room(_store_file(conn), cause, kept or "the store is unchanged")
+    if isinstance(cause, OSError):
+        where = cause.filename or "a file this command writes"
+        return OutputError(
+            f"{where}: cannot write it ({cause.strerror}): {OUT_OF_SPACE_ADVICE} and run "
+            f"the command again; {kept or 'the store is unchanged'}"
+        )
     return None
-
-
-def _errors_during(exc: BaseException) -> Iterator[BaseException]:
-    """`exc` and the errors it was raised while handling, innermost last."""
-    seen: set[int] = set()
-    error: BaseException | None = exc
-    while error is not None and id(error) not in seen:
-        seen.add(id(error))
-        yield error
-        error = error.__context__
 
 
 def _store_file(conn: sqlite3.Connection) -> str:
