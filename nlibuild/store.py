@@ -29,12 +29,14 @@ from nlibuild.core.database import (
     SCHEMA_VERSION,
     Transactions,
     check_intact,
+    check_writable_format,
     connect,
     damaged,
     is_damage,
     lock_holder,
     migrate,
     no_room,
+    orphaned_rows,
     out_of_space_cause,
     schema_version,
     unreadable,
@@ -315,13 +317,21 @@ class Store:
         """Close; SQLite's word that the file is damaged, or that a write found no room (a
         reader's too: the `-shm` index beside a store in WAL mode), met by any read or
         write inside the block, becomes the one line that names the store and what to do.
-        A recorded run has said what it kept already (an `NlibuildError`)."""
+        A recorded run has said what it kept already (an `NlibuildError`). Any other
+        error is asked whether rows the store refers to are gone (`orphaned_rows`): a
+        store edited by hand is damaged, not the code wrong."""
+        if exc is None or isinstance(exc, NlibuildError | KeyboardInterrupt):
+            self.close()
+            return
+        orphans = None if is_damage(exc) else orphaned_rows(self.conn, self.path)
         self.close()
-        if exc is not None and is_damage(exc):
+        if is_damage(exc):
             raise damaged(self.path, str(exc)) from None
-        cause = None if exc is None or isinstance(exc, NlibuildError) else out_of_space_cause(exc)
+        cause = out_of_space_cause(exc)
         if isinstance(cause, sqlite3.Error):
             raise no_room(self.path, cause, "the store is unchanged") from None
+        if orphans is not None:
+            raise orphans from exc
 
     def atomic(self) -> AbstractContextManager[None]:
         """One transaction (a savepoint when nested): all of it commits, or none of it."""
@@ -348,6 +358,7 @@ class Store:
                 f"{self.path}: the store is read-only, and `{stage.name}` records its run in it; "
                 "make it writable (chmod u+w) or work on a copy"
             )
+        check_writable_format(self.path)
         self.check_intact_once()
         return recorded_run(
             self.tx,

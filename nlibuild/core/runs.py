@@ -34,7 +34,14 @@ import orjson
 from pydantic import BaseModel
 
 from nlibuild._version import VERSION
-from nlibuild.core.database import is_damage, no_room, out_of_space_cause
+from nlibuild.core.database import (
+    damaged,
+    is_damage,
+    is_undecodable,
+    no_room,
+    orphaned_rows,
+    out_of_space_cause,
+)
 from nlibuild.core.signature import settings_signature
 from nlibuild.core.stage import StageName
 from nlibuild.errors import (
@@ -186,6 +193,17 @@ def _start(tx: Transactions, stage: str, config: str, signature: str, resume: bo
 def _end(tx: Transactions, run: RecordedRun, status: str, error: str, forget: bool) -> None:
     """Record how a run ended, outside its own (rolled back) transaction, or remove its row
     (`forget`) so that the store is exactly as it was before the run."""
+    if forget and not tx.active:
+        # The row this run added goes as it came: without asking other tables, whose rows
+        # may name its ID already in a store whose runs were deleted by hand (an ID is
+        # reused once its row is gone), where the foreign key check would keep it.
+        tx.conn.execute("PRAGMA foreign_keys=OFF")
+        try:
+            with tx.atomic():
+                tx.conn.execute("DELETE FROM runs WHERE id = ?", (run.id,))
+        finally:
+            tx.conn.execute("PRAGMA foreign_keys=ON")
+        return
     with tx.atomic():
         if forget:
             tx.conn.execute("DELETE FROM runs WHERE id = ?", (run.id,))
@@ -229,12 +247,26 @@ def recorded_run(
             )
     except BaseException as exc:
         run_or_none = started[0] if started else None
-        refusal = exc if isinstance(exc, NlibuildError) else out_of_space(exc, tx.conn, run_or_none)
+        refusal = exc if isinstance(exc, NlibuildError) else unforeseen(exc, tx.conn, run_or_none)
         if run_or_none is not None:
             _record_stop(tx, run_or_none, exc, refusal)
         if refusal is None or refusal is exc:
             raise
         raise refusal from exc
+
+
+def unforeseen(
+    exc: BaseException, conn: sqlite3.Connection, run: RecordedRun | None
+) -> NlibuildError | None:
+    """The user error behind an exception no stage foresaw: a full disk (`out_of_space`),
+    text that is not UTF-8 in a sound file, or rows that refer to rows deleted from the
+    store (`orphaned_rows`): the store is damaged, not the code wrong; None for a bug."""
+    refusal = out_of_space(exc, conn, run)
+    if refusal is None and is_undecodable(exc):
+        refusal = damaged(_store_file(conn), str(exc))
+    if refusal is None and not is_damage(exc) and not isinstance(exc, KeyboardInterrupt):
+        refusal = orphaned_rows(conn, _store_file(conn))
+    return refusal
 
 
 def _record_stop(
@@ -246,8 +278,9 @@ def _record_stop(
     elif isinstance(exc, NlibuildError):
         _end(tx, run, FAILED, str(exc), forget=not run.committed_any)
     elif refusal is not None:
-        # Out of space: recording the end may need room too. If it cannot be written, the
-        # row stays `running` and shows as `interrupted` once this process ends.
+        # Out of space or a damaged store: a user error, so the run leaves no row unless it
+        # committed steps. Recording the end may need room too; if it cannot be written,
+        # the row stays `running` and shows as `interrupted` once this process ends.
         with suppress(sqlite3.Error):
             _end(tx, run, FAILED, str(refusal), forget=not run.committed_any)
     elif not is_damage(exc):  # a store SQLite finds damaged is written no more

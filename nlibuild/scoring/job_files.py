@@ -17,6 +17,9 @@ A job folder holds:
                                 gave each training row's gold label at the end of each epoch
                                 (Swayamdipta et al. 2020, Dataset Cartography), rows in file order
     results/state/              the latest training state, for resuming (the job's own format)
+    results/running.json        a RunningRecord (host, process), there while a job's process
+                                runs: a job without done.json and without a live process
+                                stopped before it finished
     results/done.json           a DoneRecord, written last: its presence means the job finished
 
 Label indexes follow `JobSpec.labels` (by default entailment, neutral, contradiction).
@@ -26,8 +29,10 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +43,7 @@ PREDICTIONS_DIR = "results/predictions"
 DYNAMICS_FILE = "results/dynamics.npy"
 STATE_DIR = "results/state"
 DONE_FILE = "results/done.json"
+RUNNING_FILE = "results/running.json"
 
 TRAIN = "train"
 EVAL_SPLITS = ("dev", "test")
@@ -116,6 +122,27 @@ class DoneRecord:
     device: str
     processes: int
     versions: dict[str, str] = field(default_factory=dict)  # torch, transformers
+
+
+@dataclass(frozen=True)
+class RunningRecord:
+    """Who runs a job: written when its (main) process starts, removed when it ends."""
+
+    host: str
+    pid: int
+    started: str  # ISO 8601, UTC
+
+
+def write_running(folder: Path) -> None:
+    record = RunningRecord(
+        socket.gethostname(), os.getpid(), datetime.now(UTC).isoformat(timespec="seconds")
+    )
+    with _replaced(folder / RUNNING_FILE) as handle:
+        handle.write(json.dumps(asdict(record)) + "\n")
+
+
+def clear_running(folder: Path) -> None:
+    (folder / RUNNING_FILE).unlink(missing_ok=True)
 
 
 def accuracy_key(lang: str, split: str) -> str:
