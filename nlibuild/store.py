@@ -215,6 +215,10 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+CORPUS_LANG_TABLES = ("sources", "sentences", "premises", "pairs", "batches")
+"""The tables whose rows hold the corpus language (`lang`) when written in it."""
+
+
 class Store:
     """A corpus store on disk. Open it with `Store.create` or `Store.open`."""
 
@@ -851,6 +855,14 @@ class Store:
         """Add votes (pair_pk, annotator_pk, position, label) and recount their pairs."""
         self.insert("votes", rows, run_id)
         self.refresh_pair_labels(row[0] for row in rows)
+
+    def rewrite_corpus_lang(self, old: str, new: str) -> None:
+        """The corpus language `old` written as `new` wherever the store keeps it: its meta
+        and the corpus rows in that language (not translations, whose language is the
+        target's, nor computed tables)."""
+        self.set_meta("lang", new)
+        for table in CORPUS_LANG_TABLES:
+            self.conn.execute(f"UPDATE {table} SET lang = ? WHERE lang = ?", (new, old))
 
     def refresh_pair_labels(self, pair_pks: Iterable[int]) -> None:
         """Recount the label counts and author label of these pairs from their votes (after
