@@ -29,7 +29,6 @@ from nlibuild.core.database import (
     SCHEMA_VERSION,
     Transactions,
     check_intact,
-    check_writable_format,
     connect,
     damaged,
     is_damage,
@@ -362,7 +361,6 @@ class Store:
                 f"{self.path}: the store is read-only, and `{stage.name}` records its run in it; "
                 "make it writable (chmod u+w) or work on a copy"
             )
-        check_writable_format(self.path)
         self.check_intact_once()
         return recorded_run(
             self.tx,

@@ -21,7 +21,7 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from nlibuild.errors import OUT_OF_SPACE_ADVICE, OUT_OF_SPACE_ERRNOS, StoreError
+from nlibuild.errors import OUT_OF_SPACE_ADVICE, OUT_OF_SPACE_ERRNOS, NoRoomError, StoreError
 
 BUSY_TIMEOUT_ENV = "NLIBUILD_BUSY_TIMEOUT"
 DEFAULT_BUSY_TIMEOUT_S = 5.0
@@ -167,10 +167,10 @@ def out_of_space_cause(exc: BaseException) -> sqlite3.Error | OSError | None:
     return None
 
 
-def no_room(path: Path | str, cause: BaseException, outcome: str) -> StoreError:
+def no_room(path: Path | str, cause: BaseException, outcome: str) -> NoRoomError:
     """The one line for a store a write to which found no room; `outcome` says what became
     of it (the store is unchanged, no store was made, the steps committed are kept)."""
-    return StoreError(
+    return NoRoomError(
         f"{path}: cannot write to the store ({cause}): {OUT_OF_SPACE_ADVICE} and run the "
         f"command again; {outcome}"
     )
@@ -195,18 +195,20 @@ def orphaned_rows(conn: sqlite3.Connection, path: Path | str) -> StoreError | No
     )
 
 
-def check_writable_format(path: Path) -> None:
-    """Refuse a store whose header says a file format this SQLite writes read-only: byte
-    18, the format's write version, is 1 (rollback journal) or 2 (WAL); anything else makes
-    SQLite open the file read-only, and a run's first write would fail as a bug."""
-    with path.open("rb") as handle:
-        header = handle.read(20)
-    if len(header) == 20 and header[18] not in (1, 2):
-        raise damaged(
-            path,
-            f"its header's write version (byte 18) is {header[18]}, not 1 or 2, and SQLite "
-            "opens it read-only",
-        )
+def opened_read_only(path: Path | str, exc: BaseException) -> StoreError | None:
+    """The line for a write SQLite refused as the store is open read-only to it
+    (SQLITE_READONLY: a header whose write version, byte 18, is no format this SQLite
+    writes, as a flipped bit leaves it); None for any other error. Asked of the error, not
+    of the file: opening and closing the store's file beside SQLite's connection would
+    drop the locks SQLite holds on it (POSIX advisory locks are the process's)."""
+    name = getattr(exc, "sqlite_errorname", "")
+    if not isinstance(exc, sqlite3.Error) or not name.startswith("SQLITE_READONLY"):
+        return None
+    return StoreError(
+        f"{path}: SQLite opens the store read-only ({exc}): its header names a file format "
+        "it does not write (the store is damaged), or its folder is not writable; it was "
+        "left as it is: restore it from a backup, or make its folder writable"
+    )
 
 
 def check_intact(conn: sqlite3.Connection, path: Path) -> None:

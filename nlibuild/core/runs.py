@@ -39,6 +39,7 @@ from nlibuild.core.database import (
     is_damage,
     is_undecodable,
     no_room,
+    opened_read_only,
     orphaned_rows,
     out_of_space_cause,
 )
@@ -258,10 +259,11 @@ def recorded_run(
 def unforeseen(
     exc: BaseException, conn: sqlite3.Connection, run: RecordedRun | None
 ) -> NlibuildError | None:
-    """The user error behind an exception no stage foresaw: a full disk (`out_of_space`),
-    text that is not UTF-8 in a sound file, or rows that refer to rows deleted from the
-    store (`orphaned_rows`): the store is damaged, not the code wrong; None for a bug."""
-    refusal = out_of_space(exc, conn, run)
+    """The user error behind an exception no stage foresaw: a full disk (`out_of_space`), a
+    store SQLite opened read-only (`opened_read_only`), text that is not UTF-8 in a sound
+    file, or rows that refer to rows deleted from the store (`orphaned_rows`): the store is
+    damaged, not the code wrong; None for a bug."""
+    refusal = out_of_space(exc, conn, run) or opened_read_only(_store_file(conn), exc)
     if refusal is None and is_undecodable(exc):
         refusal = damaged(_store_file(conn), str(exc))
     if refusal is None and not is_damage(exc) and not isinstance(exc, KeyboardInterrupt):
