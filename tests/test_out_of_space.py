@@ -146,3 +146,17 @@ def test_a_store_without_room_for_its_wal_index_names_it(
         result, f"{db}: cannot write to the store", FREE_SPACE, "the store is unchanged"
     )
     assert table_counts(db) == before
+
+
+def test_a_report_whose_tables_find_no_room_names_the_store(
+    store_with_pairs: Path, tmp_path: Path
+) -> None:
+    """The report records the cue tables' runs before it writes the page: with no room
+    for them (found by tests/test_fuzz_full_disk.py), the cues section said "Not
+    available: ... cannot write to the store" and the page went on to fail at --out; the
+    store's want of room is now the line, and no page is written."""
+    db = copy_store(store_with_pairs, tmp_path / "corpus.db")
+    out = tmp_path / "report.html"
+    result = nlibuild_with_file_size_limit(32 * 1024, "--db", db, "report", "--out", out)
+    process_error_line(result, f"{db}: cannot write to the store", FREE_SPACE)
+    assert not out.exists()
