@@ -37,8 +37,8 @@ from nlibuild.core.outputs import SIDE_FILE_SUFFIXES
 
 pytestmark = posix_only
 
-EXAMPLES = 2
-"""Examples per command under `make test` (each a process of 2-5 s on a shared machine)."""
+EXAMPLES = 3
+"""Examples per command under `make test` (each a process of about a second, more when busy)."""
 
 
 @dataclass(frozen=True)
@@ -77,9 +77,9 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def files_of(folder: Path, db: Path) -> dict[str, bytes | None]:
-    """Every file and folder under `folder` with its bytes, but the store's side files
-    (`-wal`, `-shm`: SQLite's, whose rows `store_digest` reads)."""
-    side = {db.name + suffix for suffix in SIDE_FILE_SUFFIXES}
+    """Every file and folder under `folder` with its bytes, but the store's (its file and
+    SQLite's `-wal` and `-shm` beside it, whose rows `store_digest` reads)."""
+    side = {db.name, *(db.name + suffix for suffix in SIDE_FILE_SUFFIXES)}
     return {
         str(path.relative_to(folder)): file_bytes(path)
         for path in sorted(folder.rglob("*"))

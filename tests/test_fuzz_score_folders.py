@@ -46,7 +46,7 @@ from nlibuild.scoring.job_files import (
     predictions_path,
 )
 
-EXAMPLES = 6
+EXAMPLES = 10
 """Examples per kind of damage under `make test` (about 0.3 s each)."""
 
 PREDICTION_FILES = tuple(f"results/predictions/0000{index}.npy" for index in range(4))
