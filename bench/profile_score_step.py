@@ -13,6 +13,7 @@ above what the FLOPs need.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import tempfile
 import time
@@ -23,10 +24,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_score_gpu import job_spec, loop_data, make_model  # noqa: E402
+from bench_score_gpu import job_spec, loop_data, make_model
 
-from nlibuild.scoring import ddp  # noqa: E402
-from nlibuild.scoring.loop import TrainingRun  # noqa: E402
+from nlibuild.scoring import ddp
+from nlibuild.scoring.loop import TrainingRun
 
 WARM_UP_STEPS = 30
 
@@ -66,14 +67,17 @@ def profiled_run(smoke: bool, steps: int, device: str) -> Any:
 
     with tempfile.TemporaryDirectory() as folder:
         spec = job_spec(1.0, None)
-        run = ProfiledRun(model, data, spec, Path(folder), ddp.Processes(0, 1, torch.device(device)), None)
-        try:
+        run = ProfiledRun(
+            model, data, spec, Path(folder), ddp.Processes(0, 1, torch.device(device)), None
+        )
+        with contextlib.suppress(Done):
             run.run()
-        except Done:
-            pass
     measured = walls[WARM_UP_STEPS:]
-    print(f"wall ms a step (synchronised), {len(measured)} steps: "
-          f"median {1000 * float(np.median(measured)):.1f}, mean {1000 * float(np.mean(measured)):.1f}")
+    median, mean = (1000 * float(f(measured)) for f in (np.median, np.mean))
+    print(
+        f"wall ms a step (synchronised), {len(measured)} steps: "
+        f"median {median:.1f}, mean {mean:.1f}"
+    )
     return holder["profile"]
 
 

@@ -29,6 +29,11 @@ class StoreError(NlibuildError):
     """The store is missing, unreadable, or written by a newer nlibuild."""
 
 
+class NoRoomError(StoreError):
+    """A write to the store found no room (a full disk, a file-size limit, a quota): not
+    a want of data, which a caller that goes on without one part may take it for."""
+
+
 class ConfigError(NlibuildError):
     """An option or preset value that cannot be used."""
 

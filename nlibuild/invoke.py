@@ -24,7 +24,7 @@ from nlibuild.core.outputs import refuse_outputs_onto_store
 from nlibuild.core.stage import Stage, StoreFacts
 from nlibuild.errors import ConfigError
 from nlibuild.models import InitConfig, PresetKey, _Config
-from nlibuild.options import choice, store_facts
+from nlibuild.options import choice, refuse_unreadable_store_lang, store_facts
 from nlibuild.presets import (
     load_preset_text,
     parse_preset,
@@ -139,6 +139,8 @@ def invoke(
     """Run `stage` on an open store with the settings `fields` give (see the module). Its
     outputs are checked before it starts (nlibuild/core/outputs.py): a wrong `--out` is
     the error a user sees, whatever else the stage would refuse."""
+    if stage.defaults is not None:
+        refuse_unreadable_store_lang(store, fields, stage.settings)
     settings = settings_for(stage, store_facts(store), fields)
     refuse_outputs_onto_store(store.path, settings)
     return outcome_of(stage, settings, stage.run(store, settings))

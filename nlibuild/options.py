@@ -6,14 +6,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import Enum
+from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from nlibuild.core.stage import StoreFacts
-from nlibuild.errors import ConfigError
+from nlibuild.errors import ConfigError, StoreError
 from nlibuild.labelling.label_names import LabelNames, label_names_default
-from nlibuild.models import Label, _Config, check_table_columns, parse_label_order
+from nlibuild.models import (
+    Label,
+    _Config,
+    check_table_columns,
+    lang_code_problem,
+    parse_label_order,
+)
 from nlibuild.presets import (
     TablePreset,
     named_tables,
@@ -49,6 +56,43 @@ def store_facts(store: Store) -> StoreFacts:
     """What a stage's defaults may read of an open store: its preset, how errors name it,
     and the corpus language."""
     return StoreFacts(preset_of(store), preset_origin(store), store.meta().get("lang", "en"))
+
+
+def readable_lang(code: str) -> str | None:
+    """The language code an older nlibuild's way of writing one stands for (`zh_CN`, a
+    locale's '_', is `zh-CN`); None when none can be read from `code`."""
+    fixed = code.strip().replace("_", "-")
+    return fixed if lang_code_problem(fixed) is None else None
+
+
+def stored_lang_advice(path: Path, code: str) -> str | None:
+    """What to do about a store whose language (`init --lang`, kept in its meta) is no
+    language code, as older releases let one be written; None when it is one."""
+    problem = lang_code_problem(code)
+    if problem is None:
+        return None
+    fixed = readable_lang(code)
+    if fixed is not None:
+        return (
+            f"{path}: the store's language {code!r} is not a language code (an older nlibuild "
+            f"wrote it so): run `nlibuild --db {path} check --repair`, which rewrites it as "
+            f"{fixed!r}"
+        )
+    return (
+        f"{path}: the store's language is not a language code ({problem}), and none can be "
+        f"read from it: make a new store with `nlibuild init --lang CODE` and import into it"
+    )
+
+
+def refuse_unreadable_store_lang(store: Store, fields: Mapping[str, Any], model: type) -> None:
+    """Refuse a stage that would take the store's language as its own (`lang` not given)
+    when that language is no code, with the command that repairs it: the settings model
+    would refuse it as if the user had typed it."""
+    if "lang" not in getattr(model, "model_fields", {}) or fields.get("lang") is not None:
+        return
+    advice = stored_lang_advice(store.path, store.meta().get("lang", "en"))
+    if advice is not None:
+        raise StoreError(advice)
 
 
 def store_label_names(store: Store) -> LabelNames:

@@ -34,6 +34,9 @@ from nlibuild.core.database import (
     is_damage,
     lock_holder,
     migrate,
+    no_room,
+    orphaned_rows,
+    out_of_space_cause,
     schema_version,
     unreadable,
     use_wal,
@@ -47,7 +50,7 @@ from nlibuild.core.runs import (
 )
 from nlibuild.core.sql_params import json_array
 from nlibuild.core.stage import StageName
-from nlibuild.errors import StoreError
+from nlibuild.errors import NlibuildError, StoreError
 from nlibuild.labelling.labels import MAJORITY, RELEASED
 from nlibuild.models import RunRecord
 from nlibuild.queries.gold_sql import majority_gold_case
@@ -222,6 +225,10 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+CORPUS_LANG_TABLES = ("sources", "sentences", "premises", "pairs", "batches")
+"""The tables whose rows hold the corpus language (`lang`) when written in it."""
+
+
 class Store:
     """A corpus store on disk. Open it with `Store.create` or `Store.open`."""
 
@@ -242,12 +249,16 @@ class Store:
                 f"{path}: a store already exists here; use it, or pass --db NEW_PATH for a new one"
             )
         store = cls(path, connect(path))
-        use_wal(store.conn, path)
-        migrate(store.conn, path)
-        with store.atomic():
-            store.conn.executemany(
-                "INSERT INTO meta(key, value) VALUES (?, ?)", sorted(meta.items())
-            )
+        try:
+            use_wal(store.conn, path)
+            migrate(store.conn, path)
+            with store.atomic():
+                store.conn.executemany(
+                    "INSERT INTO meta(key, value) VALUES (?, ?)", sorted(meta.items())
+                )
+        except BaseException:
+            store.close()
+            raise
         return store
 
     @classmethod
@@ -270,6 +281,8 @@ class Store:
                 store.close()
                 if locked is not None:
                     raise locked from None
+                if out_of_space_cause(exc) is not None:  # one transaction: rolled back
+                    raise no_room(path, exc, "the store is unchanged") from None
                 raise
         return store
 
@@ -315,11 +328,24 @@ class Store:
     def __exit__(
         self, _type: type[BaseException] | None, exc: BaseException | None, _tb: object
     ) -> None:
-        """Close; SQLite's word that the file is damaged, met by any read or write inside
-        the block, becomes the one line that names the store and what to do."""
+        """Close; SQLite's word that the file is damaged, or that a write found no room (a
+        reader's too: the `-shm` index beside a store in WAL mode), met by any read or
+        write inside the block, becomes the one line that names the store and what to do.
+        A recorded run has said what it kept already (an `NlibuildError`). Any other
+        error is asked whether rows the store refers to are gone (`orphaned_rows`): a
+        store edited by hand is damaged, not the code wrong."""
+        if exc is None or isinstance(exc, NlibuildError | KeyboardInterrupt):
+            self.close()
+            return
+        orphans = None if is_damage(exc) else orphaned_rows(self.conn, self.path)
         self.close()
-        if exc is not None and is_damage(exc):
+        if is_damage(exc):
             raise damaged(self.path, str(exc)) from None
+        cause = out_of_space_cause(exc)
+        if isinstance(cause, sqlite3.Error):
+            raise no_room(self.path, cause, "the store is unchanged") from None
+        if orphans is not None:
+            raise orphans from exc
 
     def atomic(self) -> AbstractContextManager[None]:
         """One transaction (a savepoint when nested): all of it commits, or none of it."""
@@ -929,6 +955,14 @@ class Store:
         """Add votes (pair_pk, annotator_pk, position, label) and recount their pairs."""
         self.insert("votes", rows, run_id)
         self.refresh_pair_labels(row[0] for row in rows)
+
+    def rewrite_corpus_lang(self, old: str, new: str) -> None:
+        """The corpus language `old` written as `new` wherever the store keeps it: its meta
+        and the corpus rows in that language (not translations, whose language is the
+        target's, nor computed tables)."""
+        self.set_meta("lang", new)
+        for table in CORPUS_LANG_TABLES:
+            self.conn.execute(f"UPDATE {table} SET lang = ? WHERE lang = ?", (new, old))
 
     def refresh_pair_labels(self, pair_pks: Iterable[int]) -> None:
         """Recount the label counts and author label of these pairs from their votes (after

@@ -32,7 +32,6 @@ import nlibuild
 from nlibuild.core.registry import CHECK_REPAIR, stage
 from nlibuild.invoke import invoke_at
 from nlibuild.models import CheckFinding, CheckResult
-from nlibuild.stages.check import advice
 
 CLEAN = "every check agrees with the votes"
 COUNTS_DIFFER = "pair_labels counts or author label differ from the votes"
@@ -59,7 +58,7 @@ def differing(result: CheckResult, error: str) -> dict[str, tuple[int, list[str]
     """A check that found differences, whose advice (the CLI's one `Error:` line, exit 1)
     holds `error`; returns what each check found."""
     assert result.differences > 0, result
-    problem = advice(result)
+    problem = result.advice
     assert problem is not None and error in problem, problem
     return found(result.findings)
 
@@ -195,9 +194,7 @@ def test_votes_added_after_aggregate_labels_show_as_stale_gold(sample_db: Path) 
     corpus.aggregate_labels()
     relabel_every_waiting_pair(sample_db, "neutral")
     result = corpus.check()
-    assert (
-        advice(result) == "the majority gold of 4 pairs is stale: run `nlibuild aggregate-labels`"
-    )
+    assert result.advice == "the majority gold of 4 pairs is stale: run `nlibuild aggregate-labels`"
     findings = {f.check: f for f in result.findings}
     assert {kind: f.pairs for kind, f in findings.items()} == {
         "counts": 0, "missing": 0, "extra": 0, "gold-stale": 4, "gold-differs": 0,

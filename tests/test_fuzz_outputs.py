@@ -17,19 +17,16 @@ import csv
 import itertools
 import os
 import shutil
-import traceback
 from pathlib import Path
 
 import pytest
-from conftest import HYPOTHESIS_PROFILE, SAMPLE_MNLI, copy_store
+from conftest import SAMPLE_MNLI, copy_store
+from fuzz_checks import assert_one_error_line, examples, invoked, store_digest
 from fuzz_inputs import lang_codes, output_paths
-from hypothesis import given, settings
-from test_fuzz_readers import store_digest
+from hypothesis import given
 from test_output_paths import OUTPUT_COMMANDS as ALL_OUTPUT_COMMANDS
-from typer.testing import CliRunner, Result
 
 import nlibuild
-from nlibuild.cli import app
 from nlibuild.models import lang_code_problem
 
 EXAMPLES_PER_COMMAND = 10
@@ -46,33 +43,6 @@ FUZZED = (
 )
 OUTPUT_COMMANDS = {name: ALL_OUTPUT_COMMANDS[name] for name in FUZZED}
 """The commands of tests/test_output_paths.py that need neither batches nor torch."""
-
-
-def fuzz_settings(bounded: int) -> settings:
-    return settings() if HYPOTHESIS_PROFILE == "fuzz" else settings(max_examples=bounded)
-
-
-def invoked(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args), catch_exceptions=True)
-
-
-def assert_one_error_line(result: Result) -> str:
-    """A refusal as the CLI promises it: exit 1 and one `Error:` line, or exit 2 and
-    click's usage error (a value the option's type refuses: a NUL, text that is no text),
-    whose last line is the `Error:`; never a traceback."""
-    crash = result.exception
-    assert crash is None or isinstance(crash, SystemExit), "".join(
-        traceback.format_exception(type(crash), crash, crash.__traceback__) if crash else []
-    )
-    assert result.exit_code in (1, 2), (result.exit_code, result.output)
-    lines = result.stderr.splitlines()
-    if result.exit_code == 2:
-        assert lines[0].startswith("Usage: "), result.stderr
-        lines = [line for line in lines if line.startswith("Error: ")]
-    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
-    assert not lines[0].startswith("Error: internal error"), lines[0]
-    assert "Traceback" not in result.output
-    return lines[0]
 
 
 def tree(folder: Path) -> dict[str, bytes | None]:
@@ -140,13 +110,13 @@ def inside(path: str, target: Path) -> bool:
 def test_an_output_is_written_inside_the_place_named_or_refused_in_one_line(
     command: str, template: Path, tmp_path: Path
 ) -> None:
-    examples = itertools.count()
+    numbers = itertools.count()
 
-    @fuzz_settings(EXAMPLES_PER_COMMAND)
+    @examples(EXAMPLES_PER_COMMAND)
     @given(out=output_paths)
     def property_holds(out: str) -> None:
         assert out == "/" or not out.startswith("/")  # nothing is written outside tmp_path
-        place = Place(template, tmp_path / f"example-{next(examples)}")
+        place = Place(template, tmp_path / f"example-{next(numbers)}")
         store, before = store_digest(place.db), tree(place.root)
         with contextlib.chdir(place.work):
             result = invoked("--db", str(place.db), *OUTPUT_COMMANDS[command], out)
@@ -188,12 +158,12 @@ def test_an_output_no_file_system_could_hold_is_one_error_line(
 
 
 def test_init_takes_a_lang_only_if_it_is_a_code(tmp_path: Path) -> None:
-    examples = itertools.count()
+    numbers = itertools.count()
 
-    @fuzz_settings(LANG_EXAMPLES)
+    @examples(LANG_EXAMPLES)
     @given(code=lang_codes)
     def property_holds(code: str) -> None:
-        folder = tmp_path / f"example-{next(examples)}"
+        folder = tmp_path / f"example-{next(numbers)}"
         folder.mkdir()
         result = invoked("--db", str(folder / "corpus.db"), "init", f"--lang={code}")
         if lang_code_problem(code) is None:
@@ -225,12 +195,12 @@ def language_table(path: Path, code: str) -> Path:
 def test_import_takes_a_language_only_if_it_is_a_code(
     where: str, empty_store: Path, tmp_path: Path
 ) -> None:
-    examples = itertools.count()
+    numbers = itertools.count()
 
-    @fuzz_settings(LANG_EXAMPLES)
+    @examples(LANG_EXAMPLES)
     @given(code=lang_codes)
     def property_holds(code: str) -> None:
-        folder = tmp_path / f"example-{next(examples)}"
+        folder = tmp_path / f"example-{next(numbers)}"
         folder.mkdir()
         db = copy_store(empty_store, folder / "corpus.db")
         if where == "import --lang":

@@ -15,12 +15,9 @@ tests/conftest.py: random examples, many more.
 
 from __future__ import annotations
 
-import contextlib
 import csv
-import hashlib
 import json
 import shutil
-import sqlite3
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -48,6 +45,7 @@ from elicitation_data import (
     read_task_file,
     write_mturk_results,
 )
+from fuzz_checks import store_digest
 from fuzz_inputs import FileKind, broken_file, raw_bytes
 from hypothesis import given, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
@@ -374,25 +372,6 @@ def workshop(tmp_path_factory: pytest.TempPathFactory) -> Workshop:
 
 
 # --- the property -------------------------------------------------------------------------
-
-
-def store_digest(db: Path) -> str | None:
-    """Every row of every table of the store at `db` (None if there is no file): equal
-    digests mean a store exactly as it was."""
-    if not db.exists():
-        return None
-    digest = hashlib.sha256()
-    with contextlib.closing(sqlite3.connect(db)) as conn:
-        tables = [name for (name,) in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
-            "ORDER BY name")]  # fmt: skip
-        for table in tables:
-            rows = sorted(repr(row) for row in conn.execute(f'SELECT * FROM "{table}"'))
-            digest.update(f"{table}:{len(rows)}\n".encode())
-            for row in rows:
-                digest.update(row.encode("utf-8", errors="surrogatepass") + b"\n")
-        digest.update(repr(conn.execute("PRAGMA user_version").fetchone()).encode())
-    return digest.hexdigest()
 
 
 def succeeds_or_refuses(db: Path, args: list[str], names_ids: bool) -> bool:

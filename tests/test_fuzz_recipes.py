@@ -13,9 +13,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from conftest import HYPOTHESIS_PROFILE, SAMPLE_MNLI, copy_store, table_counts
+from conftest import SAMPLE_MNLI, copy_store, table_counts
+from fuzz_checks import examples
 from fuzz_inputs import broken_file, raw_bytes
-from hypothesis import given, settings
+from hypothesis import given
 from typer.testing import CliRunner, Result
 
 import nlibuild
@@ -51,10 +52,6 @@ out = "corpus.mnli.jsonl"
 EXAMPLES = 25
 RAW_EXAMPLES = 10
 """Under `make test`; `make fuzz` (the `fuzz` profile) takes its own, larger count."""
-
-
-def examples(bounded: int) -> settings:
-    return settings() if HYPOTHESIS_PROFILE == "fuzz" else settings(max_examples=bounded)
 
 
 def refused_or_done(result: Result, allowed: tuple[int, ...]) -> None:

@@ -21,9 +21,10 @@ from typing import Any
 
 import orjson
 import pytest
-from conftest import DATA_TABLES, HYPOTHESIS_PROFILE
+from conftest import DATA_TABLES
+from fuzz_checks import examples
 from fuzz_inputs import FormFields, form_bytes, json_body_bytes, mutated_form, raw_bytes
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 from serve_stores import batches_of, signed_in, workbench_db, workbench_template
@@ -105,11 +106,6 @@ WEB_ROUTES = [
              {"csrf_token": "{csrf}", "method": "majority", "min_agree": "0.6"}, None,
              ("csrf_token", "method", "min_agree")),
 ]  # fmt: skip
-
-
-def fuzz_settings(bounded: int) -> settings:
-    """`bounded` examples under `make test`; the `fuzz` profile's count under `make fuzz`."""
-    return settings() if HYPOTHESIS_PROFILE == "fuzz" else settings(max_examples=bounded)
 
 
 def recorded(db: Path) -> str:
@@ -232,7 +228,7 @@ def test_a_mutated_body_is_taken_only_if_valid_and_never_a_500(
     valid = visitor.valid()
     body = json_body_bytes(valid) if route.kind == JSON else mutated_form(valid)
 
-    @fuzz_settings(EXAMPLES_PER_ROUTE)
+    @examples(EXAMPLES_PER_ROUTE)
     @given(sent=body)
     def property_holds(sent: bytes | FormFields) -> None:
         if isinstance(sent, bytes):
@@ -250,7 +246,7 @@ def test_raw_huge_or_deep_bytes_are_refused_with_the_headers(
     visitor = visitor_of(route)
     odd = st.one_of(raw_bytes, st.sampled_from([HUGE_JSON, DEEP_JSON, b"", b"{}", b"null"]))
 
-    @fuzz_settings(RAW_EXAMPLES_PER_ROUTE)
+    @examples(RAW_EXAMPLES_PER_ROUTE)
     @given(sent=odd, content_type=st.sampled_from([JSON, FORM, "text/plain", ""]))
     def property_holds(sent: bytes, content_type: str) -> None:
         visitor.send(sent, content_type, lambda: False)

@@ -11,7 +11,9 @@ the store unchanged; and the hf writer refuses to write outside the folder it wa
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import sqlite3
 from pathlib import Path, PurePath
 
 import pytest
@@ -30,6 +32,7 @@ from conftest import (
 )
 from hypothesis import given
 from hypothesis import strategies as st
+from typer.testing import Result
 
 import nlibuild
 from nlibuild.errors import NlibuildError, OutputError
@@ -275,3 +278,67 @@ def test_translate_import_lang_column_of_rows(db: Path, tmp_path: Path) -> None:
 def test_a_new_store_keeps_its_code(tmp_path: Path) -> None:
     db = new_store(tmp_path / "corpus.db", "--lang", "zh-Hant")
     assert nlibuild.open(db).info().lang == "zh-Hant"
+
+
+# --- a store whose language an older release wrote as a locale ------------------------------
+
+
+def store_of_an_older_release(db: Path, lang: str) -> Path:
+    """A Chinese store with sentences ingested, whose language (its meta and its rows) an
+    older nlibuild wrote as `lang`, before codes were checked."""
+    nlibuild.create(db, lang="zh").ingest(paths=(texts_of(db.parent),), genre="news")
+    with contextlib.closing(sqlite3.connect(db)) as conn, conn:
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'lang'", (lang,))
+        for table in ("sources", "sentences"):
+            conn.execute(f"UPDATE {table} SET lang = ?", (lang,))
+    return db
+
+
+def texts_of(folder: Path) -> Path:
+    path = folder / "news.txt"
+    path.write_text("今天下了一整天的雨。\n\n他在商店门口等了很久。\n", encoding="utf-8")
+    return path
+
+
+def test_a_stage_taking_the_stores_language_names_the_repair_when_it_is_no_code(
+    tmp_path: Path,
+) -> None:
+    # Issue 26: `ingest` into a store an older release made with `--lang zh_CN` was refused
+    # with "option lang: 'zh_CN' is not a language code", an option nobody typed, and no
+    # command could change the store's language.
+    db = store_of_an_older_release(tmp_path / "corpus.db", "zh_CN")
+    says = (
+        f"{db}: the store's language 'zh_CN' is not a language code",
+        f"run `nlibuild --db {db} check --repair`, which rewrites it as 'zh-CN'",
+    )
+    fails(db, "ingest", texts_of(tmp_path), "--genre", "news", says=says)
+    ok("--db", db, "ingest", texts_of(tmp_path), "--genre", "news", "--lang", "zh")  # typed: taken
+
+
+def test_check_reports_the_stores_language_and_repair_rewrites_it(tmp_path: Path) -> None:
+    db = store_of_an_older_release(tmp_path / "corpus.db", "zh_CN")
+    result = run_cli("--db", db, "check")
+    assert "store language 'zh_CN': not a language code" in result.stdout
+    assert "check --repair`, which rewrites it as 'zh-CN'" in check_error(result)
+    repaired = ok("--db", db, "check", "--repair")
+    assert "rewrote the store's language as 'zh-CN'" in repaired
+    assert query(db, "SELECT value FROM meta WHERE key = 'lang'") == [("zh-CN",)]
+    assert query(db, "SELECT DISTINCT lang FROM sentences") == [("zh-CN",)]
+    assert "Checked 0 pairs: every check agrees" in ok("--db", db, "check")
+    assert "lang:zh-CN" in ok("--db", db, "ingest", texts_of(tmp_path), "--genre", "news")
+
+
+def test_a_stored_language_no_code_can_be_read_from_says_what_to_do(tmp_path: Path) -> None:
+    db = store_of_an_older_release(tmp_path / "corpus.db", "chinese simplified")
+    line = check_error(run_cli("--db", db, "check", "--repair"))
+    assert "none can be read from it" in line and "nlibuild init --lang CODE" in line
+    assert query(db, "SELECT value FROM meta WHERE key = 'lang'") == [("chinese simplified",)]
+
+
+def check_error(result: Result) -> str:
+    """`check`'s verdict on a store it finds wanting: its report on stdout, then exit 1
+    and one `Error:` line saying what to do."""
+    assert result.exit_code == 1, result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("Error: ")
+    return line

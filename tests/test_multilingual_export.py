@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from conftest import MYXNLI, myxnli_store, read_jsonl, read_tsv, refused, requires_fixtures
 
 import nlibuild
+from nlibuild.api import StageWarning
 
 pytestmark = requires_fixtures
 
@@ -19,7 +21,9 @@ def test_xnli_tsv_and_jsonl_hold_every_language_with_the_source_labels(
     myxnli_store(db, "dev")
     tsv, jsonl = tmp_path / "dev.tsv", tmp_path / "dev.jsonl"
     corpus = nlibuild.open(db)
-    corpus.export(format="xnli-tsv", out=tsv)
+    # Real sentences open with '-' or '=' now and then: written as they are, and said so.
+    with pytest.warns(StageWarning, match=f"{tsv}: 6 cells start with =, "):
+        corpus.export(format="xnli-tsv", out=tsv)
     corpus.export(format="xnli-jsonl", out=jsonl)
     rows = read_tsv(tsv)
     records = read_jsonl(jsonl)

@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import errno
 import os
-import resource
-import signal
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import ok, refused, table_counts, write_jsonl
+from conftest import copy_store, ok, refused, table_counts, write_jsonl
+from fuzz_checks import FREE_SPACE, nlibuild_with_file_size_limit, process_error_line
 
 from nlibuild.stages import export as export_stage
 
@@ -26,9 +24,6 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX resource 
 
 PAIRS = 3000
 LABELS = ("entailment", "neutral", "contradiction")
-FREE_SPACE = (
-    "the disk is full or a file-size limit (ulimit -f) or disk quota was reached; free space"
-)
 
 
 def mnli_records(pairs: int, prefix: str) -> list[dict[str, object]]:
@@ -46,38 +41,6 @@ def mnli_records(pairs: int, prefix: str) -> list[dict[str, object]]:
             "sentence2": f"Hypothesis {i} about the ferry on day {prompt}.",
         })  # fmt: skip
     return records
-
-
-def nlibuild_with_file_size_limit(
-    limit: int, *args: str | Path
-) -> subprocess.CompletedProcess[str]:
-    """`nlibuild ARGS...` in a process that may write no file past `limit` bytes."""
-
-    def limit_file_size() -> None:
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        resource.setrlimit(
-            resource.RLIMIT_FSIZE, (limit, resource.getrlimit(resource.RLIMIT_FSIZE)[1])
-        )
-
-    return subprocess.run(
-        [sys.executable, "-m", "nlibuild", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "OMP_NUM_THREADS": "1"},
-        preexec_fn=limit_file_size,
-        timeout=300,
-        check=False,
-    )
-
-
-def assert_one_error_line(result: subprocess.CompletedProcess[str], *fragments: str) -> str:
-    assert result.returncode == 1, (result.returncode, result.stderr)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
-    assert "internal error" not in lines[0]
-    for fragment in fragments:
-        assert fragment in lines[0]
-    return lines[0]
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +65,7 @@ def test_an_import_that_fills_the_disk_names_the_store_and_leaves_it_unchanged(
     # Room for the store as it is and its run's row, not for 3,000 pairs.
     limit = db.stat().st_size + 128 * 1024
     result = nlibuild_with_file_size_limit(limit, "--db", db, "import", source, "--format", "mnli")
-    line = assert_one_error_line(
+    line = process_error_line(
         result, f"{db}: cannot write to the store", FREE_SPACE, "the store is unchanged"
     )
     assert "disk I/O error" in line
@@ -125,7 +88,7 @@ def test_an_export_that_fills_the_disk_names_the_output_and_leaves_it_as_it_was(
     result = nlibuild_with_file_size_limit(
         64 * 1024, "--db", db, "export", "--format", export_format, "--out", out
     )
-    assert_one_error_line(result, f"{out}", "cannot write it", FREE_SPACE)
+    process_error_line(result, f"{out}", "cannot write it", FREE_SPACE)
     assert sorted(tmp_path.rglob("*")) == before_files  # no partial file or folder left
     assert [path.read_bytes() for path in before_files if path.is_file()] == before_bytes
     assert table_counts(db)["runs"] == before_runs
@@ -149,4 +112,51 @@ def test_a_run_stopped_by_a_full_disk_elsewhere_is_refused_and_leaves_no_run(
         FREE_SPACE,
         "the store is unchanged",
     )
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "limit",
+    [1024, 8 * 1024, 64 * 1024],
+    ids=["store-file", "wal-index", "schema"],
+)
+def test_init_without_room_for_a_store_names_it_and_makes_none(tmp_path: Path, limit: int) -> None:
+    """Room for less than the store's first page, for less than the `-shm` index WAL mode
+    keeps beside it (32 KiB), or for less than the schema: one line, and no store (nor
+    a file of half a schema) left behind, so that `init` can be run again."""
+    db = tmp_path / "corpus.db"
+    result = nlibuild_with_file_size_limit(limit, "--db", db, "init", "--lang", "en")
+    process_error_line(result, f"{db}: cannot write to the store", FREE_SPACE, "no store was made")
+    assert list(tmp_path.iterdir()) == []
+    ok("--db", db, "init", "--lang", "en")
+
+
+@pytest.mark.parametrize("limit", [0, 8 * 1024], ids=["no-room", "no-room-for-the-index"])
+@pytest.mark.parametrize("command", [("info",), ("aggregate-labels",)])
+def test_a_store_without_room_for_its_wal_index_names_it(
+    store_with_pairs: Path, tmp_path: Path, limit: int, command: tuple[str, ...]
+) -> None:
+    """Every reader of a store in WAL mode needs the 32 KiB `-shm` index beside it: with no
+    room for it (found by tests/test_fuzz_full_disk.py: an internal error, SQLite's
+    SQLITE_IOERR_SHMOPEN or SHMSIZE), one line naming the store, which is left as it was."""
+    db = copy_store(store_with_pairs, tmp_path / "corpus.db")
+    before = table_counts(db)
+    result = nlibuild_with_file_size_limit(limit, "--db", db, *command)
+    process_error_line(
+        result, f"{db}: cannot write to the store", FREE_SPACE, "the store is unchanged"
+    )
+    assert table_counts(db) == before
+
+
+def test_a_report_whose_tables_find_no_room_names_the_store(
+    store_with_pairs: Path, tmp_path: Path
+) -> None:
+    """The report records the cue tables' runs before it writes the page: with no room
+    for them (found by tests/test_fuzz_full_disk.py), the cues section said "Not
+    available: ... cannot write to the store" and the page went on to fail at --out; the
+    store's want of room is now the line, and no page is written."""
+    db = copy_store(store_with_pairs, tmp_path / "corpus.db")
+    out = tmp_path / "report.html"
+    result = nlibuild_with_file_size_limit(32 * 1024, "--db", db, "report", "--out", out)
+    process_error_line(result, f"{db}: cannot write to the store", FREE_SPACE)
     assert not out.exists()

@@ -18,6 +18,7 @@ from conftest import (
 )
 
 import nlibuild
+from nlibuild.api import StageWarning
 from nlibuild.models import CountRow
 
 pytestmark = requires_fixtures
@@ -113,7 +114,8 @@ def test_myxnli_export_as_xnli_tsv_rebuilds_both_languages(db: Path, tmp_path: P
     corpus = nlibuild.open(db)
     corpus.import_corpus(path=MYXNLI / "my.genre.dev.tsv", format="xnli")
     out = tmp_path / "xnli.tsv"
-    corpus.export(format="xnli-tsv", out=out)
+    with pytest.warns(StageWarning, match=f"{out}: 3 cells start with =, "):  # as stored
+        corpus.export(format="xnli-tsv", out=out)
     source = read_tsv(MYXNLI / "my.genre.dev.tsv")
     rows = read_tsv(out)
     by_lang = {lang: [r for r in rows if r["language"] == lang] for lang in ("en", "my")}

@@ -27,6 +27,7 @@ from conftest import (
 )
 
 import nlibuild
+from nlibuild.api import StageWarning
 from nlibuild.invoke import invoke
 from nlibuild.models import NLI_LABELS, ScoreJobSummary, ScoreMode, ScoreTraining
 from nlibuild.scores.score_jobs import job_rows, mode_jobs, read_corpus
@@ -338,14 +339,17 @@ def test_import_merges_finished_and_partial_jobs_once(scored_db: Path, tmp_path:
     fake_job()(plan / "tiny-bert-zero-shot-s1")
     with pytest.raises(RuntimeError):
         fake_job(crash_after=1)(plan / "tiny-bert-zero-shot-s2")
-    imported = corpus.score_import(folder=plan)
+    with pytest.warns(StageWarning, match="job tiny-bert-zero-shot-s2 did not finish"):
+        imported = corpus.score_import(folder=plan)
     assert [progress(job) for job in imported.jobs] == [
         ("tiny-bert-zero-shot-s1", 4, 4, True), ("tiny-bert-zero-shot-s2", 1, 1, False)
     ]  # fmt: skip
     assert imported.not_started == ["tiny-bert-zero-shot-s3"]
+    assert list(imported.stopped) == ["tiny-bert-zero-shot-s2"]
     before = table_counts(scored_db)
     scores = query(scored_db, "SELECT count(*) FROM score_accuracy")
-    corpus.score_import(folder=plan)
+    with pytest.warns(StageWarning, match="job tiny-bert-zero-shot-s2 did not finish"):
+        corpus.score_import(folder=plan)
     assert without_runs(table_counts(scored_db)) == without_runs(before)
     assert query(scored_db, "SELECT count(*) FROM score_accuracy") == scores
     fake_job()(plan / "tiny-bert-zero-shot-s2", resume=True)

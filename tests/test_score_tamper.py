@@ -10,6 +10,9 @@ import json
 import os
 import shutil
 import signal
+import socket
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,7 +20,7 @@ from types import FrameType
 
 import numpy as np
 import pytest
-from conftest import SAMPLE_MNLI, copy_store, fails, ok, query
+from conftest import SAMPLE_MNLI, copy_store, fails, ok, ok_result, query
 from test_score_store import GERMAN, fake_job, model_folder, seeds
 
 import nlibuild
@@ -28,6 +31,7 @@ from nlibuild.scoring.job_files import (
     GOLD_ARGMAX_FILE,
     JOB_FILE,
     PAIRS_FILE,
+    RUNNING_FILE,
     predictions_path,
 )
 
@@ -40,11 +44,9 @@ SECONDS = 20
 """Far more than an import of one small job takes; a hang (a FIFO opened) fails instead."""
 
 
-@pytest.fixture(scope="module")
-def finished_plan(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """A store with splits and German translations, and a plan of one finished job; each
-    test damages a copy of both."""
-    folder = tmp_path_factory.mktemp("template")
+def plan_of_one_finished_job(folder: Path) -> tuple[Path, Path]:
+    """A store in `folder` with splits and German translations, and a plan of one finished
+    job, `JOB`; returns the store and the plan's folder."""
     corpus = nlibuild.create(folder / "corpus.db")
     corpus.import_corpus(path=SAMPLE_MNLI, format="mnli")
     corpus.split(dev=10, test=10, draw_from="labelled", group_by="pair")
@@ -52,6 +54,12 @@ def finished_plan(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]
     corpus.score_plan(models=(model_folder(folder),), training=seeds(1), out=folder / "plan")
     fake_job()(folder / "plan" / JOB)
     return folder / "corpus.db", folder / "plan"
+
+
+@pytest.fixture(scope="module")
+def finished_plan(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The store and plan of `plan_of_one_finished_job`; each test damages a copy of both."""
+    return plan_of_one_finished_job(tmp_path_factory.mktemp("template"))
 
 
 @pytest.fixture
@@ -193,6 +201,11 @@ ONE_FILE: dict[str, dict[str, Callable[[Path], None]]] = {
     },
     PREDICTIONS_FILE: {
         "huge-shape": huge_header,
+        # Found by tests/test_fuzz_score_folders.py (a flipped bit): numpy's header parser
+        # raised tokenize.TokenError, an internal error.
+        "header-unbalanced": lambda path: npy_with_header(
+            path, "{'descr': '|i1', 'fortran_order': False, 'shape': (40,(, }"
+        ),
         "huge-header": huge_header_bytes,
         "pickled": pickled,
         "class-3": rewrite_npy(lambda a: _set(a, 3)),
@@ -256,7 +269,8 @@ CASES = [
     for kind, damage in (EVERY_FILE | ONE_FILE[name]).items()
 ] + [
     pytest.param(name, removed, id=f"{Path(name).name}-removed")
-    # done.json absent is a job still running or stopped early: imported as partly finished.
+    # done.json absent is a job still running or stopped early: imported as far as it got
+    # (test_a_job_stopped_before_done_json_is_said_so_naming_the_file).
     for name in FILES
     if name != DONE_FILE
 ]
@@ -303,18 +317,69 @@ def test_the_undamaged_plan_imports(plan_copy: tuple[Path, Path]) -> None:
     assert len(score_rows(db)["score_checkpoints"]) == 4
 
 
-def test_a_job_stopped_before_done_json_imports_its_checkpoints(
-    plan_copy: tuple[Path, Path],
+def job_being_written(job: Path) -> None:
+    """`job` as a job writes it between two checkpoints: no done.json, the last
+    predictions file begun and its checkpoint line half written."""
+    (job / DONE_FILE).unlink()
+    with predictions_path(job, 3).open("ab") as handle:
+        handle.truncate(0)
+    lines = (job / CHECKPOINTS_FILE).read_text().splitlines(keepends=True)
+    (job / CHECKPOINTS_FILE).write_text("".join(lines[:3]) + lines[3][:10])
+
+
+def running_record(job: Path, host: str, pid: int) -> None:
+    (job / RUNNING_FILE).write_text(
+        json.dumps({"host": host, "pid": pid, "started": "2026-01-01T00:00:00+00:00"})
+    )
+
+
+@pytest.mark.parametrize(
+    "host", [socket.gethostname(), "gpu-node-17"], ids=["this-host", "another-host"]
+)
+def test_a_running_job_imports_its_checkpoints_so_far(
+    plan_copy: tuple[Path, Path], host: str
 ) -> None:
-    """No done.json: the job is running or stopped early (a crash, a lost node); the
-    checkpoints so far are imported and the job said partly finished."""
+    """No done.json, and results/running.json names a live process (this one), or one on
+    another host, which cannot be asked: the job runs, its checkpoints so far are imported
+    with no warning, and importing again later adds the rest."""
     db, plan = plan_copy
-    (plan / JOB / DONE_FILE).unlink()
-    with predictions_path(plan / JOB, 3).open("ab") as handle:
-        handle.truncate(0)  # being written: its checkpoint line is not there yet
-    lines = (plan / JOB / CHECKPOINTS_FILE).read_text().splitlines(keepends=True)
-    (plan / JOB / CHECKPOINTS_FILE).write_text("".join(lines[:3]) + lines[3][:10])
-    assert "3 checkpoints (3 new), partly finished" in ok("--db", db, "score", "import", plan)
+    job_being_written(plan / JOB)
+    running_record(plan / JOB, host, os.getpid())
+    result = ok_result("--db", db, "score", "import", plan)
+    assert "3 checkpoints (3 new), partly finished (running)" in result.stdout
+    assert result.stderr == ""
+
+
+@pytest.mark.parametrize("how", ["no-running-record", "its-process-gone"])
+def test_a_job_stopped_before_done_json_is_said_so_naming_the_file(
+    plan_copy: tuple[Path, Path], how: str
+) -> None:
+    """No done.json and no live process (a crash, a lost node, a folder copied back before
+    the job ended): the checkpoints so far are imported, but a `Warning:` line names the
+    missing done.json and how to finish the job; it is not taken for one that runs."""
+    db, plan = plan_copy
+    job_being_written(plan / JOB)
+    if how == "its-process-gone":
+        running_record(plan / JOB, socket.gethostname(), gone_pid())
+    result = ok_result("--db", db, "score", "import", plan)
+    assert "3 checkpoints (3 new), stopped before it finished" in result.stdout
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"Warning: {plan / JOB / DONE_FILE}: missing: job {JOB} did not finish")
+    assert f"python -m nlibuild.scoring.job {plan / JOB} --resume" in line
+
+
+def gone_pid() -> int:
+    """The ID of a process of this host that has ended."""
+    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True, check=True)  # fmt: skip
+    return int(child.stdout)
+
+
+def test_a_garbled_running_record_is_one_error_naming_it(plan_copy: tuple[Path, Path]) -> None:
+    db, plan = plan_copy
+    job_being_written(plan / JOB)
+    (plan / JOB / RUNNING_FILE).write_text('{"host": 7}')
+    fails(db, "score", "import", plan, says=(str(Path(JOB) / RUNNING_FILE), "running record"))
 
 
 def test_rows_a_partial_last_epoch_did_not_reach_count_the_epochs_that_did(

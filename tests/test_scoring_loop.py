@@ -32,6 +32,7 @@ from nlibuild.scoring.job_files import (
     GOLD_ARGMAX_FILE,
     JOB_FILES_VERSION,
     NOT_REACHED,
+    RUNNING_FILE,
     CheckpointRecord,
     JobSpec,
     PairRecord,
@@ -243,12 +244,17 @@ def test_a_run_resumed_after_a_crash_writes_what_an_uninterrupted_run_does(
 
     def crash_at_3(record: CheckpointRecord) -> None:
         called.append(record.index)
+        # While the job runs, results/running.json names its process (`score import`
+        # tells a running job from a stopped one by it).
+        running = json.loads((tmp_path / "crashed" / RUNNING_FILE).read_text())
+        assert running["pid"] == os.getpid()
         if record.index == 3:
             raise Crash
 
     with pytest.raises(Crash):
         run_job(tmp_path / "crashed", on_checkpoint=crash_at_3, device="cpu")
     assert called == [0, 1, 2, 3]
+    assert not (tmp_path / "crashed" / RUNNING_FILE).exists()
     resumed: list[int] = []
     run_job(
         tmp_path / "crashed",

@@ -91,17 +91,25 @@ def journal_mode(db: Path) -> str:
     return mode
 
 
-@pytest.fixture(scope="module", params=["wal", "delete"])
-def intact(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The 48 sample pairs, aggregated, in WAL mode or left in rollback-journal mode."""
-    db = tmp_path_factory.mktemp(f"intact-{request.param}") / "corpus.db"
+def intact_store(db: Path, mode: str) -> Path:
+    """The 48 sample pairs, aggregated, at `db`, in the journal mode `mode`: `wal`, or
+    `delete` as an older release left a store (the whole store in the file, either way)."""
     corpus = nlibuild.create(db)
     corpus.import_corpus(path=SAMPLE_MNLI, format="mnli")
     corpus.aggregate_labels()
     with contextlib.closing(sqlite3.connect(db)) as conn:
-        conn.execute(f"PRAGMA journal_mode={request.param}")
-    assert journal_mode(db) == request.param and len(db.read_bytes()) >= 40 * PAGE
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.execute(f"PRAGMA journal_mode={mode}")
+    assert journal_mode(db) == mode and len(db.read_bytes()) >= 40 * PAGE
     return db
+
+
+@pytest.fixture(scope="module", params=["wal", "delete"])
+def intact(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The 48 sample pairs, aggregated, in WAL mode or left in rollback-journal mode."""
+    return intact_store(
+        tmp_path_factory.mktemp(f"intact-{request.param}") / "corpus.db", request.param
+    )
 
 
 def damaged_copy(intact: Path, folder: Path, damage: str) -> Path:

@@ -26,12 +26,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import new_store, ok, query, read_tsv
+from conftest import new_store, ok, ok_result, query, read_tsv, write_jsonl
 from elicitation_data import annotator_map, premise_corpus, write_mturk_results
+from hypothesis import given
+from hypothesis import strategies as st
 from rich.console import Console
 
 from nlibuild.core.registry import IMPORT
-from nlibuild.formats.tabular import write_spreadsheet_csv
+from nlibuild.formats.tabular import (
+    guard_formula,
+    runs_as_formula,
+    unguard_formula,
+    write_spreadsheet_csv,
+)
 from nlibuild.models import TableFormat
 from nlibuild.render import render_table
 from nlibuild.stages.import_corpus import PARALLEL_MIN_BYTES
@@ -213,16 +220,114 @@ def test_report_csv_guards_text_cells_and_keeps_numbers(relabelled: Path) -> Non
 
 
 def test_corpus_exports_stay_byte_exact(relabelled: Path, tmp_path: Path) -> None:
-    """xnli-tsv (and every corpus format) is data the tool re-imports: no guard quote."""
+    """xnli-tsv (and every corpus format) is data the tool re-imports: no guard quote. A
+    person may open it all the same: a `Warning:` line counts the cells a spreadsheet would
+    run and says how to read the file instead."""
     path = tmp_path / "out.tsv"
-    ok("--db", relabelled, "export", "--format", "xnli-tsv", "--out", path)
+    result = ok_result("--db", relabelled, "export", "--format", "xnli-tsv", "--out", path)
 
     rows = read_tsv(path)
+    formulas = [cell for row in rows for cell in row.values() if runs_as_formula(cell)]
+    (warning,) = result.stderr.splitlines()
+    assert warning.startswith(f"Warning: {path}: {len(formulas)} cells start with =, +, -, @")
+    assert "import it with every column as text" in warning and len(formulas) >= 9
 
     # A tab cannot stand inside a TSV cell: the export writes it as a space, as it did.
     expected = {key: (p.replace("\t", " "), h) for key, (p, h) in PAIRS.items()}
     assert {row["pairID"]: (row["sentence1"], row["sentence2"]) for row in rows} == expected
     assert {row["genre"] for row in rows} == {GENRE}
+
+
+# --- translation units go to translators, who open them in a spreadsheet -------------------
+
+TEXTS = [
+    "=cmd|' /C calc'!A0",
+    '+HYPERLINK("http://x","y") is a link.',
+    "@SUM(A1:A9) adds up a column.",
+    "-1+1",
+    "'=a quote already stands before it",
+    "''=two quotes",
+    "'-0.5",
+    "-0.5",
+    "- a dash opens the list",
+]
+"""Sources that run as formulas, or start with quotes a reader of guarded cells takes off."""
+
+
+@pytest.fixture
+def to_translate(tmp_path: Path) -> Path:
+    """An English store whose premises and hypotheses are TEXTS (each premise's hypothesis
+    is the next text)."""
+    records = [
+        {"premise": text, "hypothesis": TEXTS[(at + 1) % len(TEXTS)], "pair_id": f"t{at}",
+         "labels": ["neutral"]}
+        for at, text in enumerate(TEXTS)
+    ]  # fmt: skip
+    db = new_store(tmp_path / "corpus.db", "--lang", "en")
+    ok("--db", db, "import", write_jsonl(tmp_path / "texts.jsonl", records), "--format", "jsonl")
+    return db
+
+
+def read_units_file(path: Path) -> tuple[list[str], list[list[str]]]:
+    with path.open(encoding="utf-8", newline="") as handle:
+        if path.suffix == ".tsv":
+            table = list(csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+        else:
+            table = list(csv.reader(handle))
+    return table[0], table[1:]
+
+
+def write_units_file(path: Path, header: list[str], rows: list[list[str]]) -> None:
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        if path.suffix == ".tsv":
+            handle.write("".join("\t".join(row) + "\n" for row in [header, *rows]))
+        else:
+            csv.writer(handle).writerows([header, *rows])
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".tsv"])
+def test_translation_units_guard_formulas_and_read_back_byte_exact(
+    to_translate: Path, tmp_path: Path, suffix: str
+) -> None:
+    """Issue 26: `translate export --format csv|tsv` wrote `=cmd|...` as it was. Its cells
+    now carry the guard quote; a translator's file that keeps the source's cells as they
+    were sent (a copy, an untranslatable name) imports the very texts stored."""
+    units = tmp_path / f"units{suffix}"
+    ok("--db", to_translate, "translate", "export", "--lang", "de", "--out", units)
+    header, rows = read_units_file(units)
+    assert not [cell for row in rows for cell in row if runs_as_formula(cell)], rows
+    source, text = header.index("source"), header.index("text")
+    for row in rows:
+        row[text] = row[source]  # the translator keeps the source as it stands in the sheet
+    write_units_file(units, header, rows)
+    ok("--db", to_translate, "translate", "import", units, "--lang", "de", "--translator", "t1",
+       "--force")  # fmt: skip
+    stored = query(to_translate, "SELECT text FROM translations WHERE lang = 'de'")
+    assert sorted(text for (text,) in stored) == sorted(TEXTS * 2)
+
+
+def test_a_spreadsheet_that_dropped_the_guard_quotes_reads_back_the_same(
+    to_translate: Path, tmp_path: Path
+) -> None:
+    """A spreadsheet shows a guarded cell without its quote and may save it so: such a
+    formula cell reads back as the source too."""
+    units = tmp_path / "units.csv"
+    ok("--db", to_translate, "translate", "export", "--lang", "de", "--out", units)
+    header, rows = read_units_file(units)
+    source, text = header.index("source"), header.index("text")
+    kept = [row for row in rows if runs_as_formula(unguarded(row[source]))]
+    for row in kept:
+        row[text] = unguarded(row[source])
+    write_units_file(units, header, kept)
+    ok("--db", to_translate, "translate", "import", units, "--lang", "de", "--partial", "--force")
+    stored = {text for (text,) in query(to_translate, "SELECT text FROM translations")}
+    assert stored == {text for text in TEXTS if runs_as_formula(text)}
+
+
+@given(st.text())
+def test_a_guarded_cell_reads_back_as_it_was(cell: str) -> None:
+    assert unguard_formula(guard_formula(cell)) == cell
+    assert not runs_as_formula(guard_formula(cell))
 
 
 # --- an import killed early leaves no process behind -----------------------------------

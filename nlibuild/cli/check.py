@@ -52,7 +52,7 @@ def check(
     \b
       nlibuild --db corpus.db check
     """
-    from nlibuild.stages.check import STAGE, advice
+    from nlibuild.stages.check import STAGE
 
     with user_errors():
         fmt = choice(TableFormat, format, "--format")
@@ -72,9 +72,8 @@ def check(
             render_tables(out, err, _finding_tables(result), fmt)
             if not result.differences:  # else the `Error:` line below says what differs
                 err.print(_verdict(result), markup=False)
-    problem = advice(result)
-    if problem is not None:
-        err.print(f"Error: {problem}", markup=False)
+    if result.advice is not None:
+        err.print(f"Error: {result.advice}", markup=False)
         raise typer.Exit(1)
 
 
@@ -94,6 +93,8 @@ def _render_findings(result: CheckResult) -> None:
             f"{finding.description}: {counted(finding.pairs, 'pair')}{pair_ids(finding)}",
             markup=False,
         )
+    if result.store_lang is not None:
+        out.print(f"store language {result.store_lang!r}: not a language code", markup=False)
     out.print(_verdict(result), markup=False)
 
 

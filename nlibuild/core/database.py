@@ -21,7 +21,7 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from nlibuild.errors import StoreError
+from nlibuild.errors import OUT_OF_SPACE_ADVICE, OUT_OF_SPACE_ERRNOS, NoRoomError, StoreError
 
 BUSY_TIMEOUT_ENV = "NLIBUILD_BUSY_TIMEOUT"
 DEFAULT_BUSY_TIMEOUT_S = 5.0
@@ -94,16 +94,27 @@ _DAMAGE_CODES = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
 def is_damage(exc: BaseException) -> bool:
     """Whether SQLite's error says the file itself is damaged: a page ("database disk image
     is malformed", SQLITE_CORRUPT and its extended codes), the header ("file is not a
-    database", SQLITE_NOTADB) or the header's format numbers ("unsupported file format")."""
+    database", SQLITE_NOTADB) or the header's format numbers ("unsupported file format");
+    or whether a cell holds text that is not UTF-8 (`is_undecodable`)."""
     if not isinstance(exc, sqlite3.DatabaseError):
         return False
     code = getattr(exc, "sqlite_errorcode", None)
-    return (code is not None and code & 0xFF in _DAMAGE_CODES) or (
-        "unsupported file format" in str(exc)
+    return (
+        (code is not None and code & 0xFF in _DAMAGE_CODES)
+        or "unsupported file format" in str(exc)
+        or is_undecodable(exc)
     )
 
 
-def damaged(path: Path, detail: str) -> StoreError:
+def is_undecodable(exc: BaseException) -> bool:
+    """Whether a read met a text cell whose bytes are not UTF-8 (the sqlite3 module's
+    "Could not decode to UTF-8 column"): nlibuild writes only text, so the bytes were
+    changed under it; the file is otherwise sound (`PRAGMA quick_check` does not read
+    text), so a run that met it may take its row back."""
+    return isinstance(exc, sqlite3.OperationalError) and "Could not decode to UTF-8" in str(exc)
+
+
+def damaged(path: Path | str, detail: str) -> StoreError:
     """The one line for a store SQLite cannot read as it is. A damaged header reads as
     "not a database", as any file that is not SQLite does: the line names both."""
     if "not a database" in detail:
@@ -118,10 +129,86 @@ def damaged(path: Path, detail: str) -> StoreError:
 
 
 def unreadable(path: Path, exc: sqlite3.DatabaseError) -> StoreError:
-    """The line for a `--db` whose first reads fail: damaged, or some other file."""
+    """The line for a `--db` whose first reads fail: damaged, no room for the `-shm`
+    index a store in WAL mode is read through, or some other file."""
     if is_damage(exc):
         return damaged(path, str(exc))
+    if out_of_space_cause(exc) is not None:
+        return no_room(path, exc, "the store is unchanged")
     return StoreError(f"{path}: not an nlibuild store ({exc}); pass --db PATH")
+
+
+SQLITE_OUT_OF_SPACE = (
+    "SQLITE_FULL", "SQLITE_IOERR_WRITE", "SQLITE_IOERR_FSYNC", "SQLITE_IOERR_TRUNCATE",
+    "SQLITE_IOERR_SHMOPEN", "SQLITE_IOERR_SHMSIZE",
+)  # fmt: skip
+"""SQLite's names for a write the file system refused: `database or disk is full`
+(ENOSPC) and the `disk I/O error`s of a write, sync or truncation, and of sizing the `-shm`
+index every reader of a store in WAL mode needs beside it (EFBIG under a file-size limit,
+when it is opened or when it grows)."""
+
+
+def out_of_space_cause(exc: BaseException) -> sqlite3.Error | OSError | None:
+    """The error, `exc` or one it was raised while handling, that says a write found no
+    room (a full disk, a file-size limit, a quota); None if none does. SQLite rolls a
+    transaction back itself on such an error, and the ROLLBACK that follows then fails
+    (`cannot rollback - no transaction is active`): hence the errors it happened during."""
+    seen: set[int] = set()
+    error: BaseException | None = exc
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, sqlite3.Error) and (
+            getattr(error, "sqlite_errorname", None) in SQLITE_OUT_OF_SPACE
+        ):  # an error raised by the sqlite3 module itself has no name
+            return error
+        if isinstance(error, OSError) and error.errno in OUT_OF_SPACE_ERRNOS:
+            return error
+        error = error.__context__
+    return None
+
+
+def no_room(path: Path | str, cause: BaseException, outcome: str) -> NoRoomError:
+    """The one line for a store a write to which found no room; `outcome` says what became
+    of it (the store is unchanged, no store was made, the steps committed are kept)."""
+    return NoRoomError(
+        f"{path}: cannot write to the store ({cause}): {OUT_OF_SPACE_ADVICE} and run the "
+        f"command again; {outcome}"
+    )
+
+
+def orphaned_rows(conn: sqlite3.Connection, path: Path | str) -> StoreError | None:
+    """The line for a store one of whose rows refers to a row that is gone (rows deleted by
+    hand, or by a tool that knows nothing of the schema), None if none does. Asked only
+    after an error no check foresaw: `PRAGMA foreign_key_check` reads every referring row,
+    and a store whose files are intact rarely lacks a row."""
+    try:
+        found = conn.execute("PRAGMA foreign_key_check").fetchone()
+    except sqlite3.Error:
+        return None
+    if found is None:
+        return None
+    table, rowid, parent, _ = found
+    return StoreError(
+        f"{path}: the store is damaged: a row of {table} (rowid {rowid}) refers to a row of "
+        f"{parent} that is not there (PRAGMA foreign_key_check); it was left as it is: "
+        "restore it from a backup"
+    )
+
+
+def opened_read_only(path: Path | str, exc: BaseException) -> StoreError | None:
+    """The line for a write SQLite refused as the store is open read-only to it
+    (SQLITE_READONLY: a header whose write version, byte 18, is no format this SQLite
+    writes, as a flipped bit leaves it); None for any other error. Asked of the error, not
+    of the file: opening and closing the store's file beside SQLite's connection would
+    drop the locks SQLite holds on it (POSIX advisory locks are the process's)."""
+    name = getattr(exc, "sqlite_errorname", "")
+    if not isinstance(exc, sqlite3.Error) or not name.startswith("SQLITE_READONLY"):
+        return None
+    return StoreError(
+        f"{path}: SQLite opens the store read-only ({exc}): its header names a file format "
+        "it does not write (the store is damaged), or its folder is not writable; it was "
+        "left as it is: restore it from a backup, or make its folder writable"
+    )
 
 
 def check_intact(conn: sqlite3.Connection, path: Path) -> None:
@@ -158,10 +245,10 @@ def connect(path: Path) -> sqlite3.Connection:
         # commit without letting memory grow unbounded (256 MiB).
         conn.execute("PRAGMA cache_size=-262144")
         conn.execute("PRAGMA temp_store=MEMORY")
-    except sqlite3.OperationalError as exc:  # a header's format numbers, else a bug
+    except sqlite3.OperationalError as exc:  # a header's format numbers, no room, else a bug
         conn.close()
-        if is_damage(exc):
-            raise damaged(path, str(exc)) from None
+        if is_damage(exc) or out_of_space_cause(exc) is not None:
+            raise unreadable(path, exc) from None
         raise
     except sqlite3.DatabaseError as exc:  # some pragmas read the header: "not a database"
         conn.close()

@@ -34,15 +34,21 @@ import orjson
 from pydantic import BaseModel
 
 from nlibuild._version import VERSION
-from nlibuild.core.database import is_damage
+from nlibuild.core.database import (
+    damaged,
+    is_damage,
+    is_undecodable,
+    no_room,
+    opened_read_only,
+    orphaned_rows,
+    out_of_space_cause,
+)
 from nlibuild.core.signature import settings_signature
 from nlibuild.core.stage import StageName
 from nlibuild.errors import (
     OUT_OF_SPACE_ADVICE,
-    OUT_OF_SPACE_ERRNOS,
     NlibuildError,
     OutputError,
-    StoreError,
 )
 
 if TYPE_CHECKING:
@@ -188,6 +194,17 @@ def _start(tx: Transactions, stage: str, config: str, signature: str, resume: bo
 def _end(tx: Transactions, run: RecordedRun, status: str, error: str, forget: bool) -> None:
     """Record how a run ended, outside its own (rolled back) transaction, or remove its row
     (`forget`) so that the store is exactly as it was before the run."""
+    if forget and not tx.active:
+        # The row this run added goes as it came: without asking other tables, whose rows
+        # may name its ID already in a store whose runs were deleted by hand (an ID is
+        # reused once its row is gone), where the foreign key check would keep it.
+        tx.conn.execute("PRAGMA foreign_keys=OFF")
+        try:
+            with tx.atomic():
+                tx.conn.execute("DELETE FROM runs WHERE id = ?", (run.id,))
+        finally:
+            tx.conn.execute("PRAGMA foreign_keys=ON")
+        return
     with tx.atomic():
         if forget:
             tx.conn.execute("DELETE FROM runs WHERE id = ?", (run.id,))
@@ -231,12 +248,27 @@ def recorded_run(
             )
     except BaseException as exc:
         run_or_none = started[0] if started else None
-        refusal = exc if isinstance(exc, NlibuildError) else out_of_space(exc, tx.conn, run_or_none)
+        refusal = exc if isinstance(exc, NlibuildError) else unforeseen(exc, tx.conn, run_or_none)
         if run_or_none is not None:
             _record_stop(tx, run_or_none, exc, refusal)
         if refusal is None or refusal is exc:
             raise
         raise refusal from exc
+
+
+def unforeseen(
+    exc: BaseException, conn: sqlite3.Connection, run: RecordedRun | None
+) -> NlibuildError | None:
+    """The user error behind an exception no stage foresaw: a full disk (`out_of_space`), a
+    store SQLite opened read-only (`opened_read_only`), text that is not UTF-8 in a sound
+    file, or rows that refer to rows deleted from the store (`orphaned_rows`): the store is
+    damaged, not the code wrong; None for a bug."""
+    refusal = out_of_space(exc, conn, run) or opened_read_only(_store_file(conn), exc)
+    if refusal is None and is_undecodable(exc):
+        refusal = damaged(_store_file(conn), str(exc))
+    if refusal is None and not is_damage(exc) and not isinstance(exc, KeyboardInterrupt):
+        refusal = orphaned_rows(conn, _store_file(conn))
+    return refusal
 
 
 def _record_stop(
@@ -248,52 +280,31 @@ def _record_stop(
     elif isinstance(exc, NlibuildError):
         _end(tx, run, FAILED, str(exc), forget=not run.committed_any)
     elif refusal is not None:
-        # Out of space: recording the end may need room too. If it cannot be written, the
-        # row stays `running` and shows as `interrupted` once this process ends.
+        # Out of space or a damaged store: a user error, so the run leaves no row unless it
+        # committed steps. Recording the end may need room too; if it cannot be written,
+        # the row stays `running` and shows as `interrupted` once this process ends.
         with suppress(sqlite3.Error):
             _end(tx, run, FAILED, str(refusal), forget=not run.committed_any)
     elif not is_damage(exc):  # a store SQLite finds damaged is written no more
         _end(tx, run, FAILED, f"{type(exc).__name__}: {exc}", forget=False)
 
 
-SQLITE_OUT_OF_SPACE = ("SQLITE_FULL", "SQLITE_IOERR_WRITE", "SQLITE_IOERR_FSYNC")
-"""SQLite's names for a write the file system refused: `database or disk is full`
-(ENOSPC) and the `disk I/O error`s of a write or sync (EFBIG under a file-size limit)."""
-
-
 def out_of_space(
     exc: BaseException, conn: sqlite3.Connection, run: RecordedRun | None
 ) -> NlibuildError | None:
     """The user error for a run stopped by a full disk or a file-size limit, naming the
-    store or the file that could not be written; None for any other error. SQLite rolls a
-    transaction back itself on such an error, and the ROLLBACK that follows then fails
-    (`cannot rollback - no transaction is active`): the errors it happened during are
-    looked through too."""
+    store or the file that could not be written; None for any other error."""
     kept = f"the steps run {run.id} committed are kept" if run and run.committed_any else None
-    for error in _errors_during(exc):
-        if isinstance(error, sqlite3.Error) and error.sqlite_errorname in SQLITE_OUT_OF_SPACE:
-            return StoreError(
-                f"{_store_file(conn)}: cannot write to the store ({error}): "
-                f"{OUT_OF_SPACE_ADVICE} and run the command again; "
-                f"{kept or 'the store is unchanged'}"
-            )
-        if isinstance(error, OSError) and error.errno in OUT_OF_SPACE_ERRNOS:
-            where = error.filename or "a file this command writes"
-            return OutputError(
-                f"{where}: cannot write it ({error.strerror}): {OUT_OF_SPACE_ADVICE} and run "
-                f"the command again; {kept or 'the store is unchanged'}"
-            )
+    cause = out_of_space_cause(exc)
+    if isinstance(cause, sqlite3.Error):
+        return no_room(_store_file(conn), cause, kept or "the store is unchanged")
+    if isinstance(cause, OSError):
+        where = cause.filename or "a file this command writes"
+        return OutputError(
+            f"{where}: cannot write it ({cause.strerror}): {OUT_OF_SPACE_ADVICE} and run "
+            f"the command again; {kept or 'the store is unchanged'}"
+        )
     return None
-
-
-def _errors_during(exc: BaseException) -> Iterator[BaseException]:
-    """`exc` and the errors it was raised while handling, innermost last."""
-    seen: set[int] = set()
-    error: BaseException | None = exc
-    while error is not None and id(error) not in seen:
-        seen.add(id(error))
-        yield error
-        error = error.__context__
 
 
 def _store_file(conn: sqlite3.Connection) -> str:

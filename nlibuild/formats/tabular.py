@@ -231,21 +231,31 @@ one, and an unquoted one starts a new row in a spreadsheet, whose first cell (`x
 would be a formula no guard quote was put before."""
 
 
+def runs_as_formula(cell: str) -> bool:
+    """Whether a spreadsheet would read the text `cell` as a formula. A plain number
+    (`-0.5`, `+3`) is not one: a spreadsheet reads it as the number it is, and runs
+    nothing; nor is a lone `-`, the tables' mark for "none" (shown as text)."""
+    return cell.startswith(FORMULA_STARTS) and cell != "-" and not _PLAIN_NUMBER.fullmatch(cell)
+
+
 def guard_formula(cell: str) -> str:
     """`cell` as a spreadsheet must see it: with `FORMULA_GUARD` in front when it would
-    start a formula. A plain number (`-0.5`, `+3`) is left alone: a spreadsheet reads it
-    as the number it is, and runs nothing; so is a lone `-`, the tables' mark for "none"
-    (a spreadsheet shows it as text)."""
-    if cell.startswith(FORMULA_STARTS) and cell != "-" and not _PLAIN_NUMBER.fullmatch(cell):
+    run as a formula, or when it starts with quotes `unguard_formula` would take one of
+    (`'=x` as written), so that every cell reads back as it was (`unguard_formula`)."""
+    if runs_as_formula(cell) or unguard_formula(cell) != cell:
         return FORMULA_GUARD + cell
     return cell
 
 
 def unguard_formula(cell: str) -> str:
-    """The cell `guard_formula` was given: the guard quote dropped where it stands before a
-    formula's first character (a spreadsheet may have kept it on saving)."""
-    if cell.startswith(FORMULA_GUARD) and cell[1:].startswith(FORMULA_STARTS):
-        return cell[1:]
+    """The cell `guard_formula` was given: one guard quote dropped where it stands before a
+    formula's first character (a spreadsheet may have kept it on saving), or before a cell
+    so guarded itself."""
+    rest = cell[1:]
+    if cell.startswith(FORMULA_GUARD) and (
+        rest.startswith(FORMULA_STARTS) or unguard_formula(rest) != rest
+    ):
+        return rest
     return cell
 
 

@@ -29,7 +29,14 @@ from nlibuild.formats.table_rows import (
     label_by_value,
     read_table_rows,
 )
-from nlibuild.formats.tabular import row_language, write_atomically, write_json_lines
+from nlibuild.formats.tabular import (
+    FORMULA_GUARD,
+    guard_formula,
+    row_language,
+    unguard_formula,
+    write_atomically,
+    write_json_lines,
+)
 from nlibuild.models import (
     ROW_COLUMN_KEYS,
     UNIT_COLUMN_KEYS,
@@ -78,16 +85,19 @@ def write_units(path: Path, fmt: UnitFormat, units: Sequence[TranslationUnit]) -
     if fmt is UnitFormat.PARQUET:
         return write_atomically(path, lambda handle: _write_parquet(handle, units))
 
+    # Csv and tsv go to translators, who open them in a spreadsheet: a cell that would run
+    # as a formula gets the guard quote, which `translate import` takes off again.
     def write(handle: IO[bytes]) -> int:
         text = io.StringIO(newline="")
         if fmt is UnitFormat.TSV:
             text.write("\t".join(COLUMNS) + "\n")
             for unit in units:
-                text.write("\t".join(_one_line(getattr(unit, c)) for c in COLUMNS) + "\n")
+                cells = (guard_formula(_one_line(getattr(unit, c))) for c in COLUMNS)
+                text.write("\t".join(cells) + "\n")
         else:
             writer = csv.writer(text, lineterminator="\n")
             writer.writerow(COLUMNS)
-            writer.writerows([getattr(unit, c) for c in COLUMNS] for unit in units)
+            writer.writerows([guard_formula(getattr(unit, c)) for c in COLUMNS] for unit in units)
         handle.write(text.getvalue().encode("utf-8"))
         return len(units)
 
@@ -123,7 +133,7 @@ def read_units(
     """(line, unit ID, translated text, the row's `lang` if it has one) of every row, read
     from the columns `columns` names (`UnitColumns.of`), whatever kind of table file."""
     names = UnitColumns.of(columns)
-    table = read_table_rows(path, fmt.value)
+    table = read_table_rows(path, fmt.value, from_spreadsheet=True)
     if not table.header:
         return
     asked = {key: (name,) for key, name in (columns or {}).items()}
@@ -218,6 +228,22 @@ def _quick_tsv_frame(path: Path, columns: Mapping[str, str]) -> pl.DataFrame | N
         return None  # a short row
     if (frame["unit"] == "").any():
         return None  # a blank row (skipped) or a row without unit_id (an error)
+    return _unguarded(frame, ("unit", "text", "lang"))
+
+
+def _unguarded(frame: pl.DataFrame, columns: tuple[str, ...]) -> pl.DataFrame:
+    """The cells `write_units` guarded against spreadsheets (`guard_formula`) as they were;
+    a column none of whose cells starts with the quote (the common case) is not looked at."""
+    import polars as pl
+
+    for column in columns:
+        guarded = frame[column].str.starts_with(FORMULA_GUARD)
+        if guarded.any():
+            cells = [
+                unguard_formula(cell) if is_guarded else cell
+                for cell, is_guarded in zip(frame[column], guarded, strict=True)
+            ]
+            frame = frame.with_columns(pl.Series(column, cells, dtype=pl.String))
     return frame
 
 

@@ -37,6 +37,14 @@ class CheckResult(BaseModel):
         description="what to do about the differences, one sentence (the CLI's `Error:` "
         "line); None when every check agrees",
     )
+    store_lang: str | None = Field(
+        default=None,
+        description="the store's language when it is no language code (an older nlibuild "
+        "wrote zh_CN); None when it is one",
+    )
+    lang_rewritten: str | None = Field(
+        default=None, description="with --repair: the code the store's language became"
+    )
     run_id: int | None = None
     signature: str | None = None
 

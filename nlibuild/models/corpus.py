@@ -246,6 +246,10 @@ class ExportResult(BaseModel):
     unsplit_pairs: int = Field(
         default=0, description="hf: pairs left out as the store's splits do not hold them"
     )
+    formula_cells: int = Field(
+        default=0,
+        description="xnli-tsv: cells a spreadsheet would run as formulas (written as stored)",
+    )
     license: str | None = None
 
 

@@ -242,6 +242,9 @@ class ScoreResult(BaseModel):
     jobs: list[ScoreJobSummary]
     left_out: ScoreRowCounts = ScoreRowCounts()
     not_started: list[str] = Field(default_factory=list, description="jobs with no results yet")
+    # job name -> the Warning: line of a job `score import` found stopped before it finished
+    # (no done.json, and no live process running it)
+    stopped: dict[str, str] = Field(default_factory=dict)
 
 
 class ScorePlanResult(BaseModel):

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from nlibuild.core.progress import progress
-from nlibuild.errors import NlibuildError
+from nlibuild.errors import NlibuildError, NoRoomError
 from nlibuild.models import PmiConfig, ReportConfig
 from nlibuild.report import html as page
 from nlibuild.stats import StatsOptions, stats_tables
@@ -218,6 +218,8 @@ def report_html(store: Store, cfg: ReportConfig) -> str:
         for key, title, write in SECTIONS:
             try:
                 body = write(store, cfg)
+            except NoRoomError:
+                raise  # a table's run found the disk full: no section is worth the page then
             except (Unavailable, NlibuildError) as missing:
                 # A store read-only to this user cannot record the cue tables' runs: that
                 # section says so, the others are still worth the page.

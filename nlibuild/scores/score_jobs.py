@@ -37,6 +37,8 @@ import importlib.util
 import json
 import math
 import os
+import socket
+import tokenize
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -45,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from nlibuild.core.runs import process_alive
 from nlibuild.errors import ConfigError, InputError
 from nlibuild.formats.input_files import read_utf8_text, require_regular_file
 from nlibuild.models import (
@@ -70,11 +73,13 @@ from nlibuild.scoring.job_files import (
     GOLD_ARGMAX_FILE,
     JOB_FILES_VERSION,
     NOT_REACHED,
+    RUNNING_FILE,
     TRAIN,
     CheckpointRecord,
     DoneRecord,
     JobSpec,
     PairRecord,
+    RunningRecord,
     predictions_path,
 )
 from nlibuild.store import DynamicsRow, ScoreAccuracyRow, Store
@@ -661,6 +666,26 @@ def read_done_record(folder: Path) -> DoneRecord | None:
     return record
 
 
+def stopped_reason(folder: Path) -> str | None:
+    """Why a job without done.json is not running (None while it runs): no
+    results/running.json (its process ended, or the folder was copied back before the job
+    did), or a process of this host that is gone. A job on another host is taken at its
+    word: its process cannot be asked."""
+    path = folder / RUNNING_FILE
+    if not os.path.lexists(path):
+        return f"no process runs it ({RUNNING_FILE} is absent)"
+    raw = _json_object(path, read_utf8_text(path, "running record"), None)
+    try:
+        record = RunningRecord(**raw)
+    except TypeError as exc:
+        raise InputError(path, f"not a running record ({exc}); {COPY_BACK}") from None
+    if not isinstance(record.host, str) or not _is_count(record.pid):
+        raise InputError(path, f"not a running record (host and pid); {COPY_BACK}")
+    if record.host == socket.gethostname() and not process_alive(record.pid):
+        return f"process {record.pid}, which ran it, is gone"
+    return None
+
+
 def read_checkpoint_records(folder: Path, done: DoneRecord | None) -> list[CheckpointRecord]:
     """The lines of results/checkpoints.jsonl. While the job runs, a last line without its
     newline is one being written and is left out; once it finished, every line is whole
@@ -783,6 +808,13 @@ def read_gold_argmax(folder: Path, probabilities: np.ndarray) -> np.ndarray | No
     return flags
 
 
+NPY_HEADER_ERRORS = (
+    ValueError, OSError, SyntaxError, TypeError, RecursionError, tokenize.TokenError
+)  # fmt: skip
+"""What numpy's reading of an .npy header raises for one that is not what it wrote: its
+dict is parsed as Python (tokenized, then `ast.literal_eval`)."""
+
+
 def _read_npy(path: Path, what: str, kinds: str, shape: tuple[int | None, ...]) -> np.ndarray:
     """An .npy file whose header is checked (dtype kind, shape, and the file's size) before
     its data is read, so that a header claiming a huge array allocates nothing."""
@@ -794,7 +826,7 @@ def _read_npy(path: Path, what: str, kinds: str, shape: tuple[int | None, ...]) 
                       else np.lib.format.read_array_header_2_0)  # fmt: skip
             found, _, dtype = header(handle, max_header_size=10_000)
             start = handle.tell()
-    except (ValueError, OSError, SyntaxError) as exc:
+    except NPY_HEADER_ERRORS as exc:
         raise InputError(path, f"not a .npy array ({exc}); {COPY_BACK}") from None
     wanted = " x ".join("epochs" if n is None else str(n) for n in shape)
     if len(found) != len(shape) or any(
@@ -820,7 +852,9 @@ def score_summary(result: ScoreResult, did: str) -> str:
     then the jobs, what was left out and the run."""
     lines = []
     for job in result.jobs:
-        state = "finished" if job.finished else "partly finished"
+        state = "finished" if job.finished else "partly finished (running)"
+        if job.name in result.stopped:
+            state = "stopped before it finished"
         accuracy = ", ".join(f"{key} {value:.1%}" for key, value in job.last_accuracy.items())
         lines.append(
             f"{did} {job.name}: {job.train_rows} training and {job.eval_rows} evaluation rows, "

@@ -29,11 +29,13 @@ from nlibuild.scoring.job_files import (
     JobSpec,
     PairRecord,
     accuracy_key,
+    clear_running,
     read_checkpoints,
     read_done,
     read_pairs,
     read_spec,
     write_done,
+    write_running,
 )
 from nlibuild.scoring.loop import CheckpointCallback, LoopData, TrainingRun
 from nlibuild.scoring.model import load_classifier, load_tokenizer
@@ -68,6 +70,8 @@ def run_job(
     try:
         if not resume and processes.is_main:
             shutil.rmtree(folder / RESULTS_DIR, ignore_errors=True)
+        if processes.is_main:  # `score import` meanwhile: running, not stopped
+            write_running(folder)
         ddp.barrier(processes)
         torch.manual_seed(spec.seed)
         model_folder = model_folder_of(folder, spec)
@@ -92,6 +96,8 @@ def run_job(
         ddp.barrier(processes)
         return record
     finally:
+        if processes.is_main:
+            clear_running(folder)
         ddp.stop(processes)
 
 

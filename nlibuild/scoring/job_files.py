@@ -22,6 +22,9 @@ A job folder holds:
                                 was not, -1 where the epoch did not reach the row (the NaNs of
                                 dynamics.npy)
     results/state/              the latest training state, for resuming (the job's own format)
+    results/running.json        a RunningRecord (host, process), there while a job's process
+                                runs: a job without done.json and without a live process
+                                stopped before it finished
     results/done.json           a DoneRecord, written last: its presence means the job finished
 
 Label indexes follow `JobSpec.labels` (by default entailment, neutral, contradiction).
@@ -37,8 +40,10 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +55,7 @@ DYNAMICS_FILE = "results/dynamics.npy"
 STATE_DIR = "results/state"
 GOLD_ARGMAX_FILE = "results/gold_argmax.npy"
 DONE_FILE = "results/done.json"
+RUNNING_FILE = "results/running.json"
 
 JOB_FILES_VERSION = 2
 """1: no gold_argmax.npy (and no version in done.json); 2: gold_argmax.npy."""
@@ -145,6 +151,27 @@ class DoneRecord:
     def from_json_object(cls, raw: dict[str, Any]) -> DoneRecord:
         """The record of a parsed done.json; without `files_version` it is version 1's."""
         return cls(**({"files_version": FIRST_VERSION} | raw))
+
+
+@dataclass(frozen=True)
+class RunningRecord:
+    """Who runs a job: written when its (main) process starts, removed when it ends."""
+
+    host: str
+    pid: int
+    started: str  # ISO 8601, UTC
+
+
+def write_running(folder: Path) -> None:
+    record = RunningRecord(
+        socket.gethostname(), os.getpid(), datetime.now(UTC).isoformat(timespec="seconds")
+    )
+    with _replaced(folder / RUNNING_FILE) as handle:
+        handle.write(json.dumps(asdict(record)) + "\n")
+
+
+def clear_running(folder: Path) -> None:
+    (folder / RUNNING_FILE).unlink(missing_ok=True)
 
 
 def accuracy_key(lang: str, split: str) -> str:

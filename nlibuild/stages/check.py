@@ -20,9 +20,12 @@ computes it anew after any repair.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from nlibuild.core.registry import CHECK_REPAIR
 from nlibuild.core.stage import Stage
-from nlibuild.models import CheckConfig, CheckFinding, CheckResult
+from nlibuild.models import CheckConfig, CheckFinding, CheckResult, lang_code_problem
+from nlibuild.options import readable_lang, stored_lang_advice
 from nlibuild.queries.pair_labels import (
     COUNTS_DIFFER,
     GOLD_DIFFERS,
@@ -80,11 +83,14 @@ def check(store: Store) -> CheckResult:
 
 def _compared(store: Store) -> CheckResult:
     pairs_checked, found = _differences(store)
+    lang = store.meta().get("lang", "en")
     return advised(
         CheckResult(
             pairs_checked=pairs_checked,
             findings=[_finding(kind, pairs) for kind, pairs in found.items()],
-        )
+            store_lang=None if lang_code_problem(lang) is None else lang,
+        ),
+        store.path,
     )
 
 
@@ -100,6 +106,7 @@ def repair(store: Store, _cfg: CheckConfig) -> CheckResult:
         recount = [pk for kind in (COUNTS_DIFFER, ROW_MISSING) for pk, _ in before[kind]]
         store.refresh_pair_labels(recount)
         store.remove_pair_labels(pk for pk, _ in before[ROW_WITHOUT_VOTES])
+        lang_rewritten = _rewrite_old_lang(store)
         after = _compared(store)  # its pages were checked before the run began
         run.finish(
             {
@@ -108,16 +115,30 @@ def repair(store: Store, _cfg: CheckConfig) -> CheckResult:
                 "removed": len(before[ROW_WITHOUT_VOTES]),
                 "differences_left": after.differences,
             }
+            | ({"lang_rewritten": 1} if lang_rewritten else {})
         )
     return advised(
         after.model_copy(
             update={
                 "repaired": [_finding(kind, before[kind]) for kind in PAIR_LABEL_CHECKS],
+                "lang_rewritten": lang_rewritten,
                 "run_id": run.id,
                 "signature": run.signature,
             }
-        )
+        ),
+        store.path,
     )
+
+
+def _rewrite_old_lang(store: Store) -> str | None:
+    """The store's language as older releases could write it (`zh_CN`) rewritten as the
+    code it stands for (`zh-CN`), in its meta and its corpus rows; the new code, or None
+    when there was nothing to rewrite (or no code can be read from it)."""
+    lang = store.meta().get("lang", "en")
+    fixed = readable_lang(lang) if lang_code_problem(lang) is not None else None
+    if fixed is not None:
+        store.rewrite_corpus_lang(lang, fixed)
+    return fixed
 
 
 def pair_ids(finding: CheckFinding) -> str:
@@ -135,16 +156,30 @@ def summary(_cfg: CheckConfig, result: CheckResult) -> str:
         f"{action} {counted(f.pairs, 'row')}{pair_ids(f)}"
         for action, f in zip(("recounted", "added", "removed"), result.repaired, strict=True)
     )
-    return f"Repaired pair_labels: {actions} (run {result.run_id}, {result.signature})"
+    lang = (
+        f"; rewrote the store's language as {result.lang_rewritten!r}"
+        if result.lang_rewritten
+        else ""
+    )
+    return f"Repaired pair_labels: {actions}{lang} (run {result.run_id}, {result.signature})"
 
 
 def _pairs_found(result: CheckResult, kinds: tuple[str, ...]) -> int:
     return sum(f.pairs for f in result.findings if f.check in kinds)
 
 
-def advice(result: CheckResult) -> str | None:
+def advice(result: CheckResult, path: Path) -> str | None:
     """What to do about the differences `result` found, as one sentence; None when every
-    check agrees."""
+    check agrees. A store language that is no code (`result.store_lang`) comes first: it
+    refuses the stages that take it."""
+    lang = None if result.store_lang is None else stored_lang_advice(path, result.store_lang)
+    votes = _votes_advice(result)
+    if lang is not None and votes is not None:
+        return f"{lang}; and {votes}"
+    return lang or votes
+
+
+def _votes_advice(result: CheckResult) -> str | None:
     pair_labels = _pairs_found(result, PAIR_LABEL_CHECKS)
     stale = _pairs_found(result, (GOLD_STALE,))
     wrong = _pairs_found(result, (GOLD_DIFFERS,))
@@ -170,10 +205,10 @@ def advice(result: CheckResult) -> str | None:
     return f"{'; '.join(problems)}: run {', then '.join(steps)}"
 
 
-def advised(result: CheckResult) -> CheckResult:
+def advised(result: CheckResult, path: Path) -> CheckResult:
     """`result` with its `advice`, so that every front end reads the CLI's line from it
     (after a repair, it asks for no second one)."""
-    return result.model_copy(update={"advice": advice(result)})
+    return result.model_copy(update={"advice": advice(result, path)})
 
 
 STAGE = Stage(CHECK_REPAIR, settings=CheckConfig, run=repair, summary=summary)

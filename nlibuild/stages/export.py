@@ -182,6 +182,7 @@ def run(store: Store, cfg: ExportConfig) -> ExportResult:
         languages=written.languages,
         split_rows=dict(written.split_rows),
         unsplit_pairs=written.unsplit_pairs,
+        formula_cells=written.formula_cells,
         license=cfg.license,
     )
 
@@ -223,4 +224,18 @@ def _what_was_written(result: ExportResult) -> str:
     )
 
 
-STAGE = Stage(EXPORT, settings=ExportConfig, run=run, summary=summary)
+def formula_warnings(result: ExportResult) -> list[str]:
+    """A table of the corpus holds cells a spreadsheet would run: said, not changed. The
+    file is a release programs read (README: corpus exports are byte-exact); a person who
+    opens it in a spreadsheet must open it as text."""
+    if not result.formula_cells:
+        return []
+    return [
+        f"{result.out}: {counted(result.formula_cells, 'cell')} start with =, +, -, @, a tab or "
+        "a carriage return, which a spreadsheet would run as a formula; they are written as "
+        "stored, for programs. To read the file in a spreadsheet, import it with every column "
+        "as text (not by opening it), or export --format jsonl for a person to read"
+    ]
+
+
+STAGE = Stage(EXPORT, settings=ExportConfig, run=run, summary=summary, warnings=formula_warnings)

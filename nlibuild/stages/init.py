@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from nlibuild._version import VERSION
+from nlibuild.core.database import no_room, out_of_space_cause
+from nlibuild.core.outputs import SIDE_FILE_SUFFIXES
 from nlibuild.core.registry import INIT
 from nlibuild.core.stage import Stage
 from nlibuild.errors import ConfigError, StoreError
@@ -33,14 +36,41 @@ def create(path: Path, cfg: InitConfig) -> InitResult:
     if cfg.preset is not None:
         meta["preset"] = cfg.preset
         meta["preset_toml"] = load_preset_text(cfg.preset)
-    store = Store.create(path, meta)
-    with store:
-        with store.recorded_run(INIT, cfg) as run:
-            run_id = run.id
-            run.finish({})
-        return InitResult(
-            path=path, schema_version=store.schema_version, run_id=run_id, signature=run.signature
-        )
+    existing = {file for file in store_files(path) if file.exists()}
+    try:
+        store = Store.create(path, meta)
+        with store:
+            with store.recorded_run(INIT, cfg) as run:
+                run_id = run.id
+                run.finish({})
+            return InitResult(
+                path=path,
+                schema_version=store.schema_version,
+                run_id=run_id,
+                signature=run.signature,
+            )
+    except BaseException as exc:
+        # `init` makes a whole store or none: not a file that is half a schema.
+        remove_new_store(path, existing)
+        cause = out_of_space_cause(exc)
+        if cause is not None:
+            raise no_room(path, cause, "no store was made") from None
+        raise
+
+
+def store_files(path: Path) -> list[Path]:
+    """The store's file and the files SQLite keeps beside it."""
+    return [path, *(path.with_name(path.name + suffix) for suffix in SIDE_FILE_SUFFIXES)]
+
+
+def remove_new_store(path: Path, existing: set[Path]) -> None:
+    """Remove what a failed `init` made at `path`; an empty file that was there (which
+    `init` may fill) is left empty."""
+    for file in store_files(path):
+        if file not in existing:
+            file.unlink(missing_ok=True)
+        elif file == path:
+            os.truncate(file, 0)
 
 
 def refuse_open_store(store: Store, _cfg: InitConfig) -> InitResult:

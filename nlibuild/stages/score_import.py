@@ -33,8 +33,10 @@ from nlibuild.scores.score_jobs import (
     read_checkpoint_records,
     read_done_record,
     score_summary,
+    stopped_reason,
 )
 from nlibuild.scoring.job_files import (
+    DONE_FILE,
     JOB_FILE,
     PAIRS_FILE,
     TRAIN,
@@ -70,20 +72,29 @@ def run(store: Store, cfg: ScoreImportConfig) -> ScoreResult:
     by_id = {p.id: p for p in split_pairs(store)}
     # Every job file is read and checked before the run starts, so that a damaged one is
     # refused with the store left as it was.
+    stopped = {}
     for job, spec, records in loaded:
         check_pairs_of_store(job, spec, records, known, by_id)
         check_results(job, records)
+        reason = None if read_done_record(job) else stopped_reason(job)
+        if reason is not None:
+            stopped[spec.name] = (
+                f"{job / DONE_FILE}: missing: job {spec.name} did not finish ({reason}); only "
+                "its checkpoints so far are imported: finish it with `python -m "
+                f"nlibuild.scoring.job {job} --resume` and import again"
+            )
     with store.recorded_run(SCORE_IMPORT, cfg) as run:
         summaries, not_started = [], []
         for job, spec, records in loaded:
             if not read_checkpoint_records(job, read_done_record(job)):
                 not_started.append(spec.name)
+                stopped.pop(spec.name, None)
                 continue
             summaries.append(_import_job(store, run.id, job, spec, records, by_id, known))
         run.finish({"jobs": len(summaries), "checkpoints": sum(s.added for s in summaries)})
     return ScoreResult(
         run_id=run.id, signature=run.signature, folder=str(cfg.folder), jobs=summaries,
-        not_started=not_started,
+        not_started=not_started, stopped=stopped,
     )  # fmt: skip
 
 
@@ -183,4 +194,16 @@ def summary(_cfg: ScoreImportConfig, result: ScoreResult) -> str:
     return score_summary(result, "Imported")
 
 
-STAGE = Stage(SCORE_IMPORT, settings=ScoreImportConfig, run=run, summary=summary)
+def stopped_warnings(result: ScoreResult) -> list[str]:
+    """A job that stopped before it finished is imported as far as it got, and said so:
+    its accuracy is of a model trained less than the plan asked."""
+    return list(result.stopped.values())
+
+
+STAGE = Stage(
+    SCORE_IMPORT,
+    settings=ScoreImportConfig,
+    run=run,
+    summary=summary,
+    warnings=stopped_warnings,
+)

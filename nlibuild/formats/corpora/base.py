@@ -60,6 +60,9 @@ class Written(NamedTuple):
     languages: tuple[str, ...] = ()
     split_rows: tuple[tuple[str, int], ...] = ()
     unsplit_pairs: int = 0
+    formula_cells: int = 0
+    """A table a spreadsheet may open: its text cells a spreadsheet would run as formulas
+    (`tabular.runs_as_formula`), written as stored all the same."""
 
 
 class PairLanguageTally:
@@ -78,8 +81,13 @@ class PairLanguageTally:
             self._languages.add(record[self._lang_key])
             yield record
 
-    def written(self, rows: int) -> Written:
-        return Written(rows, pairs=len(self._pairs), languages=tuple(sorted(self._languages)))
+    def written(self, rows: int, formula_cells: int = 0) -> Written:
+        return Written(
+            rows,
+            pairs=len(self._pairs),
+            languages=tuple(sorted(self._languages)),
+            formula_cells=formula_cells,
+        )
 
 
 CorpusReader = Callable[[Path, ReadSettings], Iterator[SourcePair | SourceTranslation]]

@@ -35,6 +35,7 @@ from nlibuild.formats.tabular import (
     guess_format,
     iter_lines,
     row_language,
+    runs_as_formula,
     write_atomically,
 )
 from nlibuild.models import NO_GOLD
@@ -289,8 +290,10 @@ def write_tsv(
     translations: dict[tuple[str, str], str],
     langs: tuple[str, ...],
     tally: PairLanguageTally | None = None,
+    formulas: list[int] | None = None,
 ) -> int:
-    """Write XNLI tsv (see `multilingual_rows`). Returns the row count."""
+    """Write XNLI tsv (see `multilingual_rows`). Returns the row count; `formulas[0]`, if
+    given, counts the cells a spreadsheet would run as formulas."""
     extra_columns, records = multilingual_rows(rows, translations, langs)
     if tally is not None:
         records = tally.count(records)
@@ -298,20 +301,26 @@ def write_tsv(
     handle.write(("\t".join(columns) + "\n").encode())
     written = 0
     for record in records:
-        handle.write(("\t".join(clean_field(record[c]) for c in columns) + "\n").encode())
+        cells = [clean_field(record[c]) for c in columns]
+        if formulas is not None:
+            formulas[0] += sum(1 for cell in cells if runs_as_formula(cell))
+        handle.write(("\t".join(cells) + "\n").encode())
         written += 1
     return written
 
 
 def write(rows: Iterator[ExportRow], out: Path, settings: WriteSettings) -> Written:
-    """XNLI tsv of the pairs and their human translations (see `multilingual_rows`)."""
+    """XNLI tsv of the pairs and their human translations (see `multilingual_rows`). Its
+    cells are written as stored, formulas to a spreadsheet included: a release is read by
+    programs, byte-exact; the export counts them, and warns."""
     translations = settings.human_translations()
     tally = PairLanguageTally("pairID", "language")
+    formulas = [0]
 
     def write_to(handle: IO[bytes]) -> int:
-        return write_tsv(handle, rows, translations, settings.langs, tally)
+        return write_tsv(handle, rows, translations, settings.langs, tally, formulas)
 
-    return tally.written(write_atomically(out, write_to))
+    return tally.written(write_atomically(out, write_to), formula_cells=formulas[0])
 
 
 FORMAT = CorpusFormat("xnli", reader=read, writer=write, multilingual=True)
