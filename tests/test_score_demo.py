@@ -12,6 +12,7 @@ somewhere, a gap of at least 2 points) and never for exact figures.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections import defaultdict
@@ -38,9 +39,10 @@ MODEL = "tiny-model/zero-shot"
 
 def generate(out: Path) -> Path:
     """The demo's first step: its corpus, written by the committed script."""
+    # This checkout's nlibuild, whichever one the interpreter has installed.
     subprocess.run(
         [sys.executable, "bench/gen_planted.py", "--out", str(out)],
-        cwd=REPO, check=True, capture_output=True,
+        cwd=REPO, check=True, capture_output=True, env=os.environ | {"PYTHONPATH": str(REPO)},
     )  # fmt: skip
     return out
 
