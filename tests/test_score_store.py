@@ -450,6 +450,19 @@ def test_a_tiny_model_built_from_the_store_trains_and_is_scored_end_to_end(
     assert len(trained) == 25  # the 28 pairs of the train split less 3 without gold
 
 
+def test_a_tiny_model_of_another_hidden_size_has_a_head_per_16_units(
+    scored_db: Path, tmp_path: Path
+) -> None:
+    pytest.importorskip("torch", reason="the score extra (torch) is not installed")
+    ok("--db", scored_db, "score", "tiny-model", "--out", tmp_path / "tiny", "--hidden", 64)
+    config = json.loads((tmp_path / "tiny/config.json").read_text())
+    assert (config["hidden_size"], config["num_attention_heads"]) == (64, 4)
+    assert config["num_hidden_layers"] == 2
+    fails(scored_db, "score", "tiny-model", "--out", tmp_path / "odd", "--hidden", 20,
+          says=("hidden", "multiple of 16"))  # fmt: skip
+    assert not (tmp_path / "odd").exists()
+
+
 def test_a_tiny_model_into_a_folder_holding_files_is_refused(
     scored_db: Path, tmp_path: Path
 ) -> None:

@@ -42,26 +42,15 @@ from nlibuild.scoring.job_files import (
 )
 from nlibuild.scoring.loop import plan_steps
 from nlibuild.scoring.model import check_model_folder
+from nlibuild.scoring.planted import planted_pair
 
 REPO = Path(__file__).resolve().parent.parent
-FILLER = [f"w{n}" for n in range(40)]
 LANGS = ("en", "de")
 
 
-def planted_pair(rng: random.Random) -> tuple[str, str, int]:
-    """Random words, and a label a rule over both sides decides: contradiction when the
-    hypothesis says `not`, else entailment when the premise says `sure`, else neutral."""
-    premise = [rng.choice(FILLER) for _ in range(rng.randint(4, 14))]
-    hypothesis = [rng.choice(FILLER) for _ in range(rng.randint(2, 8))]
-    label = rng.randrange(3)
-    if label == 0 or (label == 2 and rng.random() < 0.5):
-        premise.insert(rng.randint(0, len(premise)), "sure")
-    if label == 2:
-        hypothesis.insert(rng.randint(0, len(hypothesis)), "not")
-    return " ".join(premise), " ".join(hypothesis), label
-
-
 def planted_pairs(train: int, per_eval_split: int, seed: int = 7) -> list[PairRecord]:
+    """`train` English training pairs of the planted rule, then `per_eval_split` pairs for
+    the dev and the test split of each language of LANGS (the same rule in each)."""
     rng = random.Random(seed)
     pairs = []
     groups = [("en", "train", train)]
@@ -103,7 +92,9 @@ def _tiny(folder: Path, dropout: float) -> Path:
     from tiny_models import build_tiny_model
 
     texts = [pair.premise + " " + pair.hypothesis for pair in planted_pairs(400, 20)]
-    return build_tiny_model(folder, texts, seed=3, dropout=dropout)
+    # Hidden size 64 (4 heads): at 32, or at lr 5e-4 in batches of 32 for 3 epochs, the model
+    # learns one cue of the rule and stalls there on most seeds (69% accuracy).
+    return build_tiny_model(folder, texts, seed=3, dropout=dropout, hidden=64, heads=4)
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +120,7 @@ def test_the_loop_learns_a_rule_planted_in_synthetic_pairs(
     from nlibuild.scoring.job import run_job
 
     pairs = planted_pairs(train=2000, per_eval_split=150)
-    write_job(tmp_path, spec_for(tiny_model), pairs)
+    write_job(tmp_path, spec_for(tiny_model, lr=1e-3, batch_size=16), pairs)
     seen: list[CheckpointRecord] = []
     done = run_job(tmp_path, on_checkpoint=seen.append, device="cpu")
     last = read_checkpoints(tmp_path)[-1]

@@ -151,9 +151,9 @@ COMMANDS: tuple[Command | Group, ...] = (
     stage_command(registry.SCORE_BASELINES, _C + "score:baselines"),
     Command(
         ("score", "tiny-model"),
-        "Build a tiny random BERT-like classifier (2 layers, hidden size 32) whose WordPiece "
-        "tokenizer is trained on the store's texts: a smoke test of `score train` on this "
-        "corpus or on a GPU node, not a baseline (see `score baselines`). Needs the score "
+        "Build a tiny random BERT-like classifier (2 layers, hidden size 32 or --hidden) whose "
+        "WordPiece tokenizer is trained on the store's texts: a smoke test of `score train` on "
+        "this corpus or on a GPU node, not a baseline (see `score baselines`). Needs the score "
         "extra.",
         _C + "score:tiny_model",
     ),

@@ -25,6 +25,7 @@ from nlibuild.models import (
     ScoreLanguages,
     ScoreMode,
     ScorePlanConfig,
+    ScoreTinyModelConfig,
     ScoreTrainConfig,
     ScoreTraining,
 )
@@ -334,22 +335,29 @@ def tiny_model(
     seed: Annotated[int | None, typer.Option(help="Seed of the random weights (default 0).")] = (
         None
     ),
+    hidden: Annotated[
+        int | None,
+        typer.Option(
+            help="Hidden size, a multiple of 16, one attention head per 16 "
+            f"(default {default_text(ScoreTinyModelConfig, 'hidden')})."
+        ),
+    ] = None,
 ) -> None:
-    """Build a tiny random BERT-like classifier (2 layers, hidden size 32) whose WordPiece
-    tokenizer is trained on the store's texts: a smoke test of `score train` on this corpus
-    or on a GPU node, not a baseline (see `score baselines`). Needs the score extra.
+    """Build a tiny random BERT-like classifier (2 layers, hidden size 32 or --hidden) whose
+    WordPiece tokenizer is trained on the store's texts: a smoke test of `score train` on this
+    corpus or on a GPU node, not a baseline (see `score baselines`). Needs the score extra.
 
     Examples:
 
     \b
       nlibuild --db corpus.db score tiny-model --out tiny-model
     """
-    from nlibuild.models import ScoreTinyModelConfig
     from nlibuild.stages.score_tiny_model import run
 
     with user_errors():
         refuse_outputs(ctx, out=folder)
-        cfg = ScoreTinyModelConfig(out=folder, **({"seed": seed} if seed is not None else {}))
+        given = {"seed": seed, "hidden": hidden}
+        cfg = ScoreTinyModelConfig(out=folder, **{k: v for k, v in given.items() if v is not None})
         with open_store(state_of(ctx)) as store:
             built = run(store, cfg)
     out.print(f"Built a tiny random model in {built} (its tokenizer trained on the store's texts)")

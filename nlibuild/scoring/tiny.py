@@ -1,4 +1,4 @@
-"""A tiny random BERT-like classifier with a tokenizer trained on the caller's texts.
+"""A tiny random BERT-like classifier with a tokenizer built from the caller's texts.
 
 For the tests, `make score-demo` and a user's smoke test of a GPU node: it needs no model hub
 and no download, only torch, transformers and tokenizers. Its weights are random, so what it
@@ -8,6 +8,7 @@ training loop wants.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ def build_tiny_model(
     max_position: int = 256,
     dropout: float = 0.1,
 ) -> Path:
-    """Train a WordPiece tokenizer on `texts`, make a random BERT-like sequence classifier
+    """Build a WordPiece tokenizer from `texts`, make a random BERT-like sequence classifier
     with `num_labels` outputs, save both into `folder` (safetensors) and return `folder`.
     `dropout` 0 makes training the same function of the data however a batch is split
     (the DDP test compares one process with two)."""
@@ -61,24 +62,20 @@ def build_tiny_model(
 
 def _train_tokenizer(texts: Iterable[str], vocab_size: int, max_position: int) -> Any:
     from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
-    from tokenizers.trainers import WordPieceTrainer
     from transformers import PreTrainedTokenizerFast
 
-    wordpiece = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    wordpiece.normalizer = normalizers.BertNormalizer(lowercase=True)
-    wordpiece.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    normalizer = normalizers.BertNormalizer(lowercase=True)
+    pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    vocabulary = _vocabulary(texts, normalizer, pre_tokenizer, vocab_size)
+    wordpiece = Tokenizer(models.WordPiece(vocabulary, unk_token="[UNK]"))
+    wordpiece.normalizer = normalizer
+    wordpiece.pre_tokenizer = pre_tokenizer
     wordpiece.decoder = decoders.WordPiece()
-    trainer = WordPieceTrainer(
-        vocab_size=vocab_size, special_tokens=list(SPECIAL_TOKENS), show_progress=False
-    )
-    wordpiece.train_from_iterator(texts, trainer=trainer)
-    cls_id = wordpiece.token_to_id("[CLS]")
-    sep_id = wordpiece.token_to_id("[SEP]")
     # BERT's pair layout: [CLS] premise [SEP] hypothesis [SEP], segment 0 then 1.
     wordpiece.post_processor = processors.TemplateProcessing(
         single="[CLS] $A [SEP]",
         pair="[CLS] $A [SEP] $B:1 [SEP]:1",
-        special_tokens=[("[CLS]", cls_id), ("[SEP]", sep_id)],
+        special_tokens=[("[CLS]", vocabulary["[CLS]"]), ("[SEP]", vocabulary["[SEP]"])],
     )
     return PreTrainedTokenizerFast(
         tokenizer_object=wordpiece,
@@ -91,3 +88,23 @@ def _train_tokenizer(texts: Iterable[str], vocab_size: int, max_position: int) -
         # Segment IDs tell BERT which side of the pair a token is on.
         model_input_names=["input_ids", "token_type_ids", "attention_mask"],
     )
+
+
+def _vocabulary(
+    texts: Iterable[str], normalizer: Any, pre_tokenizer: Any, vocab_size: int
+) -> dict[str, int]:
+    """The WordPiece vocabulary, token -> ID: the special tokens, every character of the
+    texts alone and as a continuation (`##c`), so that any word of them can be spelt, then
+    whole words, the most frequent first (ties alphabetically), while fewer than
+    `vocab_size` tokens are taken. Built here, not by tokenizers' WordPieceTrainer, whose
+    ties fall in hash order: the same texts gave other merges and IDs from one run to the
+    next, and so another model, where a test or `make score-demo` needs the same one."""
+    counts: Counter[str] = Counter()
+    for text in texts:
+        normalized = normalizer.normalize_str(text)
+        counts.update(word for word, _ in pre_tokenizer.pre_tokenize_str(normalized))
+    characters = sorted({character for word in counts for character in word})
+    tokens = [*SPECIAL_TOKENS, *characters, *(f"##{c}" for c in characters)]
+    ranked = sorted((word for word in counts if len(word) > 1), key=lambda w: (-counts[w], w))
+    tokens += ranked[: max(vocab_size - len(tokens), 0)]
+    return {token: index for index, token in enumerate(tokens)}

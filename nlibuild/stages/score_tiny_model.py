@@ -1,9 +1,9 @@
 """`score tiny-model`: a random BERT-like classifier whose tokenizer is trained on the
 store's texts, saved to a folder `score train --model` can load.
 
-Its weights are random and it is tiny (2 layers, hidden size 32), so it is a smoke test of
-the pipeline (`make score-demo`, a GPU node's set-up), not a baseline: the baselines are
-`score baselines`. It needs the `score` extra, and nothing is downloaded.
+Its weights are random and it is tiny (2 layers, hidden size 32 unless `--hidden`), so it
+is a smoke test of the pipeline (`make score-demo`, a GPU node's set-up), not a baseline:
+the baselines are `score baselines`. It needs the `score` extra, and nothing is downloaded.
 """
 
 from __future__ import annotations
@@ -28,4 +28,5 @@ def run(store: Store, cfg: ScoreTinyModelConfig) -> Path:
         raise ConfigError(f"{store.path}: the store holds no texts to train a tokenizer on")
     from nlibuild.scoring.tiny import build_tiny_model
 
-    return build_tiny_model(out, texts, seed=cfg.seed)
+    # One attention head per 16 hidden units, as BERT-base's 768 has 12 of 64: 32 gives 2.
+    return build_tiny_model(out, texts, seed=cfg.seed, hidden=cfg.hidden, heads=cfg.hidden // 16)
