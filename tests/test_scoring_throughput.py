@@ -21,7 +21,7 @@ import pytest
 from nlibuild.scoring import saving
 from nlibuild.scoring.batching import evaluation_batches
 from nlibuild.scoring.job_files import DoneRecord, JobSpec, read_pairs, write_job
-from nlibuild.scoring.loop import STATE_FILE, plan_steps
+from nlibuild.scoring.loop import STATE_FILE, avoid_cudnn_attention, plan_steps
 
 torch = pytest.importorskip("torch", reason="training needs the `score` extra (torch)")
 
@@ -276,3 +276,27 @@ def test_the_compile_option_reaches_the_loop(
     assert job.main([str(tmp_path), "--compile"]) == 0
     assert job.main([str(tmp_path)]) == 0
     assert [options["compile_model"] for options in given] == [True, False]
+
+
+class AttentionSwitches:
+    """Stands in for `torch` where only `torch.backends.cuda.enable_cudnn_sdp` is read."""
+
+    def __init__(self) -> None:
+        self.cudnn: list[bool] = []
+        self.backends = self
+        self.cuda = self
+
+    def enable_cudnn_sdp(self, enabled: bool) -> None:
+        self.cudnn.append(enabled)
+
+
+def test_cudnn_attention_is_switched_off_on_a_gpu_and_left_alone_on_a_cpu() -> None:
+    """cuDNN's attention plans each new shape on the host (20 ms a layer a step on an H100,
+    bench/RESULTS.md); batches change width every step, so a GPU run leaves it out."""
+    import torch
+
+    on_gpu, on_cpu = AttentionSwitches(), AttentionSwitches()
+    avoid_cudnn_attention(on_gpu, torch.device("cuda"))
+    avoid_cudnn_attention(on_cpu, torch.device("cpu"))
+    assert on_gpu.cudnn == [False]
+    assert on_cpu.cudnn == []

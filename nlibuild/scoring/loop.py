@@ -138,6 +138,17 @@ class LoopData:
     use_segments: bool  # the model takes token_type_ids (BERT does, XLM-R ignores them)
 
 
+def avoid_cudnn_attention(torch: Any, device: Any) -> None:
+    """Leave cuDNN out of scaled-dot-product attention on a GPU (flash and memory-efficient
+    attention remain). cuDNN's attention builds an execution plan on the host for each new
+    shape, and batches here are as wide as their longest row, so nearly every step is a new
+    shape: on an H100, `bench/profile_score_step.py` found 8.4 ms (forward) + 11.1 ms
+    (backward) of host time a layer a step in `_cudnn_attention_*` against 11 ms of device
+    time for the whole step (bench/RESULTS.md). Process-wide, as torch's switch is."""
+    if device.type == "cuda":
+        torch.backends.cuda.enable_cudnn_sdp(False)
+
+
 class TrainingRun:
     """One job's training, from its first step or from its saved state; `compile_model`
     runs the model through `torch.compile` (dynamic shapes: batches differ in width)."""
@@ -161,6 +172,7 @@ class TrainingRun:
         self.plan = plan_steps(len(data.train_rows), spec, saving.state_bytes(model))
         self.device = processes.device
         self.pinned = self.device.type == "cuda"
+        avoid_cudnn_attention(torch, self.device)
         self.model = model.to(self.device)
         self.square_mask = self.square_mask_works()
         self.trained = ddp.wrap(self.model, processes)
