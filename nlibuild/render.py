@@ -337,11 +337,16 @@ def render_tables(
             notes.print(f"Left out of this {fmt.value}: {left}; give --out DIR to write each "
                         f"table to its own file ({files})", markup=False)  # fmt: skip
         return
+    shown = 0
     for table in tables:
         if not table.rows:
             continue
         if fmt is TableFormat.MD:
-            out.print(f"{table.title}\n", markup=False, highlight=False, soft_wrap=True)
+            # A blank line before each title after the first: pasted into a Markdown file,
+            # a title right under a table's last row would be read as one more row.
+            gap = "\n" if shown else ""
+            out.print(f"{gap}{table.title}\n", markup=False, highlight=False, soft_wrap=True)
         elif fmt is TableFormat.LATEX:
             out.print(f"% {table.title}", markup=False, highlight=False, soft_wrap=True)
         render_table(out, table.title, table.columns, table.rows, fmt, table.decimals)
+        shown += 1
