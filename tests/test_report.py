@@ -57,7 +57,7 @@ def section(page: str, key: str) -> str:
 
 def table_rows(html: str) -> list[dict[str, str]]:
     """The rows of the first table in `html`, each as {header: cell text}, tags stripped."""
-    found = re.search(r"<table>(.*?)</table>", html, re.S)
+    found = re.search(r"<table[^>]*>(.*?)</table>", html, re.S)
     assert found, "no table"
 
     def cells(row: str) -> list[str]:

@@ -104,7 +104,7 @@ def _provenance(store: Store, cfg: ReportConfig) -> str:
                      "settings (inputs by content hash).") + page.table(
         ["run", "stage", "status", "started", "finished", "counts", "signature"],
         [(run.id, run.stage, run.status, page.Styled(run.started_at, "date"),
-          page.Styled(run.finished_at, "date"), run.counts,
+          page.Styled(run.finished_at, "date"), page.Styled(run.counts, "counts"),
           page.Styled(run.signature, "signature")) for run in runs],
     )  # fmt: skip
 

@@ -31,6 +31,10 @@ def text(value: object) -> str:
     return str(value)
 
 
+MANY_COLUMNS = 8
+"""Columns above which a table is set in a smaller type to fit the page."""
+
+
 @dataclass(frozen=True)
 class Label:
     """A cell that names a label: its text after a swatch of the label's colour, the
@@ -55,7 +59,10 @@ def table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     (a table cut in a scrolling box hides the columns a reader came for)."""
     head = "".join(f"<th>{html.escape(column)}</th>" for column in columns)
     body = "".join("<tr>" + "".join(_cell(value) for value in row) + "</tr>" for row in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
+    # Many columns (the agreement table's statistics): a smaller type, and headers that may
+    # break inside a word, so that the table still fits the page's width.
+    css = ' class="many-columns"' if len(columns) > MANY_COLUMNS else ""
+    return f"<table{css}><tr>{head}</tr>{body}</table>"
 
 
 def _cell(value: object) -> str:
