@@ -27,7 +27,11 @@ from conftest import (
 )
 
 import nlibuild
+from nlibuild.report import pmi_smoothing
+from nlibuild.report.colors import LABEL_COLORS
 from nlibuild.report.html import table
+from nlibuild.report.plots import length_samples
+from nlibuild.store import Store
 
 SECTION_IDS = ("summary", "agreement", "subsets", "lengths", "cues", "translation", "scores",
                "provenance")  # fmt: skip
@@ -49,6 +53,24 @@ def section(page: str, key: str) -> str:
     found = re.search(rf'<section id="{key}">(.*?)</section>', page, re.S)
     assert found, f"no section {key}"
     return found.group(1)
+
+
+def table_rows(html: str) -> list[dict[str, str]]:
+    """The rows of the first table in `html`, each as {header: cell text}, tags stripped."""
+    found = re.search(r"<table[^>]*>(.*?)</table>", html, re.S)
+    assert found, "no table"
+
+    def cells(row: str) -> list[str]:
+        return [unescape(re.sub(r"<[^>]+>", "", cell))
+                for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)]  # fmt: skip
+
+    header, *rows = re.findall(r"<tr>(.*?)</tr>", found.group(1), re.S)
+    return [dict(zip(cells(header), cells(row), strict=True)) for row in rows]
+
+
+def svg_texts(html: str) -> list[str]:
+    """The text of every chart in `html` (the SVG keeps its text as text)."""
+    return [unescape(text) for text in re.findall(r"<text[^>]*>([^<]*)</text>", html)]
 
 
 def test_the_page_has_every_section_with_its_charts_inline(sample_db: Path, tmp_path: Path) -> None:
@@ -125,10 +147,10 @@ def test_agreement_rows_are_the_stats_tables_for_a_store_without_authors(
     nlibuild.open(db).import_corpus(path=DATA / "crowd_votes.csv", format="table",
                                     columns={"author": ("-",)})  # fmt: skip
     agreement = section(report_page(db, tmp_path / "r.html"), "agreement")
-    # No pair has an author's label: no value, over 0 pairs, as `stats` gives it.
-    for statistic in ("gold = author&#x27;s label", "gold != author&#x27;s label"):
-        assert (f'<tr><td>{statistic}</td><td>all</td><td>–</td><td class="number">0.000</td>'
-                '<td class="number">0</td>') in agreement, statistic  # fmt: skip
+    # No pair has an author's label: no value, as `stats` gives it.
+    (all_pairs,) = table_rows(agreement)
+    for statistic in ("gold = author's label", "gold != author's label"):
+        assert all_pairs[statistic] == "n.a.", statistic
 
 
 def test_agreement_names_the_majority_rule_as_stats_does(sample_db: Path, tmp_path: Path) -> None:
@@ -225,3 +247,123 @@ def test_a_folder_as_the_report_file_is_refused_before_any_run(sample_db: Path) 
     line = fails(sample_db, "report", "--out", folder, says=("a folder is there", "--out"))
     assert "report.html" in line
     assert query(sample_db, "SELECT count(*) FROM runs") == runs
+
+
+# --- issue 28: the page as a datasheet a team would publish -------------------------------
+
+
+def test_the_length_histograms_count_the_unit_of_the_lengths_table(
+    sample_db: Path, tmp_path: Path
+) -> None:
+    """The table's means are in sacrebleu's intl tokens; the histograms under it were drawn
+    in whitespace tokens (mean 5.04 under a table saying 6.000)."""
+    lengths = section(report_page(sample_db, tmp_path / "r.html"), "lengths")
+    (english,) = nlibuild.open(sample_db).stats("lengths").to_dicts()
+    assert english["unit"] == "tokens (intl)"
+    assert "tokens (intl)" in svg_texts(lengths)  # the histogram's axis
+    with Store.open(sample_db) as store:
+        drawn = length_samples(store)
+    hypotheses = drawn[("en", "hypothesis")]
+    assert sum(hypotheses) / len(hypotheses) == pytest.approx(english["hypothesis_mean"])
+
+
+def korean_store(tmp_path: Path) -> Path:
+    """Korean pairs whose hypotheses reuse the premise's characters in other words: 학교에
+    and 학교에서 share 학교 but are different words (particles)."""
+    records = [
+        ("학생들이 학교에서 열심히 공부를 한다.", "학생이 학교에 간다.", "entailment"),
+        ("아이들이 공원에서 축구를 하고 있다.", "아이가 공원을 걷는다.", "neutral"),
+        ("남자가 식당에서 밥을 먹는다.", "남자는 식당에 없다.", "contradiction"),
+    ]
+    corpus = tmp_path / "klue_like.jsonl"
+    corpus.write_text("".join(json.dumps({
+        "pairID": f"k{i}", "promptID": f"q{i}", "sentence1": premise, "sentence2": hypothesis,
+        "gold_label": label, "annotator_labels": [label] * 5, "genre": "wiki",
+    }, ensure_ascii=False) + "\n" for i, (premise, hypothesis, label) in enumerate(records)),
+        encoding="utf-8")  # fmt: skip
+    nlibuild.create(tmp_path / "ko.db", lang="ko").import_corpus(path=corpus, format="mnli")
+    return tmp_path / "ko.db"
+
+
+def test_korean_overlap_is_counted_in_words_and_the_chart_says_so(tmp_path: Path) -> None:
+    """Korean counted in characters put most entailments over the limit (KLUE: 78%, 21% in
+    words); and a negator legend over empty bars read as 0% for a language without one."""
+    db = korean_store(tmp_path)
+    rows = nlibuild.open(db).stats("cues").to_dicts()
+    assert {row["overlap_unit"] for row in rows} == {"words"}
+    assert all(row["over_limit"] == 0.0 for row in rows)  # no word is the premise's
+    cues = section(report_page(db, tmp_path / "ko.html", "--min-count", "1"), "cues")
+    charted = svg_texts(cues)
+    assert "over the overlap limit (counted in words)" in charted
+    assert "with a negator" not in charted
+    assert "No negator lexicon for ko" in cues
+
+
+def test_a_stale_gold_is_a_warning_at_the_top_of_the_page(sample_db: Path, tmp_path: Path) -> None:
+    from test_check import relabel_every_waiting_pair
+
+    nlibuild.open(sample_db).aggregate_labels()
+    relabel_every_waiting_pair(sample_db, "neutral")
+    summary = section(report_page(sample_db, tmp_path / "stale.html"), "summary")
+    assert summary.startswith('<h2>Summary counts</h2><p class="warning"')
+    assert "the gold label of 4 pairs is stale" in summary
+    assert "nlibuild aggregate-labels" in summary
+    nlibuild.open(sample_db).aggregate_labels()
+    assert "warning" not in section(report_page(sample_db, tmp_path / "fresh.html"), "summary")
+
+
+def test_the_gold_table_adds_up_to_every_pair(sample_db: Path, tmp_path: Path) -> None:
+    corpus = nlibuild.open(sample_db)
+    corpus.aggregate_labels()
+    # Pairs added after the aggregate-labels run: 3 more pairs without gold.
+    extra = tmp_path / "more.jsonl"
+    extra.write_text("".join(json.dumps({
+        "pairID": f"new{i}", "promptID": "qnew", "sentence1": "A new premise.",
+        "sentence2": f"Hypothesis {i}.", "gold_label": "neutral", "annotator_labels": ["neutral"],
+    }) + "\n" for i in range(3)), encoding="utf-8")  # fmt: skip
+    corpus.import_corpus(path=extra, format="mnli")
+    summary = section(report_page(sample_db, tmp_path / "r.html"), "summary")
+    gold = table_rows(summary.split("Gold labels")[1])
+    counts = {row[""]: int(row["pairs"]) for row in gold}
+    assert counts.pop("total") == 51
+    assert sum(counts.values()) == 51
+    assert any(name.startswith("no gold label") for name in counts)
+
+
+def test_the_agreement_table_is_wide_with_integer_counts_and_no_empty_group(
+    sample_db: Path, tmp_path: Path
+) -> None:
+    """A released corpus has no protocol or level: its `protocol=-,level=-` group is every
+    pair again, so the table is one row, statistics as columns."""
+    agreement = section(report_page(sample_db, tmp_path / "r.html"), "agreement")
+    (every,) = table_rows(agreement)
+    assert (every["group"], every["pairs"], every["validated"]) == ("all", "48", "36")
+    assert every["3+ labels agree"].endswith(" of 36)")
+    assert "protocol=-" not in agreement
+    assert not re.search(r">\d+\.000<", agreement)  # no count as 18.000
+
+
+def test_one_colour_per_label_in_the_tables_and_the_charts(sample_db: Path, tmp_path: Path) -> None:
+    cues = section(report_page(sample_db, tmp_path / "r.html", "--min-count", "2"), "cues")
+    for label, color in LABEL_COLORS.items():
+        if label in ("entailment", "neutral", "contradiction"):
+            assert f'style="--label: {color}">{label}<' in cues, label
+            assert f"fill: {color}" in cues, label  # the PMI bars of the label
+
+
+def test_pmi_smoothing_is_scaled_to_the_corpus_and_named(sample_db: Path, tmp_path: Path) -> None:
+    assert pmi_smoothing(550_152) == 100  # Gururangan et al.'s add-100 on SNLI
+    assert pmi_smoothing(48) == 1 and pmi_smoothing(55_015) == pytest.approx(10, rel=1e-3)
+    cues = section(report_page(sample_db, tmp_path / "r.html", "--min-count", "2"), "cues")
+    assert "add-1 smoothing" in cues and "Gururangan" in cues
+    given = section(report_page(sample_db, tmp_path / "k.html", "--min-count", "2",
+                                "--smoothing", "100"), "cues")  # fmt: skip
+    assert "add-100 smoothing of the counts, given with --smoothing" in given
+
+
+def test_dates_stay_on_one_line_and_signatures_wrap(sample_db: Path, tmp_path: Path) -> None:
+    page = report_page(sample_db, tmp_path / "r.html")
+    provenance = section(page, "provenance")
+    assert '<td class="date">' in provenance and '<td class="signature">' in provenance
+    assert "td.date { white-space: nowrap; }" in page
+    assert 'class="wide"' not in page  # no scrolling box

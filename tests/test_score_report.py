@@ -451,7 +451,9 @@ def test_the_report_page_shows_the_commands_tables(hand_db: Path, tmp_path: Path
     ok("--db", hand_db, "report", "--out", page)
     scores = page.read_text(encoding="utf-8").split('id="scores"')[1]
 
-    assert "<h3>Keung et al. Table 5: test accuracy of the best run" in scores
+    # "Scores: ": the corpus's own sections have an agreement table too (issue 28).
+    assert "<h3>Scores: Keung et al. Table 5: test accuracy of the best run" in scores
+    assert "<h3>Scores: Directional agreement with target test" in scores
     assert "<th>target-dev (Keung&#x27;s oracle)</th><th>target-dev - en-dev</th>" in scores
     assert '<td>de</td><td class="number">3</td><td class="number">0.655</td>' in scores
     assert "<th>oracle</th>" not in scores  # the ceiling's old name

@@ -51,6 +51,13 @@ def report(
             f"(default {default_text(ReportConfig, 'min_count')})."
         ),
     ] = None,
+    smoothing: Annotated[
+        float | None,
+        typer.Option(
+            help="Cue words: add-k smoothing of PMI (default: Gururangan et al.'s add-100 "
+            "scaled to the corpus's size, at least 1)."
+        ),
+    ] = None,
 ) -> None:
     """Write the corpus's datasheet (Gebru et al.) as one self-contained HTML page: counts,
     provenance of every run, agreement, subsets, lengths per language, cue words,
@@ -75,7 +82,7 @@ def report(
                 f"e.g. --out {out_path / 'report.html'}"
             )
         given = {"ci": ci, "resamples": resamples, "seed": seed, "top": top,
-                 "min_count": min_count}  # fmt: skip
+                 "min_count": min_count, "smoothing": smoothing}  # fmt: skip
         cfg = ReportConfig(out=out_path, **{k: v for k, v in given.items() if v is not None})
         store = open_store(state_of(ctx))
         with store:

@@ -11,9 +11,11 @@ from pydantic import BaseModel, Field, model_validator
 from nlibuild.models.base import (
     DEFAULT_MAX_OVERLAP,
     DEFAULT_OVERLAP_MEASURE,
+    DEFAULT_OVERLAP_UNITS,
     IN_PRESET,
     LangCode,
     OverlapMeasure,
+    OverlapUnits,
     Seed,
     _Config,
 )
@@ -91,6 +93,10 @@ class CuesConfig(_Config):
     )
     max_overlap: float = Field(default=DEFAULT_MAX_OVERLAP, gt=0, le=1)
     overlap_measure: OverlapMeasure = DEFAULT_OVERLAP_MEASURE
+    overlap_units: OverlapUnits = Field(
+        default=DEFAULT_OVERLAP_UNITS,
+        description="the preset's [elicit] overlap_units (Korean counts words either way)",
+    )
     negator_files: tuple[Path, ...] = ()
     scope: ArtifactScope = ArtifactScope()
 
@@ -112,6 +118,7 @@ class CueRow(BaseModel):
     over_limit: float | None = Field(description="share overlapping the premise over the limit")
     mean_length: float | None
     unit: str
+    overlap_unit: str = Field(description="what overlap counts here: words or characters")
 
 
 class CuesResult(BaseModel):

@@ -22,3 +22,9 @@ class ReportConfig(_Config):
     min_count: int = Field(
         default=20, ge=1, description="cue words: rank only words in this many pairs or more"
     )
+    smoothing: float | None = Field(
+        default=None,
+        ge=0,
+        description="cue words: add-k smoothing of PMI; default scaled to the corpus "
+        "(report.pmi_smoothing)",
+    )

@@ -18,8 +18,9 @@ from typing import Any
 
 from nlibuild.core.progress import progress
 from nlibuild.errors import NlibuildError, NoRoomError
-from nlibuild.models import PmiConfig, ReportConfig
+from nlibuild.models import CuesResult, PmiConfig, ReportConfig
 from nlibuild.report import html as page
+from nlibuild.report.tables import agreement_columns, agreement_wide, gold_rows, informative_groups
 from nlibuild.stats import StatsOptions, stats_tables
 from nlibuild.store import Store
 
@@ -45,17 +46,54 @@ def _summary(store: Store, cfg: ReportConfig) -> str:
         ("translated units", summary.translations), ("runs", summary.runs),
     ]  # fmt: skip
     parts = [
+        *(page.warning(words) for words in gold_warnings(store)),
         page.note(f"Language {summary.lang}; preset {summary.preset or '(none)'}; "
                   f"schema {summary.schema_version}."),
         page.table(["what", "count"], counts),
     ]  # fmt: skip
-    for title, rows in (
-        ("Pairs by language", summary.by_lang), ("Pairs by genre", summary.by_genre),
-        (f"Gold labels ({summary.gold_method})", summary.by_gold_label),
-        ("Author labels", summary.by_author_label), ("Pairs by protocol", summary.by_protocol),
-    ):  # fmt: skip
-        parts += [page.heading(title), page.table(["", "pairs"], [(r.key, r.count) for r in rows])]
+    counted_by = [
+        ("Pairs by language", [(r.key, r.count) for r in summary.by_lang]),
+        ("Pairs by genre", [(r.key, r.count) for r in summary.by_genre]),
+        (f"Gold labels ({summary.gold_method})", gold_rows(summary.by_gold_label, summary.pairs)),
+        ("Author labels", [(_label_cell(r.key), r.count) for r in summary.by_author_label]),
+        ("Pairs by protocol", [(r.key, r.count) for r in summary.by_protocol]),
+    ]
+    for title, rows in counted_by:
+        parts += [page.heading(title), page.table(["", "pairs"], rows)]
     return "".join(parts)
+
+
+def _label_cell(key: str) -> object:
+    from nlibuild.stages.info import NONE_KEY
+
+    return key if key == NONE_KEY else page.Label(key)
+
+
+def gold_warnings(store: Store) -> list[str]:
+    """What `nlibuild check` finds wrong with the stored gold (stale: votes came after the
+    aggregate-labels run that wrote it), as the page's warnings: every number that rests on
+    gold is then out of date."""
+    from collections import Counter
+
+    from nlibuild.queries.pair_labels import (
+        GOLD_DIFFERS,
+        GOLD_MISSING,
+        GOLD_STALE,
+        pair_label_differences,
+    )
+    from nlibuild.render import counted
+
+    found = Counter(kind for kind, _, _ in pair_label_differences(store))
+    why = {GOLD_STALE: "is stale (votes came after the aggregate-labels run that wrote it)",
+           GOLD_DIFFERS: "differs from the majority rule on its votes",
+           GOLD_MISSING: "is missing (its row was restored after aggregate-labels)"}  # fmt: skip
+    return [
+        f"the gold label of {counted(found[kind], 'pair')} {reason}; `nlibuild check` lists "
+        "them. Run `nlibuild aggregate-labels` and write the report again: the gold counts, "
+        "agreement and cue words below rest on it."
+        for kind, reason in why.items()
+        if found[kind]
+    ]
 
 
 def _provenance(store: Store, cfg: ReportConfig) -> str:
@@ -65,8 +103,9 @@ def _provenance(store: Store, cfg: ReportConfig) -> str:
     return page.note("Every run that wrote to the store, with the signature of its "
                      "settings (inputs by content hash).") + page.table(
         ["run", "stage", "status", "started", "finished", "counts", "signature"],
-        [(run.id, run.stage, run.status, run.started_at, run.finished_at, run.counts,
-          run.signature) for run in runs],
+        [(run.id, run.stage, run.status, page.Styled(run.started_at, "date"),
+          page.Styled(run.finished_at, "date"), page.Styled(run.counts, "counts"),
+          page.Styled(run.signature, "signature")) for run in runs],
     )  # fmt: skip
 
 
@@ -89,11 +128,15 @@ def _agreement(store: Store, cfg: ReportConfig) -> str:
         if cfg.ci
         else "no intervals (give --ci 0.95 for bootstrap intervals)"
     )
+    shown = [row for row in rows if row.group in informative_groups(rows)]
     return "".join([
-        page.note(f"SNLI/OCNLI's agreement table, by protocol and level; {interval}."),
-        page.figure(agreement_figure(rows), "Agreement by subset: 3+ of the labels agree, "
+        page.note(f"SNLI/OCNLI's agreement table, by protocol and level (a group holding "
+                  f"every pair is left out: it is 'all' again); {interval}. Pairs and "
+                  "validated pairs (2+ votes) are counts; shares give their count and "
+                  "denominator."),
+        page.figure(agreement_figure(shown), "Agreement by subset: 3+ of the labels agree, "
                     "and Fleiss' kappa (bars: the interval, where computed)."),
-        page.model_table(rows),
+        page.table(agreement_columns(shown), agreement_wide(shown)),
         # The gold these rows compare with rests on a rule the table does not show.
         page.note(f"Note: {table.note(settings)}") if table.note else "",
     ])  # fmt: skip
@@ -114,39 +157,78 @@ def _lengths(store: Store, cfg: ReportConfig) -> str:
     from nlibuild.report.plots import length_samples, lengths_figure
 
     rows = _compute("lengths", store, None)
+    units = ", ".join(sorted({row.unit for row in rows}))
     if not rows:
         raise Unavailable("no pairs; `import` or `elicit import` adds them")
     return "".join([
-        page.note("XNLI Table 2: mean premise and hypothesis length per language."),
+        page.note("XNLI Table 2: mean premise and hypothesis length per language, in the "
+                  f"unit of the column 'unit' ({units}); the histograms count the same unit."),
         page.model_table(rows),
         page.figure(lengths_figure(length_samples(store)),
-                    "Length distributions per language (human translations included)."),
+                    f"Length distributions per language (human translations included), in "
+                    f"{units}."),
     ])  # fmt: skip
 
 
-def _cues(store: Store, cfg: ReportConfig) -> str:
-    from nlibuild.report.plots import cues_figure, pmi_figure
+SNLI_TRAIN_PAIRS = 550_152
+"""The corpus Gururangan et al. (2018, section 3) set their add-100 smoothing on."""
 
-    pmi = _compute("pmi", store, PmiConfig(top=cfg.top, min_count=cfg.min_count, per_label=True))
+
+def pmi_smoothing(pairs: int) -> float:
+    """Add-k for the report's PMI: Gururangan et al.'s k = 100 on SNLI's 550,152 training
+    pairs ("add-100 smoothing ... highlights word associations with higher counts"), scaled
+    to this corpus's pairs, at least 1 (add-one). The same k on a corpus of a few hundred
+    pairs drowns every count (PMI 0.00-0.03); scaled, it weighs the counts as it did there."""
+    return min(100.0, max(1.0, 100.0 * pairs / SNLI_TRAIN_PAIRS))
+
+
+def _cues(store: Store, cfg: ReportConfig) -> str:
+    from nlibuild.report.plots import pmi_figure
+
+    smoothing = cfg.smoothing if cfg.smoothing is not None else pmi_smoothing(store.count("pairs"))
+    pmi = _compute("pmi", store, PmiConfig(top=cfg.top, min_count=cfg.min_count,
+                                           smoothing=smoothing, per_label=True))  # fmt: skip
     cues = _compute("cues", store, stats_tables()["cues"].settings(StatsOptions(), store))
     if not pmi.rows and not cues.rows:
         raise Unavailable("no pair has a gold label; `aggregate-labels` or `import` gives them")
+    how = ("given with --smoothing" if cfg.smoothing is not None else
+           "Gururangan et al. 2018's add-100 scaled to this corpus's pairs (100 x pairs / "
+           "550,152 SNLI training pairs, at least 1)")  # fmt: skip
     parts = [
         page.note(
             f"OCNLI Table 8: the top {cfg.top} hypothesis words per gold label by "
-            f"PMI (words in {cfg.min_count}+ pairs; {pmi.units}); run {pmi.run_id}."
+            f"PMI (words in {cfg.min_count}+ pairs; {pmi.units}); add-{smoothing:g} "
+            f"smoothing of the counts, {how}; run {pmi.run_id}."
         )
     ]
     if pmi.rows:
-        parts += [page.figure(pmi_figure(pmi), "Cue words: PMI of word and label."),
+        parts += [page.figure(pmi_figure(pmi), f"Cue words: PMI of word and label "
+                              f"(add-{smoothing:g} smoothing)."),
                   page.model_table(pmi.rows)]  # fmt: skip
     else:
         parts.append(page.unavailable(f"no word is in {cfg.min_count} pairs or more; "
                                       "lower it with `report --min-count`"))  # fmt: skip
-    parts += [page.heading("Negators and overlap per label"),
-              page.figure(cues_figure(cues), "Per gold label: hypotheses with a negator, "
-                          "and over the overlap limit."), page.model_table(cues.rows)]  # fmt: skip
-    return "".join(parts)
+    return "".join([*parts, *_negators_and_overlap(cues)])
+
+
+def _negators_and_overlap(cues: CuesResult) -> list[str]:
+    """The cue table's chart and rows; the languages without a negator lexicon named (their
+    negator column is empty, not 0%), and the unit overlap was counted in."""
+    from nlibuild.report.plots import cues_figure
+
+    units = ", ".join(sorted({row.overlap_unit for row in cues.rows})) or "words"
+    parts = [page.heading("Negators and overlap per label")]
+    if cues.unchecked_langs:
+        langs = ", ".join(cues.unchecked_langs)
+        missing = f"No negator lexicon for {langs}: negators are not counted there."
+        parts.append(page.note(f"{missing} (`stats --table cues --negators FILE` adds one.)"))
+    caption = (f"Per gold label: hypotheses over the overlap limit, overlap counted in "
+               f"{units}" + (" and with a negator." if _has_negators(cues) else "."))  # fmt: skip
+    return [*parts, page.figure(cues_figure(cues), caption), page.model_table(cues.rows)]
+
+
+def _has_negators(cues: CuesResult) -> bool:
+    return any(row.negated is not None for row in cues.rows)
 
 
 def _translation(store: Store, cfg: ReportConfig) -> str:
@@ -176,7 +258,8 @@ def _scores(store: Store, cfg: ReportConfig) -> str:
     for table in report_tables(report):  # the command's tables, under the command's titles
         if table.rows:
             headers = [human_header(column) for column in table.columns]
-            parts += [page.heading(table.title), page.table(headers, table.rows)]
+            # "Scores: ": the corpus sections above have an agreement and gaps of their own.
+            parts += [page.heading(f"Scores: {table.title}"), page.table(headers, table.rows)]
     parts += [page.note(line) for line in report.notes]
     try:
         modes = run_modes(store, None)
@@ -186,7 +269,7 @@ def _scores(store: Store, cfg: ReportConfig) -> str:
         return "".join([*parts, page.unavailable("cartography: no training job finished")])
     # One data map per mode: a hypothesis-only model's dynamics say nothing of the others'.
     for mode in modes:
-        heading = f"Dataset cartography (Swayamdipta et al. 2020), {mode}"
+        heading = f"Scores: dataset cartography (Swayamdipta et al. 2020), {mode}"
         try:
             result = _compute("cartography", store, CartographyConfig(mode=mode))
         except NlibuildError as exc:

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any
+
+from nlibuild.report.colors import label_color
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -28,14 +31,47 @@ def text(value: object) -> str:
     return str(value)
 
 
+MANY_COLUMNS = 8
+"""Columns above which a table is set in a smaller type to fit the page."""
+
+
+@dataclass(frozen=True)
+class Label:
+    """A cell that names a label: its text after a swatch of the label's colour, the
+    colour of every chart's bars of it (colors.py)."""
+
+    name: str
+    shown: str | None = None
+    """The cell's text where it is not the label's name (`no majority (-)`)."""
+
+
+@dataclass(frozen=True)
+class Styled:
+    """A cell's value with a class of the stylesheet (`date`: on one line; `signature`:
+    wraps at any character; `counts`: a small second line under a share)."""
+
+    value: object
+    css: str
+
+
 def table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """An HTML table; numbers right-aligned."""
+    """An HTML table; numbers right-aligned. It fits the page's width, long cells wrapping
+    (a table cut in a scrolling box hides the columns a reader came for)."""
     head = "".join(f"<th>{html.escape(column)}</th>" for column in columns)
     body = "".join("<tr>" + "".join(_cell(value) for value in row) + "</tr>" for row in rows)
-    return f'<div class="wide"><table><tr>{head}</tr>{body}</table></div>'
+    # Many columns (the agreement table's statistics): a smaller type, and headers that may
+    # break inside a word, so that the table still fits the page's width.
+    css = ' class="many-columns"' if len(columns) > MANY_COLUMNS else ""
+    return f"<table{css}><tr>{head}</tr>{body}</table>"
 
 
 def _cell(value: object) -> str:
+    if isinstance(value, Label):
+        color = html.escape(label_color(value.name))
+        return (f'<td><span class="label" style="--label: {color}">'
+                f"{html.escape(value.shown or value.name)}</span></td>")  # fmt: skip
+    if isinstance(value, Styled):
+        return f'<td class="{value.css}">{html.escape(text(value.value))}</td>'
     numeric = isinstance(value, int | float) and not isinstance(value, bool)
     css = ' class="number"' if numeric else ""
     return f"<td{css}>{html.escape(text(value))}</td>"
@@ -48,8 +84,12 @@ def model_table(rows: Sequence[Any]) -> str:
     columns = list(type(rows[0]).model_fields)
     return table(
         [column.replace("_", " ") for column in columns],
-        [[getattr(row, column) for column in columns] for row in rows],
+        [[_model_cell(column, getattr(row, column)) for column in columns] for row in rows],
     )
+
+
+def _model_cell(column: str, value: object) -> object:
+    return Label(value) if column == "label" and isinstance(value, str) else value
 
 
 def figure(chart: Figure, caption: str) -> str:
@@ -68,6 +108,11 @@ def heading(title: str) -> str:
 
 def note(words: str) -> str:
     return f'<p class="note">{html.escape(words)}</p>'
+
+
+def warning(words: str) -> str:
+    """A box a reader cannot miss: the page's numbers rest on something out of date."""
+    return f'<p class="warning" role="alert">Warning: {html.escape(words)}</p>'
 
 
 def unavailable(why: str) -> str:

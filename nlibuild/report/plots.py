@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from nlibuild.errors import ConfigError
 from nlibuild.formats.tabular import write_atomically
-from nlibuild.models import AgreementStat, CartographyResult, CuesResult, PmiResult
+from nlibuild.models import AgreementStat, CartographyResult, CueRow, CuesResult, PmiResult
+from nlibuild.report.colors import HYPOTHESIS_COLOR, PREMISE_COLOR, SHARE_COLOR, label_color
 from nlibuild.store import Store
-from nlibuild.text.lang import length_unit, text_length
+from nlibuild.text.length_units import paper_length, paper_unit
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -56,7 +57,7 @@ def agreement_figure(rows: Sequence[AgreementStat]) -> Figure:
              zip(values, (by_group.get(g) for g in groups), strict=True)],
         ]  # fmt: skip
         positions = list(range(len(groups)))
-        axis.barh(positions, values, xerr=errors, color="#4c78a8", ecolor="#333333")
+        axis.barh(positions, values, xerr=errors, color=SHARE_COLOR, ecolor="#333333")
         axis.set_yticks(positions, groups if axis is axes[0] else [""] * len(groups))
         axis.invert_yaxis()
         axis.set_xlim(min(0.0, *values), 1.0)
@@ -69,17 +70,18 @@ def _value(row: AgreementStat | None) -> float:
 
 
 LengthSamples = dict[tuple[str, str], list[int]]
-"""(language, "premise" or "hypothesis") -> every text's length in the language's unit."""
+"""(language, "premise" or "hypothesis") -> every text's length in the unit `stats --table
+lengths` gives its mean in (`paper_unit`), so the histogram and the table's mean agree."""
 
 
 def length_samples(store: Store) -> LengthSamples:
     """The length of every premise (once) and hypothesis, per language: the pairs' own and
-    every human translation, in the unit `stats --table lengths` counts (lang.py)."""
+    every human translation, in the unit `stats --table lengths` counts (length_units.py)."""
     samples: LengthSamples = defaultdict(list)
     units = [*store.source_units(), *store.translated_units("human")]
     for unit_id, lang, text in units:
         part = "premise" if unit_id.startswith("p:") else "hypothesis"
-        samples[(lang, part)].append(text_length(text, lang))
+        samples[(lang, part)].append(paper_length(text, lang))
     return dict(sorted(samples.items()))
 
 
@@ -89,12 +91,12 @@ def lengths_figure(samples: LengthSamples) -> Figure:
     langs = sorted({lang for lang, _ in samples})
     figure, axes = _figure(2.2, columns=max(1, len(langs)))
     for axis, lang in zip(axes, langs, strict=False):
-        for part, color in (("premise", "#4c78a8"), ("hypothesis", "#f58518")):
+        for part, color in (("premise", PREMISE_COLOR), ("hypothesis", HYPOTHESIS_COLOR)):
             lengths = samples.get((lang, part), [])
             if lengths:
                 axis.hist(lengths, bins=20, alpha=0.6, color=color, label=part)
         axis.set_title(lang, fontsize=10)
-        axis.set_xlabel(length_unit(lang))
+        axis.set_xlabel(paper_unit(lang))
     axes[0].set_ylabel("texts")
     axes[0].legend(fontsize=8)
     return figure
@@ -105,9 +107,8 @@ def pmi_figure(result: PmiResult) -> Figure:
     colour a label."""
     rows = [row for row in result.rows if row.group == result.rows[0].group] if result.rows else []
     figure, (axis,) = _figure(1.0 + 0.28 * max(1, len(rows)))
-    colors = _label_colors([row.label for row in rows])
     positions = list(range(len(rows)))
-    axis.barh(positions, [row.pmi for row in rows], color=[colors[row.label] for row in rows])
+    axis.barh(positions, [row.pmi for row in rows], color=[label_color(row.label) for row in rows])
     axis.set_yticks(positions, [f"{row.word} ({row.label})" for row in rows])
     axis.invert_yaxis()
     axis.set_xlabel("PMI (natural log)")
@@ -117,28 +118,40 @@ def pmi_figure(result: PmiResult) -> Figure:
 
 def cues_figure(result: CuesResult) -> Figure:
     """Per gold label (of all pairs): the share of hypotheses with a negator, the share
-    over the overlap limit (OCNLI 3.2 and 5; Gururangan et al. 2018)."""
+    over the overlap limit (OCNLI 3.2 and 5; Gururangan et al. 2018), the overlap's unit
+    named in the legend. Negator bars only where a negator lexicon was read: a language
+    without one would show empty bars that read as 0% (the page says which it lacks)."""
     rows = [row for row in result.rows if row.group == "all"] or list(result.rows)
     figure, (axis,) = _figure(2.4)
-    labels = [row.label for row in rows]
     positions = list(range(len(rows)))
-    width = 0.4
-    axis.bar([p - width / 2 for p in positions], [row.negated or 0.0 for row in rows], width,
-             label="with a negator", color="#4c78a8")  # fmt: skip
-    axis.bar([p + width / 2 for p in positions], [row.over_limit or 0.0 for row in rows], width,
-             label="over the overlap limit", color="#f58518")  # fmt: skip
-    axis.set_xticks(positions, labels)
+    series = [(f"over the overlap limit (counted in {_overlap_units(rows)})",
+               [row.over_limit or 0.0 for row in rows], HYPOTHESIS_COLOR)]  # fmt: skip
+    if any(row.negated is not None for row in rows):
+        negated = [row.negated or 0.0 for row in rows]
+        series.insert(0, ("with a negator", negated, PREMISE_COLOR))
+    width = 0.8 / len(series)
+    for number, (name, values, color) in enumerate(series):
+        offset = (number - (len(series) - 1) / 2) * width
+        axis.bar([p + offset for p in positions], values, width, label=name, color=color)
+    axis.set_xticks(positions, [row.label for row in rows])
+    for tick, row in zip(axis.get_xticklabels(), rows, strict=True):
+        tick.set_color(label_color(row.label))
     axis.set_ylim(0, 1)
     axis.set_ylabel("share of hypotheses")
     axis.legend(fontsize=8)
     return figure
 
 
+def _overlap_units(rows: Sequence[CueRow]) -> str:
+    return " / ".join(sorted({row.overlap_unit for row in rows})) or "words"
+
+
 CartographyPoint = tuple[float, float, str]
 """variability, confidence, region"""
 
-_REGION_COLORS = {"easy": "#54a24b", "ambiguous": "#e45756", "hard": "#4c78a8",
-                  "other": "#bab0ac"}  # fmt: skip
+# None of the label colours (colors.py): a region is not a label.
+_REGION_COLORS = {"easy": "#4c78a8", "ambiguous": "#f58518", "hard": "#72b7b2",
+                  "other": "#c7c7c7"}  # fmt: skip
 
 
 def cartography_points(store: Store, result: CartographyResult) -> list[CartographyPoint]:
@@ -163,11 +176,6 @@ def cartography_figure(points: Sequence[CartographyPoint]) -> Figure:
     axis.set_ylabel("confidence")
     axis.legend(fontsize=8)
     return figure
-
-
-def _label_colors(labels: Sequence[str]) -> dict[str, str]:
-    palette = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2"]
-    return {label: palette[i % len(palette)] for i, label in enumerate(dict.fromkeys(labels))}
 
 
 # Fonts with Chinese, Japanese and Korean glyphs, if the machine has one; matplotlib falls

@@ -47,7 +47,7 @@ from nlibuild.render import counted, run_note
 from nlibuild.store import Store
 from nlibuild.text.lang import length_unit, text_length
 from nlibuild.text.negators import negator_lexicon
-from nlibuild.text.overlap import overlap_share
+from nlibuild.text.overlap import overlap_share, overlap_unit_name, table_overlap_units
 
 ALL = "all"
 """The group of every pair, reported first (OCNLI Table 8's 'OCNLI' block)."""
@@ -179,6 +179,7 @@ def cue_table(store: Store, cfg: CuesConfig) -> CuesResult:
         run_id = run.id
         langs = frame["lang"].to_list()
         lexicons = {lang: negator_lexicon(lang, cfg.negator_files) for lang in set(langs)}
+        units_of = {lang: table_overlap_units(lang, cfg.overlap_units) for lang in lexicons}
         edges = np.asarray(OVERLAP_BINS[1:-1])
         # Keyed (grouping: 0 for all pairs, k for the k-th of --by; group, label, language):
         # a writer or genre that is called "all" stays apart from the row of every pair.
@@ -190,7 +191,8 @@ def cue_table(store: Store, cfg: CuesConfig) -> CuesResult:
             frame["hypothesis"].to_list(), frame["premise"].to_list(), langs,
             frame["label"].to_list(), groups, strict=True,
         ):  # fmt: skip
-            overlap = overlap_share(hypothesis, premise or "", lang, cfg.overlap_measure)
+            overlap = overlap_share(hypothesis, premise or "", lang, cfg.overlap_measure,
+                                    units_of[lang])  # fmt: skip
             negated = float(lexicons[lang].negated(hypothesis))
             length = float(text_length(hypothesis, lang))
             keys = [(k, group, label, lang) for k, group in enumerate(in_groups, 1)]
@@ -219,6 +221,7 @@ def cue_table(store: Store, cfg: CuesConfig) -> CuesResult:
                     overlap_bins=[float(b) / n for b in bins],
                     over_limit=float((overlaps > cfg.max_overlap).mean()),
                     mean_length=float(lengths.mean()), unit=length_unit(lang),
+                    overlap_unit=overlap_unit_name(lang, units_of[lang]),
                 )
             )  # fmt: skip
         run.finish({"pairs": frame.height, "rows": len(rows)})

@@ -30,6 +30,7 @@ def cues_settings(options: StatsOptions, store: Store) -> CuesConfig:
         by=artifact_groups(options.by) or (ArtifactGroup.PROTOCOL,),
         max_overlap=overlap.max_overlap,
         overlap_measure=overlap.measure,
+        overlap_units=overlap.units,
         negator_files=options.negators,
         scope=ArtifactScope(splits=options.split, lang=options.lang),
     )

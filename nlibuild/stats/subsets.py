@@ -15,11 +15,13 @@ from pathlib import Path
 from rich.console import Console
 
 from nlibuild.models import (
+    DEFAULT_OVERLAP_UNITS,
     OVERLAP_BINS,
     ElicitImportConfig,
     Label,
     Level,
     OverlapMeasure,
+    OverlapUnits,
     SubsetRow,
     TableFormat,
 )
@@ -30,7 +32,7 @@ from nlibuild.stats import StatsOptions, StatsTable
 from nlibuild.store import Store
 from nlibuild.text.lang import length_unit, text_length
 from nlibuild.text.negators import negator_lexicon
-from nlibuild.text.overlap import overlap_share
+from nlibuild.text.overlap import overlap_share, table_overlap_units
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,7 @@ class OverlapRule:
 
     max_overlap: float
     measure: OverlapMeasure
+    units: OverlapUnits = DEFAULT_OVERLAP_UNITS
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,8 @@ def overlap_rule(options: StatsOptions, store: Store) -> OverlapRule:
         measure = choice(OverlapMeasure, options.overlap_measure, "--overlap-measure")
     else:
         measure = OverlapMeasure(elicit.get("overlap_measure", defaults["overlap_measure"].default))
-    return OverlapRule(limit, measure)
+    units = OverlapUnits(elicit.get("overlap_units", defaults["overlap_units"].default))
+    return OverlapRule(limit, measure, units)
 
 
 def subsets_settings(options: StatsOptions, store: Store) -> SubsetsSettings:
@@ -112,7 +116,13 @@ def subset_stats(
                 lexicons[pair.lang] = negator_lexicon(pair.lang, negator_files)
             subset.negated += lexicons[pair.lang].negated(pair.hypothesis)
         subset.overlaps.append(
-            overlap_share(pair.hypothesis, pair.premise, pair.lang, overlap.measure)
+            overlap_share(
+                pair.hypothesis,
+                pair.premise,
+                pair.lang,
+                overlap.measure,
+                table_overlap_units(pair.lang, overlap.units),
+            )
         )
 
     def mean(total: int, n: int) -> float | None:
