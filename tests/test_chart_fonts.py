@@ -20,7 +20,13 @@ from test_report import PNG_MAGIC
 
 import nlibuild
 from nlibuild.models import PmiConfig
-from nlibuild.report.fonts import chart_families, cjk_region, css_font_family, text_lang
+from nlibuild.report.fonts import (
+    chart_families,
+    cjk_region,
+    css_font_family,
+    missing_glyphs_warning,
+    text_lang,
+)
 from nlibuild.report.plots import table_figure, write_png
 from nlibuild.stats import stats_tables
 from nlibuild.store import Store
@@ -119,7 +125,18 @@ def test_a_character_no_font_has_is_one_warning_line(tmp_path: Path) -> None:
     lines = [line for line in done.stderr.splitlines() if line.startswith("Warning:")]
     assert len(lines) == 1, done.stderr
     assert "U+13000" in lines[0] and "U+13080" in lines[0] and str(png) in lines[0]
+    assert "fonts-noto" in lines[0] and "fontlist-*.json" in lines[0]  # what gives them a font
     assert png.read_bytes().startswith(PNG_MAGIC)
+
+
+def test_without_the_bundled_font_the_warning_says_to_install_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "noto_cjk_sans_otc", None)  # import fails
+    warning = missing_glyphs_warning(Path("pmi.png"), list("그들은밖에서"))
+    assert warning.startswith("pmi.png: 6 of the chart's characters are in none of its fonts")
+    assert "그 (U+ADF8)" in warning and "and 1 more" in warning
+    assert warning.endswith("pip install noto-cjk-sans-otc (nlibuild's dependency: Noto Sans CJK)")
 
 
 @pytest.mark.parametrize(

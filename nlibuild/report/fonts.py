@@ -25,7 +25,6 @@ import unicodedata
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -116,10 +115,10 @@ def chart_lang(figure: Figure, lang: str | None) -> str:
     return text_lang(texts) or lang or "en"
 
 
-@cache
-def _bundled_font() -> Path | None:
+def bundled_font() -> Path | None:
     """The bundled Noto Sans CJK collection, registered with matplotlib's font manager
-    (once a process); None where the package is not installed."""
+    (the first time; again should matplotlib have rebuilt its list of fonts); None where
+    the package is not installed."""
     try:
         from noto_cjk_sans_otc import FONT_PATH
     except ImportError:
@@ -129,7 +128,8 @@ def _bundled_font() -> Path | None:
         return None
     from matplotlib import font_manager
 
-    font_manager.fontManager.addfont(path)
+    if not any(entry.fname == str(path) for entry in font_manager.fontManager.ttflist):
+        font_manager.fontManager.addfont(path)
     return path
 
 
@@ -139,7 +139,7 @@ def chart_families(lang: str) -> list[str]:
     is missing). Only fonts present: an absent one is a line matplotlib logs on stderr."""
     from matplotlib import font_manager
 
-    _bundled_font()
+    bundled_font()
     known = {entry.name for entry in font_manager.fontManager.ttflist}
     wanted = [_REGION_FONTS[cjk_region(lang)][0], *_SYSTEM_FALLBACKS]
     return [LATIN_FONT, *[name for name in dict.fromkeys(wanted) if name in known][:1]]
@@ -176,13 +176,22 @@ def chart_fonts(figure: Figure, lang: str) -> Iterator[list[str]]:
 
 
 def missing_glyphs_warning(chart: Path, missing: Sequence[str]) -> str:
-    """The one warning (without `Warning: `) for the characters a PNG chart draws as boxes."""
+    """The one warning (without `Warning: `) for the characters a PNG chart draws as boxes,
+    and what gives them a font."""
+    from matplotlib import get_cachedir
+
     shown = ", ".join(f"{char} (U+{ord(char):04X})" for char in missing[:5])
     more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+    if bundled_font() is None:
+        remedy = "pip install noto-cjk-sans-otc (nlibuild's dependency: Noto Sans CJK)"
+    else:  # matplotlib sees a new system font only once its list of fonts is remade
+        remedy = (
+            "install a font that has them (Debian: fonts-noto) and delete matplotlib's "
+            f"list of fonts, {Path(get_cachedir()) / 'fontlist-*.json'}"
+        )
     return (
-        f"{chart}: no font here has {len(missing)} of the chart's characters, drawn as "
-        f"boxes: {shown}{more}. Install a font with them (Noto Sans CJK comes with "
-        "nlibuild's dependency noto-cjk-sans-otc; other scripts: Debian's fonts-noto)"
+        f"{chart}: {len(missing)} of the chart's characters are in none of its fonts and "
+        f"are drawn as boxes: {shown}{more}; {remedy}"
     )
 
 
