@@ -217,14 +217,18 @@ def stats(
             settings = chosen.settings(options, store)
             with step(f"stats --table {chosen.name}", "table computed"):
                 result = chosen.compute(store, settings)
-            if plot is not None:
-                write_png(table_figure(chosen.name, store, result), plot)
+            glyphs = None
+            if plot is not None:  # in the fonts of the store's language (Korean forms for ko)
+                chart = table_figure(chosen.name, store, result)
+                glyphs = write_png(chart, plot, store.meta().get("lang"))
     if fmt is TableFormat.JSON:
         stdout.print(json_rows_text(chosen.rows(result, settings)), markup=False)
     else:
         chosen.render(result, settings, fmt, stdout)
     if chosen.note is not None:
         err.print(f"Note: {chosen.note(settings)}", markup=False)
+    if glyphs is not None:  # characters the PNG draws as boxes: one line, not one a glyph
+        err.print(f"Warning: {glyphs}", markup=False)
 
 
 def _given_options(ctx: typer.Context) -> list[str]:

@@ -9,7 +9,6 @@ matplotlib loads inside the functions: `nlibuild --help` must stay fast.
 from __future__ import annotations
 
 import io
-import warnings
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -19,6 +18,7 @@ from nlibuild.errors import ConfigError
 from nlibuild.formats.tabular import write_atomically
 from nlibuild.models import AgreementStat, CartographyResult, CueRow, CuesResult, PmiResult
 from nlibuild.report.colors import HYPOTHESIS_COLOR, PREMISE_COLOR, SHARE_COLOR, label_color
+from nlibuild.report.fonts import chart_fonts, chart_lang, missing_glyphs_warning, with_css_fonts
 from nlibuild.store import Store
 from nlibuild.text.length_units import paper_length, paper_unit
 
@@ -112,7 +112,6 @@ def pmi_figure(result: PmiResult) -> Figure:
     axis.set_yticks(positions, [f"{row.word} ({row.label})" for row in rows])
     axis.invert_yaxis()
     axis.set_xlabel("PMI (natural log)")
-    _use_cjk_fonts(figure)
     return figure
 
 
@@ -178,45 +177,34 @@ def cartography_figure(points: Sequence[CartographyPoint]) -> Figure:
     return figure
 
 
-# Fonts with Chinese, Japanese and Korean glyphs, if the machine has one; matplotlib falls
-# back along the list glyph by glyph.
-_CJK_FONTS = ["Noto Sans CJK SC", "Noto Sans CJK JP", "WenQuanYi Zen Hei", "AR PL UMing CN",
-              "Droid Sans Fallback"]  # fmt: skip
-
-
-def _use_cjk_fonts(figure: Figure) -> None:
-    from matplotlib import font_manager
-
-    present = {font.name for font in font_manager.fontManager.ttflist}
-    families = [name for name in _CJK_FONTS if name in present]
-    if families:
-        for axis in figure.axes:
-            for text in axis.get_yticklabels():
-                text.set_fontfamily([*families, "DejaVu Sans"])
-
-
-def figure_svg(figure: Figure) -> str:
-    """The figure as an inline `<svg>` element (no XML declaration, no DOCTYPE)."""
+def figure_svg(figure: Figure, lang: str | None = None) -> str:
+    """The figure as an inline `<svg>` element (no XML declaration, no DOCTYPE). Its text
+    stays text, in the CSS font stack of `lang` (None: the script of the chart's text
+    decides): the reader's browser draws it (fonts.py)."""
     from matplotlib import rc_context
 
+    chosen = chart_lang(figure, lang)
     buffer = io.StringIO()
-    # Text stays text (not paths of the glyphs matplotlib's fonts have): the browser draws
-    # it with its own fonts, Chinese included, where this machine may have no CJK font.
-    with rc_context({"svg.fonttype": "none"}), warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+    # matplotlib still lays the text out, in the fonts of a PNG: a glyph missing from
+    # them here is the browser's to draw, so the warnings `chart_fonts` takes are dropped.
+    with chart_fonts(figure, chosen), rc_context({"svg.fonttype": "none"}):
         figure.savefig(buffer, format="svg", metadata={"Date": None})
     text = buffer.getvalue()
-    return text[text.index("<svg") :]
+    return with_css_fonts(text[text.index("<svg") :], chosen)
 
 
-def write_png(figure: Figure, path: Path) -> None:
-    """The figure as a PNG file, written atomically."""
+def write_png(figure: Figure, path: Path, lang: str | None = None) -> str | None:
+    """The figure as a PNG file, written atomically, in the fonts of `lang` (the store's;
+    None: the script of the chart's text decides). A warning (without `Warning: `) where
+    some character had no glyph in any font, else None."""
 
     def write(handle: Any) -> int:
         figure.savefig(handle, format="png", dpi=150)
         return 0
 
-    write_atomically(path, write)
+    with chart_fonts(figure, chart_lang(figure, lang)) as missing:
+        write_atomically(path, write)
+    return missing_glyphs_warning(path, missing) if missing else None
 
 
 def refuse_unplotted(name: str) -> None:
