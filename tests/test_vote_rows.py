@@ -21,6 +21,9 @@ import nlibuild
 from nlibuild.api import StageWarning
 from nlibuild.errors import InputError
 from nlibuild.formats.tabular import csv_rows
+from nlibuild.models import ImportConfig, ImportFormat
+from nlibuild.stages import import_corpus
+from nlibuild.store import Store
 
 LIVENLI = Path(__file__).parent / "data" / "livenli_sample.csv"
 
@@ -131,6 +134,26 @@ def test_columns_that_differ_per_worker_are_kept_one_value_a_vote(db: Path) -> N
     workers = [annotator for annotator, _, _ in votes_of(db)["20274n"]]
     for column, values in extra["per_vote"].items():
         assert values == [by_worker[worker][column] for worker in workers]
+
+
+def test_a_parallel_imports_worker_groups_the_rows_and_passes_the_warnings_on(
+    tmp_path: Path,
+) -> None:
+    # Big files are read by a worker process: its warnings come back with its counts.
+    settings = ImportConfig(
+        path=LIVENLI, format=ImportFormat.TABLE,
+        columns={"vote": ("label",), "annotator": ("worker_id",)},
+        label_values=dict(item.split("=") for item in LIVENLI_LABELS.split(",")),
+    )  # fmt: skip
+    results = []
+    for parallel in (False, True):
+        with Store.open(nlibuild.create(tmp_path / f"{parallel}.db").path) as store:
+            results.append(import_corpus.run(store, settings, parallel=parallel))
+    serial, in_worker = results
+    assert len(serial.warnings) == 2
+    assert in_worker.model_dump(exclude={"run_id", "signature"}) == serial.model_dump(
+        exclude={"run_id", "signature"}
+    )
 
 
 def test_rows_of_one_id_with_another_text_are_one_error_naming_both_lines(

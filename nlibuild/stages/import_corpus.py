@@ -6,9 +6,10 @@ derived from their content (`content_ids`), so a file gives the same store whate
 of its lines; content already stored keeps its ID. Every individual label becomes a vote: the
 first is the author's (SNLI/MNLI convention: `annotator_labels[0]` is the writer's label),
 the others are validators'; a reader whose file has no author's label (a table read with
-`--columns author=-`, LiveNLI's and ChaosNLI's crowd labels) gives None first, and every
-vote is then a validator's. Anonymous annotators get stable per-corpus IDs
-(`<corpus>:author`, `<corpus>:v1`..), so re-importing a file finds the same people. The
+`--columns author=-`, ChaosNLI's crowd labels; one of one vote a row, `vote=COLUMN`,
+LiveNLI's) gives None first, and every vote is then a validator's. Anonymous annotators
+get stable per-corpus IDs (`<corpus>:author`, `<corpus>:v1`..), so re-importing a file
+finds the same people. The
 released gold label is kept as gold method `released`, for comparison with nlibuild's own
 aggregation.
 

@@ -1,7 +1,7 @@
 """`--format table`: any table of pairs, whatever its columns are called.
 
-The files teams hold come in many shapes (KLUE's JSON array, LiveNLI's csv with a column a
-vote, AmericasNLI's one file with a language column): instead of a converter each, this
+The files teams hold come in many shapes (KLUE's JSON array, LiveNLI's csv of one worker's
+vote a row, AmericasNLI's one file with a language column): instead of a converter each, this
 reader takes the file's rows from `table_rows.py` (the kind from its suffix: `.csv`,
 `.tsv`, `.jsonl`, `.json` for one JSON array of objects, `.parquet`) and is told which
 column holds what (`--columns`, the keys of `models.TABLE_COLUMN_KEYS`; a key not given
@@ -11,9 +11,14 @@ other readers keep theirs.
 
 Whose the votes are: by default the first is the author's (SNLI's and MNLI's
 `annotator_labels[0]`); `author=COLUMN` reads the author's label from its own column, and
-`author=-` says the file has none (LiveNLI, ChaosNLI: every vote a validator's). Either way
+`author=-` says the file has none (ChaosNLI: every vote a validator's). Either way
 the reader hands the importer the author's label first, None where there is none, which
-the importer stores as a pair without an author's vote.
+the importer stores as a pair without an author's vote. `vote=COLUMN` reads one vote a row
+instead, the rows of one `id` being one pair's votes (`formats/vote_rows.py`), none of them
+the author's.
+
+A csv or tsv row that ends before the header does is read when the cells it lacks are in
+columns the mapping leaves out (LiveNLI's header has a stray 15th cell), and said once.
 """
 
 from __future__ import annotations
@@ -95,7 +100,7 @@ def _mapping(
     path: Path, header: list[str], line: int | None, asked: Mapping[str, tuple[str, ...]]
 ) -> dict[str, tuple[str, ...]]:
     """The column(s) of each key: as asked, else the column of the key's own name (but
-    `author`, taken only when asked: such a column often names a person, not a label)."""
+    `_ONLY_WHEN_ASKED`, and a column asked for another key)."""
     # A column asked for one key is no other key's by its name: LiveNLI's workers' labels
     # are in a column `label`, which `vote=label` reads, and is not the released gold.
     taken = {column for names in asked.values() for column in names}
