@@ -130,10 +130,12 @@ def import_(
             help="--format table: which column holds what, e.g. premise=sentence1,"
             "hypothesis=sentence2,label=gold,votes=v1,v2,v3 (keys: "
             f"{', '.join(TABLE_COLUMN_KEYS)}; a key not given takes the column of its name, "
-            "but author), or @NAME for the preset's [import.tables.NAME]. The first vote is "
+            "but author, vote and annotator), or @NAME for the preset's "
+            "[import.tables.NAME]. The first vote is "
             "stored as the author's (SNLI/MNLI's annotator_labels[0]); author=COLUMN reads "
             "the author's label from its own column, author=- says there is none "
-            "(LiveNLI, ChaosNLI): then every vote is a validator's.",
+            "(ChaosNLI): then every vote is a validator's. vote=COLUMN reads one vote a row "
+            "(LiveNLI), the rows of one id being one pair, annotator=COLUMN whose it is.",
         ),
     ] = None,
     labels: TableLabelsOption = None,

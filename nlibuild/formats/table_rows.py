@@ -14,6 +14,7 @@ no lines, so there "line N" is its Nth row.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Iterator, Mapping
@@ -25,7 +26,7 @@ import orjson
 
 from nlibuild.errors import InputError
 from nlibuild.formats.input_files import read_utf8_text, require_regular_file
-from nlibuild.formats.tabular import ProgressCallback, csv_rows, iter_json_objects
+from nlibuild.formats.tabular import ProgressCallback, ShortRows, csv_rows, iter_json_objects
 from nlibuild.models import NO_GOLD
 
 Row = dict[str, Any]
@@ -76,15 +77,21 @@ def read_table_rows(
     progress: ProgressCallback | None = None,
     *,
     from_spreadsheet: bool = False,
+    short_rows: ShortRows | None = None,
 ) -> TableRows:
     """The rows of a table file of `kind` (a value of `TABLE_KINDS`). With
-    `from_spreadsheet` a csv's guard quotes (`tabular.guard_formula`) are taken off."""
+    `from_spreadsheet` a csv's guard quotes (`tabular.guard_formula`) are taken off; with
+    `short_rows` a csv or tsv row ending before the header is read when the cells it lacks
+    are in `short_rows.unread` (`tabular.ShortRows`), which the caller fills in from the
+    header before it reads the rows."""
     require_regular_file(path)
     if kind in ("csv", "tsv"):
         if path.stat().st_size == 0:
             raise InputError(path, "the file is empty; expected a header row and rows", 1)
         delimiter = "\t" if kind == "tsv" else ","
-        header, text_rows = csv_rows(path, delimiter, from_spreadsheet=from_spreadsheet)
+        header, text_rows = csv_rows(
+            path, delimiter, from_spreadsheet=from_spreadsheet, short_rows=short_rows
+        )
         _require_distinct(path, header)
         return TableRows(path, header, 1, text_rows)
     if kind == "parquet":
@@ -111,6 +118,40 @@ def cell_text(value: Any) -> str:
         return orjson.dumps(value).decode()
     except TypeError:
         return str(value)
+
+
+def list_cell(path: Path, line: int, column: str, value: Any) -> list[Any] | None:
+    """A cell holding a list, as a list: JSON's and parquet's own, or one written in a csv
+    cell as JSON (`["neutral", "entailment"]`) or as Python writes a list
+    (`['neutral', 'entailment']`: pandas' `to_csv` of a list column, LiveNLI's
+    `mnli_labels`); None for a cell that is not a list (a single label). A cell opening
+    with `[` that is neither is an error, not a label guessed."""
+    if isinstance(value, list):
+        return value
+    if not (isinstance(value, str) and value.lstrip().startswith("[")):
+        return None
+    try:
+        parsed = orjson.loads(value)
+    except orjson.JSONDecodeError:
+        parsed = _python_list(value)
+    if not isinstance(parsed, list):
+        raise InputError(
+            path,
+            f"column {column!r} holds {value[:60]!r}, neither a JSON list nor a Python one; "
+            'write it as ["entailment", "neutral"]',
+            line,
+        )
+    return parsed
+
+
+def _python_list(text: str) -> Any:
+    """A list of literals in Python's syntax (`['a', 'b']`), None for anything else.
+    `ast.literal_eval` builds literals only (it runs no code); a cell nested deeply enough
+    to exhaust the parser is not a list of labels either."""
+    try:
+        return ast.literal_eval(text.strip())
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
 
 
 def label_by_value(

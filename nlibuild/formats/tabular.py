@@ -259,13 +259,52 @@ def unguard_formula(cell: str) -> str:
     return cell
 
 
+@dataclass(slots=True)
+class ShortRows:
+    """Rows of a csv or tsv file that end before its header does, read all the same when the
+    cells they lack are in columns nobody reads: LiveNLI's header has a stray 15th cell over
+    rows of 14. The caller says which columns those are (`unread`) once it has matched its
+    mapping against the header, before the rows are read; a row lacking any other cell is
+    still an error."""
+
+    unread: frozenset[str] = frozenset()
+    count: int = 0
+    fewest_cells: int | None = None
+
+    def warning(self, header: Sequence[str]) -> str | None:
+        """The one line that says how many rows were read short, naming the header cells
+        they lack; None when every row was whole."""
+        if not self.count or self.fewest_cells is None:
+            return None
+        rows = "1 row ends" if self.count == 1 else f"{self.count:,} rows end"
+        return (
+            f"{rows} before the header's {header_cells(header, self.fewest_cells)}; read as empty"
+        )
+
+
+def header_cells(header: Sequence[str], start: int) -> str:
+    """The header's cells from index `start` on, as a message names them: by position, and
+    by name when they have one (a stray cell is often empty)."""
+    return ", ".join(
+        f"cell {index + 1} " + (repr(name) if name else "(empty)")
+        for index, name in enumerate(header)
+        if index >= start
+    )
+
+
 def csv_rows(
-    path: Path, delimiter: str | None = None, *, from_spreadsheet: bool = False
+    path: Path,
+    delimiter: str | None = None,
+    *,
+    from_spreadsheet: bool = False,
+    short_rows: ShortRows | None = None,
 ) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
     """The header and (line number, row) of a UTF-8 csv/tsv file; the delimiter is the
     one given, else guessed from the suffix and the header. With `from_spreadsheet` (a
     sheet nlibuild wrote with `write_spreadsheet_csv`, filled in and sent back) the guard
-    quotes are taken off again, so IDs and texts read back as they were sent."""
+    quotes are taken off again, so IDs and texts read back as they were sent. With
+    `short_rows`, a row missing trailing cells of `short_rows.unread` only is read without
+    them (its dict lacks those keys) and counted there."""
     text = read_utf8_text(path)
     delimiter = delimiter or _delimiter(path, text.split("\n", 1)[0])
     # Tab-separated NLI files (XNLI, XNLIvar) do not quote fields: a `"` is text there.
@@ -280,22 +319,56 @@ def csv_rows(
         raise InputError(path, "the file is empty; export the answers again") from None
 
     def rows() -> Iterator[tuple[int, dict[str, str]]]:
+        ended = reader.line_num
         for values in csv_records(path, reader):
+            began, ended = ended + 1, reader.line_num
             if not "".join(values).strip():  # a blank row
                 continue
-            line = reader.line_num
-            if len(values) != len(header):
+            if len(values) != len(header) and not _read_short(header, values, short_rows):
+                record = "\n".join(text.split("\n")[began - 1 : ended])  # only on the way out
                 raise InputError(
-                    path,
-                    f"{len(values)} columns where the header has {len(header)}; "
-                    "check the quoting of this row",
-                    line,
+                    path, _ragged_row(header, values, delimiter, record, short_rows), ended
                 )
             if from_spreadsheet:
                 values = [unguard_formula(value) for value in values]
-            yield line, dict(zip(header, values, strict=True))
+            yield ended, dict(zip(header, values, strict=False))
 
     return header, rows()
+
+
+def _read_short(header: list[str], values: list[str], short_rows: ShortRows | None) -> bool:
+    """Whether a row of the wrong length is read: one ending early, in unread columns only."""
+    if short_rows is None or len(values) > len(header):
+        return False
+    if not all(name in short_rows.unread for name in header[len(values) :]):
+        return False
+    short_rows.count += 1
+    short_rows.fewest_cells = min(short_rows.fewest_cells or len(values), len(values))
+    return True
+
+
+def _ragged_row(
+    header: list[str], values: list[str], delimiter: str, record: str,
+    short_rows: ShortRows | None,
+) -> str:  # fmt: skip
+    """Why a row (`record`, its text in the file) has more or fewer cells than the header,
+    and what to do. Quoting is named only where it is the likely cause: a csv row longer
+    than the header (a text's comma taken for a separator), or one whose quotes do not pair
+    up or that runs over several lines (a quote left open joins cells and lines); a row
+    that simply ends early is told which of the header's cells it lacks."""
+    counts = f"{len(values)} columns where the header has {len(header)}"
+    if delimiter == "\t":  # unquoted: a quote is text, a tab the one way to split a cell
+        if len(values) > len(header):
+            return f"{counts}; a tab inside a text splits its cell: remove it"
+    elif len(values) > len(header):
+        return f"{counts}; check the quoting of this row: a text holding a comma must be quoted"
+    elif "\n" in record.strip("\r\n") or record.count('"') % 2:
+        return f"{counts}; check the quoting of this row: a quote left open joins cells"
+    missing = header_cells(header, len(values))
+    if short_rows is None:
+        return f"{counts}: the row has no {missing}; fill them in, or remove a stray header cell"
+    read = [name for name in header[len(values) :] if name not in short_rows.unread]
+    return f"{counts}: the row has no {missing}, and column {read[0]!r} is read; fill the row in"
 
 
 def csv_records(path: Path, reader: Any) -> Iterator[list[str]]:

@@ -73,10 +73,13 @@ class SplitName(StrEnum):
 
 TABLE_COLUMN_KEYS = (
     "id", "premise_id", "premise", "hypothesis", "label", "votes", "author", "genre", "lang",
+    "vote", "annotator",
 )  # fmt: skip
 """What `--columns` of `import --format table` can name. Only `votes` may take several
 columns (one vote each, in order); every other key takes one. `author` is taken only when
-named (a file's `author` column often holds a person, not a label): see `NO_AUTHOR`."""
+named (a file's `author` column often holds a person, not a label): see `NO_AUTHOR`.
+`vote` makes the file one vote a row (LiveNLI): the rows sharing an `id` are one pair's
+votes, by `annotator`'s worker when named (`formats/vote_rows.py`); both only when named."""
 
 NO_AUTHOR = "-"
 """`--columns author=-`: the file has no author's label, every vote is a validator's
@@ -100,6 +103,25 @@ def check_table_columns(
             raise ValueError(
                 f"{key} takes one column, found {','.join(names)}; only votes takes several"
             )
+    _check_vote_a_row(columns)
+
+
+def _check_vote_a_row(columns: Mapping[str, tuple[str, ...]]) -> None:
+    """A ValueError for keys that cannot go with one vote a row (`vote`) or without it."""
+    if "vote" not in columns:
+        if "annotator" in columns:
+            raise ValueError(
+                "annotator names who gave each row's vote: give the vote's column too, "
+                "annotator=COLUMN,vote=COLUMN"
+            )
+        return
+    if "votes" in columns:
+        raise ValueError(
+            "vote reads one vote a row, votes several a row: name one of them "
+            "(a list column such as mnli_labels is kept on the pair when not read)"
+        )
+    if columns.get("author", (NO_AUTHOR,)) != (NO_AUTHOR,):
+        raise ValueError("with vote (one vote a row) every vote is a validator's: leave author out")
 
 
 class ImportConfig(_Config):
@@ -215,6 +237,9 @@ class ImportResult(BaseModel):
     votes_added: int
     translations_added: int
     split_assigned: int = Field(default=0, description="new pairs put in --split")
+    warnings: tuple[str, ...] = Field(
+        default=(), description="what the reader read otherwise than the file has it"
+    )
 
 
 class ExportResult(BaseModel):

@@ -6,9 +6,10 @@ derived from their content (`content_ids`), so a file gives the same store whate
 of its lines; content already stored keeps its ID. Every individual label becomes a vote: the
 first is the author's (SNLI/MNLI convention: `annotator_labels[0]` is the writer's label),
 the others are validators'; a reader whose file has no author's label (a table read with
-`--columns author=-`, LiveNLI's and ChaosNLI's crowd labels) gives None first, and every
-vote is then a validator's. Anonymous annotators get stable per-corpus IDs
-(`<corpus>:author`, `<corpus>:v1`..), so re-importing a file finds the same people. The
+`--columns author=-`, ChaosNLI's crowd labels; one of one vote a row, `vote=COLUMN`,
+LiveNLI's) gives None first, and every vote is then a validator's. Anonymous annotators
+get stable per-corpus IDs (`<corpus>:author`, `<corpus>:v1`..), so re-importing a file
+finds the same people. The
 released gold label is kept as gold method `released`, for comparison with nlibuild's own
 aggregation.
 
@@ -58,6 +59,7 @@ from nlibuild.models import (
     NLI_LABELS,
     NO_GOLD,
     ImportConfig,
+    ImportFormat,
     ImportResult,
 )
 from nlibuild.options import named_table
@@ -139,9 +141,12 @@ def _extra_json(extra: dict[str, Any] | None) -> str | None:
 
 
 def _reader(
-    cfg: ImportConfig, lang: str | None, progress: ProgressCallback | None
+    cfg: ImportConfig,
+    lang: str | None,
+    progress: ProgressCallback | None,
+    warn: Callable[[str], None] | None = None,
 ) -> Iterator[SourcePair | SourceTranslation]:
-    settings = ReadSettings(lang, progress, cfg.columns, cfg.label_values)
+    settings = ReadSettings(lang, progress, cfg.columns, cfg.label_values, warn)
     return corpus_format_for(cfg.format).read(cfg.path, settings)
 
 
@@ -223,6 +228,7 @@ class _Importer:
         self.translations: dict[tuple[str, str], tuple[str, int]] = {}
         self.lines = 0
         self.counts: Counter[str] = Counter()
+        self.warnings: list[str] = []  # the reader's, printed as `Warning:` lines
 
     # --- labels ---------------------------------------------------------------------
 
@@ -671,10 +677,20 @@ class _Importer:
             if before != content:
                 raise ConflictError(
                     f"{self.path}, line {record.line}: pair {pair_id} is already in this file "
-                    f"on line {first} with different {_difference(before, content)}; give each "
-                    "pair one ID and remove the duplicate"
+                    f"on line {first} with different {_difference(before, content)}; "
+                    f"{self._repeat_advice()}"
                 )
         self.counts["pairs_unchanged"] += len(self.repeats)
+
+    def _repeat_advice(self) -> str:
+        """What to do about a pair ID the file repeats with other content: in a table, the
+        repeats are most often one vote a row (LiveNLI), which `vote=COLUMN` reads."""
+        if self.cfg.format == ImportFormat.TABLE and "vote" not in self.cfg.columns:
+            return (
+                "if the file holds one vote a row, name the vote's column: "
+                "--columns vote=COLUMN (and annotator=COLUMN)"
+            )
+        return "give each pair one ID and remove the duplicate"
 
     def _resolved_content(self, record: SourcePair) -> _Content:
         """The content of a pair of this file, read again (its premise is resolved)."""
@@ -835,13 +851,14 @@ def _import(
             # pairs already stored keep theirs (the output says how many were new).
             counts["split_assigned"] = store.assign_split_to_run(run_id, cfg.split.value)
         run.finish(counts)
-    return ImportResult(run_id=run_id, signature=run.signature, **counts)
+    return ImportResult(run_id=run_id, signature=run.signature, warnings=outcome.warnings, **counts)
 
 
 class _Outcome(NamedTuple):
     lines: int
     counts: dict[str, int]
     extra_labels: tuple[str, ...]
+    warnings: tuple[str, ...]
 
 
 def _store_writer(store: Store, run_id: int) -> Sink:
@@ -863,10 +880,15 @@ def _resolve_and_write(
 ) -> _Outcome:
     """Read the file chunk by chunk, resolve IDs and conflicts, and hand rows to `sink`."""
     importer = _Importer(store, sink, cfg, run_id, store_lang)
-    for chunk in chunks(_reader(cfg, cfg.lang, progress), CHUNK_SIZE):
+    for chunk in chunks(_reader(cfg, cfg.lang, progress, importer.warnings.append), CHUNK_SIZE):
         importer.add(chunk)
     importer.finish()
-    return _Outcome(importer.lines, dict(importer.counts), importer.labels.extra_labels)
+    return _Outcome(
+        importer.lines,
+        dict(importer.counts),
+        importer.labels.extra_labels,
+        tuple(importer.warnings),
+    )
 
 
 def _run_in_worker(
@@ -1045,4 +1067,11 @@ def named_mapping(store: StoreFacts, fields: Mapping[str, Any]) -> dict[str, Any
     return dict(fields) | {"columns": dict(table.columns), "label_values": labels}
 
 
-STAGE = Stage(IMPORT, settings=ImportConfig, run=run, summary=summary, defaults=named_mapping)
+STAGE = Stage(
+    IMPORT,
+    settings=ImportConfig,
+    run=run,
+    summary=summary,
+    warnings=lambda result: result.warnings,
+    defaults=named_mapping,
+)

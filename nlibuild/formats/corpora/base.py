@@ -29,6 +29,10 @@ class ReadSettings(NamedTuple):
     """--format table: the file's column(s) for each key of `models.TABLE_COLUMN_KEYS`."""
     label_values: Mapping[str, str] | None = None
     """--format table: the label each of the file's label values stands for."""
+    warn: Callable[[str], None] | None = None
+    """Where a reader says what it read otherwise than the file has it (rows left out, a
+    header cell no row fills): the import's `Warning:` lines. None: nobody is told (a
+    second pass over a file already read once)."""
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """`--format table`: any table of pairs, whatever its columns are called.
 
-The files teams hold come in many shapes (KLUE's JSON array, LiveNLI's csv with a column a
-vote, AmericasNLI's one file with a language column): instead of a converter each, this
+The files teams hold come in many shapes (KLUE's JSON array, LiveNLI's csv of one worker's
+vote a row, AmericasNLI's one file with a language column): instead of a converter each, this
 reader takes the file's rows from `table_rows.py` (the kind from its suffix: `.csv`,
 `.tsv`, `.jsonl`, `.json` for one JSON array of objects, `.parquet`) and is told which
 column holds what (`--columns`, the keys of `models.TABLE_COLUMN_KEYS`; a key not given
@@ -11,9 +11,14 @@ other readers keep theirs.
 
 Whose the votes are: by default the first is the author's (SNLI's and MNLI's
 `annotator_labels[0]`); `author=COLUMN` reads the author's label from its own column, and
-`author=-` says the file has none (LiveNLI, ChaosNLI: every vote a validator's). Either way
+`author=-` says the file has none (ChaosNLI: every vote a validator's). Either way
 the reader hands the importer the author's label first, None where there is none, which
-the importer stores as a pair without an author's vote.
+the importer stores as a pair without an author's vote. `vote=COLUMN` reads one vote a row
+instead, the rows of one `id` being one pair's votes (`formats/vote_rows.py`), none of them
+the author's.
+
+A csv or tsv row that ends before the header does is read when the cells it lacks are in
+columns the mapping leaves out (LiveNLI's header has a stray 15th cell), and said once.
 """
 
 from __future__ import annotations
@@ -22,19 +27,21 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from nlibuild.errors import InputError
 from nlibuild.formats.column_mapping import resolve_columns
 from nlibuild.formats.corpora.base import CorpusFormat, ReadSettings
-from nlibuild.formats.table_rows import Row, read_table_rows, table_kind
-from nlibuild.formats.tabular import SourcePair, row_language
+from nlibuild.formats.table_rows import Row, list_cell, read_table_rows, table_kind
+from nlibuild.formats.tabular import ShortRows, SourcePair, row_language
+from nlibuild.formats.vote_rows import VoteRowGroups, cell_labels
 from nlibuild.models import NO_AUTHOR, NO_GOLD, TABLE_COLUMN_KEYS
 
 
 def read(path: Path, settings: ReadSettings) -> Iterator[SourcePair]:
     """The pairs of a table file, read by the mapping in `settings`."""
-    table = read_table_rows(path, table_kind(path, "--format table"), settings.progress)
+    short_rows = ShortRows()
+    table = read_table_rows(
+        path, table_kind(path, "--format table"), settings.progress, short_rows=short_rows
+    )
     if not table.header:
         return  # no rows: the import says the file holds no pairs
     asked = dict(settings.columns or {})
@@ -44,20 +51,64 @@ def read(path: Path, settings: ReadSettings) -> Iterator[SourcePair]:
     mapping = _mapping(path, table.header, table.header_line, asked)
     used = {column for names in mapping.values() for column in names}
     kept = [column for column in table.header if column not in used]
+    short_rows.unread = frozenset(kept)  # a row may lack a cell no key reads
     labels = settings.label_values or None
-    for line, row in table.rows:
-        pair = _pair(path, line, row, mapping, labels, kept)
-        if no_author:
-            pair.labels.insert(0, None)  # no author's label: every vote is a validator's
-        yield pair
+    warnings: list[str] = []
+    if "vote" in mapping:
+        yield from _vote_rows(path, table.rows, mapping, labels, kept, warnings)
+    else:
+        for line, row in table.rows:
+            pair = _pair(path, line, row, mapping, labels, kept)
+            if no_author:
+                pair.labels.insert(0, None)  # no author's label: every vote is a validator's
+            yield pair
+    short = short_rows.warning(table.header)
+    for warning in [*([short] if short else []), *warnings]:
+        if settings.warn is not None:
+            settings.warn(warning)
+
+
+def _vote_rows(
+    path: Path,
+    rows: Iterator[tuple[int, Row]],
+    mapping: dict[str, tuple[str, ...]],
+    labels: Mapping[str, str] | None,
+    kept: list[str],
+    warnings: list[str],
+) -> Iterator[SourcePair]:
+    """The pairs of a table of one vote a row (`vote=COLUMN`), grouped by `vote_rows`."""
+    vote_column = mapping["vote"][0]
+    annotator_column = mapping["annotator"][0] if "annotator" in mapping else None
+    pair_mapping = {k: v for k, v in mapping.items() if k not in ("vote", "annotator")}
+    groups = VoteRowGroups(path, vote_column, annotator_column)
+    for line, row in rows:
+        cells = cell_labels(path, line, vote_column, row.get(vote_column))
+        one = len(cells) == 1
+        vote = _label(path, line, cells[0], vote_column, labels, gold=False) if one else None
+        annotator = _optional(path, line, row, annotator_column) if annotator_column else None
+        groups.add(_pair(path, line, row, pair_mapping, labels, kept), cells, vote, annotator)
+    yield from groups.pairs()
+    warnings += groups.warnings()
+
+
+_ONLY_WHEN_ASKED = ("author", "vote", "annotator")
+"""Keys never taken from a column of their own name: an `author` or `annotator` column
+often names a person, and a `vote` column turns the file into one vote a row."""
 
 
 def _mapping(
     path: Path, header: list[str], line: int | None, asked: Mapping[str, tuple[str, ...]]
 ) -> dict[str, tuple[str, ...]]:
     """The column(s) of each key: as asked, else the column of the key's own name (but
-    `author`, taken only when asked: such a column often names a person, not a label)."""
-    defaults = {key: (key,) if key != "author" else () for key in TABLE_COLUMN_KEYS}
+    `_ONLY_WHEN_ASKED`, and a column asked for another key)."""
+    # A column asked for one key is no other key's by its name: LiveNLI's workers' labels
+    # are in a column `label`, which `vote=label` reads, and is not the released gold.
+    taken = {column for names in asked.values() for column in names}
+    defaults = {
+        key: () if key in _ONLY_WHEN_ASKED or key in taken else (key,) for key in TABLE_COLUMN_KEYS
+    }
+    if "vote" in asked:
+        defaults["votes"] = ()  # one vote a row: a `votes` column is kept, not read
     return resolve_columns(path, header, line, asked, defaults, required=("premise", "hypothesis"))
 
 
@@ -141,19 +192,13 @@ def _author(
 def _votes(
     path: Path, line: int, row: Row, columns: tuple[str, ...], labels: Mapping[str, str] | None
 ) -> list[Any]:
-    """The row's votes: one a column, or a list in one column (JSON, parquet, or a JSON
-    array written in a csv cell)."""
+    """The row's votes: one a column, or a list in one column (JSON, parquet, or a list
+    written in a csv cell as JSON or Python writes it); one label where a list is expected
+    is a list of one."""
     if len(columns) == 1:
-        value = row.get(columns[0])
-        if isinstance(value, str) and value.lstrip().startswith("["):
-            try:
-                value = orjson.loads(value)
-            except orjson.JSONDecodeError:
-                raise InputError(
-                    path, f"column {columns[0]!r} holds no valid JSON list of votes", line
-                ) from None
-        if isinstance(value, list):
-            return [_label(path, line, vote, columns[0], labels, gold=False) for vote in value]
+        listed = list_cell(path, line, columns[0], row.get(columns[0]))
+        if listed is not None:
+            return [_label(path, line, vote, columns[0], labels, gold=False) for vote in listed]
     return [_label(path, line, row.get(column), column, labels, gold=False) for column in columns]
 
 
