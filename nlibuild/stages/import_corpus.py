@@ -53,7 +53,13 @@ from nlibuild.formats.tabular import (
     SourceTranslation,
     chunks,
 )
-from nlibuild.labelling.labels import RELEASED, LabelNormaliser, UnknownLabel, unknown_label_hint
+from nlibuild.labelling.labels import (
+    RELEASED,
+    LabelNormaliser,
+    UnknownLabel,
+    check_label_targets,
+    unknown_label_hint,
+)
 from nlibuild.models import (
     NLI_LABELS,
     NO_GOLD,
@@ -713,6 +719,8 @@ class _Importer:
                 f"{value!r} (first on line {line})" for value, line in self.unknown_labels.items()
             )
             hint = unknown_label_hint(self.unknown_labels, self.labels.label_order is not None)
+            if self.cfg.label_values:  # `--labels` given: it is where a value gets its label
+                hint = f"add them to --labels (VALUE=LABEL, VALUE=- for none); or {hint}"
             raise InputError(self.path, f"unknown label value(s) {found}; {hint}")
         self._check_repeats()
         if self.pending_translations:
@@ -801,6 +809,11 @@ def _import(
 ) -> ImportResult:
     sha256 = file_sha256(cfg.path)  # cached: the run's signature takes it from there
     meta = store.meta()
+    declared = [e for e in meta.get("extra_labels", "").split(",") if e]
+    if cfg.label_values:  # a typo in a target is refused before the file is read
+        check_label_targets(
+            cfg.label_values, LabelNormaliser([*declared, *cfg.extra_labels], cfg.label_order)
+        )
     size = cfg.path.stat().st_size
     if parallel is None:
         # The worker is handed its pipe by file descriptor (`_run_in_worker`): POSIX only.
@@ -824,7 +837,6 @@ def _import(
             )
         if outcome.lines == 0:
             raise InputError(cfg.path, "the file holds no pairs; check the path and --format")
-        declared = [e for e in meta.get("extra_labels", "").split(",") if e]
         added = [e for e in outcome.extra_labels if e not in declared]
         if added:
             store.set_meta("extra_labels", ",".join([*declared, *added]))

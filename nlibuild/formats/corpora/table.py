@@ -160,18 +160,15 @@ def _votes(
 def _label(
     path: Path, line: int, raw: Any, column: str, labels: Mapping[str, str] | None, gold: bool
 ) -> Any:
-    """A label value as the importer takes it: mapped by `--labels` when given (where `-`
-    means no label: no vote, or no gold), else as the file has it."""
+    """A label value as the importer takes it: mapped by `--labels` when it names the value
+    (where `-` means no label: no vote, or no gold), else as the file has it, for the
+    importer to read as it reads any label: `--labels` adds to that reading (issue 28), and
+    the importer refuses a value neither reads, naming its first line."""
     if raw is None or raw == "" or labels is None:
         return raw
     key = str(raw).strip() if isinstance(raw, (str, int)) and not isinstance(raw, bool) else None
     if key is None or key not in labels:
-        raise InputError(
-            path,
-            f"label value {raw!r} in column {column!r} is not one of --labels' values "
-            f"({', '.join(labels)}); add it to --labels",
-            line,
-        )
+        return raw
     label = labels[key]
     if label == NO_GOLD:
         return NO_GOLD if gold else None
