@@ -215,6 +215,9 @@ class ImportResult(BaseModel):
     votes_added: int
     translations_added: int
     split_assigned: int = Field(default=0, description="new pairs put in --split")
+    warnings: tuple[str, ...] = Field(
+        default=(), description="lines printed as `Warning: ...` (label columns left unread)"
+    )
 
 
 class ExportResult(BaseModel):

@@ -44,8 +44,10 @@ from nlibuild.core.signature import file_sha256
 from nlibuild.core.stage import Stage, StoreFacts
 from nlibuild.errors import ConflictError, InputError, NlibuildError
 from nlibuild.formats import content_ids
+from nlibuild.formats.column_mapping import unmapped_label_hint
 from nlibuild.formats.corpora import corpus_format_for
 from nlibuild.formats.corpora.base import ReadSettings
+from nlibuild.formats.corpora.table import unmapped_columns
 from nlibuild.formats.input_files import NUL_IN_TEXT, require_regular_file
 from nlibuild.formats.tabular import (
     ProgressCallback,
@@ -64,6 +66,7 @@ from nlibuild.models import (
     NLI_LABELS,
     NO_GOLD,
     ImportConfig,
+    ImportFormat,
     ImportResult,
 )
 from nlibuild.options import named_table
@@ -520,6 +523,9 @@ class _Importer:
         if self.unknown_labels or not pairs:
             return  # after an unknown label, keep scanning for others; nothing is written
         labels_of = cast(list[_Labels], normalised)
+        # Votes read, stored or already stored: a table read to no vote at all is said
+        # (`_unread_label_warnings`), a re-import of one with votes is not.
+        self.counts["votes_read"] += sum(len(labels.votes) for labels in labels_of)
         premises = self._resolve_premises(pairs)
         keyed = [r.pair_key for r in pairs]
         if any(k is None for k in keyed):
@@ -847,7 +853,19 @@ def _import(
             # pairs already stored keep theirs (the output says how many were new).
             counts["split_assigned"] = store.assign_split_to_run(run_id, cfg.split.value)
         run.finish(counts)
-    return ImportResult(run_id=run_id, signature=run.signature, **counts)
+    warnings = _unread_label_warnings(cfg, outcome.counts.get("votes_read", 0))
+    return ImportResult(run_id=run_id, signature=run.signature, warnings=warnings, **counts)
+
+
+def _unread_label_warnings(cfg: ImportConfig, votes_read: int) -> tuple[str, ...]:
+    """A table import that read no vote while columns that look like labels went unread
+    says so (issue 28: KLUE-NLI, its `author` and `label2`..`label5` unmapped, imported 0
+    votes without a word, and `aggregate-labels` then found none)."""
+    if votes_read or cfg.format is not ImportFormat.TABLE:
+        return ()
+    settings = ReadSettings(cfg.lang, None, cfg.columns, cfg.label_values)
+    hint = unmapped_label_hint(unmapped_columns(cfg.path, settings))
+    return (f"{cfg.path}: {hint}",) if hint else ()
 
 
 class _Outcome(NamedTuple):
@@ -1057,4 +1075,11 @@ def named_mapping(store: StoreFacts, fields: Mapping[str, Any]) -> dict[str, Any
     return dict(fields) | {"columns": dict(table.columns), "label_values": labels}
 
 
-STAGE = Stage(IMPORT, settings=ImportConfig, run=run, summary=summary, defaults=named_mapping)
+STAGE = Stage(
+    IMPORT,
+    settings=ImportConfig,
+    run=run,
+    summary=summary,
+    warnings=lambda result: result.warnings,
+    defaults=named_mapping,
+)

@@ -27,14 +27,18 @@ import orjson
 from nlibuild.errors import InputError
 from nlibuild.formats.column_mapping import resolve_columns
 from nlibuild.formats.corpora.base import CorpusFormat, ReadSettings
+from nlibuild.formats.parallel_rows import parallel_pairs
 from nlibuild.formats.table_rows import Row, read_table_rows, table_kind
-from nlibuild.formats.tabular import SourcePair, row_language
+from nlibuild.formats.tabular import SourcePair, SourceTranslation, row_language
 from nlibuild.models import NO_AUTHOR, NO_GOLD, TABLE_COLUMN_KEYS
 
 
-def read(path: Path, settings: ReadSettings) -> Iterator[SourcePair]:
-    """The pairs of a table file, read by the mapping in `settings`."""
-    table = read_table_rows(path, table_kind(path, "--format table"), settings.progress)
+def read(path: Path, settings: ReadSettings) -> Iterator[SourcePair | SourceTranslation]:
+    """The pairs of a table file, read by the mapping in `settings`; with both an `id` and
+    a `lang` column, the rows of one ID in several languages are one pair and its
+    translations (`parallel_rows`)."""
+    kind = table_kind(path, "--format table")
+    table = read_table_rows(path, kind, settings.progress)
     if not table.header:
         return  # no rows: the import says the file holds no pairs
     asked = dict(settings.columns or {})
@@ -45,11 +49,35 @@ def read(path: Path, settings: ReadSettings) -> Iterator[SourcePair]:
     used = {column for names in mapping.values() for column in names}
     kept = [column for column in table.header if column not in used]
     labels = settings.label_values or None
-    for line, row in table.rows:
-        pair = _pair(path, line, row, mapping, labels, kept)
-        if no_author:
-            pair.labels.insert(0, None)  # no author's label: every vote is a validator's
-        yield pair
+
+    def pairs(rows: Iterator[tuple[int, Row]]) -> Iterator[SourcePair]:
+        for line, row in rows:
+            pair = _pair(path, line, row, mapping, labels, kept)
+            if no_author:
+                pair.labels.insert(0, None)  # no author's label: every vote is a validator's
+            yield pair
+
+    if "id" in mapping and "lang" in mapping:
+        yield from parallel_pairs(
+            path,
+            lambda progress: pairs(read_table_rows(path, kind, progress).rows),
+            settings.lang,
+            settings.progress,
+        )
+    else:
+        yield from pairs(table.rows)
+
+
+def unmapped_columns(path: Path, settings: ReadSettings) -> list[str]:
+    """The columns of a table file that no key of `settings.columns` reads (kept on the
+    pair as they are), for the import to say so when they look like labels."""
+    table = read_table_rows(path, table_kind(path, "--format table"))
+    asked = dict(settings.columns or {})
+    if asked.get("author") == (NO_AUTHOR,):
+        del asked["author"]
+    mapping = _mapping(path, table.header, table.header_line, asked)
+    used = {column for names in mapping.values() for column in names}
+    return [column for column in table.header if column not in used]
 
 
 def _mapping(
@@ -186,4 +214,5 @@ def _kept_value(value: Any) -> Any:
     return str(value)
 
 
-FORMAT = CorpusFormat("table", reader=read)
+FORMAT = CorpusFormat("table", reader=read, multilingual=True)
+"""Multilingual: a parallel table's other languages come as translations (`parallel_rows`)."""
