@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import DATA, SAMPLE_MNLI, ok, read_jsonl, write_jsonl
+from conftest import DATA, SAMPLE_MNLI, fails, ok, read_jsonl, write_jsonl
 
 import nlibuild
 from nlibuild.errors import NlibuildError
-from nlibuild.models import NoGoldPolicy
+from nlibuild.models import ExportFormat, NoGoldPolicy
 
 
 def test_hf_jsonl_writes_integers_in_the_default_glue_order(
@@ -125,3 +125,15 @@ def test_mnli_jsonl_keeps_an_empty_genre_key(db: Path, tmp_path: Path) -> None:
     out = tmp_path / "back.jsonl"
     corpus.export(format="mnli-jsonl", out=out)
     assert read_jsonl(out) == [record]
+
+
+@pytest.mark.parametrize("export_format", [f.value for f in ExportFormat])
+def test_a_store_without_pairs_is_not_exported(
+    db: Path, tmp_path: Path, export_format: str
+) -> None:
+    # An empty dataset written and exit 0 reads as a release (issue 28): refused instead.
+    out = tmp_path / "out" / "corpus"
+    fails(db, "export", "--format", export_format, "--out", out,
+          says=("has no pairs", "nothing to export", "nlibuild import"))  # fmt: skip
+    assert not out.parent.exists() or list(out.parent.iterdir()) == []
+    assert [run.stage for run in nlibuild.open(db).runs()] == ["init"]

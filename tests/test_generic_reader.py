@@ -283,7 +283,28 @@ def test_an_unknown_label_value_is_one_error_at_its_line(db: Path, tmp_path: Pat
             {"premise": "P.", "hypothesis": "H2.", "label": "3"}]  # fmt: skip
     path = write_table(tmp_path / "corpus.tsv", rows)
     refused(db, importing(path=path, format="table", label_values=NUMBERED_LABELS),
-            "corpus.tsv, line 3", "'3'", "column 'label'", "add it to --labels")  # fmt: skip
+            "corpus.tsv", "'3' (first on line 3)", "add them to --labels")  # fmt: skip
+
+
+def test_labels_add_to_the_default_reading_rather_than_replace_it(db: Path, tmp_path: Path) -> None:
+    # Issue 28: dropping one stray value took all four usual labels written out.
+    rows = [{"premise": "P.", "hypothesis": "H1.", "answer": "entailment"},
+            {"premise": "P.", "hypothesis": "H2.", "answer": "maybe"},
+            {"premise": "P.", "hypothesis": "H3.", "answer": "c"}]  # fmt: skip
+    path = write_table(tmp_path / "stray.csv", rows)
+    ok("--db", db, "import", path, "--format", "table", "--columns", "votes=answer",
+       "--labels", "maybe=-")  # fmt: skip
+    assert query(db, "SELECT label FROM votes ORDER BY pair_pk") == [
+        ("entailment",),
+        ("contradiction",),
+    ]
+
+
+def test_a_typo_in_a_labels_target_names_the_closest_label(db: Path, tmp_path: Path) -> None:
+    path = write_table(tmp_path / "corpus.csv", SAMPLE_ROWS)
+    line = fails(db, "import", path, "--format", "table", "--labels", "2=contradicton",
+                 says=("--labels 2=contradicton", "did you mean 2=contradiction?"))  # fmt: skip
+    assert "--extra-labels contradicton" not in line
 
 
 def test_a_duplicate_key_is_one_error_naming_the_option(db: Path, tmp_path: Path) -> None:

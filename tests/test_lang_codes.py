@@ -103,7 +103,8 @@ def test_a_language_column_cannot_send_an_export_outside_out(db: Path, tmp_path:
     fails(db, "import", path, "--format", "table", "--lang-column", "language",
           says=(f"{path}, line 3: column 'language'", NOT_A_CODE))  # fmt: skip
     out = tmp_path / "a" / "b" / "c" / "out"
-    ok("--db", db, "export", "--format", "hf", "--out", out)  # the store holds no pair
+    # The store holds no pair: refused (issue 28), and nothing written anywhere.
+    fails(db, "export", "--format", "hf", "--out", out, says=("has no pairs",))
     assert not list(tmp_path.rglob("escaped"))
 
 

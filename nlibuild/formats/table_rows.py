@@ -158,14 +158,12 @@ def label_by_value(
     path: Path, line: int, column: str, raw: str, label_values: Mapping[str, str]
 ) -> str | None:
     """The label `--labels` maps a cell's value `raw` (in `column`, at `line`) to, None for
-    `-` (no label); a value the mapping does not name is an error, not a label guessed."""
+    `-` (no label). `--labels` adds to the default reading rather than replacing it
+    (issue 28: `--labels maybe=-` drops one stray value without the four usual labels
+    written out), so a value it does not name is handed on as written, for the caller's
+    normaliser to read as it reads a file without `--labels` (and refuse, if it is none)."""
     if raw not in label_values:
-        raise InputError(
-            path,
-            f"label value {raw!r} in column {column!r} is not one of --labels' values "
-            f"({', '.join(label_values)}); add it to --labels",
-            line,
-        )
+        return raw
     label = label_values[raw]
     return None if label == NO_GOLD else label
 

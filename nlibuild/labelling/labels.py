@@ -24,11 +24,13 @@ that label, is a `GoldRule`: `GOLD` for what is published (exports, `info`), and
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from nlibuild.errors import ConfigError
 from nlibuild.models import NLI_LABELS, NO_GOLD, Label
 
 if TYPE_CHECKING:  # numpy is imported where the rule runs on arrays
@@ -98,6 +100,27 @@ class LabelNormaliser:
         if label not in NLI_LABELS:
             raise UnknownLabel(text)
         return label
+
+
+def check_label_targets(
+    label_values: Mapping[str, str], normaliser: LabelNormaliser, option: str = "--labels"
+) -> None:
+    """A ConfigError for the first label `--labels VALUE=LABEL` maps a value to that is no
+    label the store takes (an NLI label or its initial, `-`, a declared extra label),
+    naming the closest one: a typo is far likelier than an extra label nobody declared."""
+    for value, target in label_values.items():
+        if target.strip() == NO_GOLD:
+            continue
+        try:
+            normaliser.vote(target)
+        except UnknownLabel:
+            known = [*NLI_LABELS, *normaliser.extra_labels]
+            guess = difflib.get_close_matches(target.strip().lower(), known, n=1, cutoff=0.6)
+            hint = f"did you mean {value}={guess[0]}?" if guess else f"labels: {', '.join(known)}"
+            raise ConfigError(
+                f"{option} {value}={target}: no label {target!r}; {hint} (`-` drops the "
+                "value; an extra label must first be declared with --extra-labels)"
+            ) from None
 
 
 def unknown_label_hint(values: Iterable[str], has_order: bool) -> str:

@@ -238,7 +238,9 @@ class ImportResult(BaseModel):
     translations_added: int
     split_assigned: int = Field(default=0, description="new pairs put in --split")
     warnings: tuple[str, ...] = Field(
-        default=(), description="what the reader read otherwise than the file has it"
+        default=(),
+        description="lines printed as `Warning: ...`: what the reader read otherwise than "
+        "the file has it, label columns left unread",
     )
 
 

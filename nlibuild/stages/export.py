@@ -112,8 +112,15 @@ def _write_settings(store: Store, cfg: ExportConfig) -> WriteSettings:
 
 
 def run(store: Store, cfg: ExportConfig) -> ExportResult:
-    """Write every pair of `store` to `cfg.out` in `cfg.format`."""
+    """Write every pair of `store` to `cfg.out` in `cfg.format`; a store without pairs is
+    refused before anything is written (issue 28: an empty dataset that exits 0 reads as a
+    release when it is a store nobody imported into)."""
     corpus_format = corpus_format_for(cfg.format)
+    if store.count("pairs") == 0:
+        raise ConfigError(
+            f"the store {store.path} has no pairs, so there is nothing to export to {cfg.out}; "
+            "add pairs with `nlibuild import FILE --format ...` (or `elicit import`) first"
+        )
     with store.recorded_run(EXPORT, cfg) as run:
         run_id = run.id
         rows: Iterator[ExportRow] = export_rows(store, GOLD)

@@ -45,8 +45,10 @@ from nlibuild.core.signature import file_sha256
 from nlibuild.core.stage import Stage, StoreFacts
 from nlibuild.errors import ConflictError, InputError, NlibuildError
 from nlibuild.formats import content_ids
+from nlibuild.formats.column_mapping import unmapped_label_hint
 from nlibuild.formats.corpora import corpus_format_for
 from nlibuild.formats.corpora.base import ReadSettings
+from nlibuild.formats.corpora.table import unmapped_columns
 from nlibuild.formats.input_files import NUL_IN_TEXT, require_regular_file
 from nlibuild.formats.tabular import (
     ProgressCallback,
@@ -54,7 +56,13 @@ from nlibuild.formats.tabular import (
     SourceTranslation,
     chunks,
 )
-from nlibuild.labelling.labels import RELEASED, LabelNormaliser, UnknownLabel, unknown_label_hint
+from nlibuild.labelling.labels import (
+    RELEASED,
+    LabelNormaliser,
+    UnknownLabel,
+    check_label_targets,
+    unknown_label_hint,
+)
 from nlibuild.models import (
     NLI_LABELS,
     NO_GOLD,
@@ -520,6 +528,9 @@ class _Importer:
         if self.unknown_labels or not pairs:
             return  # after an unknown label, keep scanning for others; nothing is written
         labels_of = cast(list[_Labels], normalised)
+        # Votes read, stored or already stored: a table read to no vote at all is said
+        # (`_unread_label_warnings`), a re-import of one with votes is not.
+        self.counts["votes_read"] += sum(len(labels.votes) for labels in labels_of)
         premises = self._resolve_premises(pairs)
         keyed = [r.pair_key for r in pairs]
         if any(k is None for k in keyed):
@@ -729,6 +740,8 @@ class _Importer:
                 f"{value!r} (first on line {line})" for value, line in self.unknown_labels.items()
             )
             hint = unknown_label_hint(self.unknown_labels, self.labels.label_order is not None)
+            if self.cfg.label_values:  # `--labels` given: it is where a value gets its label
+                hint = f"add them to --labels (VALUE=LABEL, VALUE=- for none); or {hint}"
             raise InputError(self.path, f"unknown label value(s) {found}; {hint}")
         self._check_repeats()
         if self.pending_translations:
@@ -817,6 +830,11 @@ def _import(
 ) -> ImportResult:
     sha256 = file_sha256(cfg.path)  # cached: the run's signature takes it from there
     meta = store.meta()
+    declared = [e for e in meta.get("extra_labels", "").split(",") if e]
+    if cfg.label_values:  # a typo in a target is refused before the file is read
+        check_label_targets(
+            cfg.label_values, LabelNormaliser([*declared, *cfg.extra_labels], cfg.label_order)
+        )
     size = cfg.path.stat().st_size
     if parallel is None:
         # The worker is handed its pipe by file descriptor (`_run_in_worker`): POSIX only.
@@ -840,7 +858,6 @@ def _import(
             )
         if outcome.lines == 0:
             raise InputError(cfg.path, "the file holds no pairs; check the path and --format")
-        declared = [e for e in meta.get("extra_labels", "").split(",") if e]
         added = [e for e in outcome.extra_labels if e not in declared]
         if added:
             store.set_meta("extra_labels", ",".join([*declared, *added]))
@@ -851,7 +868,19 @@ def _import(
             # pairs already stored keep theirs (the output says how many were new).
             counts["split_assigned"] = store.assign_split_to_run(run_id, cfg.split.value)
         run.finish(counts)
-    return ImportResult(run_id=run_id, signature=run.signature, warnings=outcome.warnings, **counts)
+    warnings = outcome.warnings + _unread_label_warnings(cfg, outcome.counts.get("votes_read", 0))
+    return ImportResult(run_id=run_id, signature=run.signature, warnings=warnings, **counts)
+
+
+def _unread_label_warnings(cfg: ImportConfig, votes_read: int) -> tuple[str, ...]:
+    """A table import that read no vote while columns that look like labels went unread
+    says so (issue 28: KLUE-NLI, its `author` and `label2`..`label5` unmapped, imported 0
+    votes without a word, and `aggregate-labels` then found none)."""
+    if votes_read or cfg.format is not ImportFormat.TABLE:
+        return ()
+    settings = ReadSettings(cfg.lang, None, cfg.columns, cfg.label_values)
+    hint = unmapped_label_hint(unmapped_columns(cfg.path, settings))
+    return (f"{cfg.path}: {hint}",) if hint else ()
 
 
 class _Outcome(NamedTuple):

@@ -30,18 +30,26 @@ from typing import Any
 from nlibuild.errors import InputError
 from nlibuild.formats.column_mapping import resolve_columns
 from nlibuild.formats.corpora.base import CorpusFormat, ReadSettings
+from nlibuild.formats.parallel_rows import parallel_pairs
 from nlibuild.formats.table_rows import Row, list_cell, read_table_rows, table_kind
-from nlibuild.formats.tabular import ShortRows, SourcePair, row_language
+from nlibuild.formats.tabular import (
+    ProgressCallback,
+    ShortRows,
+    SourcePair,
+    SourceTranslation,
+    row_language,
+)
 from nlibuild.formats.vote_rows import VoteRowGroups, cell_labels
 from nlibuild.models import NO_AUTHOR, NO_GOLD, TABLE_COLUMN_KEYS
 
 
-def read(path: Path, settings: ReadSettings) -> Iterator[SourcePair]:
-    """The pairs of a table file, read by the mapping in `settings`."""
+def read(path: Path, settings: ReadSettings) -> Iterator[SourcePair | SourceTranslation]:
+    """The pairs of a table file, read by the mapping in `settings`; with both an `id` and
+    a `lang` column, the rows of one ID in several languages are one pair and its
+    translations (`parallel_rows`)."""
+    kind = table_kind(path, "--format table")
     short_rows = ShortRows()
-    table = read_table_rows(
-        path, table_kind(path, "--format table"), settings.progress, short_rows=short_rows
-    )
+    table = read_table_rows(path, kind, settings.progress, short_rows=short_rows)
     if not table.header:
         return  # no rows: the import says the file holds no pairs
     asked = dict(settings.columns or {})
@@ -54,18 +62,45 @@ def read(path: Path, settings: ReadSettings) -> Iterator[SourcePair]:
     short_rows.unread = frozenset(kept)  # a row may lack a cell no key reads
     labels = settings.label_values or None
     warnings: list[str] = []
-    if "vote" in mapping:
-        yield from _vote_rows(path, table.rows, mapping, labels, kept, warnings)
-    else:
-        for line, row in table.rows:
+
+    def pairs(rows: Iterator[tuple[int, Row]]) -> Iterator[SourcePair]:
+        if "vote" in mapping:
+            yield from _vote_rows(path, rows, mapping, labels, kept, warnings)
+            return
+        for line, row in rows:
             pair = _pair(path, line, row, mapping, labels, kept)
             if no_author:
                 pair.labels.insert(0, None)  # no author's label: every vote is a validator's
             yield pair
+
+    if "id" in mapping and "lang" in mapping:
+        # The file is read again (twice) by parallel_rows: each reading counts its own
+        # short rows, and the last one's count is the file's.
+        def reread(progress: ProgressCallback | None) -> Iterator[SourcePair]:
+            nonlocal short_rows
+            short_rows = ShortRows(unread=frozenset(kept))
+            warnings.clear()
+            return pairs(read_table_rows(path, kind, progress, short_rows=short_rows).rows)
+
+        yield from parallel_pairs(path, reread, settings.lang, settings.progress)
+    else:
+        yield from pairs(table.rows)
     short = short_rows.warning(table.header)
     for warning in [*([short] if short else []), *warnings]:
         if settings.warn is not None:
             settings.warn(warning)
+
+
+def unmapped_columns(path: Path, settings: ReadSettings) -> list[str]:
+    """The columns of a table file that no key of `settings.columns` reads (kept on the
+    pair as they are), for the import to say so when they look like labels."""
+    table = read_table_rows(path, table_kind(path, "--format table"))
+    asked = dict(settings.columns or {})
+    if asked.get("author") == (NO_AUTHOR,):
+        del asked["author"]
+    mapping = _mapping(path, table.header, table.header_line, asked)
+    used = {column for names in mapping.values() for column in names}
+    return [column for column in table.header if column not in used]
 
 
 def _vote_rows(
@@ -205,18 +240,15 @@ def _votes(
 def _label(
     path: Path, line: int, raw: Any, column: str, labels: Mapping[str, str] | None, gold: bool
 ) -> Any:
-    """A label value as the importer takes it: mapped by `--labels` when given (where `-`
-    means no label: no vote, or no gold), else as the file has it."""
+    """A label value as the importer takes it: mapped by `--labels` when it names the value
+    (where `-` means no label: no vote, or no gold), else as the file has it, for the
+    importer to read as it reads any label: `--labels` adds to that reading (issue 28), and
+    the importer refuses a value neither reads, naming its first line."""
     if raw is None or raw == "" or labels is None:
         return raw
     key = str(raw).strip() if isinstance(raw, (str, int)) and not isinstance(raw, bool) else None
     if key is None or key not in labels:
-        raise InputError(
-            path,
-            f"label value {raw!r} in column {column!r} is not one of --labels' values "
-            f"({', '.join(labels)}); add it to --labels",
-            line,
-        )
+        return raw
     label = labels[key]
     if label == NO_GOLD:
         return NO_GOLD if gold else None
@@ -234,4 +266,5 @@ def _kept_value(value: Any) -> Any:
     return str(value)
 
 
-FORMAT = CorpusFormat("table", reader=read)
+FORMAT = CorpusFormat("table", reader=read, multilingual=True)
+"""Multilingual: a parallel table's other languages come as translations (`parallel_rows`)."""
