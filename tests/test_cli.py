@@ -14,6 +14,7 @@ from conftest import (
     SAMPLE_MNLI,
     CliArg,
     csv_rows,
+    fails,
     json_object,
     json_rows,
     ok,
@@ -42,10 +43,12 @@ def test_init_prints_what_it_created(tmp_path: Path) -> None:
     )
 
 
-def test_init_refuses_to_overwrite_a_store(db: Path) -> None:
+def test_init_refuses_to_overwrite_a_store_and_leaves_it_whole(db: Path) -> None:
     result = run_cli("--db", db, "init")
     assert result.exit_code == 1
     assert result.stderr.startswith(f"Error: {db}: a store already exists here")
+    fails(db, "init", "--preset", "mnli", says=("a store already exists here",))
+    ok("--db", db, "info")  # issue 28: a refused `init` emptied the store it found
 
 
 def test_store_path_comes_from_the_environment(
