@@ -68,8 +68,9 @@ def init(
     Examples:
 
     \b
-      nlibuild --db corpus.db init --preset mnli
       nlibuild --db zh.db init --preset ocnli --extra-labels unrelated
+      nlibuild --db table.db init --lang en
+      nlibuild --db crowd.db init --lang en
     """
     from nlibuild.stages.init import STAGE
 
