@@ -289,6 +289,18 @@ class NamedTable:
     columns: Sequence[str]
     rows: Sequence[Sequence[Cell]]
     decimals: int = 4
+    facts: Sequence[tuple[str, Cell]] = ()
+    """What the title says of every row (`translate qa`'s language and segment count), as
+    fields: a file has no title, so csv, json and every `--out DIR` file carry them as the
+    first columns of each row (issue 28: they stood in the title alone)."""
+
+    def file_columns(self) -> list[str]:
+        """The columns of the table in a file: its facts', then its own."""
+        return [*(name for name, _ in self.facts), *self.columns]
+
+    def file_rows(self) -> list[tuple[Cell, ...]]:
+        values = tuple(value for _, value in self.facts)
+        return [(*values, *row) for row in self.rows]
 
 
 TABLE_EXTENSIONS = {TableFormat.CSV: "csv", TableFormat.JSON: "json", TableFormat.MD: "md",
@@ -311,7 +323,7 @@ def write_tables(folder: Path, tables: Sequence[NamedTable], fmt: TableFormat) -
     written = []
     for table in tables:
         path = folder / f"{table.name}.{TABLE_EXTENSIONS[fmt]}"
-        data = table_text(table.columns, table.rows, fmt, table.decimals).encode()
+        data = table_text(table.file_columns(), table.file_rows(), fmt, table.decimals).encode()
         write_atomically(path, partial(_write_bytes, data))
         written.append(path)
     return written
@@ -330,7 +342,7 @@ def render_tables(
     `--out DIR` writes each table to its own file."""
     if fmt in (TableFormat.CSV, TableFormat.JSON):
         first, rest = tables[0], [table for table in tables[1:] if table.rows]
-        render_table(out, "", first.columns, first.rows, fmt, first.decimals)
+        render_table(out, "", first.file_columns(), first.file_rows(), fmt, first.decimals)
         if rest:
             left = ", ".join(f"{t.name} ({counted(len(t.rows), 'row')})" for t in rest)
             files = ", ".join(f"{t.name}.{TABLE_EXTENSIONS[fmt]}" for t in tables)

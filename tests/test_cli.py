@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import os
+import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +18,7 @@ from conftest import (
     SAMPLE_MNLI,
     CliArg,
     csv_rows,
+    fails,
     json_object,
     json_rows,
     ok,
@@ -42,10 +47,12 @@ def test_init_prints_what_it_created(tmp_path: Path) -> None:
     )
 
 
-def test_init_refuses_to_overwrite_a_store(db: Path) -> None:
+def test_init_refuses_to_overwrite_a_store_and_leaves_it_whole(db: Path) -> None:
     result = run_cli("--db", db, "init")
     assert result.exit_code == 1
     assert result.stderr.startswith(f"Error: {db}: a store already exists here")
+    fails(db, "init", "--preset", "mnli", says=("a store already exists here",))
+    ok("--db", db, "info")  # issue 28: a refused `init` emptied the store it found
 
 
 def test_store_path_comes_from_the_environment(
@@ -111,6 +118,56 @@ def test_runs_is_the_provenance_log(db: Path, tmp_path: Path) -> None:
     assert runs[2]["signature"] == (
         "stage:export|format:hf-jsonl|out:x.jsonl|label-order:e,n,c|no-gold:minus-one|version:0.1.0"
     )
+
+
+def add_failed_run(db: Path, stage: str, counts: dict[str, int], error: str, command: str) -> None:
+    with closing(sqlite3.connect(db)) as conn, conn:
+        conn.execute(
+            "INSERT INTO runs(stage, config_json, signature, started_at, finished_at, status, "
+            "counts_json, version, command, host, pid, error) VALUES (?, '{}', ?, "
+            "'2026-11-25T06:00:00.000+00:00', '2026-11-25T06:00:09.000+00:00', 'failed', ?, "
+            "'0.1.0', ?, 'a-build-host.example.org', 4242, ?)",
+            (stage, f"stage:{stage}|" + "x" * 150, json.dumps(counts), command, error),
+        )
+
+
+def test_runs_fits_120_columns_one_line_a_run_and_verbose_shows_the_rest(sample_db: Path) -> None:
+    """Issue 28: `runs` folded into 4 parts at 120 columns (signature, error and command
+    beside the rest). It shows id, stage, status, start, seconds and counts, the counts cut
+    at a count to fit; `--verbose` (and csv, json) every column."""
+    ok("--db", sample_db, "aggregate-labels", "--method", "dawid-skene")
+    counts = {f"{name}_added": 123456 for name in ("premises", "pairs", "votes", "translations")}
+    add_failed_run(
+        sample_db,
+        "bias-hypothesis-only",
+        counts,
+        "Error: " + "y" * 300,
+        "nlibuild --db corpus.db bias hypothesis-only --resamples 200 " + "z" * 90,
+    )
+    shown = subprocess.run(
+        [sys.executable, "-m", "nlibuild", "--db", str(sample_db), "runs"],
+        capture_output=True, text=True, check=True, env=os.environ | {"COLUMNS": "120"},
+    )  # fmt: skip
+    lines = shown.stdout.splitlines()
+    assert "part 1 of" not in shown.stdout and max(len(line) for line in lines) <= 120
+    rows = [line for line in lines if line.startswith("│")]
+    assert [row.split("│")[2].strip() for row in rows] == [
+        "init",
+        "import",
+        "aggregate-labels",
+        "bias-hypothesis-only",
+    ]  # fmt: skip: one line each, not folded
+    assert "premises 123456, pairs 123456" in rows[-1] and rows[-1].endswith("… │")
+    assert "yyy" not in shown.stdout and "a-build-host" not in shown.stdout
+    assert shown.stderr == "Note: 1 run failed or stopped; `runs --verbose` shows why\n"
+    for every in (csv_rows("--db", sample_db, "runs"),
+                  csv_rows("--db", sample_db, "runs", "--verbose")):  # fmt: skip
+        assert every[-1]["error"] == "Error: " + "y" * 300
+        assert (every[-1]["host"], every[-1]["pid"]) == ("a-build-host.example.org", "4242")
+        assert "votes 123456, translations 123456" in every[-1]["counts"]
+        assert json.loads(every[1]["settings"])["format"] == "mnli"
+    verbose = ok("--db", sample_db, "runs", "--verbose", "--format", "md")
+    assert "a-build-host.example.org" in verbose and "Error: yyy" in verbose
 
 
 def test_preset_values_become_defaults_and_flags_override_them(tmp_path: Path) -> None:

@@ -153,9 +153,9 @@ def test_translate_qa_csv_on_stdout_is_one_table_and_stderr_says_what_was_left_o
     db = _qa_store(sample_db, tmp_path)
     result = ok_result("--db", db, "translate", "qa", "--lang", "de", "--format", "csv")
     table = list(csv.reader(io.StringIO(result.stdout)))
-    assert table[0] == ["metric", "score", "sacrebleu_signature"]
-    assert [row[0] for row in table[1:]] == ["BLEU", "chrF"]  # TER only with --metrics
-    assert all(len(row) == 3 for row in table)  # no prose, no second table
+    assert table[0] == ["lang", "hyp", "ref", "segments", "metric", "score", "sacrebleu_signature"]
+    assert [row[4] for row in table[1:]] == ["BLEU", "chrF"]  # TER only with --metrics
+    assert all(len(row) == 7 for row in table)  # no prose, no second table
     assert "Left out of this csv: qa-units (10 rows); give --out DIR" in result.stderr
 
 
@@ -166,7 +166,9 @@ def test_translate_qa_out_writes_one_csv_a_table(sample_db: Path, tmp_path: Path
               "--out", folder)  # fmt: skip
     assert sorted(p.name for p in folder.iterdir()) == ["qa-corpus.csv", "qa-units.csv"]
     units = list(csv.DictReader((folder / "qa-units.csv").open(encoding="utf-8")))
-    assert len(units) == 4 and list(units[0]) == ["unit", "chrf", "hypothesis", "reference"]
+    assert len(units) == 4 and list(units[0]) == [
+        "lang", "hyp", "ref", "unit", "chrf", "hypothesis", "reference"
+    ]  # fmt: skip
     corpus = list(csv.DictReader((folder / "qa-corpus.csv").open(encoding="utf-8")))
     assert [row["metric"] for row in corpus] == ["BLEU", "chrF"]
     assert "wrote" in text and "qa-units.csv" in text

@@ -24,8 +24,8 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from conftest import DATA, PROJECT, copy_store, fails, json_object, ok, run_cli
-from test_help_examples import HAS_TORCH, SETUP_OF, examples_of, help_text
+from conftest import DATA, PROJECT, copy_store, fails, json_object, ok
+from test_help_examples import HAS_TORCH, examples_before, examples_of, help_text
 from test_preset_keys import last_run, with_stored_preset
 
 import nlibuild
@@ -90,26 +90,28 @@ def bash(script: Path, cwd: Path, **env: str) -> subprocess.CompletedProcess[str
 def test_the_helps_plan_runs_from_another_folder_and_imports(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The examples of `score plan --help` as a user types them, then `bash work/plan/run.sh`
+    """The examples of `score plan --help` as a user types them (after every help's examples
+    before them, which make the store and what it uses), then `bash work/plan/run.sh`
     from a folder that is not the plan's nor the model's: the tiny model trains on the CPU
     and `score import` takes the finished job."""
     work, elsewhere = tmp_path / "work", tmp_path / "elsewhere"
     shutil.copytree(DATA, work / "data")
+    shutil.copytree(PROJECT / "pipelines", work / "pipelines")
     elsewhere.mkdir()
     monkeypatch.delenv("NLIBUILD_DB", raising=False)
     monkeypatch.chdir(work)
-    for line in SETUP_OF["score plan"]:
-        assert run_cli(*shlex.split(line)).exit_code == 0, line
+    for line in examples_before("score plan"):
+        ok(*shlex.split(line)[1:])
     for example in examples_of(help_text("score plan")):
         ok(*shlex.split(example)[1:])
     plan = work / "plan"
-    assert read_spec(plan / "tiny-model-zero-shot-s1").model == str(work / "tiny-model")
+    assert read_spec(plan / "tiny-h64-zero-shot-s1").model == str(work / "tiny-h64")
 
     ran = bash(plan / "run.sh", elsewhere, NLIBUILD_PYTHON=sys.executable,
                PYTHONPATH=str(PROJECT))  # fmt: skip
     assert ran.returncode == 0, ran.stderr
-    assert (plan / "tiny-model-zero-shot-s1" / DONE_FILE).is_file()
-    assert "Imported tiny-model-zero-shot-s1:" in ok("--db", "corpus.db", "score", "import", plan)
+    assert (plan / "tiny-h64-zero-shot-s1" / DONE_FILE).is_file()
+    assert "Imported tiny-h64-zero-shot-s1:" in ok("--db", "corpus.db", "score", "import", plan)
     assert "finished" in ok("--db", "corpus.db", "score", "import", plan)
 
 

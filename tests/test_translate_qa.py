@@ -17,8 +17,11 @@ from typing import Any
 
 import pytest
 from conftest import (
+    DATA,
     FIXTURES,
     assert_user_error,
+    csv_rows,
+    json_rows,
     ok,
     read_jsonl,
     refused,
@@ -116,9 +119,31 @@ def test_scores_equal_sacrebleu_on_the_same_segments(sample_db: Path, tmp_path: 
                               out=tmp_path / "qa")  # fmt: skip
     assert [(row["metric"], row["score"]) for row in only_ter["qa-corpus"]] == [("TER", result.ter)]
     # ranked by sentence chrF all the same
+    assert [row.pop("lang") for row in only_ter["qa-units"]] == ["de"] * len(result.worst)
     assert [tuple(row.values()) for row in only_ter["qa-units"]] == [
-        (w.unit_id, w.chrf, w.hypothesis, w.reference) for w in result.worst
+        ("mt", "human", w.unit_id, w.chrf, w.hypothesis, w.reference) for w in result.worst
     ]
+
+
+SAMPLE_DE = DATA / "translations" / "sample_mnli.de.tsv"
+
+
+def test_json_and_csv_carry_the_language_and_segment_count_the_title_shows(
+    sample_db: Path,
+) -> None:
+    """Issue 28: `--format json` printed metric and score alone; the language, what was
+    compared and the number of segments stood only in the terminal table's title."""
+    ok("--db", sample_db, "translate", "import", SAMPLE_DE, "--lang", "de", "--translator", "de01")
+    ok("--db", sample_db, "translate", "import", SAMPLE_DE, "--lang", "de", "--kind", "mt")
+    qa = ("--db", sample_db, "translate", "qa", "--lang", "de")
+    title = ok(*qa).splitlines()[0]
+    assert title.startswith("mt against human, de: 64 segments")
+    carried = {"lang": "de", "hyp": "mt", "ref": "human"}
+    for rows in (json_rows(*qa), csv_rows(*qa)):
+        assert [row["metric"] for row in rows] == ["BLEU", "chrF"]
+        for row in rows:
+            assert {key: row[key] for key in carried} == carried
+            assert int(row["segments"]) == 64
 
 
 def test_an_unknown_metric_is_one_error_line(sample_db: Path) -> None:

@@ -81,8 +81,9 @@ COMMANDS: tuple[Command | Group, ...] = (
     Command(
         ("runs",),
         "The provenance log: every stage run with its status (running, ok, failed, "
-        "interrupted), config, signature, times, counts, if it failed its error, and the command "
-        "that started it (`serve: lead ID` for a button of the workbench's lead page).",
+        "interrupted), when it started, how long it took and what it counted; with --verbose its "
+        "settings, signature, error if it failed, the command that started it (`serve: lead ID` "
+        "for a button of the workbench's lead page), host and pid.",
         _C + "corpus:runs",
     ),
     Command(

@@ -3,13 +3,16 @@ with the renderers of `info` and `runs`."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.cells import cell_len
 
 from nlibuild.cli.common import (
     TableLabelsOption,
+    err,
     format_option,
     open_store,
     out,
@@ -28,6 +31,7 @@ from nlibuild.models import (
     ImportFormat,
     InitConfig,
     NoGoldPolicy,
+    RunRecord,
     SplitName,
     StoreSummary,
     TableFormat,
@@ -39,7 +43,7 @@ from nlibuild.options import (
     split_list,
     table_mapping_options,
 )
-from nlibuild.render import render_table
+from nlibuild.render import Cell, counted, human_header, render_table
 
 
 def init(
@@ -68,8 +72,9 @@ def init(
     Examples:
 
     \b
-      nlibuild --db corpus.db init --preset mnli
       nlibuild --db zh.db init --preset ocnli --extra-labels unrelated
+      nlibuild --db table.db init --lang en
+      nlibuild --db crowd.db init --lang en
     """
     from nlibuild.stages.init import STAGE
 
@@ -329,15 +334,25 @@ def _render_summary(summary: StoreSummary, fmt: TableFormat) -> None:
 def runs(
     ctx: typer.Context,
     format: Annotated[str, format_option()] = TableFormat.TABLE.value,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            help="Every column: also each run's settings, signature, error, command, host and "
+            "pid (csv and json hold them always).",
+        ),
+    ] = False,
 ) -> None:
     """The provenance log: every stage run with its status (running, ok, failed,
-    interrupted), config, signature, times, counts, if it failed its error, and the command
-    that started it (`serve: lead ID` for a button of the workbench's lead page).
+    interrupted), when it started, how long it took and what it counted; with --verbose its
+    settings, signature, error if it failed, the command that started it (`serve: lead ID`
+    for a button of the workbench's lead page), host and pid.
 
     Examples:
 
     \b
       nlibuild --db corpus.db runs
+      nlibuild --db corpus.db runs --verbose --format csv
     """
     with user_errors():
         fmt = choice(TableFormat, format, "--format")
@@ -347,27 +362,69 @@ def runs(
     if fmt is TableFormat.JSON:
         out.print("[" + ",".join(r.model_dump_json() for r in records) + "]", markup=False)
         return
-    rows = [
-        (
-            r.id,
-            r.stage,
-            r.status,
-            r.started_at.strftime("%Y-%m-%d %H:%M:%S"),
-            f"{(r.finished_at - r.started_at).total_seconds():.2f}" if r.finished_at else "",
-            ", ".join(f"{k.replace('_added', '')} {v}" for k, v in r.counts.items() if v),
-            r.signature,
-            # Why a run failed or stopped; an `ok` run's error is always empty.
-            (r.error or "") if r.status in (FAILED, INTERRUPTED) else "",
-            # Who asked: the command line, or `serve: lead ID` for a lead page's button.
-            r.command or "",
-        )
-        for r in records
-    ]
-    columns = [
-        "run", "stage", "status", "started_utc", "seconds", "counts", "signature", "error",
-        "command",
-    ]  # fmt: skip
-    render_table(out, "Runs", columns, rows, fmt)
+    if verbose or fmt is TableFormat.CSV:  # a file keeps every column: scripts key on them
+        render_table(out, "Runs", RUN_COLUMNS, [_run_row(r) for r in records], fmt)
+        return
+    rows = [_run_row(r)[: len(SHORT_RUN_COLUMNS)] for r in records]
+    if fmt is TableFormat.TABLE:
+        rows = _counts_fitted(rows, out.width)
+    render_table(out, "Runs", SHORT_RUN_COLUMNS, rows, fmt)
+    stopped = sum(r.status in (FAILED, INTERRUPTED) for r in records)
+    if stopped:
+        err.print(f"Note: {counted(stopped, 'run')} failed or stopped; `runs --verbose` shows "
+                  "why", markup=False)  # fmt: skip
+
+
+SHORT_RUN_COLUMNS = ["run", "stage", "status", "started_utc", "seconds", "counts"]
+"""What `runs` shows by default: one line a run in a terminal of 120 columns (issue 28)."""
+RUN_COLUMNS = [*SHORT_RUN_COLUMNS, "settings", "signature", "error", "command", "host", "pid"]
+
+
+def _run_row(r: RunRecord) -> tuple[Cell, ...]:
+    return (
+        r.id,
+        r.stage,
+        r.status,
+        r.started_at.strftime("%Y-%m-%d %H:%M:%S"),
+        f"{(r.finished_at - r.started_at).total_seconds():.2f}" if r.finished_at else "",
+        ", ".join(f"{k.replace('_added', '')} {v}" for k, v in r.counts.items() if v),
+        json.dumps(r.config, ensure_ascii=False, sort_keys=True),
+        r.signature,
+        # Why a run failed or stopped; an `ok` run's error is always empty.
+        (r.error or "") if r.status in (FAILED, INTERRUPTED) else "",
+        # Who asked: the command line, or `serve: lead ID` for a lead page's button.
+        r.command or "",
+        r.host or "",
+        r.pid,
+    )
+
+
+_CUT = " …"
+
+
+def _counts_fitted(rows: list[tuple[Cell, ...]], width: int) -> list[tuple[Cell, ...]]:
+    """The rows with their counts (the last cell) cut, at a count, to the room the other
+    columns leave in a terminal `width` wide, so that a run stays one line; `--verbose`'s
+    csv and json hold them whole. Too narrow a terminal for any counts: left whole, to fold."""
+    headers = [human_header(column) for column in SHORT_RUN_COLUMNS]
+    others = sum(
+        max(cell_len(str(cell if cell is not None else "")) for cell in [header, *column]) + 3
+        for header, column in zip(headers, zip(*rows, strict=True), strict=False)
+        if header != headers[-1]
+    )
+    room = width - 1 - others - 3
+    if not rows or room < len(headers[-1]) + len(_CUT):
+        return rows
+    return [(*row[:-1], _cut_at_a_count(str(row[-1]), room)) for row in rows]
+
+
+def _cut_at_a_count(counts: str, room: int) -> str:
+    if cell_len(counts) <= room:
+        return counts
+    kept = counts.split(", ")
+    while kept and cell_len(", ".join(kept) + _CUT) > room:
+        kept.pop()
+    return ", ".join(kept) + _CUT
 
 
 def schemas(

@@ -45,9 +45,9 @@ from nlibuild.options import (
 elicit_app = typer.Typer(
     help="Hypothesis elicitation: batches of premises out to writers, their answers back in."
     "\n\nExamples:\n\n\b\n"
-    "  nlibuild --db corpus.db elicit create --protocol SINGLE --annotators w01,w02 "
-    "--batch-size 5\n"
-    "  nlibuild --db corpus.db elicit export --all --format labelstudio --out elicit-zh\n",
+    "  nlibuild --db zh.db elicit create --protocol MULTI_CONSTRAINT --annotators w01,w02 \\\n"
+    "      --batch-size 4 --max-per-writer 8\n"
+    "  nlibuild --db zh.db elicit export --all --format labelstudio --out elicit-zh\n",
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -101,7 +101,7 @@ def create(
     Examples:
 
     \b
-      nlibuild --db corpus.db elicit create --protocol MULTI_CONSTRAINT --annotators w01,w02 \\
+      nlibuild --db zh.db elicit create --protocol MULTI_CONSTRAINT --annotators w01,w02 \\
           --batch-size 4 --max-per-writer 8
     """
     from nlibuild.stages.elicit_create import STAGE
@@ -139,8 +139,8 @@ def export(
     Examples:
 
     \b
-      nlibuild --db corpus.db elicit export e0001 --format labelstudio --out elicit-zh
-      nlibuild --db corpus.db elicit export --all --format csv --out elicit-csv
+      nlibuild --db zh.db elicit export e0001 --format labelstudio --out elicit-zh
+      nlibuild --db zh.db elicit export --all --format csv --out elicit-csv
     """
     from nlibuild.stages.elicit_export import STAGE
 
@@ -220,7 +220,7 @@ def import_(
     Examples:
 
     \b
-      nlibuild --db corpus.db elicit import data/elicit/zh_e0001.labelstudio.json --format \\
+      nlibuild --db zh.db elicit import data/elicit/zh_e0001.labelstudio.json --format \\
           labelstudio --annotator-map data/elicit/annotators.csv
     """
     from nlibuild.stages.elicit_import import STAGE

@@ -84,8 +84,11 @@ def ingest(
     Examples:
 
     \b
-      nlibuild --db corpus.db ingest data/sources/zh/gov.txt --genre gov
-      nlibuild --db corpus.db ingest data/sources/zh/phone.txt --genre phone
+      nlibuild --db zh.db ingest data/sources/zh/gov.txt --genre gov
+      nlibuild --db zh.db ingest data/sources/zh/news.txt --genre news
+      nlibuild --db zh.db ingest data/sources/zh/lit.txt --genre lit
+      nlibuild --db zh.db ingest data/sources/zh/tv.txt --genre tv
+      nlibuild --db zh.db ingest data/sources/zh/phone.txt --genre phone
     """
     from nlibuild.stages.ingest import STAGE
 
@@ -170,8 +173,8 @@ def sample(
     Examples:
 
     \b
-      nlibuild --db corpus.db sample --per-genre 10 --seed 13
-      nlibuild --db corpus.db stats --table premises
+      nlibuild --db zh.db sample --per-genre 10 --seed 13
+      nlibuild --db zh.db stats --table premises
     """
     from nlibuild.stages.sample import STAGE
 

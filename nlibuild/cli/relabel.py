@@ -44,8 +44,8 @@ from nlibuild.options import (
 relabel_app = typer.Typer(
     help="Relabelling: pairs out to more annotators (never the author), their labels back."
     "\n\nExamples:\n\n\b\n"
-    "  nlibuild --db corpus.db relabel create --fraction 0.5 --annotators w01,v01,v02,v03,v04\n"
-    "  nlibuild --db corpus.db relabel export --all --format csv --out relabel-csv\n",
+    "  nlibuild --db zh.db relabel create --fraction 0.5 --annotators w01,v01,v02,v03,v04\n"
+    "  nlibuild --db zh.db relabel export --all --format csv --out relabel-csv\n",
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -119,7 +119,7 @@ def create(
     Examples:
 
     \b
-      nlibuild --db corpus.db relabel create --fraction 0.5 --annotators w01,v01,v02,v03,v04
+      nlibuild --db zh.db relabel create --fraction 0.5 --annotators w01,v01,v02,v03,v04
     """
     from nlibuild.stages.relabel_create import STAGE
 
@@ -161,7 +161,7 @@ def export(
     Examples:
 
     \b
-      nlibuild --db corpus.db relabel export --all --format labelstudio --out relabel-zh
+      nlibuild --db zh.db relabel export --all --format labelstudio --out relabel-zh
     """
     from nlibuild.stages.relabel_export import STAGE
 
@@ -194,8 +194,8 @@ def import_(
     Examples:
 
     \b
-      nlibuild --db corpus.db relabel import data/relabel/zh_votes.jsonl
-      nlibuild --db corpus.db aggregate-labels
+      nlibuild --db zh.db relabel import data/relabel/zh_votes.jsonl
+      nlibuild --db zh.db aggregate-labels
     """
     from nlibuild.stages.relabel_import import STAGE
 

@@ -244,9 +244,9 @@ def plan(
     Examples:
 
     \b
-      nlibuild --db corpus.db score tiny-model --out tiny-model
-      nlibuild --db corpus.db score plan --models tiny-model --seeds 1 --out plan
-      nlibuild --db corpus.db score plan --models tiny-model --lr 1e-5,2e-5 --batch-size \\
+      nlibuild --db corpus.db score tiny-model --out tiny-h64 --hidden 64
+      nlibuild --db corpus.db score plan --models tiny-h64 --seeds 1 --out plan
+      nlibuild --db corpus.db score plan --models tiny-h64 --lr 1e-5,2e-5 --batch-size \\
           16,32 --launcher slurm --time 02:00:00 --env-setup 'source ~/venv/bin/activate' \\
           --out sweep
     """
@@ -286,9 +286,8 @@ def import_(
     Examples:
 
     \b
-      nlibuild --db corpus.db score tiny-model --out tiny-model
-      nlibuild --db corpus.db score plan --models tiny-model --seeds 1 --out plan
       nlibuild --db corpus.db score import plan
+      nlibuild --db corpus.db score import sweep
     """
     from nlibuild.stages.score_import import STAGE
 
@@ -350,7 +349,7 @@ def tiny_model(
     Examples:
 
     \b
-      nlibuild --db corpus.db score tiny-model --out tiny-model
+      nlibuild --db corpus.db score tiny-model --out tiny-seed2 --seed 2
     """
     from nlibuild.stages.score_tiny_model import run
 

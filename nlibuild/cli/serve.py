@@ -96,8 +96,8 @@ def serve(
     Examples:
 
     \b
-      nlibuild --db corpus.db serve invite --annotator w01 --role writer
-      nlibuild --db corpus.db serve invites
+      nlibuild --db zh.db serve invite --annotator w01 --role writer
+      nlibuild --db zh.db serve invites
     """
     # A subcommand opens the store itself (after its own --help, which needs no store).
     # An absent --proxy-headers leaves the preset's setting (None: not given).
@@ -152,9 +152,9 @@ def invite(
     Examples:
 
     \b
-      nlibuild --db corpus.db serve invite --annotator w01 --role writer
-      nlibuild --db corpus.db serve invite --annotator w01 --role writer,validator
-      nlibuild --db corpus.db serve invite --annotator lead01 --role lead --expires 2d
+      nlibuild --db zh.db serve invite --annotator w01 --role writer
+      nlibuild --db zh.db serve invite --annotator w01 --role writer,validator
+      nlibuild --db zh.db serve invite --annotator lead01 --role lead --expires 2d
     """
     from nlibuild.workbench.access import create_invite
 
@@ -184,7 +184,7 @@ def invites(
     Examples:
 
     \b
-      nlibuild --db corpus.db serve invites
+      nlibuild --db zh.db serve invites
     """
     from nlibuild.workbench.access import list_invites
 
@@ -215,7 +215,7 @@ def revoke(
     Examples:
 
     \b
-      nlibuild --db corpus.db serve revoke --annotator w01
+      nlibuild --db zh.db serve revoke --annotator w01
     """
     from nlibuild.workbench.access import revoke_invites
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import NoReturn
 
 from pydantic import BaseModel
 
@@ -36,6 +37,10 @@ def create(path: Path, cfg: InitConfig) -> InitResult:
     if cfg.preset is not None:
         meta["preset"] = cfg.preset
         meta["preset_toml"] = load_preset_text(cfg.preset)
+    if path.exists() and path.stat().st_size > 0:
+        # Refused before anything is touched: the clean-up below of a failed `init` empties
+        # the file it found, which here is someone's store.
+        refuse_existing(path)
     existing = {file for file in store_files(path) if file.exists()}
     try:
         store = Store.create(path, meta)
@@ -76,8 +81,12 @@ def remove_new_store(path: Path, existing: set[Path]) -> None:
 def refuse_open_store(store: Store, _cfg: InitConfig) -> InitResult:
     """`init` on a store that is open already: there is one at that path, and init makes
     a new one (`create`) or nothing."""
+    refuse_existing(store.path)
+
+
+def refuse_existing(path: Path) -> NoReturn:
     raise StoreError(
-        f"{store.path}: a store already exists here; use it, or pass --db NEW_PATH for a new one"
+        f"{path}: a store already exists here; use it, or pass --db NEW_PATH for a new one"
     )
 
 

@@ -22,7 +22,7 @@ from nlibuild.core.stage import Stage
 from nlibuild.errors import ConfigError
 from nlibuild.models import QaMetric, TranslateQaConfig, TranslateQaResult, WorstSegment
 from nlibuild.queries.translations import translations_in
-from nlibuild.render import NamedTable, counted, run_note
+from nlibuild.render import Cell, NamedTable, counted, run_note
 from nlibuild.store import Store
 from nlibuild.text.lang import primary_language
 
@@ -126,10 +126,14 @@ def tables(cfg: TranslateQaConfig, result: TranslateQaResult) -> list[NamedTable
               ("TER", result.ter, result.ter_signature)]  # fmt: skip
     corpus = [score for score in scores if score[1] is not None]  # metrics not asked for
     units = [(w.unit_id, w.chrf, w.hypothesis, w.reference) for w in result.worst]
+    compared: list[tuple[str, Cell]] = [
+        ("lang", cfg.lang), ("hyp", cfg.hyp.value), ("ref", cfg.ref.value)
+    ]  # fmt: skip
     return [
-        NamedTable("qa-corpus", title, ["metric", "score", "sacrebleu_signature"], corpus, 2),
-        NamedTable("qa-units", "Lowest sentence chrF",
-                   ["unit", "chrf", "hypothesis", "reference"], units, 1),
+        NamedTable("qa-corpus", title, ["metric", "score", "sacrebleu_signature"], corpus, 2,
+                   facts=[*compared, ("segments", result.segments)]),
+        NamedTable("qa-units", f"Lowest sentence chrF, {cfg.lang}",
+                   ["unit", "chrf", "hypothesis", "reference"], units, 1, facts=compared),
     ]  # fmt: skip
 
 
