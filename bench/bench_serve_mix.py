@@ -34,14 +34,12 @@ import argparse
 import datetime as dt
 import os
 import sqlite3
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -51,7 +49,7 @@ from bench_serve_load import build_store, machine, run_load, stored_counts
 from serve_mix_people import Log, Pace, work_day
 from serve_mix_store import Team, build_team_store
 
-from nlibuild.web.drive import free_port, wait_until_up
+from nlibuild.web.drive import running_server
 
 BENCH = Path(__file__).resolve().parent
 SIGNIN_AIM_MS = 1000.0
@@ -125,27 +123,11 @@ def load_average() -> str:
     return ", ".join(f"{load:.2f}" for load in os.getloadavg())
 
 
-@contextmanager
-def serving(db: Path, profile: Path | None) -> Iterator[str]:
+def serving(db: Path, profile: Path | None) -> AbstractContextManager[str]:
     """`nlibuild --db DB serve` on a free loopback port (under the sampler with `profile`)
     until the block ends; its base URL once /healthz answers."""
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
     launcher = [str(BENCH / "serve_sampled.py"), str(profile)] if profile else ["-m", "nlibuild"]
-    command = [sys.executable, *launcher, "--db", str(db), "serve", "--port", str(port)]
-    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        wait_until_up(server, base)
-        yield base
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        if server.stderr is not None:
-            server.stderr.close()
+    return running_server(db, launcher=launcher, stop_seconds=30)
 
 
 def run_mix(team: Team, plan: Plan, profile: Path | None, seed: int) -> MixRun:

@@ -107,20 +107,28 @@ KOREAN_ANSWER = {
 }
 
 
-def korean_relabel_store(folder: Path) -> Path:
-    """A Korean store: two premises, their three SINGLE pairs each by w01, all six sent to
-    validator v01 (the label names are the built-in Korean ones, 함의 중립 모순)."""
+def relabel_store(
+    folder: Path, premises: list[str], answer: dict[str, list[str]], lang: str
+) -> Path:
+    """Premises of `lang`, their three SINGLE pairs each by w01 (`answer`), all sent to
+    validator v01 (the label names the language's built-in ones)."""
     from conftest import ok, write_jsonl
     from elicitation_data import premise_corpus
 
-    db = premise_corpus(folder / "corpus.db", {"news": KOREAN_PREMISES}, lang="ko").path
+    db = premise_corpus(folder / "corpus.db", {"news": premises}, lang=lang).path
     ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--annotators", "w01")
     batch = batches_of(db, "w01", "elicit")[0]
     answers = [
-        {"batch": batch, "writer": "w01", "premise_id": premise} | KOREAN_ANSWER
+        {"batch": batch, "writer": "w01", "premise_id": premise} | answer
         for (premise,) in query(db, "SELECT id FROM premises ORDER BY id")
     ]
     ok("--db", db, "elicit", "import", write_jsonl(folder / "answers.jsonl", answers))
     ok("--db", db, "relabel", "create", "--annotators", "v01", "--fraction", 1,
        "--validators", 1)  # fmt: skip
     return db
+
+
+def korean_relabel_store(folder: Path) -> Path:
+    """A Korean store: two premises, their three SINGLE pairs each by w01, all six sent to
+    validator v01 (the label names are the built-in Korean ones, 함의 중립 모순)."""
+    return relabel_store(folder, KOREAN_PREMISES, KOREAN_ANSWER, "ko")

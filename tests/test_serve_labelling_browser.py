@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 from browser import artifact, chromium_tab, pytestmark, workbench_in_thread
-from conftest import ok, query, write_jsonl
-from elicitation_data import SINGLE, premise_corpus
-from serve_stores import batches_of, invite, workbench_db, workbench_template
+from conftest import query
+from elicitation_data import SINGLE
+from serve_stores import batches_of, invite, relabel_store, workbench_db, workbench_template
 
 from nlibuild.models import Role
 
@@ -28,25 +28,15 @@ PREMISES = ["The council approved the new budget on Monday.", "A storm closed th
 KEYS = {"1": "entailment", "2": "neutral", "3": "contradiction"}
 
 
-def relabel_store(tmp_path: Path) -> Path:
+def english_relabel_store(tmp_path: Path) -> Path:
     """Two English premises, their three SINGLE pairs each by w01, all six to v01."""
-    db = premise_corpus(tmp_path / "corpus.db", {"news": PREMISES}, lang="en").path
-    ok("--db", db, "elicit", "create", "--protocol", "SINGLE", "--annotators", "w01")
-    batch = batches_of(db, "w01", "elicit")[0]
-    answers = [
-        {"batch": batch, "writer": "w01", "premise_id": premise} | SINGLE
-        for (premise,) in query(db, "SELECT id FROM premises ORDER BY id")
-    ]
-    ok("--db", db, "elicit", "import", write_jsonl(tmp_path / "answers.jsonl", answers))
-    ok("--db", db, "relabel", "create", "--annotators", "v01", "--fraction", 1,
-       "--validators", 1)  # fmt: skip
-    return db
+    return relabel_store(tmp_path, PREMISES, SINGLE, "en")
 
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """The workbench on a free loopback port over a new store: (base URL, store)."""
-    db = relabel_store(tmp_path)
+    db = english_relabel_store(tmp_path)
     with workbench_in_thread(db) as base:
         yield base, db
 

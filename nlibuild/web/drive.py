@@ -15,7 +15,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -40,12 +40,18 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_server(db: Path, port: int | None = None) -> Iterator[str]:
+def running_server(
+    db: Path,
+    port: int | None = None,
+    launcher: Sequence[str] = ("-m", "nlibuild"),
+    stop_seconds: float = 10,
+) -> Iterator[str]:
     """`nlibuild --db DB serve` on a loopback port in a subprocess, until the block ends
-    (however it ends); yields its base URL once /healthz answers."""
+    (however it ends); yields its base URL once /healthz answers. `launcher` is what the
+    Python interpreter is given before nlibuild's arguments (a profiler's script, say)."""
     port = port or free_port()
     base = f"http://127.0.0.1:{port}"
-    command = [sys.executable, "-m", "nlibuild", "--db", str(db), "serve", "--port", str(port)]
+    command = [sys.executable, *launcher, "--db", str(db), "serve", "--port", str(port)]
     server = subprocess.Popen(
         command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=os.environ.copy()
     )
@@ -55,7 +61,7 @@ def running_server(db: Path, port: int | None = None) -> Iterator[str]:
     finally:
         server.terminate()
         try:
-            server.wait(timeout=10)
+            server.wait(timeout=stop_seconds)
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
