@@ -20,7 +20,13 @@ from nlibuild.core.progress import progress
 from nlibuild.errors import NlibuildError, NoRoomError
 from nlibuild.models import CuesResult, PmiConfig, ReportConfig, ScoreReport
 from nlibuild.report import html as page
-from nlibuild.report.tables import agreement_columns, agreement_wide, gold_rows, informative_groups
+from nlibuild.report.tables import (
+    agreement_columns,
+    agreement_wide,
+    gold_rows,
+    informative_cue_rows,
+    informative_groups,
+)
 from nlibuild.stats import StatsOptions, stats_tables
 from nlibuild.store import Store
 
@@ -227,7 +233,11 @@ def _negators_and_overlap(cues: CuesResult) -> list[str]:
         parts.append(page.note(f"{missing} (`stats --table cues --negators FILE` adds one.)"))
     caption = (f"Per gold label: hypotheses over the overlap limit, overlap counted in "
                f"{units}" + (" and with a negator." if _has_negators(cues) else "."))  # fmt: skip
-    return [*parts, page.figure(cues_figure(cues), caption), page.model_table(cues.rows)]
+    shown = informative_cue_rows(cues.rows)
+    if len(shown) < len(cues.rows):
+        parts.append(page.note("A group holding every pair (of its language) is left out: "
+                               "it is 'all' again."))  # fmt: skip
+    return [*parts, page.figure(cues_figure(cues), caption), page.model_table(shown)]
 
 
 def _has_negators(cues: CuesResult) -> bool:
