@@ -499,7 +499,7 @@ def test_the_report_page_charts_accuracy_by_checkpoint_with_the_picks_marked(
     [(chart, caption)] = [drawn for drawn in page_charts(hand_db, page, monkeypatch)
                           if "accuracy at every checkpoint" in drawn[1]]  # fmt: skip
     scores = page.read_text(encoding="utf-8").split('id="scores"')[1]
-    assert "<h3>Scores: accuracy by checkpoint, tiny/zero-shot</h3><figure><svg" in scores
+    assert "<h3>Scores: accuracy at every checkpoint, tiny/zero-shot</h3><figure><svg" in scores
     assert "over epochs" in caption and "score report --per-checkpoint --per-seed" in caption
     assert "Each seed: the checkpoint every rule picks" not in scores  # charted, not printed
 

@@ -313,7 +313,7 @@ def _checkpoint_charts(report: ScoreReport) -> list[str]:
                "--per-checkpoint --per-seed`.")  # fmt: skip
     parts = []
     for group, chart in checkpoint_figures(report):
-        parts += [page.heading(f"Scores: accuracy by checkpoint, {group}"),
+        parts += [page.heading(f"Scores: accuracy at every checkpoint, {group}"),
                   page.figure(chart, caption)]  # fmt: skip
     return parts
 
