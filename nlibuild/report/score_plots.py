@@ -94,8 +94,10 @@ def _draw_lines(axis: Any, rows: Sequence[CheckpointRow], positions: Positions) 
             points = [(positions[(job, row.checkpoint)], value) for row in mine
                       if (value := getattr(row, f"{split}_accuracy")) is not None]  # fmt: skip
             name = split if number == 0 else "_nolegend_"
+            # A job of one checkpoint is a point: a line of one point draws nothing.
+            dot = "." if len(points) == 1 else None
             axis.plot([x for x, _ in points], [y for _, y in points], color=color,
-                      linewidth=width, alpha=0.8, label=name)  # fmt: skip
+                      linewidth=width, alpha=0.8, label=name, marker=dot)  # fmt: skip
 
 
 def _draw_picks(axis: Any, picks: Sequence[SeedRow], positions: Positions) -> None:
