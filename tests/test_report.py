@@ -27,10 +27,12 @@ from conftest import (
 )
 
 import nlibuild
+from nlibuild.models import CueRow
 from nlibuild.report import pmi_smoothing
 from nlibuild.report.colors import LABEL_COLORS
 from nlibuild.report.html import table
 from nlibuild.report.plots import length_samples
+from nlibuild.report.tables import informative_cue_rows
 from nlibuild.store import Store
 
 SECTION_IDS = ("summary", "agreement", "subsets", "lengths", "cues", "translation", "scores",
@@ -367,3 +369,40 @@ def test_dates_stay_on_one_line_and_signatures_wrap(sample_db: Path, tmp_path: P
     assert '<td class="date">' in provenance and '<td class="signature">' in provenance
     assert "td.date { white-space: nowrap; }" in page
     assert 'class="wide"' not in page  # no scrolling box
+
+
+def test_the_cue_table_leaves_out_a_group_that_is_all_again(
+    sample_db: Path, tmp_path: Path
+) -> None:
+    """Every pair of a released corpus has one protocol (`-`): its block of the cue table is
+    the "all" block again, left out as the agreement table leaves it out."""
+    nlibuild.open(sample_db).aggregate_labels()
+    cues = section(report_page(sample_db, tmp_path / "r.html", "--min-count", "2"), "cues")
+    negators = cues.split("Negators and overlap per label")[1]
+    rows = table_rows(negators)
+    assert [(row["group by"], row["label"]) for row in rows] == [
+        ("all", "entailment"), ("all", "neutral"), ("all", "contradiction")]  # fmt: skip
+    assert "it is &#x27;all&#x27; again" in negators
+
+
+def cue_row(group_by: str, group: str, label: str, pairs: int) -> CueRow:
+    return CueRow(group_by=group_by, group=group, label=label, pairs=pairs, negated=None,
+                  mean_overlap=0.5, overlap_bins=[], over_limit=0.0, mean_length=5.0,
+                  unit="words", overlap_unit="words")  # fmt: skip
+
+
+def test_a_cue_group_is_left_out_only_where_it_is_every_pair_of_its_language() -> None:
+    every = [cue_row("all", f"all ({lang})", label, 4) for lang in ("en", "zh")
+             for label in ("entailment", "neutral")]  # fmt: skip
+    one_protocol = [cue_row("protocol", row.group.replace("all", "-"), row.label, 4)
+                    for row in every]  # fmt: skip
+    assert informative_cue_rows(every + one_protocol) == every
+    # en written under one protocol, zh under another: neither is every pair, both kept
+    by_language = [cue_row("protocol", row.group.replace("all", "mc" if "en" in row.group
+                                                          else "s"), row.label, 4)
+                   for row in every]  # fmt: skip
+    assert informative_cue_rows(every + by_language) == every + by_language
+    # two protocols in one language: both are kept
+    split = [cue_row("protocol", "s (en)", "entailment", 1),
+             cue_row("protocol", "mc (en)", "entailment", 3)]  # fmt: skip
+    assert informative_cue_rows(every + split) == every + split

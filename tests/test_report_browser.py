@@ -84,3 +84,30 @@ def test_the_page_reads_in_its_units_and_fits_the_window(
         assert lines and set(lines) == {1}
         tab.screenshot(path=str(artifact(f"report-{store}.png")), full_page=True)
     assert watched.problems == []
+
+
+def test_the_scores_section_charts_accuracy_by_checkpoint(db: Path, tmp_path: Path) -> None:
+    """A score run of three seeds: the chart is drawn, names its unit, both marked rules and
+    a panel a language, and fits the window."""
+    from score_tables import add_run
+    from test_score_report import SERIES, add_series
+
+    run_id = add_run(db)
+    for seed, series in SERIES.items():
+        add_series(db, run_id, seed, series)
+    report = tmp_path / "scores.html"
+    ok("--db", db, "report", "--out", report)
+    with chromium_tab(report.as_uri(), 1000, 900) as watched:
+        tab = watched.tab
+        tab.goto(report.as_uri(), wait_until="load")
+        heading = tab.locator("section#scores h3", has_text="accuracy at every checkpoint")
+        assert heading.inner_text() == "Scores: accuracy at every checkpoint, tiny/zero-shot"
+        chart = tab.locator("section#scores figure svg").first
+        assert chart.is_visible()
+        drawn = chart.text_content() or ""
+        box = chart.bounding_box()
+        chart.screenshot(path=str(artifact("report-scores-chart.png")))
+    for text in ("training progress (epochs)", "en-dev pick", "target-dev pick", "en", "de"):
+        assert text in drawn, text
+    assert box is not None and box["x"] + box["width"] <= 1000
+    assert watched.problems == []

@@ -15,6 +15,7 @@ import csv
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -457,3 +458,75 @@ def test_the_report_page_shows_the_commands_tables(hand_db: Path, tmp_path: Path
     assert "<th>target-dev (Keung&#x27;s oracle)</th><th>target-dev - en-dev</th>" in scores
     assert '<td>de</td><td class="number">3</td><td class="number">0.655</td>' in scores
     assert "<th>oracle</th>" not in scores  # the ceiling's old name
+
+
+def test_per_checkpoint_gives_each_seeds_accuracies_at_every_checkpoint(small_db: Path) -> None:
+    assert "checkpoints" not in json_object("--db", small_db, "score", "report")  # when asked
+
+    report = json_object("--db", small_db, "score", "report", "--per-checkpoint")
+    rows = report["checkpoints"]
+    assert len(rows) == 4  # 2 languages x 2 checkpoints, one seed
+    assert {"group": "tiny/zero-shot", "seed": 1, "job": "tiny-zero-shot-s1", "lang": "de",
+            "checkpoint": 1, "step": 10, "epoch": 0.1, "dev_accuracy": 0.6,
+            "test_accuracy": 0.5} in rows  # fmt: skip
+    assert [r["lang"] for r in rows] == ["en", "en", "de", "de"]  # the training language first
+    lines = compact_table(ok("--db", small_db, "score", "report", "--per-checkpoint",
+                             "--format", "md")).splitlines()  # fmt: skip
+    assert ("| group | seed | job | lang | checkpoint | step | epoch | dev accuracy "
+            "| test accuracy |") in lines  # fmt: skip
+
+
+def page_charts(db: Path, page: Path, monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, str]]:
+    """`report --out PAGE`, and the (figure, caption) of every chart it drew."""
+    from nlibuild.report import html
+
+    drawn: list[tuple[Any, str]] = []
+    drawing = html.figure
+
+    def figure(chart: Any, caption: str) -> str:
+        drawn.append((chart, caption))
+        return drawing(chart, caption)
+
+    monkeypatch.setattr(html, "figure", figure)
+    ok("--db", db, "report", "--out", page)
+    return drawn
+
+
+def test_the_report_page_charts_accuracy_by_checkpoint_with_the_picks_marked(
+    hand_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    page = tmp_path / "report.html"
+    [(chart, caption)] = [drawn for drawn in page_charts(hand_db, page, monkeypatch)
+                          if "accuracy at every checkpoint" in drawn[1]]  # fmt: skip
+    scores = page.read_text(encoding="utf-8").split('id="scores"')[1]
+    assert "<h3>Scores: accuracy at every checkpoint, tiny/zero-shot</h3><figure><svg" in scores
+    assert "over epochs" in caption and "score report --per-checkpoint --per-seed" in caption
+    assert "Each seed: the checkpoint every rule picks" not in scores  # charted, not printed
+
+    # The command's numbers: each seed's picks, placed at their checkpoint's epoch.
+    report = json_object("--db", hand_db, "score", "report", "--per-seed", "--per-checkpoint")
+    epoch = {(r["job"], r["checkpoint"]): r["epoch"] for r in report["checkpoints"]}
+    panels = {axis.get_title(): axis for axis in chart.axes if axis.get_visible()}
+    assert list(panels) == ["en", "de"]
+    for lang, axis in panels.items():
+        marks = {line.get_label(): line for line in axis.get_lines()}
+        for rule, name in (
+            ("en-dev", "en-dev pick"),
+            ("target-dev", "target-dev pick (Keung's oracle)"),
+        ):
+            picks = [r for r in report["per_seed"] if (r["lang"], r["select"]) == (lang, rule)]
+            assert sorted(zip(marks[name].get_xdata(), marks[name].get_ydata(), strict=True)) == (
+                sorted((epoch[(r["job"], r["checkpoint"])], r["test_accuracy"]) for r in picks)
+            )  # fmt: skip
+    # and they are the checkpoints worked out by hand (add_checkpoint: epoch = idx / 10)
+    [de_en_dev] = [line for line in panels["de"].get_lines() if line.get_label() == "en-dev pick"]
+    assert sorted(de_en_dev.get_xdata()) == pytest.approx(
+        sorted(rules["en-dev"] / 10 for rules in SELECTED_BY_HAND.values())
+    )
+    # a dev and a test line a seed, each point a row of --per-checkpoint
+    lines = [line for line in panels["de"].get_lines() if line.get_linestyle() != "None"]
+    assert len(lines) == 6
+    de_rows = [r for r in report["checkpoints"] if r["lang"] == "de"]
+    drawn = sorted((x, y) for line in lines for x, y in zip(*line.get_data(), strict=True))
+    assert drawn == sorted([(r["epoch"], r["dev_accuracy"]) for r in de_rows]
+                           + [(r["epoch"], r["test_accuracy"]) for r in de_rows])  # fmt: skip

@@ -232,3 +232,32 @@ def test_chinese_overlap_counts_what_the_preset_says_in_the_page_and_the_import_
     ok("--db", db, "elicit", "import", write_jsonl(tmp_path / "a.jsonl", [answer]))
     recorded = query(db, "SELECT pair_id FROM violations WHERE rule = 'overlap'")
     assert recorded == ([(f"{premise}-e1",)] if over else [])
+
+
+KO_NEWS = ["시청이 어제 예산을 승인했다.", "폭풍 때문에 항구가 문을 닫았다."]
+
+
+def test_korean_overlap_counts_words_in_the_page_and_the_import_as_the_tables_do(
+    tmp_path: Path,
+) -> None:
+    """Korean carries its particles on its words (시청이, 시청은): counted in characters,
+    a hypothesis in words of its own is over the limit (KLUE: 78% of entailments). The
+    corpus tables count its words (issue 28); the import and the writing page now do too."""
+    corpus = premise_corpus(tmp_path / "corpus.db", {"news": KO_NEWS}, lang="ko")
+    corpus.elicit_create(protocol="SINGLE", annotators=("w01",), batch_size=2)
+    db = corpus.path
+    batch = batches_of(db)["w01"][0]
+    [premise] = [p for p, text in premises_of(db, batch) if text == KO_NEWS[0]]
+    reused = "시청은 예산이 승인됐다."  # 8 of its 10 syllables are the premise's; no word is
+    copied = "어제 시청이 예산을 승인했다."  # the premise's words in another order
+    fields = {"entailment_1": reused, "neutral_1": copied}
+    with open_store(db) as store:
+        feedback = draft_feedback(store, "w01", batch, premise, fields)
+    assert feedback.overlap_units == "words"
+    overlaps = {f.slot: "overlap" in [x.rule for x in f.findings] for f in feedback.fields}
+    assert overlaps == {"entailment_1": False, "neutral_1": True, "contradiction_1": False}
+    answer = {"batch": batch, "writer": "w01", "premise_id": premise, "entailment": [reused],
+              "neutral": [copied], "contradiction": ["시청은 예산을 거부했다."]}  # fmt: skip
+    ok("--db", db, "elicit", "import", write_jsonl(tmp_path / "a.jsonl", [answer]))
+    [(pair, detail)] = query(db, "SELECT pair_id, detail FROM violations WHERE rule = 'overlap'")
+    assert pair == f"{premise}-n1" and "in words" in detail

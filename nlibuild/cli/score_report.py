@@ -113,6 +113,15 @@ def register(app: typer.Typer) -> None:
                 help="Add a table of each seed's checkpoint and accuracies under every rule.",
             ),
         ] = False,
+        per_checkpoint: Annotated[
+            bool,
+            typer.Option(
+                "--per-checkpoint",
+                help="Add a table of each seed's dev and test accuracy at every checkpoint "
+                "(step and epoch): the numbers of the report page's accuracy-by-checkpoint "
+                "chart.",
+            ),
+        ] = False,
         layout: Annotated[
             str,
             typer.Option(
@@ -158,7 +167,7 @@ def register(app: typer.Typer) -> None:
             shape = choice(ReportLayout, layout, "--layout")
             picking = choice(ConfigurationChoice, configuration, "--configuration")
             given = {"run": run, "ci": ci, "seed": seed, "select": rule, "configuration": picking,
-                     "per_seed": per_seed or None,
+                     "per_seed": per_seed or None, "per_checkpoint": per_checkpoint or None,
                      "intervals": False if shape is ReportLayout.PAPER else None}  # fmt: skip
             cfg = ScoreReportConfig(**{k: v for k, v in given.items() if v is not None})
             store = open_store(state_of(ctx))

@@ -220,9 +220,10 @@ with the premise", i.e. at most 70% of what the hypothesis says may come from th
 
 class OverlapUnits(StrEnum):
     """What the overlap rule counts in a language written without spaces: its characters
-    one by one (as OCNLI counted, 3.2), or its words (Chinese cut by jieba; Korean at its
-    spaces). Space-delimited languages always count words; Japanese, Thai and Burmese have
-    no segmenter here and count characters either way."""
+    one by one (as OCNLI counted, 3.2), or its words (Chinese cut by jieba). Korean, written
+    with spaces between words that carry their particles, counts its words at the spaces
+    either way (`text.overlap.SPACED_WITH_PARTICLES`), as do space-delimited languages;
+    Japanese, Thai and Burmese have no segmenter here and count characters either way."""
 
     CHARACTERS = "characters"
     WORDS = "words"

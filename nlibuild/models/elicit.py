@@ -168,9 +168,9 @@ class ElicitImportConfig(_Config):
     overlap_severity: Annotated[Severity, IN_PRESET] = DEFAULT_OVERLAP_SEVERITY
     overlap_units: Annotated[OverlapUnits, IN_PRESET] = Field(
         default=DEFAULT_OVERLAP_UNITS,
-        description="what Chinese and Korean overlap counts: characters (as OCNLI) or words "
-        "(jieba's for Chinese); other languages count words, or characters without a "
-        "segmenter (ja, th, my)",
+        description="what Chinese overlap counts: characters (as OCNLI) or jieba's words; "
+        "Korean counts words either way (as the corpus tables), other languages words, or "
+        "characters without a segmenter (ja, th, my)",
     )
     negator_in_entailment: Annotated[bool, IN_PRESET] = Field(
         default=False,

@@ -88,6 +88,11 @@ class ScoreReportConfig(_Config):
     per_seed: bool = Field(
         default=False, description="each seed's checkpoint and accuracy under every rule"
     )
+    per_checkpoint: bool = Field(
+        default=False,
+        description="each seed's dev and test accuracy at every checkpoint (the report "
+        "page's accuracy-by-checkpoint chart)",
+    )
     intervals: bool = Field(
         default=True,
         description="the accuracy table's bootstrap intervals (the paper layout shows none)",
@@ -156,6 +161,22 @@ class SeedRow(BaseModel):
     en_dev_accuracy: float | None = Field(description="the training language's dev accuracy")
     target_dev_accuracy: float | None
     test_accuracy: float
+
+
+class CheckpointRow(BaseModel):
+    """One seed (job), one language, one checkpoint: where training was and the dev and test
+    accuracy in that language there (`score report --per-checkpoint`), the points of the
+    report page's accuracy-by-checkpoint chart. The training language's dev is En dev."""
+
+    group: str
+    seed: int
+    job: str
+    lang: str
+    checkpoint: int
+    step: int
+    epoch: float = Field(description="steps / steps per epoch: fractional between epochs")
+    dev_accuracy: float | None
+    test_accuracy: float | None
 
 
 class AgreementRow(BaseModel):
@@ -253,6 +274,9 @@ class ScoreReport(BaseModel):
     slices: list[SliceRow]
     baselines: list[BaselineRow]
     per_seed: list[SeedRow] = Field(description="filled when asked (`--per-seed`)")
+    checkpoints: list[CheckpointRow] = Field(
+        default=[], description="filled when asked (`--per-checkpoint`)"
+    )
     notes: list[str] = Field(description="what was left out and why")
     configuration: ConfigurationChoice = ConfigurationChoice.EN_DEV
     configurations: list[ConfigurationRow] = Field(

@@ -8,7 +8,8 @@ writer wrote for a premise and label are its easy, medium and hard level), MULTI
 no hypothesis may overlap more than 70% with its premise, and a writer may mark a premise
 unusable (`x`) instead. How that overlap is measured (`OverlapMeasure`), its limit and its
 severity are settings of `elicit import` (the preset's [elicit]), as is what Chinese counts
-(`overlap_units`: characters as OCNLI did, or jieba's words), and so is an optional rule
+(`overlap_units`: characters as OCNLI did, or jieba's words; Korean counts words, as the
+corpus tables do), and so is an optional rule
 of no protocol of OCNLI's: a warning for an entailment that holds a negator
 (`negator_in_entailment`).
 
@@ -39,7 +40,7 @@ from nlibuild.models import (
 from nlibuild.models import Severity as Severity  # re-exported: its home was here
 from nlibuild.text.lang import length_unit, normalise_text
 from nlibuild.text.negators import NegatorLexicon
-from nlibuild.text.overlap import counts_characters, overlap_share
+from nlibuild.text.overlap import counts_characters, overlap_share, table_overlap_units
 
 LABEL_ORDER: tuple[Label, ...] = DEFAULT_LABEL_ORDER
 """The order labels are asked for and reported in (MNLI's and OCNLI's forms)."""
@@ -169,12 +170,16 @@ def check_answer(
     `protocol_tag` goes into the pair IDs (`pair_id`): None for a premise's first batch.
     A hypothesis whose `overlap_measure` share is over `max_overlap` is an OVERLAP finding
     of `overlap_severity`, its units counted as `overlap_units` asks (characters or, for
-    Chinese and Korean, words: `overlap.counts_characters`). With `negator_in_entailment`, an
+    Chinese, jieba's words: `overlap.counts_characters`); Korean counts words either way
+    (`overlap.table_overlap_units`). With `negator_in_entailment`, an
     entailment holding a negator is a NEGATED_ENTAILMENT warning.
 
     `hypotheses` holds, per label, the form's fields in order (empty strings for fields
     left empty). Levels follow the order of the filled fields.
     """
+    # Korean counts words, as the corpus tables do (`SPACED_WITH_PARTICLES`): a finding
+    # stored here and the tables' share over the limit then count the same units.
+    overlap_units = table_overlap_units(lang, overlap_units)
     texts = {label: [normalise_text(h) for h in hypotheses.get(label, [])] for label in Label}
     filled = {label: [t for t in texts[label] if t] for label in Label}
     findings: list[Finding] = []

@@ -113,6 +113,14 @@ def whole_accuracy(store: Store, job_pk: int) -> list[tuple[int, str, str, int, 
     ).fetchall()
 
 
+def checkpoint_progress(store: Store, job_pk: int) -> dict[int, tuple[int, float]]:
+    """checkpoint idx -> (step, epoch) of a job's checkpoints: where training was there."""
+    rows = store.conn.execute(
+        "SELECT idx, step, epoch FROM score_checkpoints WHERE job_pk = ?", (job_pk,)
+    ).fetchall()
+    return {idx: (step, epoch) for idx, step, epoch in rows}
+
+
 def slice_accuracy(
     store: Store, job_pk: int, idx: int, lang: str, split: str
 ) -> list[tuple[str, str, int, int]]:

@@ -14,15 +14,24 @@ The page has no script and loads nothing: CSS and the charts (SVG) are inline.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nlibuild.core.progress import progress
 from nlibuild.errors import NlibuildError, NoRoomError
-from nlibuild.models import CuesResult, PmiConfig, ReportConfig
+from nlibuild.models import CuesResult, PmiConfig, ReportConfig, ScoreReport
 from nlibuild.report import html as page
-from nlibuild.report.tables import agreement_columns, agreement_wide, gold_rows, informative_groups
+from nlibuild.report.tables import (
+    agreement_columns,
+    agreement_wide,
+    gold_rows,
+    informative_cue_rows,
+    informative_groups,
+)
 from nlibuild.stats import StatsOptions, stats_tables
 from nlibuild.store import Store
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 Section = tuple[str, str, Callable[[Store, ReportConfig], str]]
 """(ID, title, the function that writes its body)"""
@@ -224,7 +233,11 @@ def _negators_and_overlap(cues: CuesResult) -> list[str]:
         parts.append(page.note(f"{missing} (`stats --table cues --negators FILE` adds one.)"))
     caption = (f"Per gold label: hypotheses over the overlap limit, overlap counted in "
                f"{units}" + (" and with a negator." if _has_negators(cues) else "."))  # fmt: skip
-    return [*parts, page.figure(cues_figure(cues), caption), page.model_table(cues.rows)]
+    shown = informative_cue_rows(cues.rows)
+    if len(shown) < len(cues.rows):
+        parts.append(page.note("A group holding every pair (of its language) is left out: "
+                               "it is 'all' again."))  # fmt: skip
+    return [*parts, page.figure(cues_figure(cues), caption), page.model_table(shown)]
 
 
 def _has_negators(cues: CuesResult) -> bool:
@@ -242,32 +255,83 @@ def _translation(store: Store, cfg: ReportConfig) -> str:
 
 
 def _scores(store: Store, cfg: ReportConfig) -> str:
-    from nlibuild.models import CartographyConfig, ScoreReportConfig
-    from nlibuild.render import human_header
-    from nlibuild.report.plots import cartography_figure, cartography_points
-    from nlibuild.scores.cartography import run_modes
+    from nlibuild.models import ScoreReportConfig
     from nlibuild.scores.score_report import score_report
-    from nlibuild.scores.score_tables import report_tables
-    from nlibuild.stats.cartography import mapped
 
     try:
-        report = score_report(store, ScoreReportConfig())
+        # Per seed and per checkpoint: the chart's numbers (the command gives them as tables).
+        report = score_report(store, ScoreReportConfig(per_seed=True, per_checkpoint=True))
     except NlibuildError as exc:
         raise Unavailable(str(exc)) from None
     parts = [page.note(f"Score run {report.run_id}, {report.jobs} jobs (`score report`).")]
-    for table in report_tables(report):  # the command's tables, under the command's titles
-        if table.rows:
+    parts += _score_tables(report)
+    parts += [page.note(line) for line in report.notes]
+    parts += _checkpoint_charts(report)
+    return "".join([*parts, *_cartography(store)])
+
+
+CHARTED_TABLES = ("score-per-seed", "score-checkpoints")
+"""`score report`'s tables the page draws rather than prints: the accuracy-by-checkpoint
+chart's lines and marks (a row a seed x language x checkpoint is no table to read)."""
+
+
+def _score_tables(report: ScoreReport) -> list[str]:
+    """The command's tables, under the command's titles."""
+    from nlibuild.render import human_header
+    from nlibuild.scores.score_tables import report_tables
+
+    parts = []
+    for table in report_tables(report):
+        if table.rows and table.name not in CHARTED_TABLES:
             headers = [human_header(column) for column in table.columns]
             # "Scores: ": the corpus sections above have an agreement and gaps of their own.
             parts += [page.heading(f"Scores: {table.title}"), page.table(headers, table.rows)]
-    parts += [page.note(line) for line in report.notes]
+    return parts
+
+
+def checkpoint_figures(report: ScoreReport) -> list[tuple[str, Figure]]:
+    """Per model group, its accuracy-by-checkpoint chart (score_plots.py), drawn from the
+    report's per-checkpoint rows and marked at its per-seed picks."""
+    from nlibuild.report.score_plots import checkpoint_figure
+
+    groups = dict.fromkeys(row.group for row in report.checkpoints)
+    return [(group, checkpoint_figure([row for row in report.checkpoints if row.group == group],
+                                      [pick for pick in report.per_seed if pick.group == group]))
+            for group in groups]  # fmt: skip
+
+
+def _checkpoint_charts(report: ScoreReport) -> list[str]:
+    from nlibuild.report.score_plots import progress_unit
+
+    if not report.checkpoints:
+        return []
+    unit = progress_unit(report.checkpoints)
+    caption = (f"Each seed's dev (the language's own; the training language's is En dev) and "
+               f"test accuracy at every checkpoint, a thin line a seed, over {unit}s; marked "
+               "on the test line, each seed's checkpoint picked on En dev (circle) and on "
+               "target dev (triangle, Keung's oracle). The numbers: `score report "
+               "--per-checkpoint --per-seed`.")  # fmt: skip
+    parts = []
+    for group, chart in checkpoint_figures(report):
+        parts += [page.heading(f"Scores: accuracy at every checkpoint, {group}"),
+                  page.figure(chart, caption)]  # fmt: skip
+    return parts
+
+
+def _cartography(store: Store) -> list[str]:
+    """One data map per mode: a hypothesis-only model's dynamics say nothing of the others'."""
+    from nlibuild.models import CartographyConfig
+    from nlibuild.report.plots import cartography_figure, cartography_points
+    from nlibuild.scores.cartography import run_modes
+    from nlibuild.stats.cartography import mapped
+
     try:
         modes = run_modes(store, None)
     except NlibuildError as exc:
-        return "".join([*parts, page.unavailable(f"cartography: {exc}")])
+        return [page.unavailable(f"cartography: {exc}")]
     if not modes:
-        return "".join([*parts, page.unavailable("cartography: no training job finished")])
-    # One data map per mode: a hypothesis-only model's dynamics say nothing of the others'.
+        return [page.unavailable("cartography: no training job finished")]
+    parts = []
     for mode in modes:
         heading = f"Scores: dataset cartography (Swayamdipta et al. 2020), {mode}"
         try:
@@ -278,7 +342,7 @@ def _scores(store: Store, cfg: ReportConfig) -> str:
         caption = f"Data map of {mapped(result)}: {result.pairs} pairs."
         chart = cartography_figure(cartography_points(store, result))
         parts += [page.heading(heading), page.figure(chart, caption)]
-    return "".join(parts)
+    return parts
 
 
 SECTIONS: list[Section] = [

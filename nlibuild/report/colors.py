@@ -24,6 +24,12 @@ HYPOTHESIS_COLOR = "#f58518"
 SHARE_COLOR = "#4c78a8"
 """Bars of a statistic that is not per label (agreement)."""
 
+DEV_COLOR = "#4c78a8"
+TEST_COLOR = "#f58518"
+PICK_COLOR = "#333333"
+"""The accuracy-by-checkpoint chart's dev and test lines and the marks of the checkpoints
+the selection rules pick: a split is not a label either."""
+
 
 def label_color(label: str) -> str:
     """The colour of `label`: the table's, else one of the others by its name."""

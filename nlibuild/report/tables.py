@@ -1,13 +1,15 @@
 """The report's own arrangement of `stats` rows: the agreement table wide (a row a group of
-pairs, a column a statistic, as SNLI's and OCNLI's agreement tables print it), the gold
-labels adding up to every pair, and what the page warns of (stale gold)."""
+pairs, a column a statistic, as SNLI's and OCNLI's agreement tables print it), it and the cue
+table without a group that is every pair again, the gold labels adding up to every pair, and
+what the page warns of (stale gold)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections import defaultdict
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any, TypeVar
 
-from nlibuild.models import AgreementStat, CountRow
+from nlibuild.models import AgreementStat, CountRow, CueRow
 from nlibuild.report.html import Label
 
 ALL = "all"
@@ -22,17 +24,45 @@ NO_MAJORITY = "-"
 """The gold label `aggregate-labels` writes where no label reached the majority."""
 
 
+Block = TypeVar("Block", bound=Hashable)
+
+
 def informative_groups(rows: Sequence[AgreementStat]) -> list[str]:
     """The groups worth a row: "all" first, then every group that is not all of the pairs
     again (a released corpus has no protocol or level: its one group `protocol=-,level=-`
     holds every pair and says what "all" says)."""
-    everything = _denominators(rows, ALL)
-    groups = list(dict.fromkeys(row.group for row in rows))
-    return [g for g in groups if g == ALL or _denominators(rows, g) != everything]
+    sizes: dict[str, dict[Hashable, int]] = defaultdict(dict)
+    for row in rows:
+        sizes[row.group][row.statistic] = row.denominator
+    return _not_all_again(sizes, ALL)
 
 
-def _denominators(rows: Sequence[AgreementStat], group: str) -> dict[str, int]:
-    return {row.statistic: row.denominator for row in rows if row.group == group}
+def _not_all_again(sizes: Mapping[Block, Mapping[Hashable, int]], everything: Block) -> list[Block]:
+    """Of blocks of rows (each its pairs counted per row key), "all" and those whose counts
+    differ from its: a block counting the same pairs on every row is every pair again."""
+    every = sizes.get(everything)
+    return [block for block in sizes if block == everything or sizes[block] != every]
+
+
+def informative_cue_rows(rows: Sequence[CueRow]) -> list[CueRow]:
+    """The cue table's rows worth showing, by `informative_groups`' rule: every pair's
+    ("all", per language where there are several: `all (ko)`), then each group that is not
+    every pair again, in every language (all pairs of one protocol: `protocol -` is "all")."""
+    suffixes = sorted({row.group.removeprefix(ALL) for row in rows if row.group_by == ALL},
+                      key=len, reverse=True)  # fmt: skip
+
+    def block_and_key(row: CueRow) -> tuple[tuple[str, str], tuple[str, str]]:
+        # A group's name ends in its language (`- (ko)`) where the rows hold several.
+        suffix = next((s for s in suffixes if s and row.group.endswith(s)), "")
+        name = row.group.removesuffix(suffix) if suffix else row.group
+        return (row.group_by, name), (suffix, row.label)
+
+    sizes: dict[tuple[str, str], dict[Hashable, int]] = defaultdict(dict)
+    for row in rows:
+        block, key = block_and_key(row)
+        sizes[block][key] = row.pairs
+    kept = set(_not_all_again(sizes, (ALL, ALL)))
+    return [row for row in rows if block_and_key(row)[0] in kept]
 
 
 def agreement_columns(rows: Sequence[AgreementStat]) -> list[str]:

@@ -31,7 +31,9 @@ earliest); per model group (a model and a mode, over its seeds) the report gives
   with the training language in English's place;
 - per-slice test accuracy at the selected checkpoint (OCNLI Table 7 style);
 - the `score baselines` jobs beside the models, as the floor;
-- asked for, each seed's checkpoint and accuracies under every rule (`per_seed`).
+- asked for, each seed's checkpoint and accuracies under every rule (`per_seed`), and each
+  seed's dev and test accuracy at every checkpoint (`per_checkpoint`: the report page's
+  accuracy-by-checkpoint chart, whose marks are the `per_seed` checkpoints).
 
 A sweep (`score plan --lr 1e-5,2e-5`) gives a model and mode several configurations
 (`score_jobs.configuration_key`), each with its seeds. XTREME (Hu et al. 2020, section 4.2):
@@ -63,6 +65,7 @@ from nlibuild.models import (
     AccuracyRow,
     AgreementRow,
     BaselineRow,
+    CheckpointRow,
     ConfigurationChoice,
     ConfigurationRow,
     ConfigurationTargetDevRow,
@@ -79,6 +82,7 @@ from nlibuild.queries.score_results import (
     BASELINE_RUN_STAGE,
     MODEL_RUN_STAGES,
     ScoreJob,
+    checkpoint_progress,
     newest_baseline_run,
     score_jobs,
     score_run,
@@ -354,6 +358,26 @@ def seed_rows(name: str, group: Sequence[JobSeries]) -> list[SeedRow]:
     return rows
 
 
+def checkpoint_rows(store: Store, name: str, group: Sequence[JobSeries]) -> list[CheckpointRow]:
+    """Each seed's dev and test accuracy per language at every checkpoint, with the step and
+    epoch it was taken at (`--per-checkpoint`): the series the rules pick from."""
+    rows = []
+    langs = group_langs(group)
+    for series in sorted(group, key=lambda one: (one.job.seed, one.job.name)):
+        progress = checkpoint_progress(store, series.job.pk)
+        for lang in langs:
+            dev, test = series.series(lang, "dev"), series.series(lang, "test")
+            for pos, idx in enumerate(series.indexes):
+                if np.isfinite(dev[pos]) or np.isfinite(test[pos]):
+                    step, epoch = progress[idx]
+                    rows.append(CheckpointRow(
+                        group=name, seed=series.job.seed, job=series.job.name, lang=lang,
+                        checkpoint=idx, step=step, epoch=epoch, dev_accuracy=_finite(dev[pos]),
+                        test_accuracy=_finite(test[pos]),
+                    ))  # fmt: skip
+    return rows
+
+
 def _finite(value: np.float64) -> float | None:
     return float(value) if np.isfinite(value) else None
 
@@ -517,6 +541,8 @@ def add_group_tables(
     report.slices += slice_rows(store, name, group, cfg.select)
     if cfg.per_seed:
         report.per_seed += seed_rows(name, group)
+    if cfg.per_checkpoint:
+        report.checkpoints += checkpoint_rows(store, name, group)
 
 
 # --- sweeps: the configuration picked on En dev ---------------------------------------------

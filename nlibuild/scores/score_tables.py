@@ -84,16 +84,25 @@ def _gap_cells(rows: Sequence[GapRow]) -> list[tuple[Cell, ...]]:
 
 
 def _seed_tables(report: ScoreReport) -> list[NamedTable]:
-    """The per-seed table, when the report holds it (`--per-seed`)."""
-    if not report.per_seed:
-        return []
-    return [
-        NamedTable("score-per-seed", "Each seed: the checkpoint every rule picks per target "
-         "language, and the accuracies there", ["group", "seed", "job", "lang", "select",
-         "checkpoint", "en_dev_accuracy", "target_dev_accuracy", "test_accuracy"],
-         [(r.group, r.seed, r.job, r.lang, r.select, r.checkpoint, r.en_dev_accuracy,
-           r.target_dev_accuracy, r.test_accuracy) for r in report.per_seed]),
-    ]  # fmt: skip
+    """The per-seed and per-checkpoint tables, when the report holds them (`--per-seed`,
+    `--per-checkpoint`)."""
+    tables = []
+    if report.per_seed:
+        tables.append(NamedTable(
+            "score-per-seed", "Each seed: the checkpoint every rule picks per target "
+            "language, and the accuracies there", ["group", "seed", "job", "lang", "select",
+            "checkpoint", "en_dev_accuracy", "target_dev_accuracy", "test_accuracy"],
+            [(r.group, r.seed, r.job, r.lang, r.select, r.checkpoint, r.en_dev_accuracy,
+              r.target_dev_accuracy, r.test_accuracy) for r in report.per_seed]))  # fmt: skip
+    if report.checkpoints:
+        tables.append(NamedTable(
+            "score-checkpoints", "Each seed: dev and test accuracy per language at every "
+            "checkpoint (the training language's dev is En dev): the report page's "
+            "accuracy-by-checkpoint chart", ["group", "seed", "job", "lang", "checkpoint",
+            "step", "epoch", "dev_accuracy", "test_accuracy"],
+            [(r.group, r.seed, r.job, r.lang, r.checkpoint, r.step, r.epoch, r.dev_accuracy,
+              r.test_accuracy) for r in report.checkpoints]))  # fmt: skip
+    return tables
 
 
 def _picks(row: ConfigurationRow, report: ScoreReport) -> str:
@@ -272,8 +281,8 @@ def configurations_paper_table(report: ScoreReport) -> list[NamedTable]:
 
 
 def paper_tables(report: ScoreReport) -> tuple[list[NamedTable], list[str]]:
-    """The paper layout's tables (the per-seed table after them when asked) and what they
-    left out."""
+    """The paper layout's tables (the per-seed and per-checkpoint tables after them when
+    asked) and what they left out."""
     notes: list[str] = []
     tables = [accuracy_paper_table(report, notes), *configurations_paper_table(report),
               spread_paper_table(report), gaps_paper_table(report),

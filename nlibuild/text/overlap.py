@@ -46,8 +46,9 @@ over a 70% limit in characters, 21% in words)."""
 
 
 def table_overlap_units(lang: str, units: OverlapUnits) -> OverlapUnits:
-    """The units `stats --table subsets` and `cues` (and the report) count overlap of `lang`
-    in: words for `SPACED_WITH_PARTICLES`, else the preset's `[elicit] overlap_units`."""
+    """The units `stats --table subsets` and `cues` (and the report), `elicit import`'s
+    overlap rule and the writing page count overlap of `lang` in: words for
+    `SPACED_WITH_PARTICLES`, else the preset's `[elicit] overlap_units`."""
     return OverlapUnits.WORDS if primary_language(lang) in SPACED_WITH_PARTICLES else units
 
 

@@ -59,7 +59,12 @@ from nlibuild.queries.batches import (
 from nlibuild.store import Store
 from nlibuild.text.lang import normalise_text
 from nlibuild.text.negators import NegatorLexicon, negator_lexicon
-from nlibuild.text.overlap import overlap_share, overlap_unit_name, shared_unit_spans
+from nlibuild.text.overlap import (
+    overlap_share,
+    overlap_unit_name,
+    shared_unit_spans,
+    table_overlap_units,
+)
 from nlibuild.text.words import load_segmenter
 
 WORKBENCH_SOURCE = "workbench"
@@ -253,7 +258,9 @@ def draft_feedback(
     cfg = settings.elicit
     return DraftFeedback(
         overlap_measure=cfg.overlap_measure.value,
-        overlap_units=overlap_unit_name(premise.lang, cfg.overlap_units),
+        overlap_units=overlap_unit_name(
+            premise.lang, table_overlap_units(premise.lang, cfg.overlap_units)
+        ),
         max_overlap=cfg.max_overlap,
         fields=shown,
         answer_findings=answer_findings,
@@ -283,20 +290,19 @@ def _field_feedback(
     marks = settings.lexicon(premise.lang).find_spans(text) if contradiction else []
     typed = normalise_text(text)
     folded_premise = normalise_text(premise.text)
+    units = table_overlap_units(premise.lang, cfg.overlap_units)  # as `check_answer` counts
     return FieldFeedback(
         slot=slot,
         text=text,
         overlap=(
-            overlap_share(
-                typed, folded_premise, premise.lang, cfg.overlap_measure, cfg.overlap_units
-            )
+            overlap_share(typed, folded_premise, premise.lang, cfg.overlap_measure, units)
             if typed
             else None
         ),
         # Spans in the text as typed (the share is of its normalised form: the same units).
         shared=[
             SharedUnit(unit=span.unit, start=span.start, end=span.end)
-            for span in shared_unit_spans(text, folded_premise, premise.lang, cfg.overlap_units)
+            for span in shared_unit_spans(text, folded_premise, premise.lang, units)
         ],
         negators=[NegatorMark(negator=m.negator, start=m.start, end=m.end) for m in marks],
         negator_forbidden=(
