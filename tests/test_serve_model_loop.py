@@ -9,7 +9,7 @@ a validator never sees the model's word, and the model's output is escaped."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from html import unescape
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,13 @@ from workbench_data import batches_of, premises_of
 
 import nlibuild
 from nlibuild.models import Role
-from nlibuild.workbench.model_loop import ModelUnavailable, Prediction, fooled, prediction_of
+from nlibuild.workbench.model_loop import (
+    ModelUnavailable,
+    Prediction,
+    fooled,
+    predict,
+    prediction_of,
+)
 
 SCRIPT = "<script>alert(1)</script>"
 TRIES = "SELECT slot, hypothesis, model, label, fooled FROM model_tries ORDER BY pk"
@@ -109,6 +115,20 @@ def test_the_predicted_label_is_the_most_probable_and_the_first_on_a_tie() -> No
 def test_an_answer_that_is_not_a_probability_per_label_is_refused(answer: object) -> None:
     with pytest.raises(ModelUnavailable):
         prediction_of(answer, ("entailment", "neutral", "contradiction"))
+
+
+class ShortModel(FakeModel):
+    """A served model that answers one pair fewer than it was sent."""
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> list[dict[str, float]]:
+        return super().predict(pairs)[1:]
+
+
+def test_a_model_that_answers_another_number_of_pairs_is_unavailable() -> None:
+    model = ShortModel()
+    assert predict(model, "A premise.", []) == [] and model.calls == []  # nothing to ask
+    with pytest.raises(ModelUnavailable, match="answered 2 pairs with list of 1 items"):
+        predict(model, "A premise.", ["One.", "Two."])
 
 
 # --- the writer sees the model -------------------------------------------------------------

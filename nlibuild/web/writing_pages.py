@@ -390,21 +390,8 @@ def _answer(context: WebContext, request: Request, sent: WriteForm) -> Response:
         )
         view = _feedback_of(context, writer, wording, task, premise.id, fields, unusable)
         return again(view=view, model=_model_shown(context, writer, wording, task, premise, fields))
-    hypotheses = hypotheses_of(fields, task.protocol)
-    check: ModelCheck | None = _store_call(
-        context,
-        lambda s: submission_check(
-            s, context.predictor, writer, task.batch, premise.id, unusable, fields
-        ),
-    )
     try:
-        result: SubmissionResult = _store_call(
-            context,
-            lambda s: submit_with_model(
-                s, writer, task.batch, premise.id, unusable, hypotheses, check
-            ),
-            writes=True,
-        )
+        result, check = _submit(context, writer, task, premise, fields, unusable)
     except SubmissionRefused as refused:
         view = _feedback_of(context, writer, wording, task, premise.id, fields, unusable)
         _store_call(
@@ -423,16 +410,33 @@ def _answer(context: WebContext, request: Request, sent: WriteForm) -> Response:
     task = _store_call(context, lambda store: writing_task(store, writer, task.batch))
     following = _next_open(task, premise.id)
     summary = _fooled_summary(context, check, result, words)
-    return render(
+    return render(context, request, wording, task, following, submitted=result,
+                  submitted_id=premise.id, model_summary=summary)  # fmt: skip
+
+
+def _submit(
+    context: WebContext,
+    writer: str,
+    task: WritingTask,
+    premise: WritingPremise,
+    fields: dict[str, str],
+    unusable: bool,
+) -> tuple[SubmissionResult, ModelCheck | None]:
+    """Submit the answer, with the model's check of it (its forward pass before the write
+    lock; None where no model is in the loop) stored with the pairs."""
+    check: ModelCheck | None = _store_call(
         context,
-        request,
-        wording,
-        task,
-        following,
-        submitted=result,
-        submitted_id=premise.id,
-        model_summary=summary,
+        lambda s: submission_check(
+            s, context.predictor, writer, task.batch, premise.id, unusable, fields
+        ),
     )
+    hypotheses = hypotheses_of(fields, task.protocol)
+    result: SubmissionResult = _store_call(
+        context,
+        lambda s: submit_with_model(s, writer, task.batch, premise.id, unusable, hypotheses, check),
+        writes=True,
+    )
+    return result, check
 
 
 def _model_shown(

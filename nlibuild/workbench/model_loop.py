@@ -145,11 +145,14 @@ def predict(predictor: Predictor, premise: str, hypotheses: Sequence[str]) -> li
     labels = tuple(predictor.labels)
     try:
         answered = predictor.predict([(premise, text) for text in hypotheses])
-    except Exception as exc:
+    except Exception as exc:  # the model's own code: whatever it raises, the page goes on
         LOG.exception("the served model %s failed", predictor.identity)
         raise ModelUnavailable(f"the served model failed: {type(exc).__name__}") from exc
     if not isinstance(answered, list) or len(answered) != len(hypotheses):
-        raise ModelUnavailable(f"the model answered {len(hypotheses)} pairs with {answered!r}")
+        raise ModelUnavailable(
+            f"the model answered {len(hypotheses)} pairs with {type(answered).__name__} "
+            f"of {len(answered) if isinstance(answered, list) else 'no'} items"
+        )
     return [prediction_of(shares, labels) for shares in answered]
 
 
