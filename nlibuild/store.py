@@ -717,6 +717,29 @@ class Store:
                 "DELETE FROM drafts WHERE batch_pk = ? AND item_id = ?", (batch_pk, item_id)
             )
 
+    # --- a model in the writers' loop (issue 29) ------------------------------------------
+
+    def add_model_tries(self, rows: Sequence[tuple[int, str, str, str, str, str, bool]]) -> None:
+        """Model checks of writers' hypotheses before submitting (table `model_tries`):
+        (batch_pk, item_id, slot, hypothesis, model, model's label, fooled), stamped now."""
+        tried_at = _now()
+        with self.atomic():
+            self.conn.executemany(
+                "INSERT INTO model_tries(batch_pk, item_id, slot, hypothesis, model, label, "
+                "fooled, tried_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(*row, tried_at) for row in rows],
+            )
+
+    def add_model_predictions(self, rows: Sequence[tuple[int, str, str, str, int]]) -> None:
+        """What the served model said of submitted pairs (table `model_predictions`):
+        (pair_pk, model, label, probabilities as JSON, tries)."""
+        with self.atomic():
+            self.conn.executemany(
+                "INSERT INTO model_predictions(pair_pk, model, label, probabilities, tries) "
+                "VALUES (?, ?, ?, ?, ?)",
+                rows,
+            )
+
     def add_vote_times(self, rows: Sequence[tuple[int, int, float]], run_id: int) -> None:
         """(pair_pk, annotator_pk, seconds) spent before each vote a run added."""
         self.conn.executemany(
@@ -755,9 +778,10 @@ class Store:
 
     def set_aside_answer(self, batch_pk: int, item_id: str, run_id: int) -> tuple[int, int]:
         """Reopen an answered premise of an elicitation batch (`elicit-reopen`): the pairs
-        the answer added, with their votes and counts, and the violations the checks found
-        in it leave their tables for one row of `reopened_answers` that keeps them as they
-        were, beside the assignment's answer; the assignment is open again. The caller has
+        the answer added, with their votes, counts and model predictions, and the violations
+        the checks found in it leave their tables for one row of `reopened_answers` that
+        keeps them as they were, beside the assignment's answer; the assignment is open
+        again (its model tries stay: they were made). The caller has
         checked that no later work rests on the pairs. Returns (pairs, violations) moved."""
         conn = self.conn
         where = (batch_pk, item_id)
@@ -775,7 +799,7 @@ class Store:
             (*where, *answer, orjson.dumps(pairs).decode(), orjson.dumps(violations).decode(),
              run_id),
         )  # fmt: skip
-        for table in ("votes", "vote_times", "pair_labels"):
+        for table in ("votes", "vote_times", "pair_labels", "model_predictions"):
             conn.execute(
                 f"DELETE FROM {table} WHERE pair_pk IN (SELECT value FROM json_each(?))", (pks,)
             )
@@ -790,7 +814,8 @@ class Store:
 
     def _answer_pairs(self, batch_pk: int, item_id: str) -> tuple[list[dict[str, Any]], str]:
         """The pairs an answer of premise `item_id` in this batch added, each as its row
-        (by public IDs) with its votes, and their keys as a JSON array."""
+        (by public IDs) with its votes and the served model's prediction where one was
+        recorded (issue 29), and their keys as a JSON array."""
         columns = ("pk", "id", "hypothesis", "lang", "protocol", "level", "author",
                    "author_label", "extra_json", "run_id")  # fmt: skip
         pairs = [
@@ -815,8 +840,20 @@ class Store:
             votes[pair_pk].append(
                 {"annotator": annotator, "position": position, "label": label, "run_id": vote_run}
             )
+        predicted = {
+            pair_pk: {"model": model, "label": label, "probabilities": orjson.loads(shares),
+                      "tries": tries}
+            for pair_pk, model, label, shares, tries in self.conn.execute(
+                "SELECT pair_pk, model, label, probabilities, tries FROM model_predictions "
+                "WHERE pair_pk IN (SELECT value FROM json_each(?))",
+                (pks,),
+            )
+        }  # fmt: skip
         for pair in pairs:
-            pair["votes"] = votes[pair.pop("pk")]
+            pk = pair.pop("pk")
+            pair["votes"] = votes[pk]
+            if pk in predicted:  # the served model's word on it (issue 29), kept with it
+                pair["model_prediction"] = predicted[pk]
         return pairs, pks
 
     def _answer_violations(self, batch_pk: int, item_id: str) -> list[dict[str, Any]]:

@@ -15,10 +15,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from conftest import PROJECT
+
+if TYPE_CHECKING:
+    from nlibuild.workbench.model_loop import Predictor
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARTIFACTS = PROJECT / "out" / "test-artifacts"
@@ -38,10 +41,10 @@ def artifact(name: str) -> Path:
 
 
 @contextmanager
-def workbench_in_thread(db: Path) -> Iterator[str]:
-    """`nlibuild serve`'s application over `db` on a free loopback port, run by uvicorn in
-    a thread of the test (so a test reads the store as the server writes it); its base URL.
-    Stopped however the block ends."""
+def workbench_in_thread(db: Path, predictor: Predictor | None = None) -> Iterator[str]:
+    """`nlibuild serve`'s application over `db` (with `predictor` as the served model) on a
+    free loopback port, run by uvicorn in a thread of the test (so a test reads the store as
+    the server writes it); its base URL. Stopped however the block ends."""
     import uvicorn
 
     from nlibuild.models import ServeConfig
@@ -50,7 +53,10 @@ def workbench_in_thread(db: Path) -> Iterator[str]:
 
     port = free_port()
     config = uvicorn.Config(
-        create_app(db, ServeConfig(port=port)), host="127.0.0.1", port=port, log_level="warning"
+        create_app(db, ServeConfig(port=port), predictor),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
     )
     running = uvicorn.Server(config)
     thread = threading.Thread(target=running.run, daemon=True)

@@ -23,6 +23,7 @@ from nlibuild.store import Store
 from nlibuild.web.app import create_app
 from nlibuild.web.language import LANGUAGE_COOKIE
 from nlibuild.workbench.access import create_invite
+from nlibuild.workbench.model_loop import Predictor
 
 ZH_GENRES = ("gov", "news", "lit", "tv", "phone")
 
@@ -73,19 +74,25 @@ def invite(db: Path, person: str, role: Role, lifetime: timedelta = timedelta(da
         return create_invite(store, person, role, lifetime).token
 
 
-def client_of(db: Path, **settings: Any) -> TestClient:
-    """An in-process client of the workbench over `db` (ServeConfig's defaults, or these)."""
-    return TestClient(create_app(db, ServeConfig(**settings)))
+def client_of(db: Path, predictor: Predictor | None = None, **settings: Any) -> TestClient:
+    """An in-process client of the workbench over `db` (ServeConfig's defaults, or these),
+    with `predictor` as the served model (`serve --model`)."""
+    return TestClient(create_app(db, ServeConfig(**settings), predictor))
 
 
 def signed_in(
-    db: Path, person: str, role: Role, lang: str | None = "en", **settings: Any
+    db: Path,
+    person: str,
+    role: Role,
+    lang: str | None = "en",
+    predictor: Predictor | None = None,
+    **settings: Any,
 ) -> TestClient:
     """A client that has opened a new personal link of `person`, having chosen the pages'
     language `lang` (the language switch's cookie); None: no choice, so a page speaks its
     batch's language (the store here is Chinese). The tests of what the pages do read them
     in English; tests/test_serve_localised.py reads them as Chinese and Korean people do."""
-    client = client_of(db, **settings)
+    client = client_of(db, predictor, **settings)
     if lang is not None:
         client.cookies.set(LANGUAGE_COOKIE, lang)
     response = client.get(f"/t/{invite(db, person, role)}")

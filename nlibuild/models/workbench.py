@@ -9,6 +9,7 @@ OCNLI's validators saw the two sentences only).
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, NonNegativeInt
@@ -46,6 +47,18 @@ def _known_length_keys(setting: int | dict[str, int] | None) -> int | dict[str, 
     return setting
 
 
+class ModelLoop(StrEnum):
+    """Whether the writing page shows a served model's prediction of each hypothesis (issue
+    29, `nlibuild serve --model`): `off`; `show`, the label and probabilities beside the
+    protocol's findings; `adversarial`, the same, and whether the hypothesis fooled the model
+    (its label differs from the writer's), the goal of ANLI's and Dynabench's rounds. Both
+    show it live, as the writer types; each check of a changed hypothesis is a try."""
+
+    OFF = "off"
+    SHOW = "show"
+    ADVERSARIAL = "adversarial"
+
+
 class WorkbenchConfig(_Config):
     """[workbench]: which findings block a submission, and the length under which a
     hypothesis is too short. Warnings never block unless named here."""
@@ -69,6 +82,11 @@ class WorkbenchConfig(_Config):
         "table of languages (`zh = 5`, `default = 8` for the rest); unset: "
         + ", ".join(f"{lang} {least}" for lang, least in DEFAULT_MIN_HYPOTHESIS_CHARS.items())
         + f", else {DEFAULT_MIN_HYPOTHESIS_CHARS_ELSE}; 0: no length check",
+    )
+    model_loop: Annotated[ModelLoop, IN_PRESET] = Field(
+        default=ModelLoop.OFF,
+        description="off, show (the served model's label and probabilities beside each "
+        "hypothesis) or adversarial (also whether it fooled the model); needs `serve --model`",
     )
 
     def least_hypothesis_chars(self, lang: str) -> int:

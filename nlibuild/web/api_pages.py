@@ -6,7 +6,8 @@ records one and an answer as `elicit import` records one.
 - `POST /api/label/<batch>` `{"position": 3, "label": "neutral", "seconds": 4.2}`: the
   vote for the batch's item at `position` (as the batch lists its pairs);
 - `POST /api/write/<batch>` `{"premise": ID, "unusable": false, "hypotheses":
-  {"entailment": [...], ...}}`: one premise's answer.
+  {"entailment": [...], ...}}`: one premise's answer (with a model in the loop, stored
+  with its predictions, as the page's submit stores them).
 
 Both need the session's CSRF token in `X-CSRF-Token` (nlibuild/web/security.py). The
 bodies are strict (nlibuild/web/bodies.py): `unusable` is `true` or `false`, `position` a
@@ -34,8 +35,8 @@ from nlibuild.store import Store
 from nlibuild.web.auth import require_role
 from nlibuild.web.bodies import ApiAnswer, ApiVote, json_body
 from nlibuild.web.context import WebContext
+from nlibuild.workbench.model_loop import fields_of, submission_check, submit_with_model
 from nlibuild.workbench.relabelling import pair_at_position, record_vote
-from nlibuild.workbench.writing import submit_answer
 
 STATUS_OF_ERROR: tuple[tuple[type[NlibuildError], int], ...] = (
     (NotFoundError, 404),
@@ -90,15 +91,22 @@ async def write_answer(context: WebContext, request: Request) -> Response:
     hypotheses: dict[Label, list[str]] = {
         label: list(texts) for label, texts in sent.hypotheses.items()
     }
-    return await anyio.to_thread.run_sync(
-        lambda: answered(
-            lambda: context.writing(
-                lambda store: submit_answer(
-                    store, person.name, batch_id, sent.premise, sent.unusable, hypotheses
-                )
+
+    def submit() -> Any:
+        # The model's forward pass (issue 29) before the write lock, as the page's submit.
+        check = context.with_store(
+            lambda store: submission_check(
+                store, context.predictor, person.name, batch_id, sent.premise,
+                sent.unusable, fields_of(hypotheses),
+            )
+        )  # fmt: skip
+        return context.writing(
+            lambda store: submit_with_model(
+                store, person.name, batch_id, sent.premise, sent.unusable, hypotheses, check
             )
         )
-    )
+
+    return await anyio.to_thread.run_sync(lambda: answered(submit))
 
 
 def routes(context: WebContext) -> list[Route]:

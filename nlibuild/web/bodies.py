@@ -112,6 +112,13 @@ class DraftRequest(RequestBody):
     save: bool = False
 
 
+class ModelRequest(RequestBody):
+    """`POST /write/<batch>/<premise>/feedback/model` (write.js): the fields the model is
+    to predict (issue 29)."""
+
+    fields: Annotated[dict[str, str], Field(max_length=MAX_FORM_FIELDS)]
+
+
 class PageVote(RequestBody):
     """`POST /label/<batch>/vote` as label.js sends it (JSON, with the seconds)."""
 

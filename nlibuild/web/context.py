@@ -1,5 +1,5 @@
 """What every request of the workbench shares: its settings, the store (one connection per
-worker thread), the templates and the failed-login counter."""
+worker thread), the templates, the failed-login counter and the served model, if any."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from nlibuild.store import Store
 from nlibuild.web.language import error_language, switch_values
 from nlibuild.workbench.access import Person, csrf_token, session_person
 from nlibuild.workbench.messages import Text, catalog, localised
+from nlibuild.workbench.model_loop import Predictor
 
 SESSION_COOKIE = "nlibuild_session"
 TEMPLATES = Path(__file__).parent / "templates"
@@ -135,6 +136,8 @@ def _templates() -> Jinja2Templates:
 class WebContext:
     store_path: Path
     config: ServeConfig
+    predictor: Predictor | None = None
+    """The model `serve --model` serves to the writing page (issue 29), loaded once."""
     stores: ThreadStores = field(init=False)
     templates: Jinja2Templates = field(init=False)
     failed_logins: FailedLogins = field(init=False)

@@ -8,11 +8,20 @@ the protocol's feedback under every field as they type.
 - `POST /write/<batch>/<premise>/feedback`: JSON fields in, the feedback out
   (`workbench.feedback.draft_feedback`, the rule code of `elicit import`), with the draft
   saved when asked (`save`): static/write.js calls it ~250 ms after the last keystroke.
+- `POST /write/<batch>/<premise>/feedback/model`: JSON fields in, the served model's
+  prediction of each filled field out (issue 29, `[workbench] model_loop` show or
+  adversarial with `serve --model`): `{"mode": ..., "model": {field: {"label": ...,
+  "probabilities": {...}, "fooled": ..., ...}}}`, each check of a changed text recorded as
+  a try. It is the feedback's model part, fetched beside the findings (write.js sends both
+  at once), so the protocol's findings never wait for the model. 404 where no model is in
+  the loop, 503 when the model fails (the findings still come).
 - `POST /write/<batch>/<premise>`: the form. `action=check` saves the draft and shows the
   feedback (the page works without JavaScript); `action=submit` records the answer as
   `elicit import` would (`workbench.writing.submit_answer`) and shows the next open
   premise with what was recorded. A blocking finding is refused with 422 and the findings
-  shown, a different answer for an answered premise with 409.
+  shown, a different answer for an answered premise with 409. With a model in the loop,
+  `check` shows its predictions too, and a submission stores them with the pairs
+  (`workbench.model_loop.submit_with_model`).
 
 What a field's feedback says is worded once, in the page's language (nlibuild/web/
 writing_words.py: `FieldView`, `AnswerView`): the template renders it and the JSON carries
@@ -38,6 +47,7 @@ from starlette.routing import Route
 from nlibuild.errors import ConflictError, NotFoundError, SubmissionRefused
 from nlibuild.formats.platforms.mturk import instructions_html
 from nlibuild.models import (
+    ModelLoop,
     Role,
     StoredViolation,
     SubmissionResult,
@@ -48,23 +58,40 @@ from nlibuild.models import (
 from nlibuild.presets import elicit_instructions, instruction_languages
 from nlibuild.store import Store
 from nlibuild.web.auth import current_person, own_batch_or_404, require_role
-from nlibuild.web.bodies import BadRequest, DraftRequest, WriteForm, form_body, json_body
+from nlibuild.web.bodies import (
+    BadRequest,
+    DraftRequest,
+    ModelRequest,
+    WriteForm,
+    form_body,
+    json_body,
+)
 from nlibuild.web.context import WebContext
 from nlibuild.web.language import words_of
 from nlibuild.web.writing_words import (
     UNUSABLE_LABEL,
     AnswerView,
+    ModelView,
     Wording,
     answer_view,
     finding_note,
+    model_view,
     saved_text,
     stored_violation,
 )
 from nlibuild.workbench.feedback import draft_feedback, hypotheses_of
 from nlibuild.workbench.messages import Catalog, Text
+from nlibuild.workbench.model_loop import (
+    ModelCheck,
+    ModelUnavailable,
+    model_check,
+    model_loop,
+    record_tries,
+    submission_check,
+    submit_with_model,
+)
 from nlibuild.workbench.writing import (
     save_draft,
-    submit_answer,
     submitted_answer,
     writing_task,
 )
@@ -77,6 +104,11 @@ def routes(context: WebContext) -> list[Route]:
         Route(
             "/write/{batch_id}/{premise_id}/feedback",
             partial(feedback_json, context),
+            methods=["POST"],
+        ),
+        Route(
+            "/write/{batch_id}/{premise_id}/feedback/model",
+            partial(model_json, context),
             methods=["POST"],
         ),
         Route("/write/{batch_id}/{premise_id}", partial(post_answer, context), methods=["POST"]),
@@ -163,6 +195,8 @@ def render(
     submitted: SubmissionResult | None = None,
     submitted_id: str = "",
     answer: SubmittedAnswer | None = None,
+    model: ModelView | None = None,
+    model_summary: str = "",
     problem: str = "",
     status: int = 200,
 ) -> Response:
@@ -198,6 +232,9 @@ def render(
         "stored_violation": lambda v: _stored(v, words),
         "draft_saved": saved_text(draft.updated_at, words) if draft else "",
         "problem": problem,
+        "model_mode": model_mode(context).value,
+        "model": model,
+        "model_summary": model_summary,
     }
     return context.page(request, "write.html", values, status)
 
@@ -273,6 +310,57 @@ async def feedback_json(context: WebContext, request: Request) -> Response:
     return Response(view.model_dump_json(), media_type="application/json")
 
 
+def model_mode(context: WebContext) -> ModelLoop:
+    """The page's model loop: the preset's `[workbench] model_loop` where a model is
+    served (`serve --model`), else off."""
+    if context.predictor is None:
+        return ModelLoop.OFF
+    return context.with_store(model_loop)
+
+
+def _model_of(
+    context: WebContext,
+    writer: str,
+    wording: Wording,
+    task: WritingTask,
+    premise_id: str,
+    fields: dict[str, str],
+    mode: ModelLoop,
+) -> ModelView:
+    """The model's check of the filled fields (its forward pass outside the write lock),
+    the changed texts recorded as tries (under it), worded for the page."""
+    predictor = context.predictor
+    assert predictor is not None, "called only with a model in the loop"
+    check: ModelCheck = _store_call(
+        context, lambda s: model_check(s, predictor, writer, task.batch, premise_id, fields)
+    )
+    check = _store_call(
+        context, lambda s: record_tries(s, writer, task.batch, premise_id, check), writes=True
+    )
+    return model_view(check, mode, wording)
+
+
+async def model_json(context: WebContext, request: Request) -> Response:
+    """The model's part of the feedback: its prediction of each filled field (write.js
+    asks for it beside the findings, which thus never wait for the model)."""
+    sent = await json_body(request, ModelRequest)
+    premise_id = request.path_params["premise_id"]
+
+    def work() -> ModelView:
+        writer, task, wording = _task(context, request)
+        mode = model_mode(context)
+        if mode is ModelLoop.OFF:
+            raise HTTPException(404, Text("There is no model in this workbench's loop."))
+        try:
+            return _model_of(context, writer, wording, task, premise_id, sent.fields, mode)
+        except ModelUnavailable as exc:
+            message = Text("The model did not answer; the protocol's checks still run.")
+            raise HTTPException(503, message) from exc
+
+    view = await anyio.to_thread.run_sync(work)
+    return Response(view.model_dump_json(), media_type="application/json")
+
+
 async def post_answer(context: WebContext, request: Request) -> Response:
     """The form, sent by its buttons: check (save and show) or submit."""
     sent = await form_body(request, WriteForm)
@@ -301,14 +389,9 @@ def _answer(context: WebContext, request: Request, sent: WriteForm) -> Response:
             writes=True,
         )
         view = _feedback_of(context, writer, wording, task, premise.id, fields, unusable)
-        return again(view=view)
-    hypotheses = hypotheses_of(fields, task.protocol)
+        return again(view=view, model=_model_shown(context, writer, wording, task, premise, fields))
     try:
-        result: SubmissionResult = _store_call(
-            context,
-            lambda s: submit_answer(s, writer, task.batch, premise.id, unusable, hypotheses),
-            writes=True,
-        )
+        result, check = _submit(context, writer, task, premise, fields, unusable)
     except SubmissionRefused as refused:
         view = _feedback_of(context, writer, wording, task, premise.id, fields, unusable)
         _store_call(
@@ -326,8 +409,67 @@ def _answer(context: WebContext, request: Request, sent: WriteForm) -> Response:
         return again(problem=problem, status=409)
     task = _store_call(context, lambda store: writing_task(store, writer, task.batch))
     following = _next_open(task, premise.id)
-    return render(
-        context, request, wording, task, following, submitted=result, submitted_id=premise.id
+    summary = _fooled_summary(context, check, result, words)
+    return render(context, request, wording, task, following, submitted=result,
+                  submitted_id=premise.id, model_summary=summary)  # fmt: skip
+
+
+def _submit(
+    context: WebContext,
+    writer: str,
+    task: WritingTask,
+    premise: WritingPremise,
+    fields: dict[str, str],
+    unusable: bool,
+) -> tuple[SubmissionResult, ModelCheck | None]:
+    """Submit the answer, with the model's check of it (its forward pass before the write
+    lock; None where no model is in the loop) stored with the pairs."""
+    check: ModelCheck | None = _store_call(
+        context,
+        lambda s: submission_check(
+            s, context.predictor, writer, task.batch, premise.id, unusable, fields
+        ),
+    )
+    hypotheses = hypotheses_of(fields, task.protocol)
+    result: SubmissionResult = _store_call(
+        context,
+        lambda s: submit_with_model(s, writer, task.batch, premise.id, unusable, hypotheses, check),
+        writes=True,
+    )
+    return result, check
+
+
+def _model_shown(
+    context: WebContext,
+    writer: str,
+    wording: Wording,
+    task: WritingTask,
+    premise: WritingPremise,
+    fields: dict[str, str],
+) -> ModelView | None:
+    """The model's check for the page without script (`action=check`); None where no model
+    is in the loop or it failed (the findings are shown all the same)."""
+    mode = model_mode(context)
+    if mode is ModelLoop.OFF:
+        return None
+    try:
+        return _model_of(context, writer, wording, task, premise.id, fields, mode)
+    except ModelUnavailable:
+        return None
+
+
+def _fooled_summary(
+    context: WebContext, check: ModelCheck | None, result: SubmissionResult, words: Catalog
+) -> str:
+    """How many of the hypotheses just submitted fooled the model (adversarial mode)."""
+    if check is None or result.unchanged or model_mode(context) is not ModelLoop.ADVERSARIAL:
+        return ""
+    count = len(check.fields)
+    return words.plural(
+        "The model was fooled by {fooled} of your {count} hypothesis.",
+        "The model was fooled by {fooled} of your {count} hypotheses.",
+        count,
+        fooled=sum(field.fooled for field in check.fields.values()),
     )
 
 

@@ -15,8 +15,16 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
-from nlibuild.models import DraftFeedback, FeedbackFinding, FieldFeedback, FormSlot, WritingTask
+from nlibuild.models import (
+    DraftFeedback,
+    FeedbackFinding,
+    FieldFeedback,
+    FormSlot,
+    ModelLoop,
+    WritingTask,
+)
 from nlibuild.workbench.messages import Catalog, gettext_noop
+from nlibuild.workbench.model_loop import FieldCheck, ModelCheck
 
 MEASURE_WORDS = {
     "hypothesis": gettext_noop("of the hypothesis"),
@@ -356,3 +364,71 @@ def stored_violation(severity: str, rule: str, detail: str, words: Catalog) -> s
         rule=words.text(RULE_WORDS[rule]) if rule in RULE_WORDS else rule,
         detail=detail,
     )
+
+
+# --- the model in the loop (issue 29) ------------------------------------------------------
+
+
+class ModelFieldView(_View):
+    """What the page shows of the model's check of one field: the label and probabilities
+    as the model gave them, worded (`label_text`, `shares_text`); in adversarial mode also
+    whether it fooled the model (`fooled`, `verdict`) and the field's tries (None and ""
+    in show mode)."""
+
+    label: str
+    probabilities: dict[str, float]
+    fooled: bool | None
+    tries: int | None
+    label_text: str
+    shares_text: str
+    verdict: str
+    tries_text: str
+
+
+class ModelView(_View):
+    """The JSON of the feedback's model part: `{"mode": ..., "model": {field: ...}}`."""
+
+    mode: str
+    model: dict[str, ModelFieldView]
+
+
+def model_field_view(field: FieldCheck, mode: ModelLoop, wording: Wording) -> ModelFieldView:
+    words = wording.words
+    prediction = field.prediction
+    label_text = words.text(
+        "Model: {label} ({share:.0%})",
+        label=wording.label(prediction.label),
+        share=prediction.probabilities[prediction.label],
+    )
+    shares_text = " · ".join(
+        words.text("{label} {share:.0%}", label=wording.label(label), share=share)
+        for label, share in prediction.probabilities.items()
+    )
+    adversarial = mode is ModelLoop.ADVERSARIAL
+    verdict = ""
+    if adversarial and field.fooled:
+        verdict = words.text(
+            "Fooled the model: it says {label}, you meant {intended}",
+            label=wording.label(prediction.label),
+            intended=wording.label(field.intended),
+        )
+    elif adversarial:
+        verdict = words.text("Not fooled: the model also says {label}",
+                             label=wording.label(prediction.label))  # fmt: skip
+    tries = words.plural("{count} try", "{count} tries", field.tries) if adversarial else ""
+    return ModelFieldView(
+        label=prediction.label,
+        probabilities=prediction.probabilities,
+        fooled=field.fooled if adversarial else None,
+        tries=field.tries if adversarial else None,
+        label_text=label_text,
+        shares_text=shares_text,
+        verdict=verdict,
+        tries_text=tries,
+    )
+
+
+def model_view(check: ModelCheck, mode: ModelLoop, wording: Wording) -> ModelView:
+    """The model's check of the filled fields as the page words it."""
+    fields = {slot: model_field_view(field, mode, wording) for slot, field in check.fields.items()}
+    return ModelView(mode=mode.value, model=fields)
