@@ -156,9 +156,10 @@ def refuse_other_options(
 
 
 def rule_facts(rule: MajorityRule) -> list[Fact]:
-    """The majority rule gold follows where none is stored, as the note of agreement and
-    annotators says it: its `min_agree` and where that came from."""
-    return [("min_agree", rule.min_agree), ("min_agree_origin", rule.origin)]
+    """The majority rule gold follows where none is stored, which the note of agreement and
+    annotators names: its `min_agree` (a count, or a share of a pair's votes). Where the
+    rule came from stays in the note: two stores with the same rule give the same rows."""
+    return [("min_agree", rule.min_agree)]
 
 
 def json_records(
