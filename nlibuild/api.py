@@ -40,7 +40,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import orjson
 import polars as pl
 from pydantic import TypeAdapter, ValidationError
 
@@ -102,7 +101,7 @@ from nlibuild.queries.pairs import export_rows
 from nlibuild.stats import (
     StatsOptions,
     StatsTable,
-    json_rows_text,
+    json_records,
     refuse_other_options,
     stats_table,
 )
@@ -311,16 +310,16 @@ class Corpus:
             return store.runs()
 
     def stats(self, table: str, **options: Any) -> pl.DataFrame:
-        """`nlibuild stats --table TABLE`: the rows `--format json` prints, one a frame row.
-        `options` are the fields of `StatsOptions` the table takes (`ci=0.95`,
+        """`nlibuild stats --table TABLE`: the rows `--format json` prints, one a frame row,
+        the table's facts (what its title says, e.g. `threshold`, `max_overlap`, `ci`) as
+        their first columns. `options` are the fields of `StatsOptions` the table takes (`ci=0.95`,
         `by=("genre", "protocol")` or `by="genre,protocol"`), refused as `stats` refuses
         them."""
         chosen = stats_table(table)
         with self._store() as store:
             settings = _stats_settings(chosen, options, store)
             result = chosen.compute(store, settings)
-        rows = orjson.loads(json_rows_text(chosen.rows(result, settings)))
-        return pl.DataFrame(rows, infer_schema_length=None)
+        return pl.DataFrame(json_records(chosen, result, settings), infer_schema_length=None)
 
     def stats_note(self, table: str, **options: Any) -> str | None:
         """The line `stats --table TABLE` prints on stderr after `Note: ` with these

@@ -834,7 +834,7 @@ def test_agreement_formats(random_db: Path) -> None:
     values = by_statistic(agreement_json(random_db))
     rows = csv_rows("--db", random_db, "stats", "--table", "agreement")
     assert [r["statistic"] for r in rows] == list(STATISTICS)
-    assert ",".join(rows[0]) == "statistic,group,value,numerator,denominator,low,high"
+    assert ",".join(rows[0]) == "min_agree,statistic,group,value,numerator,denominator,low,high"
     for row in rows:
         assert int(row["denominator"]) == values[row["statistic"]]["denominator"]
         assert float(row["value"]) == pytest.approx(values[row["statistic"]]["value"], abs=1e-4)
@@ -935,7 +935,9 @@ def test_annotators_sorted_by_a_column_and_unknown_sort_is_an_error(team_db: Pat
     assert values == sorted(values)  # agree_with_gold, lowest first
     assert rows[0]["annotator"] == "contrarian"
     table = ok("--db", team_db, "stats", "--table", "annotators", "--format", "csv")
-    assert next(csv.reader(io.StringIO(table)))[0] == "annotator"
+    # after what the title says (the threshold) and the note (the majority rule)
+    header = next(csv.reader(io.StringIO(table)))
+    assert header[:3] == ["threshold", "min_agree", "annotator"]
     refused(team_db, lambda corpus: corpus.stats("annotators", sort="shoe_size"), "--sort")
 
 

@@ -367,8 +367,8 @@ def test_pmi_table_in_every_format(pmi_db: Path) -> None:
                 int(r["word_count"]), round(float(r["pmi"]), 4))  # fmt: skip
 
     parsed = csv_rows(*args)
-    assert list(parsed[0]) == ["group_by", "group", "pairs", "rank", "word", "label", "pmi",
-                               "count", "word_count"]  # fmt: skip
+    assert list(parsed[0]) == ["units", "smoothing", "min_count", "group_by", "group", "pairs",
+                               "rank", "word", "label", "pmi", "count", "word_count"]  # fmt: skip
     assert sorted(map(key, parsed)) == sorted(map(key, rows))
     md = compact_table(ok(*args, "--format", "md")).splitlines()
     assert md[0] == "| group | pairs | word | label | PMI | counts |"

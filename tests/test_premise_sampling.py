@@ -472,7 +472,8 @@ def test_premise_stats_agree_with_the_store(en_store: Path) -> None:
     corpus.sample(genres=("fiction",), n=5, seed=3)
     result = ok("--db", en_store, "stats", "--table", "premises", "--format", "csv")
     assert result.splitlines()[0] == (
-        "genre,lang,unit,pool,qualifying,sampled,mean,min,max,histogram,sampled_mean"
+        "min_len,max_len,genre,lang,unit,pool,qualifying,sampled,mean,min,max,histogram,"
+        "sampled_mean"
     )
     rows = corpus.stats("premises").to_dicts()
     groups = query(en_store, "SELECT DISTINCT genre, lang FROM sentences ORDER BY genre, lang")

@@ -30,6 +30,7 @@ from nlibuild.options import choice, default_text, split_list
 from nlibuild.report.plots import refuse_unplotted, table_figure, write_png
 from nlibuild.stats import (
     StatsOptions,
+    json_records,
     json_rows_text,
     refuse_other_options,
     stats_table,
@@ -222,7 +223,7 @@ def stats(
                 chart = table_figure(chosen.name, store, result)
                 glyphs = write_png(chart, plot, store.meta().get("lang"))
     if fmt is TableFormat.JSON:
-        stdout.print(json_rows_text(chosen.rows(result, settings)), markup=False)
+        stdout.print(json_rows_text(json_records(chosen, result, settings)), markup=False)
     else:
         chosen.render(result, settings, fmt, stdout)
     if chosen.note is not None:

@@ -317,3 +317,4 @@ class SubsetRow(BaseModel):
     )
     overlap_bins: list[float] = Field(description="shares of pairs per OVERLAP_BINS bin")
     over_overlap_limit: float | None = Field(description="share of pairs")
+    overlap_unit: str = Field(description="what overlap counts in the language: words or chars")

@@ -4,8 +4,10 @@ A table module defines `TABLE`, a `StatsTable`: its name, the paragraph `stats -
 shows for it, the `stats` options it reads, and three functions: `settings` (the options
 as given, plus the store's preset defaults, into the table's settings; option errors are
 `ConfigError`s), `compute` (store and settings into rows), `render` (rows onto a
-console in a human format: table, csv, md, latex) and `rows` (the rows `--format json`
-prints, which the Python API's `Corpus.stats` turns into a polars frame). Adding a table
+console in a human format: table, csv, md, latex), `rows` (the rows `--format json`
+prints, which the Python API's `Corpus.stats` turns into a polars frame) and `facts` (what
+the table's title and note say of every row, which csv, json and the frame carry as each
+row's first fields: a file has no title). Adding a table
 is adding one module here with a `TABLE`; only a table that needs an option `stats` does
 not have yet also touches the CLI.
 
@@ -21,17 +23,25 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cache
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+import orjson
 from pydantic import BaseModel
 from rich.console import Console
 
 from nlibuild.errors import ConfigError
 from nlibuild.models import TableFormat
+from nlibuild.render import Cell, NamedTable, render_table
 from nlibuild.store import Store
+
+if TYPE_CHECKING:
+    from nlibuild.labelling.majority_rule import MajorityRule
 
 SettingsT = TypeVar("SettingsT")
 ResultT = TypeVar("ResultT")
+
+Fact = tuple[str, Cell]
+"""One thing a table's title says of every row, as a field: (name, value)."""
 
 
 @dataclass(frozen=True)
@@ -91,8 +101,18 @@ class StatsTable(Generic[SettingsT, ResultT]):
     """A line `stats` writes on stderr (`Note: ...`) in every format: what the numbers rest
     on that the table does not show (the majority rule of agreement and annotators)."""
     rows: Callable[[ResultT, SettingsT], Sequence[BaseModel]] = field(default=rows_as_computed)
-    """The rows of `--format json`, in order: one object each (`json_rows_text`), and one
+    """The rows of `--format json`, in order: one object each (`json_records`), and one
     row of `Corpus.stats`'s frame each."""
+    facts: Callable[[ResultT, SettingsT], Sequence[tuple[str, Cell]]] | None = None
+    """What the table's title and note say of every row (the threshold `flagged` was judged
+    by, the overlap limit, the interval level), as fields named as the options are: csv,
+    json and `Corpus.stats`'s frame carry them before each row's own fields (issue 28: they
+    stood in the title alone, which a file does not have). None where the rows say it all."""
+
+
+def table_facts(table: StatsTable[Any, ResultT], result: ResultT, settings: Any) -> list[Fact]:
+    """The table's facts for this result and these settings (none for a table without)."""
+    return [] if table.facts is None else list(table.facts(result, settings))
 
 
 @cache
@@ -135,9 +155,50 @@ def refuse_other_options(
         )
 
 
-def json_rows_text(rows: Sequence[BaseModel]) -> str:
-    """A json array of the rows, on one line: what `stats --format json` prints."""
-    return "[" + ",".join(row.model_dump_json() for row in rows) + "]"
+def rule_facts(rule: MajorityRule) -> list[Fact]:
+    """The majority rule gold follows where none is stored, which the note of agreement and
+    annotators names: its `min_agree` (a count, or a share of a pair's votes). Where the
+    rule came from stays in the note: two stores with the same rule give the same rows."""
+    return [("min_agree", rule.min_agree)]
+
+
+def json_records(
+    table: StatsTable[Any, ResultT], result: ResultT, settings: Any
+) -> list[dict[str, Any]]:
+    """The rows of `--format json` as records: the table's facts, then the row's fields."""
+    facts = dict(table_facts(table, result, settings))
+    records = []
+    for row in table.rows(result, settings):
+        fields_of_row = row.model_dump(mode="json")
+        clash = facts.keys() & fields_of_row.keys()
+        if clash:  # a fact would hide the row's own value: a table's mistake, not the user's
+            raise ValueError(f"stats --table {table.name}: facts {sorted(clash)} are row fields")
+        records.append({**facts, **fields_of_row})
+    return records
+
+
+def json_rows_text(records: Sequence[dict[str, Any]]) -> str:
+    """A json array of the records, on one line: what `stats --format json` prints."""
+    return orjson.dumps(list(records)).decode()
+
+
+def render_rows(
+    out: Console,
+    title: str,
+    columns: Sequence[str],
+    rows: Sequence[Sequence[Cell]],
+    fmt: TableFormat,
+    facts: Sequence[Fact] = (),
+    decimals: int = 4,
+) -> None:
+    """`render_table` for a table of `stats`: csv, which has no title, carries `facts` as
+    its first columns (as `--format json` does); people's formats show the title that says
+    them."""
+    if fmt is TableFormat.CSV:
+        named = NamedTable("", title, columns, rows, decimals, facts)
+        render_table(out, "", named.file_columns(), named.file_rows(), fmt, decimals)
+        return
+    render_table(out, title, columns, rows, fmt, decimals)
 
 
 def no_settings(options: StatsOptions, store: Store) -> None:

@@ -12,7 +12,7 @@ from nlibuild.errors import ConfigError
 from nlibuild.labelling.majority_rule import MajorityRule, majority_rule
 from nlibuild.models import SEED_LIMIT, AgreementStat, TableFormat
 from nlibuild.render import render_table
-from nlibuild.stats import StatsOptions, StatsTable
+from nlibuild.stats import Fact, StatsOptions, StatsTable, render_rows, rule_facts
 from nlibuild.store import Store
 
 if TYPE_CHECKING:
@@ -58,6 +58,16 @@ def compute_agreement(store: Store, settings: AgreementSettings) -> list[Agreeme
 def rule_note(settings: AgreementSettings) -> str:
     """What `stats` says on stderr: the rule applied where no gold is stored."""
     return f"pairs without stored gold get the majority rule: {settings.rule.text()}"
+
+
+def agreement_facts(rows: object, settings: AgreementSettings) -> list[Fact]:
+    """The note's majority rule, and with --ci the title's interval level and what the
+    bootstrap drew (`low` and `high` rest on them)."""
+    interval: list[Fact] = []
+    if settings.ci is not None:
+        interval = [("ci", settings.ci), ("resamples", settings.resamples),
+                    ("seed", settings.seed)]  # fmt: skip
+    return [*interval, *rule_facts(settings.rule)]
 
 
 def agreement_stats(
@@ -176,7 +186,8 @@ def render_agreement(
     """Statistics down, groups across (all first); csv gets one row per value."""
     if fmt is TableFormat.CSV:
         columns = list(AgreementStat.model_fields)
-        render_table(out, "", columns, [tuple(getattr(r, c) for c in columns) for r in rows], fmt)
+        values = [tuple(getattr(r, c) for c in columns) for r in rows]
+        render_rows(out, "", columns, values, fmt, agreement_facts(rows, settings))
         return
     groups = list(dict.fromkeys(r.group for r in rows))
     cells: dict[tuple[str, str], str] = {}
@@ -224,4 +235,5 @@ TABLE = StatsTable(
     compute=compute_agreement,
     render=render_agreement,
     note=rule_note,
+    facts=agreement_facts,
 )

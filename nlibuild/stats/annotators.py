@@ -12,8 +12,7 @@ from rich.console import Console
 from nlibuild.errors import ConfigError
 from nlibuild.labelling.majority_rule import MajorityRule, majority_rule
 from nlibuild.models import NLI_LABELS, AnnotatorStat, TableFormat
-from nlibuild.render import render_table
-from nlibuild.stats import StatsOptions, StatsTable
+from nlibuild.stats import Fact, StatsOptions, StatsTable, render_rows, rule_facts
 from nlibuild.store import Store
 
 if TYPE_CHECKING:
@@ -43,6 +42,12 @@ def compute_annotators(store: Store, settings: AnnotatorsSettings) -> list[Annot
 def rule_note(settings: AnnotatorsSettings) -> str:
     """What `stats` says on stderr: the rule of the leave-one-out gold."""
     return f"gold without each vote, and where none is stored, needs {settings.rule.text()}"
+
+
+def annotators_facts(rows: object, settings: AnnotatorsSettings) -> list[Fact]:
+    """The title's threshold (`flagged`: agreement with gold under it) and the note's
+    majority rule, which every row's gold rests on."""
+    return [("threshold", settings.threshold), *rule_facts(settings.rule)]
 
 
 def annotator_stats(
@@ -146,8 +151,8 @@ def render_annotators(
         columns.remove("seconds_per_item")  # shown once the workbench has recorded times
     ordered = sorted_annotators(rows, settings)
     title = f"Annotators (flagged: agreement with gold under {settings.threshold:.0%})"
-    render_table(out, title, columns, [tuple(getattr(r, c) for c in columns) for r in ordered],
-                 fmt, decimals=3)  # fmt: skip
+    render_rows(out, title, columns, [tuple(getattr(r, c) for c in columns) for r in ordered],
+                fmt, annotators_facts(rows, settings), decimals=3)  # fmt: skip
 
 
 TABLE = StatsTable(
@@ -164,4 +169,5 @@ TABLE = StatsTable(
     render=render_annotators,
     rows=sorted_annotators,
     note=rule_note,
+    facts=annotators_facts,
 )

@@ -6,8 +6,8 @@ from __future__ import annotations
 from rich.console import Console
 
 from nlibuild.models import CartographyConfig, CartographyResult, RegionRule, TableFormat
-from nlibuild.render import counted, render_table
-from nlibuild.stats import StatsOptions, StatsTable
+from nlibuild.render import counted
+from nlibuild.stats import Fact, StatsOptions, StatsTable, render_rows
 from nlibuild.store import Store
 
 
@@ -25,10 +25,20 @@ def compute_cartography(store: Store, settings: CartographyConfig) -> Cartograph
     return cartography(store, settings)
 
 
+def cartography_facts(result: CartographyResult, settings: CartographyConfig) -> list[Fact]:
+    """What the title and the regions line say of the map every row is from: the score run,
+    the model and mode, the job (when one alone is mapped) and how many were averaged, how
+    many pairs each list holds, and the rule the regions were counted by."""
+    job = result.job_names[0] if result.jobs == 1 else None
+    return [("run", result.run_id), ("model", result.model), ("mode", result.mode),
+            ("job", job), ("jobs", result.jobs), ("top", settings.top),
+            ("region_rule", result.region_rule.value)]  # fmt: skip
+
+
 def render_cartography(
     result: CartographyResult, settings: CartographyConfig, fmt: TableFormat, out: Console
 ) -> None:
-    render_table(
+    render_rows(
         out,
         f"Dataset cartography (Swayamdipta et al. 2020) of {mapped(result)}: the "
         f"{settings.top} most ambiguous and hardest-to-learn pairs",
@@ -38,6 +48,7 @@ def render_cartography(
           UNAVAILABLE if r.correctness is None else r.correctness, r.premise, r.hypothesis)
          for r in result.rows],
         fmt,
+        cartography_facts(result, settings),
         decimals=3,
     )  # fmt: skip
     if fmt is TableFormat.TABLE:
@@ -97,4 +108,5 @@ TABLE = StatsTable(
     compute=compute_cartography,
     render=render_cartography,
     rows=lambda result, settings: result.rows,
+    facts=cartography_facts,
 )

@@ -18,7 +18,7 @@ from nlibuild.models import (
     TableFormat,
 )
 from nlibuild.render import render_table
-from nlibuild.stats import StatsOptions, StatsTable
+from nlibuild.stats import Fact, StatsOptions, StatsTable, render_rows
 from nlibuild.stats.artifact_parts import artifact_groups, group_name, group_starts
 from nlibuild.stats.subsets import overlap_rule
 from nlibuild.store import Store
@@ -51,18 +51,25 @@ _BIN_NAMES = [
 ]
 
 
+def cues_facts(result: CuesResult, settings: CuesConfig) -> list[Fact]:
+    """The title's overlap measure and limit, which `mean_overlap` and `over_limit` are of
+    (each row carries the unit overlap is counted in, `overlap_unit`: it is the language's)."""
+    return [("overlap_measure", settings.overlap_measure.value),
+            ("max_overlap", settings.max_overlap)]  # fmt: skip
+
+
 def render_cues(result: CuesResult, settings: CuesConfig, fmt: TableFormat, out: Console) -> None:
     limit = settings.max_overlap
     measure = settings.overlap_measure.value
     title = f"Cues per label: negators, {measure} overlap (limit {limit:.0%}), length"
     if fmt is TableFormat.CSV:
-        render_table(
+        render_rows(
             out, title,
             ["group_by", "group", "label", "pairs", "negated", "mean_overlap",
-             *_BIN_NAMES, "over_limit", "mean_length", "unit"],
+             *_BIN_NAMES, "over_limit", "overlap_unit", "mean_length", "unit"],
             [(r.group_by, r.group, r.label, r.pairs, r.negated, r.mean_overlap, *r.overlap_bins,
-              r.over_limit, r.mean_length, r.unit) for r in result.rows],
-            fmt,
+              r.over_limit, r.overlap_unit, r.mean_length, r.unit) for r in result.rows],
+            fmt, cues_facts(result, settings),
         )  # fmt: skip
         return
 
@@ -72,9 +79,10 @@ def render_cues(result: CuesResult, settings: CuesConfig, fmt: TableFormat, out:
     starts = group_starts([(r.group_by, r.group) for r in result.rows])
     several = len(settings.by)
     units = sorted({r.unit for r in result.rows})
+    counted_in = "/".join(sorted({r.overlap_unit for r in result.rows})) or "words"
     render_table(
         out,
-        f"{title} (shares in %; histogram bins of overlap from "
+        f"{title} (shares in %; overlap counted in {counted_in}; histogram bins of overlap from "
         f"{', '.join(f'{low:.1f}' for low in OVERLAP_BINS[:-1])}; length in {'/'.join(units)})",
         ["group", "label", "pairs", "negator", "overlap", "histogram", ">limit", "length"],
         [(group_name(r.group_by, r.group, several) if first else "", r.label, r.pairs,
@@ -110,4 +118,5 @@ TABLE = StatsTable(
     compute=compute_cues,
     render=render_cues,
     rows=lambda result, settings: result.rows,
+    facts=cues_facts,
 )

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from nlibuild.models import ArtifactScope, PmiConfig, PmiResult, TableFormat, WordUnits
+from nlibuild.models import ArtifactScope, PmiConfig, PmiResult, PmiRow, TableFormat, WordUnits
 from nlibuild.options import choice
 from nlibuild.render import render_table
-from nlibuild.stats import StatsOptions, StatsTable
+from nlibuild.stats import Fact, StatsOptions, StatsTable, render_rows
 from nlibuild.stats.artifact_parts import artifact_groups, group_name, group_starts
 from nlibuild.store import Store
 
@@ -35,17 +35,26 @@ def compute_pmi(store: Store, settings: PmiConfig) -> PmiResult:
     return invoke(PMI_STAGE, store, **dict(settings)).result
 
 
+def pmi_facts(result: PmiResult, settings: PmiConfig) -> list[Fact]:
+    """What a PMI value rests on: the words counted (the title's units), the add-k
+    smoothing and the fewest pairs a ranked word is in; at the default k = 100 a small
+    corpus's PMIs are all near 0, so a number without its k misleads."""
+    return [("units", result.units), ("smoothing", settings.smoothing),
+            ("min_count", settings.min_count)]  # fmt: skip
+
+
 def render_pmi(result: PmiResult, settings: PmiConfig, fmt: TableFormat, out: Console) -> None:
     if fmt is TableFormat.CSV:
-        columns = list(result.rows[0].model_dump()) if result.rows else ["group_by", "group"]
-        render_table(out, "", columns,
-                     [tuple(r.model_dump().values()) for r in result.rows], fmt)  # fmt: skip
+        columns = list(PmiRow.model_fields)
+        render_rows(out, "", columns, [tuple(getattr(r, c) for c in columns) for r in result.rows],
+                    fmt, pmi_facts(result, settings))  # fmt: skip
         return
     starts = group_starts([(r.group_by, r.group) for r in result.rows])
     several = len(settings.by)
     render_table(
         out,
-        f"Top (word, label) pairs by PMI (OCNLI Table 8), {result.units}",
+        f"Top (word, label) pairs by PMI (OCNLI Table 8), {result.units}; add-"
+        f"{settings.smoothing:g} smoothing, words in {settings.min_count}+ pairs",
         ["group", "pairs", "word", "label", "PMI", "counts"],
         [(group_name(r.group_by, r.group, several) if first else "", r.pairs if first else "",
           r.word, r.label, f"{r.pmi:.2f}",
@@ -77,4 +86,5 @@ TABLE = StatsTable(
     compute=compute_pmi,
     render=render_pmi,
     rows=lambda result, settings: result.rows,
+    facts=pmi_facts,
 )

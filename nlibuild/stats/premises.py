@@ -13,8 +13,7 @@ from rich.console import Console
 from nlibuild.models import LengthUnit, PremiseStatsRow, SampleConfig, TableFormat
 from nlibuild.options import choice, store_settings
 from nlibuild.queries.premises import keys_of_premises
-from nlibuild.render import render_table
-from nlibuild.stats import StatsOptions, StatsTable
+from nlibuild.stats import Fact, StatsOptions, StatsTable, render_rows
 from nlibuild.store import PoolLengthCount, Store
 from nlibuild.text.lang import length_unit
 
@@ -103,14 +102,21 @@ def _bin_of(length: int, edges: list[int]) -> int:
     return min((length - edges[0]) // (edges[1] - edges[0]), len(edges) - 2)
 
 
+def premises_facts(rows: object, settings: PremisesSettings) -> list[Fact]:
+    """The length range a sentence must be in to count as `qualifying` (in each row's
+    `unit`), as the title says it."""
+    return [("min_len", settings.min_len), ("max_len", settings.max_len)]
+
+
 def render_premises(
     rows: list[PremiseStatsRow], settings: PremisesSettings, fmt: TableFormat, out: Console
 ) -> None:
     columns = ["genre", "lang", "unit", "pool", "qualifying", "sampled", "mean", "min", "max",
                "histogram", "sampled_mean"]  # fmt: skip
-    render_table(
+    render_rows(
         out,
-        "Premises and the sentence pool",
+        f"Premises and the sentence pool (qualifying: {settings.min_len} to "
+        f"{settings.max_len} units long, not yet a premise)",
         columns,
         [
             (
@@ -129,6 +135,7 @@ def render_premises(
             for r in rows
         ],
         fmt,
+        premises_facts(rows, settings),
         decimals=1,
     )
 
@@ -157,4 +164,5 @@ TABLE = StatsTable(
     settings=premises_settings,
     compute=compute_premises,
     render=render_premises,
+    facts=premises_facts,
 )

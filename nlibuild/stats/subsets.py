@@ -28,11 +28,11 @@ from nlibuild.models import (
 from nlibuild.options import choice, preset_of, preset_origin
 from nlibuild.presets import preset_settings
 from nlibuild.render import render_table
-from nlibuild.stats import StatsOptions, StatsTable
+from nlibuild.stats import Fact, StatsOptions, StatsTable, render_rows
 from nlibuild.store import Store
 from nlibuild.text.lang import length_unit, text_length
 from nlibuild.text.negators import negator_lexicon
-from nlibuild.text.overlap import overlap_share, table_overlap_units
+from nlibuild.text.overlap import overlap_share, overlap_unit_name, table_overlap_units
 
 
 @dataclass(frozen=True)
@@ -151,6 +151,7 @@ def subset_stats(
                 overlap_quartiles=spread.quartiles,
                 overlap_bins=spread.bins,
                 over_overlap_limit=spread.over_limit,
+                overlap_unit=overlap_unit_name(lang, table_overlap_units(lang, overlap.units)),
             )
         )
     return rows
@@ -195,19 +196,25 @@ _CSV_FIELDS = [
 ]  # fmt: skip
 
 
+def subsets_facts(rows: object, settings: SubsetsSettings) -> list[Fact]:
+    """The title's overlap limit, which `over_overlap_limit` is the share over (each row
+    names its measure, `overlap_measure`, and its unit, `overlap_unit`)."""
+    return [("max_overlap", settings.overlap.max_overlap)]
+
+
 def render_subsets(
     rows: list[SubsetRow], settings: SubsetsSettings, fmt: TableFormat, out: Console
 ) -> None:
     """As in OCNLI Table 3, cells `pairs / mean length` for people; csv gets one
     column per number."""
     if fmt is TableFormat.CSV:
-        render_table(
+        render_rows(
             out, "",
             ["protocol", "lang", "unit", *_CSV_FIELDS, "overlap_q1", "overlap_median",
              "overlap_q3", *_BIN_NAMES],
             [(r.protocol, r.lang, r.unit, *(getattr(r, f) for f in _CSV_FIELDS),
               *(r.overlap_quartiles or (None, None, None)), *r.overlap_bins) for r in rows],
-            fmt,
+            fmt, subsets_facts(rows, settings),
         )  # fmt: skip
         return
 
@@ -222,11 +229,13 @@ def render_subsets(
 
     rule = settings.overlap
     edges = ", ".join(f"{low:.1f}" for low in OVERLAP_BINS[:-1])
+    counted_in = "/".join(sorted({r.overlap_unit for r in rows})) or "words"
     render_table(
         out,
-        "Subsets (OCNLI Table 3): pairs / mean hypothesis length; overlap: "
-        f"{_SHARE_OF[rule.measure]}: its quartiles, its histogram (% of pairs in bins from "
-        f"{edges}) and the share of pairs over the limit, {rule.max_overlap:.0%}",
+        "Subsets (OCNLI Table 3): pairs / mean hypothesis length; overlap "
+        f"(in {counted_in}): {_SHARE_OF[rule.measure]}: its quartiles, its histogram (% of "
+        f"pairs in bins from {edges}) and the share of pairs over the limit, "
+        f"{rule.max_overlap:.0%}",
         ["protocol", "lang", "unit", "total", "easy", "medium", "hard", "c with negator",
          "overlap q1 med q3", "histogram", f"over {rule.max_overlap:.0%} overlap"],
         [
@@ -261,4 +270,5 @@ TABLE = StatsTable(
     settings=subsets_settings,
     compute=compute_subsets,
     render=render_subsets,
+    facts=subsets_facts,
 )
