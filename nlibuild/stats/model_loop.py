@@ -56,9 +56,9 @@ def notes(result: ModelLoopResult, settings: ModelLoopConfig) -> list[str]:
     waiting = sum(row.fooled_unvalidated for row in result.rows if row.model is not None)
     if waiting:
         lines.append(
-            f"{counted(waiting, 'pair')} fooled the model and no validator has voted on "
-            "them: verified counts them once validated and aggregated (`--out FILE` lists "
-            "them for `relabel create --pairs FILE`)"
+            f"{counted(waiting, 'fooled pair')} without a validator's vote: verified counts "
+            "a pair once validated and aggregated (`--out FILE` lists those not yet sent, for "
+            "`relabel create --pairs FILE`)"
         )
     if result.written is not None:
         lines.append(f"{counted(result.written, 'pair ID')} written to {settings.out}")
