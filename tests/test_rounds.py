@@ -108,13 +108,22 @@ def write_round(corpus: nlibuild.Corpus, db: Path, number: int, premises: tuple[
 
 
 def record_predictions(db: Path, model: str, said: dict[str, tuple[str, int]]) -> None:
-    """What the workbench records as each pair is submitted (the modelloop branch's rows)."""
+    """What the workbench records (the modelloop branch's rows): each try of a field's
+    hypothesis (the last one's label is the pair's), and the prediction of the pair."""
     with closing(sqlite3.connect(db)) as conn, conn:
         conn.executemany(
             "INSERT INTO model_predictions(pair_pk, model, label, probabilities, tries) "
             "SELECT pk, ?, ?, ?, ? FROM pairs WHERE id = ?",
             [(model, label, json.dumps({label: 1.0}), tries, pair_id)
              for pair_id, (label, tries) in said.items()],
+        )  # fmt: skip
+        conn.executemany(
+            "INSERT INTO model_tries(batch_pk, item_id, slot, hypothesis, model, label, fooled, "
+            "tried_at) SELECT p.batch_pk, pr.id, p.author_label || '_1', p.hypothesis, ?, ?, "
+            "? <> p.author_label, '2026-01-01T00:00:00' FROM pairs p "
+            "JOIN premises pr ON pr.pk = p.premise_pk WHERE p.id = ?",
+            [(model, label, label, pair_id)
+             for pair_id, (label, tries) in said.items() for _ in range(tries)],
         )  # fmt: skip
 
 
@@ -235,6 +244,21 @@ def test_the_table_counts_per_round_then_per_protocol_and_writer(rounds_db: Path
                                     2 / 6, 1 / 6])  # fmt: skip
     assert [row["tries_per_verified"] for row in rows] == pytest.approx([6, 6, 6, 11, 11])
     assert [row["model"] for row in rows] == [ROUND_1_MODEL, None, None, ROUND_2_MODEL, None]
+
+
+def test_every_try_of_a_round_counts_also_of_a_premise_that_gave_no_pair(
+    rounds_db: Path,
+) -> None:
+    """ANLI's tries per verified pair are all tries of a round over its verified pairs: a
+    writer who tried the model on a premise, then answered it as unusable, tried too."""
+    query(rounds_db, "INSERT INTO assignments(batch_pk, item_id, position, status) "
+          "SELECT pk, 'news_0001', 2, 'unusable' FROM batches WHERE id = 'e0004'")  # fmt: skip
+    query(rounds_db, "INSERT INTO model_tries(batch_pk, item_id, slot, hypothesis, model, "
+          "label, fooled, tried_at) SELECT pk, 'news_0001', 'entailment_1', 'It rained.', ?, "
+          "'neutral', 1, '2026-01-02T00:00:00' FROM batches WHERE id = 'e0004'",
+          ROUND_2_MODEL)  # fmt: skip
+    round_2 = model_loop_rows(rounds_db, round=2)
+    assert [(row["tries"], row["tries_per_verified"]) for row in round_2] == [(12, 12), (12, 12)]
 
 
 def test_a_rounds_model_is_tested_on_the_earlier_rounds_test_pairs(rounds_db: Path) -> None:

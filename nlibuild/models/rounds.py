@@ -29,13 +29,16 @@ class ModelLoopRow(BaseModel):
     writer: str
     pairs: int = Field(description="pairs written with the model's prediction recorded")
     fooled: int = Field(description="the model's label is not the writer's")
-    fooled_share: float
+    fooled_share: float | None = Field(description="of the pairs; null without pairs")
     verified: int = Field(
         description="fooled, validated, and the gold label is the writer's (ANLI's verified)"
     )
-    verified_share: float
+    verified_share: float | None
     fooled_unvalidated: int = Field(description="fooled pairs no validator has voted on yet")
-    tries: int = Field(description="model checks of the pairs' hypotheses before submitting")
+    tries: int = Field(
+        description="model checks of hypotheses before their premise was answered (ANLI's "
+        "tries), also of premises answered as unusable"
+    )
     tries_per_verified: float | None = Field(description="tries / verified (ANLI)")
     model: str | None = Field(
         default=None, description="a round's row: the model its pairs were written against"

@@ -17,6 +17,13 @@ _FOOLED = "mp.label <> p.author_label"
 """ANLI's "fooled the model": the model's label differs from the writer's intended one."""
 
 
+class LoopKey(NamedTuple):
+    round: int | None
+    protocol: str | None
+    writer: str | None
+    model: str
+
+
 class LoopGroup(NamedTuple):
     """The pairs of one round, protocol, writer and model with what the model said."""
 
@@ -30,8 +37,6 @@ class LoopGroup(NamedTuple):
     """Fooled, validated, and the gold (`labels.GOLD`) is the writer's label: ANLI's
     verified model error."""
     fooled_unvalidated: int
-    tries: int
-    """The model checks of these pairs' hypotheses before they were submitted."""
     first_run: int
     """The earliest run that wrote one of these pairs: the model existed before it."""
 
@@ -51,7 +56,7 @@ def loop_groups(store: Store, round_number: int | None = None) -> list[LoopGroup
         for row in store.conn.execute(
             "SELECT b.round, p.protocol, a.id, mp.model, count(*), "
             f"sum({fooled}), sum({verified}), sum({fooled} AND NOT {_VALIDATED}), "
-            "sum(mp.tries), min(p.run_id) "
+            "min(p.run_id) "
             "FROM model_predictions mp JOIN pairs p ON p.pk = mp.pair_pk "
             "LEFT JOIN batches b ON b.pk = p.batch_pk "
             "LEFT JOIN annotators a ON a.pk = p.author_pk "
@@ -60,6 +65,23 @@ def loop_groups(store: Store, round_number: int | None = None) -> list[LoopGroup
             {"round": round_number},
         )
     ]
+
+
+def loop_tries(store: Store, round_number: int | None = None) -> dict[LoopKey, int]:
+    """Per round, protocol, writer and model, every model check writers made of a
+    hypothesis before submitting (`model_tries`, kept once the premise is answered: also of
+    premises answered as unusable, and of fields left empty), of round `round_number` alone
+    when given: ANLI's tries."""
+    where = "" if round_number is None else "WHERE b.round = :round "
+    return {
+        LoopKey(*row[:4]): row[4]
+        for row in store.conn.execute(
+            "SELECT b.round, b.protocol, a.id, t.model, count(*) FROM model_tries t "
+            "JOIN batches b ON b.pk = t.batch_pk JOIN annotators a ON a.pk = b.annotator_pk "
+            f"{where}GROUP BY b.round, b.protocol, a.id, t.model",
+            {"round": round_number},
+        )
+    }
 
 
 def fooled_waiting(store: Store, round_number: int | None = None) -> list[str]:

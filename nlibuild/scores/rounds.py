@@ -16,16 +16,18 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from nlibuild.errors import ConfigError
 from nlibuild.formats.tabular import write_text
 from nlibuild.models import ModelLoopConfig, ModelLoopResult, ModelLoopRow
 from nlibuild.queries.rounds import (
     LoopGroup,
+    LoopKey,
     checkpoint_of_job,
     fooled_waiting,
     loop_groups,
+    loop_tries,
     round_test_accuracy,
     round_test_pairs,
 )
@@ -33,6 +35,8 @@ from nlibuild.store import Store
 
 ALL = "all"
 """The protocol and writer of a round's own row."""
+NONE = "-"
+"""A pair's protocol or writer where it has none."""
 
 NO_PREDICTIONS = (
     "no pair{of} was written with a model in the loop: `nlibuild serve --model DIR` (a model "
@@ -58,12 +62,22 @@ class Counts:
     fooled_unvalidated: int = 0
     tries: int = 0
 
-    def add(self, group: LoopGroup) -> None:
-        self.pairs += group.pairs
-        self.fooled += group.fooled
-        self.verified += group.verified
-        self.fooled_unvalidated += group.fooled_unvalidated
-        self.tries += group.tries
+    def add(self, other: Counts) -> None:
+        self.pairs += other.pairs
+        self.fooled += other.fooled
+        self.verified += other.verified
+        self.fooled_unvalidated += other.fooled_unvalidated
+        self.tries += other.tries
+
+
+@dataclass
+class Round:
+    """One round's counts per protocol and writer, its models, and the earliest run that
+    wrote one of its pairs (None: tries, no pair yet)."""
+
+    groups: dict[tuple[str, str], Counts] = field(default_factory=lambda: defaultdict(Counts))
+    models: set[str] = field(default_factory=set)
+    first_run: int | None = None
 
 
 @dataclass(frozen=True)
@@ -76,24 +90,23 @@ class EarlierAccuracy:
 def model_loop(store: Store, cfg: ModelLoopConfig) -> ModelLoopResult:
     """The table's rows: per round its own row, then one per protocol and writer; and the
     waiting fooled pairs written to `cfg.out` when given."""
-    groups = loop_groups(store, cfg.round)
-    if not groups:
+    rounds = _rounds(loop_groups(store, cfg.round), loop_tries(store, cfg.round))
+    if not rounds:
         of = f" of round {cfg.round}" if cfg.round is not None else ""
         raise ConfigError(NO_PREDICTIONS.format(of=of))
-    by_round: dict[int | None, list[LoopGroup]] = defaultdict(list)
-    for group in groups:
-        by_round[group.round].append(group)
     test_pairs = round_test_pairs(store)
     lang = store.meta().get("lang", "en")
     rows: list[ModelLoopRow] = []
-    for round_number, members in by_round.items():
-        models = sorted({group.model for group in members})
-        first_run = min(group.first_run for group in members)
-        earlier = earlier_accuracy(store, round_number, models, first_run, test_pairs, lang)
-        rows.append(_row(round_number, ALL, ALL, _total(members), models, earlier))
+    for number, found in sorted(rounds.items(), key=lambda item: _round_order(item[0])):
+        models = sorted(found.models)
+        earlier = earlier_accuracy(store, number, models, found.first_run, test_pairs, lang)
+        total = Counts()
+        for counts in found.groups.values():
+            total.add(counts)
+        rows.append(_row(number, ALL, ALL, total, models, earlier))
         rows += [
-            _row(round_number, protocol, writer, counts)
-            for (protocol, writer), counts in _by_protocol_and_writer(members).items()
+            _row(number, protocol, writer, counts)
+            for (protocol, writer), counts in sorted(found.groups.items())
         ]
     written = None
     if cfg.out is not None:
@@ -105,20 +118,26 @@ def model_loop(store: Store, cfg: ModelLoopConfig) -> ModelLoopResult:
     return ModelLoopResult(rows=rows, written=written)
 
 
-def _total(groups: Iterable[LoopGroup]) -> Counts:
-    counts = Counts()
+def _rounds(groups: Sequence[LoopGroup], tries: dict[LoopKey, int]) -> dict[int | None, Round]:
+    """The pairs' counts and the tries per round, protocol and writer (a writer's pairs of
+    several models, if a round changed its model, together)."""
+    rounds: dict[int | None, Round] = defaultdict(Round)
     for group in groups:
-        counts.add(group)
-    return counts
+        found = rounds[group.round]
+        found.models.add(group.model)
+        earliest = found.first_run
+        found.first_run = group.first_run if earliest is None else min(earliest, group.first_run)
+        counts = Counts(group.pairs, group.fooled, group.verified, group.fooled_unvalidated)
+        found.groups[(group.protocol or NONE, group.writer or NONE)].add(counts)
+    for key, number in tries.items():  # the round's model is its pairs' (ANLI's round model)
+        found = rounds[key.round]
+        found.groups[(key.protocol or NONE, key.writer or NONE)].add(Counts(tries=number))
+    return dict(rounds)
 
 
-def _by_protocol_and_writer(groups: Iterable[LoopGroup]) -> dict[tuple[str, str], Counts]:
-    """The groups' counts per protocol and writer (a writer's pairs of several models, if
-    the round changed its model, together)."""
-    counts: dict[tuple[str, str], Counts] = defaultdict(Counts)
-    for group in groups:
-        counts[(group.protocol or "-", group.writer or "-")].add(group)
-    return dict(counts)
+def _round_order(number: int | None) -> tuple[int, int]:
+    """Rounds in order, then the pairs of no round."""
+    return (1, 0) if number is None else (0, number)
 
 
 def _row(
@@ -129,10 +148,11 @@ def _row(
     models: Sequence[str] = (),
     earlier: EarlierAccuracy | None = None,
 ) -> ModelLoopRow:
+    pairs = counts.pairs
     return ModelLoopRow(
-        round=round_number, protocol=protocol, writer=writer, pairs=counts.pairs,
-        fooled=counts.fooled, fooled_share=counts.fooled / counts.pairs,
-        verified=counts.verified, verified_share=counts.verified / counts.pairs,
+        round=round_number, protocol=protocol, writer=writer, pairs=pairs, fooled=counts.fooled,
+        fooled_share=counts.fooled / pairs if pairs else None, verified=counts.verified,
+        verified_share=counts.verified / pairs if pairs else None,
         fooled_unvalidated=counts.fooled_unvalidated, tries=counts.tries,
         tries_per_verified=counts.tries / counts.verified if counts.verified else None,
         model=", ".join(models) or None,
@@ -146,7 +166,7 @@ def earlier_accuracy(
     store: Store,
     round_number: int | None,
     models: Sequence[str],
-    first_run: int,
+    first_run: int | None,
     test_pairs: dict[int, int],
     lang: str,
 ) -> EarlierAccuracy:
@@ -166,6 +186,8 @@ def earlier_accuracy(
             note=f"no round before round {round_number} has test pairs (`nlibuild split "
             "--by-round` draws each round's dev and test)"
         )
+    if first_run is None:
+        return EarlierAccuracy(note=f"round {round_number} has tries but no pair written yet")
     found = _IDENTITY.match(models[0])
     checkpoint = (
         checkpoint_of_job(store, found["job"], int(found["step"]), first_run)
