@@ -9,7 +9,11 @@ paths relative to the recipe's file. `run` goes through the steps in order:
   and its input files' content, `core/signature.py`) is skipped: that work is in the store;
 - once a step runs, every later step runs, since what it wrote may change what they do;
 - a step whose input file does not exist yet (the annotators' answers are not back) stops
-  the run there, naming the file; the next run skips what was done and goes on from it.
+  the run there, naming the file; the next run skips what was done and goes on from it;
+- so does a step with `wait_for = "FILE"` while FILE does not exist: people's work that
+  lands in the store rather than in a file (writers and validators in `nlibuild serve`)
+  has no input file to wait for, so the recipe names one the lead creates once it is done,
+  and `wait_note` says what is awaited (both are the recipe's keys, not the stage's).
 
 Every step's settings are checked before anything runs (an unknown stage or setting is one
 error naming the recipe's line; tomllib keeps no positions, so `_locate` finds them in the
@@ -42,6 +46,9 @@ from nlibuild.options import store_facts
 from nlibuild.queries.runs import latest_ok_run
 from nlibuild.store import Store
 
+WAIT_KEYS = ("wait_for", "wait_note")
+"""A step's own keys besides `stage`: the file it waits for, and what that file says is done."""
+
 RECIPE_KEYS = ("name", "preset", "lang", "extra_labels")
 """What `[recipe]` takes: its name, and the settings of the `init` run that creates its
 store (`preset`, `lang`, or both; `extra_labels`)."""
@@ -67,6 +74,9 @@ class RecipeStep:
     line: int | None
     """The line of its `stage =` (else of its `[[step]]`)."""
     key_lines: Mapping[str, int] = field(default_factory=dict)
+    waits_for: Path | None = None
+    """`wait_for`: the step runs only once this file exists (people's work is done)."""
+    wait_note: str | None = None
 
     def line_of(self, key: str) -> int | None:
         return self.key_lines.get(key, self.line)
@@ -231,7 +241,8 @@ def _read_step(path: Path, number: int, table: object, key_lines: dict[str, int]
     except ConfigError as exc:
         raise InputError(path, f"step {number}: {exc}", where) from None
     settings = registry.stage(info).settings
-    fields = {key: value for key, value in table.items() if key != "stage"}
+    fields = {key: value for key, value in table.items() if key not in ("stage", *WAIT_KEYS)}
+    waits_for, wait_note = _read_wait(path, number, table, key_lines)
     known = list(settings.model_fields)
     for key in fields:
         if key not in settings.model_fields:
@@ -242,7 +253,26 @@ def _read_step(path: Path, number: int, table: object, key_lines: dict[str, int]
                 key_lines.get(key, where),
             )
     resolved = _resolve_paths(settings, fields, path)
-    return RecipeStep(number, stage_name, resolved, where, key_lines)
+    return RecipeStep(number, stage_name, resolved, where, key_lines, waits_for, wait_note)
+
+
+def _read_wait(
+    path: Path, number: int, table: Mapping[str, Any], key_lines: dict[str, int]
+) -> tuple[Path | None, str | None]:
+    """A step's `wait_for` (relative to the recipe) and `wait_note`, both text."""
+    for key in WAIT_KEYS:
+        if key in table and (not isinstance(table[key], str) or not table[key].strip()):
+            raise InputError(
+                path, f"step {number}: {key} must be text (wait_for a file's path)",
+                key_lines.get(key, key_lines.get("")),
+            )  # fmt: skip
+    if "wait_note" in table and "wait_for" not in table:
+        raise InputError(
+            path, f"step {number}: wait_note says what wait_for's file stands for; give "
+            'wait_for = "FILE" too', key_lines.get("wait_note", key_lines.get("")),
+        )  # fmt: skip
+    waits_for = _beside(path, table["wait_for"]) if "wait_for" in table else None
+    return waits_for, table.get("wait_note")
 
 
 def _beside(recipe: Path, value: str) -> Path:
@@ -343,6 +373,10 @@ def _decide(
 ) -> PlannedStep:
     """Run, skip or wait, for a step whose earlier steps are done (or planned): `runs_from`
     is the first of them that runs, after which every step runs."""
+    if step.waits_for is not None and not step.waits_for.exists():
+        note = f" ({step.wait_note})" if step.wait_note else ""
+        why = f"{step.waits_for} does not exist yet{note}"
+        return PlannedStep(step.number, step.stage, Action.WAIT, why, waits_for=step.waits_for)
     missing = _first_missing_input(settings)
     if missing is not None:
         why = f"{missing} does not exist yet"

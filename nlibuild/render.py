@@ -46,10 +46,13 @@ HEADERS: dict[str, str] = {
     "target_dev_agrees": "target dev",
     "started_utc": "started (UTC)",
     "own_pairs_refused": "own pairs (refused)",
+    "fooled_unvalidated": "fooled, not validated",
+    "earlier_test_accuracy": "accuracy on earlier rounds' test",
+    "earlier_test_pairs": "earlier rounds' test pairs",
 }
-"""Field names whose header says more than the name with spaces (`stats --table annotators`,
-`score report`'s Keung et al. columns, `relabel import`'s annotators); any other name is
-shown with its underscores as spaces."""
+"""Field names whose header says more than the name with spaces (`stats --table annotators`
+and `model-loop`, `score report`'s Keung et al. columns, `relabel import`'s annotators); any
+other name is shown with its underscores as spaces."""
 
 _BORDER = 1
 _PADDING = 2

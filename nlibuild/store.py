@@ -674,12 +674,14 @@ class Store:
         annotator_pk: int,
         items: Sequence[str],
         run_id: int,
+        round_number: int | None = None,
     ) -> int:
-        """A new batch with its items in order; returns its key."""
+        """A new batch with its items in order (of an adversarial round, or of none);
+        returns its key."""
         cursor = self.conn.execute(
-            "INSERT INTO batches(id, kind, protocol, lang, annotator_pk, run_id) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (batch_id, kind, protocol, lang, annotator_pk, run_id),
+            "INSERT INTO batches(id, kind, protocol, lang, annotator_pk, run_id, round) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (batch_id, kind, protocol, lang, annotator_pk, run_id, round_number),
         )
         assert cursor.lastrowid is not None
         self.conn.executemany(

@@ -186,6 +186,46 @@ def test_a_step_whose_input_is_not_there_stops_the_run_with_exit_3_and_the_next_
     assert lines[2].startswith("Aggregated 48 pairs by majority (at least 0.6)")
 
 
+def test_a_step_waits_for_the_file_its_wait_for_names_saying_what_it_stands_for(
+    sample_store: Path, tmp_path: Path
+) -> None:
+    """People's work that lands in the store (votes in the workbench) has no input file: the
+    recipe names one the lead creates, and stops there (exit 3) until it exists."""
+    recipe = write_recipe(
+        tmp_path / "pipelines" / "r.toml",
+        HEAD + '\n[[step]]\nstage = "aggregate-labels"\nwait_for = "../votes.done"\n'
+        'wait_note = "validators vote in the workbench"\n',
+    )
+    done = tmp_path / "votes.done"
+    waiting = run_cli("--db", sample_store, "run", recipe)
+    assert waiting.exit_code == 3, waiting.output
+    assert waiting.stderr == (
+        f"Waiting at step 1 (aggregate-labels): {done} does not exist yet (validators vote in "
+        "the workbench); run the recipe again once it does\n"
+    )
+    assert not [run for run in runs_of(sample_store) if run[1] == "aggregate-labels"]
+    done.touch()
+    assert ok("--db", sample_store, "run", recipe).startswith("Aggregated 48 pairs")
+
+
+@pytest.mark.parametrize(
+    ("step", "says"),
+    [
+        ('wait_note = "votes"\n', "step 1: wait_note says what wait_for's file stands for"),
+        ("wait_for = 3\n", "step 1: wait_for must be text"),
+    ],
+)
+def test_a_wait_without_a_file_is_one_line_naming_its_key(
+    sample_store: Path, tmp_path: Path, step: str, says: str
+) -> None:
+    recipe = write_recipe(
+        tmp_path / "r.toml", HEAD + '[[step]]\nstage = "aggregate-labels"\n' + step
+    )
+    error = recipe_error(sample_store, recipe)
+    assert error.startswith(f"Error: {recipe}, line 6: "), error
+    assert says in error
+
+
 def test_paths_are_relative_to_the_recipe_not_to_the_working_folder(
     sample_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -16,7 +16,7 @@ from nlibuild.cli import app
 from nlibuild.stats import StatsOptions, stats_tables
 
 TABLES = ("premises", "subsets", "agreement", "annotators", "translation", "lengths", "pmi",
-          "cues", "cartography")  # fmt: skip
+          "cues", "cartography", "model-loop")  # fmt: skip
 
 
 def test_every_table_module_is_registered_in_listing_order() -> None:

@@ -95,6 +95,15 @@ def create(
         Path | None,
         typer.Option(help="A file of chosen premise IDs, one per line, batched instead of all."),
     ] = None,
+    round_number: Annotated[
+        int | None,
+        typer.Option(
+            "--round",
+            help="The adversarial round (1, 2, ...) the batches belong to: their pairs are "
+            "counted per round by `stats --table model-loop` and split apart by "
+            "`split --by-round` (ANLI's R1, R2, R3).",
+        ),
+    ] = None,
 ) -> None:
     """Group unassigned premises into batches, one writer each, genres spread, load balanced.
 
@@ -119,6 +128,7 @@ def create(
             lang=lang,
             seed=seed,
             premises=premises,
+            round=round_number,
         )
     print_outcome(outcome)
 

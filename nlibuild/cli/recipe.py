@@ -64,8 +64,9 @@ def run_recipe(
     already ran ok with the same settings and input files.
 
     Once one step runs, every later one runs. A step
-    whose input file is not there yet (answers not back) stops the run, naming it, with
-    exit code 3; run the recipe again once it is there. A store that does not exist yet is
+    whose input file is not there yet (answers not back), or the file its wait_for names
+    (people's work in the workbench done), stops the run, naming it, with exit code 3; run
+    the recipe again once it is there. A store that does not exist yet is
     created first, with the recipe's preset or lang.
 
     Examples:
@@ -96,8 +97,8 @@ def run_recipe(
                 )
             else:
                 err.print(
-                    f"Waiting at step {event.number} ({event.stage}): {event.waits_for} does "
-                    f"not exist yet; run the recipe again once it does",
+                    f"Waiting at step {event.number} ({event.stage}): {event.why}; run the "
+                    "recipe again once it does",
                     markup=False,
                 )
                 raise typer.Exit(WAITING_EXIT_CODE)

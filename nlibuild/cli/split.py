@@ -46,6 +46,14 @@ def split(
             f"(default {default_text(SplitConfig, 'group_by')}).",
         ),
     ] = None,
+    by_round: Annotated[
+        bool,
+        typer.Option(
+            "--by-round",
+            help="Each adversarial round (elicit create --round) gets its own dev and test "
+            "of --dev and --test pairs, as ANLI's R1, R2, R3; pairs of no round are train.",
+        ),
+    ] = False,
     replace: Annotated[
         bool,
         typer.Option(
@@ -85,6 +93,7 @@ def split(
             group_by=choice(SplitGrouping, group_by, "--group-by")
             if group_by is not None
             else None,
+            by_round=by_round,
             replace=replace,
         )
     print_outcome(outcome)

@@ -180,10 +180,16 @@ def stats(
             "exclusive (each pair in one region)."
         ),
     ] = None,
+    round: Annotated[
+        int | None,
+        typer.Option("--round", help="model-loop: this adversarial round alone (1, 2, ...)."),
+    ] = None,
     out: Annotated[
         Path | None,
         typer.Option(
-            "--out", help="cartography: the file to write the listed pair IDs to, one a line."
+            "--out",
+            help="cartography: the file to write the listed pair IDs to, one a line; "
+            "model-loop: the fooled pairs waiting for validators, likewise.",
         ),
     ] = None,
     plot: Annotated[
@@ -208,7 +214,7 @@ def stats(
             ci=ci, resamples=resamples, seed=seed, threshold=threshold, sort=sort, top=top,
             smoothing=smoothing, min_count=min_count, units=units, per_label=per_label,
             split=split_list(split), lang=lang, run=run, job=job, mode=mode, regions=regions,
-            out=out,
+            round=round, out=out,
         )  # fmt: skip
         if plot is not None:
             refuse_unplotted(chosen.name)

@@ -141,6 +141,7 @@ from nlibuild.models.relabel import (
     stratify_text,
 )
 from nlibuild.models.report import ReportConfig
+from nlibuild.models.rounds import ModelLoopConfig, ModelLoopResult, ModelLoopRow
 from nlibuild.models.score import (
     ALL_LANGS,
     PER_LANGUAGE_MODES,
@@ -341,6 +342,9 @@ __all__ = [
     "MinAgree",
     "MnliRecord",
     "ModelLoop",
+    "ModelLoopConfig",
+    "ModelLoopResult",
+    "ModelLoopRow",
     "NegatorMark",
     "NoGoldPolicy",
     "OcnliRecord",

@@ -97,6 +97,11 @@ class ElicitCreateConfig(_Config):
     premises: Path | None = Field(
         default=None, description="a file of chosen premise IDs, one per line, drawn instead"
     )
+    # ANLI's rounds (Nie et al. 2020): the batches' pairs are written against the round's
+    # model, and `split --by-round` keeps each round's dev and test apart.
+    round: int | None = Field(
+        default=None, ge=1, description="the adversarial round the batches belong to"
+    )
 
     @field_validator("annotators")
     @classmethod
@@ -124,6 +129,7 @@ class CreatedBatch(BaseModel):
     writer: str
     premises: int
     genres: dict[str, int]
+    round: int | None = None
 
 
 class ElicitCreateResult(BaseModel):

@@ -37,6 +37,10 @@ class SplitConfig(_Config):
     seed: Annotated[Seed, IN_PRESET] = 13
     draw_from: Annotated[SplitSource, IN_PRESET] = SplitSource.VALIDATED
     group_by: Annotated[SplitGrouping, IN_PRESET] = SplitGrouping.PREMISE
+    # ANLI (Nie et al. 2020) keeps each round's dev and test apart (R1, R2, R3): `dev` and
+    # `test` pairs are drawn from every round's own pairs, and pairs of no round are train.
+    # A choice of each run, as `replace` (not a preset key).
+    by_round: bool = False
     # Splits are what a model is trained and evaluated on; replacing ones that already
     # exist (an earlier split, a released corpus's) must be asked for, never a side effect.
     replace: bool = False
@@ -49,3 +53,7 @@ class SplitResult(BaseModel):
     levels: dict[str, dict[str, int]] = Field(description="dev and test pairs per level")
     held_out: int = Field(description="pairs of dev/test premises that are not validated")
     shared_premises: list[str] = Field(description="premises in several splits (a leak)")
+    rounds: dict[str, dict[str, int]] = Field(
+        default_factory=dict,
+        description="with by_round: pairs per split of each round ('-': pairs of no round)",
+    )

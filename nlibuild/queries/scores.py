@@ -28,18 +28,23 @@ class SplitPair(NamedTuple):
     protocol: str | None
     level: str | None
     relabelled: bool  # votes beyond its author's (OCNLI's relabelled subset)
+    round: int | None = None  # the adversarial round of its batch (`elicit create --round`)
 
 
 def split_pairs(store: Store) -> list[SplitPair]:
     """Every pair that has a split, in the order of its public ID."""
     return [
-        SplitPair(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], bool(r[11]))
+        SplitPair(
+            r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], bool(r[11]), r[12]
+        )
         for r in store.conn.execute(
             "SELECT p.pk, p.id, pr.id, p.lang, s.split, pr.text, p.hypothesis, "
             f"{gold_sql(GOLD)}, pr.genre, p.protocol, p.level, "
-            "EXISTS (SELECT 1 FROM votes v WHERE v.pair_pk = p.pk AND v.position >= 1) "
+            "EXISTS (SELECT 1 FROM votes v WHERE v.pair_pk = p.pk AND v.position >= 1), "
+            "b.round "
             "FROM splits s JOIN pairs p ON p.pk = s.pair_pk "
-            "JOIN premises pr ON pr.pk = p.premise_pk ORDER BY p.id"
+            "JOIN premises pr ON pr.pk = p.premise_pk "
+            "LEFT JOIN batches b ON b.pk = p.batch_pk ORDER BY p.id"
         )
     ]
 

@@ -21,6 +21,7 @@ class SplitCandidate(NamedTuple):
     level: str | None
     validated: bool
     labelled: bool
+    round: int | None  # the adversarial round of its batch (`elicit create --round`)
 
 
 def split_candidates(store: Store) -> list[SplitCandidate]:
@@ -28,14 +29,15 @@ def split_candidates(store: Store) -> list[SplitCandidate]:
     validator's vote (position >= 1) and a majority gold label that is not `-`;
     labelled: a label by `labels.GOLD_OR_AUTHOR` other than `-`."""
     return [
-        SplitCandidate(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), r[7] in NLI_LABELS)
+        SplitCandidate(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), r[7] in NLI_LABELS, r[8])
         for r in store.conn.execute(
             "SELECT p.pk, p.id, p.premise_pk, pr.id, p.protocol, p.level, "
             "EXISTS (SELECT 1 FROM votes v WHERE v.pair_pk = p.pk AND v.position >= 1) "
             "AND EXISTS (SELECT 1 FROM gold g WHERE g.pair_pk = p.pk "
             "            AND g.method = :majority AND g.label <> '-'), "
-            f"{gold_sql(GOLD_OR_AUTHOR)} "
-            "FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk ORDER BY p.pk",
+            f"{gold_sql(GOLD_OR_AUTHOR)}, b.round "
+            "FROM pairs p JOIN premises pr ON pr.pk = p.premise_pk "
+            "LEFT JOIN batches b ON b.pk = p.batch_pk ORDER BY p.pk",
             {"majority": MAJORITY},
         )
     ]

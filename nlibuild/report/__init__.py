@@ -345,6 +345,26 @@ def _cartography(store: Store) -> list[str]:
     return parts
 
 
+def _model_loop(store: Store, cfg: ReportConfig) -> str:
+    """ANLI's round table (`stats --table model-loop`), with the reasons a round's accuracy
+    is missing and the table's note."""
+    from nlibuild.render import human_header
+    from nlibuild.stats.model_loop import COLUMNS, model_loop_cells, notes
+
+    table = stats_tables()["model-loop"]
+    settings = table.settings(StatsOptions(), store)
+    result = table.compute(store, settings)  # no pair written with a model: Not available
+    return "".join([
+        page.note("The model in the writers' loop (ANLI, Nie et al. 2020): per round, the "
+                  "model its pairs were written against and that model's accuracy on the "
+                  "earlier rounds' test pairs, then per protocol and writer."),
+        page.table([human_header(column) for column in COLUMNS],
+                   [model_loop_cells(row) for row in result.rows]),
+        *(page.note(line) for line in notes(result, settings)),
+        page.note(f"Note: {table.note(settings)}") if table.note else "",
+    ])  # fmt: skip
+
+
 SECTIONS: list[Section] = [
     ("summary", "Summary counts", _summary),
     ("agreement", "Agreement", _agreement),
@@ -353,6 +373,7 @@ SECTIONS: list[Section] = [
     ("cues", "Cue words", _cues),
     ("translation", "Translation quality", _translation),
     ("scores", "Scores", _scores),
+    ("model-loop", "Model in the loop", _model_loop),
     # Last: the runs the report itself recorded (the cue tables) are part of the log.
     ("provenance", "Provenance", _provenance),
 ]

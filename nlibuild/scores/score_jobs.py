@@ -99,11 +99,13 @@ def require_torch(command: str) -> None:
         raise ConfigError(f"`{command}` needs torch; {SCORE_EXTRA}")
 
 
-SLICES = ("genre", "protocol", "level", "label", "relabelled", "negated")
+SLICES = ("genre", "protocol", "level", "label", "relabelled", "negated", "round")
 """The slices every evaluation row is counted in besides `all` (OCNLI Table 7 style):
 genre, protocol and level as stored, the gold label, `relabelled` (yes: the pair has votes
-beyond its author's) and `negated` (contradictions only: yes when the hypothesis has a
-negator of `negators.negator_lexicon`, the cue Gururangan et al. 2018 found)."""
+beyond its author's), `negated` (contradictions only: yes when the hypothesis has a
+negator of `negators.negator_lexicon`, the cue Gururangan et al. 2018 found) and `round`
+(pairs of an adversarial round only, its number: ANLI's R1, R2, R3 test sets, which
+`stats --table model-loop` reads back for the round's model)."""
 
 
 def corpus_lang(store: Store) -> str:
@@ -516,6 +518,8 @@ def eval_groups(
             "genre": pair.genre, "protocol": pair.protocol, "level": pair.level,
             "label": label, "relabelled": "yes" if pair.relabelled else "no",
         }  # fmt: skip
+        if pair.round is not None:
+            values["round"] = str(pair.round)
         lang = text_lang or record.lang
         lexicon = lexicons.get(lang) or lexicons.setdefault(lang, negator_lexicon(lang))
         if label == "contradiction" and not lexicon.empty:  # type: ignore[attr-defined]

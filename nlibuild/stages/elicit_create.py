@@ -132,11 +132,12 @@ def run(store: Store, cfg: ElicitCreateConfig) -> ElicitCreateResult:
                 batch_id = f"{BATCH_PREFIX}{number:04d}"
                 number += 1
                 store.add_batch(batch_id, ELICIT_BATCH, cfg.protocol.value, lang,
-                                writer_pks[writer], items, run_id)  # fmt: skip
+                                writer_pks[writer], items, run_id, cfg.round)  # fmt: skip
                 load[writer] += len(items)
                 genres = Counter(genre_of[i] or "-" for i in items)
                 created.append(CreatedBatch(id=batch_id, writer=writer, premises=len(items),
-                                            genres=dict(sorted(genres.items()))))  # fmt: skip
+                                            genres=dict(sorted(genres.items())),
+                                            round=cfg.round))  # fmt: skip
             left += len(queue) - start
         run.finish({"batches": len(created), "premises": sum(b.premises for b in created),
              "unassigned": left},
@@ -148,8 +149,9 @@ def run(store: Store, cfg: ElicitCreateConfig) -> ElicitCreateResult:
 
 def summary(cfg: ElicitCreateConfig, result: ElicitCreateResult) -> str:
     left = f"; {result.unassigned} left unassigned (every writer is at the cap)"
+    of_round = f" (round {cfg.round})" if cfg.round is not None else ""
     return (
-        f"Created {counted(len(result.batches), 'batch')} of {cfg.protocol.value} for "
+        f"Created {counted(len(result.batches), 'batch')} of {cfg.protocol.value}{of_round} for "
         f"{counted(len({b.writer for b in result.batches}), 'writer')}: "
         f"{counted(sum(b.premises for b in result.batches), 'premise')}"
         f"{left if result.unassigned else ''} {run_note(result)}"

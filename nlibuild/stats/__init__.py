@@ -74,6 +74,7 @@ class StatsOptions:
     job: str | None = None
     mode: str | None = None
     regions: str | None = None
+    round: int | None = None
     out: Path | None = None
 
 
