@@ -108,6 +108,7 @@ SETUP_OF: dict[str, tuple[str, ...]] = {
     "score train": MNLI_SPLIT,
     "score plan": MNLI_SPLIT,
     "score import": MNLI_SPLIT,
+    "score export-model": MNLI_SPLIT,
     "serve": ZH_BATCHES,
     "serve invite": ZH_BATCHES,
     "serve invites": ZH_BATCHES,
@@ -115,7 +116,13 @@ SETUP_OF: dict[str, tuple[str, ...]] = {
 }
 """Command path (as typed after `nlibuild`) -> the setup its examples assume."""
 
-NEEDS_TORCH = {"score tiny-model", "score train", "score plan", "score import"}
+NEEDS_TORCH = {
+    "score tiny-model",
+    "score train",
+    "score plan",
+    "score import",
+    "score export-model",
+}
 """Commands whose examples build or train a model: the `score` extra (torch)."""
 
 STORELESS_COMMANDS = (["schemas", "--out"],)

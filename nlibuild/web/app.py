@@ -25,12 +25,15 @@ from nlibuild.web import api_pages, label_pages, lead_pages, pages, sign_in, wri
 from nlibuild.web.context import STATIC, WebContext
 from nlibuild.web.language import choose_language
 from nlibuild.web.security import BodyLimit, CsrfCheck, Failsafe, SecurityHeaders, SessionGate
+from nlibuild.workbench.model_loop import Predictor
 
 
-def create_app(store_path: Path, config: ServeConfig) -> Starlette:
+def create_app(
+    store_path: Path, config: ServeConfig, predictor: Predictor | None = None
+) -> Starlette:
     """The application over the store at `store_path` (which must exist: a `StoreError`
-    otherwise, before anything listens)."""
-    context = WebContext(store_path, config)
+    otherwise, before anything listens), with the model `serve --model` loaded, if any."""
+    context = WebContext(store_path, config, predictor)
 
     def bound(page: Callable[[WebContext, Request], Response]) -> Callable[[Request], Response]:
         return partial(page, context)

@@ -22,6 +22,7 @@ from nlibuild.store import Store
 from nlibuild.web.language import error_language, switch_values
 from nlibuild.workbench.access import Person, csrf_token, session_person
 from nlibuild.workbench.messages import Text, catalog, localised
+from nlibuild.workbench.model_loop import Predictor
 
 SESSION_COOKIE = "nlibuild_session"
 TEMPLATES = Path(__file__).parent / "templates"
@@ -135,6 +136,8 @@ def _templates() -> Jinja2Templates:
 class WebContext:
     store_path: Path
     config: ServeConfig
+    predictor: Predictor | None = None
+    """The model `serve --model` loaded (issue 29), or None."""
     stores: ThreadStores = field(init=False)
     templates: Jinja2Templates = field(init=False)
     failed_logins: FailedLogins = field(init=False)
