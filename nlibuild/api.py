@@ -60,6 +60,7 @@ from nlibuild.core.registry import (
     RELABEL_IMPORT,
     SAMPLE,
     SCORE_BASELINES,
+    SCORE_EXPORT_MODEL,
     SCORE_IMPORT,
     SCORE_PLAN,
     SCORE_TRAIN,
@@ -88,6 +89,7 @@ from nlibuild.models import (
     RelabelImportResult,
     RunRecord,
     SampleResult,
+    ScoreExportModelResult,
     ScorePlanResult,
     ScoreResult,
     SplitResult,
@@ -294,6 +296,10 @@ class Corpus:
     def score_baselines(self, **settings: Any) -> ScoreResult:
         """`nlibuild score baselines`: settings of `ScoreBaselinesConfig`."""
         return self._run(SCORE_BASELINES, ScoreResult, settings)
+
+    def score_export_model(self, **settings: Any) -> ScoreExportModelResult:
+        """`nlibuild score export-model`: settings of `ScoreExportModelConfig`."""
+        return self._run(SCORE_EXPORT_MODEL, ScoreExportModelResult, settings)
 
     # --- reading ----------------------------------------------------------------------------
 

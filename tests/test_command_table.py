@@ -150,6 +150,7 @@ def test_the_help_lists_the_rows_in_table_order() -> None:
         "plan",
         "import",
         "baselines",
+        "export-model",
         "tiny-model",
         "report",
     ]

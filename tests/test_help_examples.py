@@ -38,7 +38,13 @@ MOST_EXAMPLES = 5
 ZH_GENRES = ("gov", "news", "lit", "tv", "phone")
 """`ingest`'s help shows a store's whole pool: the five genres of the OCNLI sample."""
 
-NEEDS_TORCH = {"score tiny-model", "score train", "score plan", "score import"}
+NEEDS_TORCH = {
+    "score tiny-model",
+    "score train",
+    "score plan",
+    "score import",
+    "score export-model",
+}
 """Commands whose examples build or train a model: the `score` extra (torch)."""
 
 STORELESS_COMMANDS = (["schemas", "--out"],)

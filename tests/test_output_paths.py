@@ -36,6 +36,7 @@ OUTPUT_COMMANDS = {
     "relabel export": ["relabel", "export", "--all", "--out"],
     "score plan": ["score", "plan", "--models", "no-such-model", "--out"],
     "score tiny-model": ["score", "tiny-model", "--out"],
+    "score export-model": ["score", "export-model", "no-such-job", "--out"],
     "score report": ["score", "report", "--format", "csv", "--out"],
 }
 """Each command that writes files, as its words up to the output option, whose value the

@@ -152,7 +152,9 @@ def test_serve_with_host_0_0_0_0_warns_then_serves(
     workbench_db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     served: list[tuple[Path, ServeConfig]] = []
-    monkeypatch.setattr("nlibuild.cli.serve.run_server", lambda db, cfg: served.append((db, cfg)))
+    monkeypatch.setattr(
+        "nlibuild.cli.serve.run_server", lambda db, cfg, *_: served.append((db, cfg))
+    )
     result = ok_result("--db", workbench_db, "serve", "--host", "0.0.0.0", "--port", "8800")
     assert "Warning: --host 0.0.0.0" in result.stderr
     assert [(db, cfg.host, cfg.port) for db, cfg in served] == [(workbench_db, "0.0.0.0", 8800)]

@@ -233,7 +233,7 @@ def test_serve_proxy_headers_is_off_unless_given(
     workbench_db: Path, monkeypatch: pytest.MonkeyPatch, flags: tuple[str, ...], trusted: bool
 ) -> None:
     served: list[ServeConfig] = []
-    monkeypatch.setattr("nlibuild.cli.serve.run_server", lambda db, cfg: served.append(cfg))
+    monkeypatch.setattr("nlibuild.cli.serve.run_server", lambda db, cfg, *_: served.append(cfg))
     ok_result("--db", workbench_db, "serve", *flags)
     assert [config.proxy_headers for config in served] == [trusted]
 

@@ -150,6 +150,7 @@ COMMANDS: tuple[Command | Group, ...] = (
     stage_command(registry.SCORE_PLAN, _C + "score:plan"),
     stage_command(registry.SCORE_IMPORT, _C + "score:import_"),
     stage_command(registry.SCORE_BASELINES, _C + "score:baselines"),
+    stage_command(registry.SCORE_EXPORT_MODEL, _C + "score:export_model"),
     Command(
         ("score", "tiny-model"),
         "Build a tiny random BERT-like classifier (2 layers, hidden size 32 or --hidden) whose "

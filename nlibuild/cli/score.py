@@ -20,8 +20,10 @@ from nlibuild.cli.common import (
 from nlibuild.errors import ConfigError
 from nlibuild.invoke import invoke_at
 from nlibuild.models import (
+    ExportSelect,
     Launcher,
     ScoreBaselinesConfig,
+    ScoreExportModelConfig,
     ScoreLanguages,
     ScoreMode,
     ScorePlanConfig,
@@ -323,6 +325,58 @@ def baselines(
     with user_errors():
         outcome = invoke_at(
             STAGE, state_of(ctx).db, langs=_langs(train_lang, eval_langs), seed=seed
+        )
+    print_outcome(outcome)
+
+
+@score_app.command("export-model")
+def export_model(
+    ctx: typer.Context,
+    job: Annotated[str, typer.Argument(help="The job's name, as `score train` lists it.")],
+    out_dir: Annotated[Path, typer.Option("--out", help="A new (or empty) folder for the model.")],
+    select: Annotated[
+        str | None,
+        typer.Option(
+            help="Which checkpoint: en-dev (the best dev accuracy in the training language), "
+            "target-dev (the best dev accuracy in --lang) or last "
+            f"(default {default_text(ScoreExportModelConfig, 'select')})."
+        ),
+    ] = None,
+    lang: Annotated[
+        str | None,
+        typer.Option(help="target-dev's language (default: the corpus language)."),
+    ] = None,
+    run: Annotated[
+        int | None,
+        typer.Option(help="The score run of the job (default: the newest with that name)."),
+    ] = None,
+) -> None:
+    """Write a finished job's checkpoint (--select en-dev, target-dev or last) as a model
+    folder for `nlibuild serve --model`.
+
+    The folder holds the weights the job kept, its config and tokenizer, and nlibuild.json
+    (the store, job, checkpoint and its accuracies). A job keeps the weights of its best
+    training-language dev checkpoint and of its last: a rule that picks another is refused.
+
+    Examples:
+
+    \b
+      nlibuild --db corpus.db score export-model tiny-model-zero-shot-s1 --select en-dev --out \\
+          served-model
+      nlibuild --db corpus.db score export-model tiny-model-zero-shot-s1 --select last --out \\
+          served-last
+    """
+    from nlibuild.stages.score_export_model import STAGE
+
+    with user_errors():
+        outcome = invoke_at(
+            STAGE,
+            state_of(ctx).db,
+            job=job,
+            select=choice(ExportSelect, select, "--select") if select is not None else None,
+            lang=lang,
+            run=run,
+            out=out_dir,
         )
     print_outcome(outcome)
 

@@ -1,12 +1,12 @@
 """`nlibuild serve`: the workbench's web server, and its invites (`invite`, `invites`,
 `revoke`). starlette and uvicorn are imported inside the command bodies only, so that
-`nlibuild --help` stays fast."""
+`nlibuild --help` stays fast; torch only when `--model` names a model to serve."""
 
 from __future__ import annotations
 
 import ipaddress
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -16,6 +16,9 @@ from nlibuild.models import Role, ServeConfig, TableFormat, parse_lifetime
 from nlibuild.options import choice, default_text, store_settings
 from nlibuild.render import render_table
 from nlibuild.store import Store
+
+if TYPE_CHECKING:
+    from nlibuild.workbench.model_loop import Predictor
 
 # The group's help is the callback's docstring (with its examples).
 serve_app = typer.Typer(
@@ -41,18 +44,31 @@ def exposure_warning(host: str) -> str | None:
     )
 
 
-def run_server(db: Path, config: ServeConfig) -> None:
+def load_predictor(folder: Path) -> Predictor:
+    """The model `--model` names, loaded before anything listens (torch is imported here
+    only): a missing or broken folder is one `Error:` line (a `ScoringError`)."""
+    from nlibuild.scores.score_jobs import require_torch
+
+    require_torch("serve --model")
+    from nlibuild.scoring.served import load_served_model
+
+    return load_served_model(folder)
+
+
+def run_server(db: Path, config: ServeConfig, predictor: Predictor | None = None) -> None:
     """Serve the workbench until Ctrl-C (one process: the embedded store has one writer)."""
     import uvicorn
 
     from nlibuild.web.app import create_app
     from nlibuild.workbench.feedback import prepare_feedback
 
-    app = create_app(db, config)
+    app = create_app(db, config, predictor)
     with Store.open(db) as store:
         prepare_feedback(store)  # before listening: no writer waits for jieba's dictionary
+    serving = f" with the model {predictor.identity}" if predictor is not None else ""
     out.print(
-        f"Serving the workbench of {db} on http://{config.host}:{config.port}/ (Ctrl-C stops it)",
+        f"Serving the workbench of {db}{serving} on http://{config.host}:{config.port}/ "
+        "(Ctrl-C stops it)",
         markup=False,
     )
     # uvicorn's own X-Forwarded-For handling (on by default, trusting loopback) stays off:
@@ -87,6 +103,13 @@ def serve(
             "ignored.",
         ),
     ] = False,
+    model: Annotated[
+        Path | None,
+        typer.Option(
+            help="A model folder written by `score export-model`: loaded once, before the "
+            "server listens, for the writers' page (needs the score extra)."
+        ),
+    ] = None,
 ) -> None:
     """The workbench: writers and validators do their batches in a web page.
 
@@ -108,10 +131,11 @@ def serve(
     with user_errors():
         with open_store(state) as store:
             config = serve_config(ctx, store)
+        predictor = load_predictor(model) if model is not None else None
         warning = exposure_warning(config.host)
         if warning:
             err.print(warning, markup=False)
-        run_server(state.db, config)
+        run_server(state.db, config, predictor)
 
 
 def serve_config(ctx: typer.Context, store: Store) -> ServeConfig:

@@ -181,6 +181,13 @@ SCORE_BASELINES = StageName(
     "every language's dev and test.",
     _S + "score_baselines",
 )
+SCORE_EXPORT_MODEL = StageName(
+    "score-export-model",
+    ("score", "export-model"),
+    "Write a finished job's checkpoint (--select en-dev, target-dev or last) as a model "
+    "folder for `nlibuild serve --model`.",
+    _S + "score_export_model",
+)
 
 STAGES: tuple[StageName, ...] = (
     INIT,
@@ -209,6 +216,7 @@ STAGES: tuple[StageName, ...] = (
     SCORE_PLAN,
     SCORE_IMPORT,
     SCORE_BASELINES,
+    SCORE_EXPORT_MODEL,
 )
 """Every stage that runs as a recorded run, in the order of a corpus's life."""
 

@@ -210,6 +210,41 @@ class ScoreTinyModelConfig(_Config):
     hidden: int = Field(32, ge=16, multiple_of=16)
 
 
+class ExportSelect(StrEnum):
+    """`score export-model --select`: which checkpoint of a job to serve, by `score
+    report`'s rules (`SelectRule`), less test-ceiling (a checkpoint chosen on test data)."""
+
+    EN_DEV = "en-dev"  # the best dev accuracy in the training language
+    TARGET_DEV = "target-dev"  # the best dev accuracy in --lang (Keung et al.'s oracle)
+    LAST = "last"  # the final checkpoint
+
+
+class ScoreExportModelConfig(_Config):
+    """`score export-model`: a checkpoint of a finished job as a model folder to serve."""
+
+    job: str = Field(min_length=1)  # the job's name (the newest run's job of that name)
+    select: ExportSelect = ExportSelect.EN_DEV
+    lang: LangCode | None = None  # target-dev's language; None: the corpus language
+    run: int | None = None  # the score run the job is of; None: the newest with the name
+    out: OutputPath
+
+
+class ScoreExportModelResult(BaseModel):
+    run_id: int
+    signature: str
+    out: str
+    job: str
+    job_run: int = Field(description="the score run the job is of")
+    select: ExportSelect
+    lang: str = Field(description="the language whose dev (or test) the rule read")
+    checkpoint: int
+    step: int
+    epoch: float
+    # "<lang>/<split>" -> accuracy at the exported checkpoint
+    accuracy: dict[str, float]
+    identity: str = Field(description="<job>@<step> sha256:<12 hex of the weights>")
+
+
 class ScoreJobSummary(BaseModel):
     """One job as a score command reports it."""
 

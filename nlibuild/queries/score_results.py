@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from nlibuild.core.registry import SCORE_IMPORT, SCORE_TRAIN
 from nlibuild.errors import ConfigError
@@ -79,29 +79,67 @@ def newest_baseline_run(store: Store) -> int | None:
     return None if row[0] is None else int(row[0])
 
 
+_JOB_COLUMNS = "pk, run_id, name, model, mode, seed, train_langs, eval_langs, folder, spec"
+
+
+def _job(store: Store, row: Sequence[Any]) -> ScoreJob:
+    pk, run, name, model, mode, seed, train, evals, folder, spec = row
+    return ScoreJob(
+        pk=pk,
+        run_id=run,
+        name=name,
+        model=model,
+        mode=mode,
+        seed=seed,
+        train_langs=tuple(json.loads(train)),
+        eval_langs=tuple(json.loads(evals)),
+        folder=store.path.resolve().parent / folder,
+        spec=spec,
+    )
+
+
 def score_jobs(store: Store, run_id: int) -> list[ScoreJob]:
     """The jobs of a run, by name."""
-    base = store.path.resolve().parent
     rows = store.conn.execute(
-        "SELECT pk, run_id, name, model, mode, seed, train_langs, eval_langs, folder, spec "
-        "FROM score_jobs WHERE run_id = ? ORDER BY name",
-        (run_id,),
+        f"SELECT {_JOB_COLUMNS} FROM score_jobs WHERE run_id = ? ORDER BY name", (run_id,)
     ).fetchall()
+    return [_job(store, row) for row in rows]
+
+
+def model_jobs_named(store: Store, name: str) -> list[tuple[ScoreJob, bool]]:
+    """The jobs called `name` of the model runs (score train, score import), newest run
+    first, each with whether it finished."""
+    if not _has_score_tables(store):
+        raise ConfigError(_NO_SCORES)
+    marks = ", ".join("?" for _ in MODEL_RUN_STAGES)
+    rows = store.conn.execute(
+        f"SELECT {', '.join('j.' + c for c in _JOB_COLUMNS.split(', '))}, j.finished "
+        f"FROM score_jobs j JOIN runs r ON r.id = j.run_id "
+        f"WHERE j.name = ? AND r.stage IN ({marks}) ORDER BY j.run_id DESC",
+        (name, *MODEL_RUN_STAGES),
+    ).fetchall()
+    return [(_job(store, row[:-1]), bool(row[-1])) for row in rows]
+
+
+def model_job_names(store: Store) -> list[str]:
+    """The names of the model runs' jobs, as `score export-model` takes them."""
+    marks = ", ".join("?" for _ in MODEL_RUN_STAGES)
     return [
-        ScoreJob(
-            pk=pk,
-            run_id=run,
-            name=name,
-            model=model,
-            mode=mode,
-            seed=seed,
-            train_langs=tuple(json.loads(train)),
-            eval_langs=tuple(json.loads(evals)),
-            folder=base / folder,
-            spec=spec,
+        row[0]
+        for row in store.conn.execute(
+            f"SELECT DISTINCT j.name FROM score_jobs j JOIN runs r ON r.id = j.run_id "
+            f"WHERE r.stage IN ({marks}) ORDER BY j.name",
+            MODEL_RUN_STAGES,
         )
-        for pk, run, name, model, mode, seed, train, evals, folder, spec in rows
     ]
+
+
+def checkpoint_step(store: Store, job_pk: int, idx: int) -> tuple[int, float]:
+    """(step, epoch) of a stored checkpoint."""
+    row = store.conn.execute(
+        "SELECT step, epoch FROM score_checkpoints WHERE job_pk = ? AND idx = ?", (job_pk, idx)
+    ).fetchone()
+    return int(row[0]), float(row[1])
 
 
 def whole_accuracy(store: Store, job_pk: int) -> list[tuple[int, str, str, int, int]]:

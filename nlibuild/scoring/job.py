@@ -37,6 +37,7 @@ from nlibuild.scoring.job_files import (
     write_done,
     write_running,
 )
+from nlibuild.scoring.kept_models import KeptModels
 from nlibuild.scoring.loop import CheckpointCallback, LoopData, TrainingRun
 from nlibuild.scoring.model import load_classifier, load_tokenizer
 
@@ -78,9 +79,11 @@ def run_job(
         tokenizer = load_tokenizer(model_folder)
         model = load_classifier(model_folder, spec.labels)
         data = _loop_data(folder, spec, pairs, tokenizer)
+        kept = KeptModels(folder, spec, model.config, tokenizer)
         training = TrainingRun(
-            model, data, spec, folder, processes, on_checkpoint, compile_model=compile_model
-        )
+            model, data, spec, folder, processes, on_checkpoint,
+            compile_model=compile_model, kept=kept,
+        )  # fmt: skip
         if resume:
             training.resume()
         checkpoints = training.run()

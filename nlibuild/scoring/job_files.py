@@ -22,6 +22,14 @@ A job folder holds:
                                 was not, -1 where the epoch did not reach the row (the NaNs of
                                 dynamics.npy)
     results/state/              the latest training state, for resuming (the job's own format)
+    results/model-<rule>/       the model at the checkpoint a selection rule picks, for
+                                `score export-model` (JobSpec.keep_models; absent from jobs
+                                run before nlibuild kept them): config.json, the tokenizer's
+                                files and model.safetensors, whose header's metadata names
+                                the checkpoint (CHECKPOINT_KEY, STEP_KEY). `en-dev`: the best
+                                dev accuracy in the first training language so far (ties: the
+                                earliest), replaced when a checkpoint beats it; `last`: the
+                                last checkpoint, left out when model-en-dev holds it
     results/running.json        a RunningRecord (host, process), there while a job's process
                                 runs: a job without done.json and without a live process
                                 stopped before it finished
@@ -56,6 +64,19 @@ STATE_DIR = "results/state"
 GOLD_ARGMAX_FILE = "results/gold_argmax.npy"
 DONE_FILE = "results/done.json"
 RUNNING_FILE = "results/running.json"
+KEPT_MODEL_PREFIX = "results/model-"
+KEPT_WEIGHTS_FILE = "model.safetensors"
+EN_DEV = "en-dev"
+LAST = "last"
+KEPT_RULES = (EN_DEV, LAST)
+"""The selection rules whose checkpoint a job keeps the weights of (the names of
+`score report`'s rules). Not target-dev: it picks a checkpoint per target language, and a
+job evaluating 15 languages would keep up to 15 copies of the model (3.3 GB each for
+XLM-R base); its pick is exportable when it is one of these."""
+CHECKPOINT_KEY = "nlibuild_checkpoint"
+STEP_KEY = "nlibuild_step"
+"""Keys of a kept model.safetensors' metadata: its checkpoint's index and step, written in
+the same file as the weights, so that they never disagree."""
 
 JOB_FILES_VERSION = 2
 """1: no gold_argmax.npy (and no version in done.json); 2: gold_argmax.npy."""
@@ -100,6 +121,8 @@ class JobSpec:
     # model's size allows (nlibuild.scoring.saving.default_save_every).
     save_every: float | None = None
     hypothesis_only: bool = False
+    # The rules (KEPT_RULES) whose checkpoint's weights the job keeps in results/model-<rule>/.
+    keep_models: tuple[str, ...] = KEPT_RULES
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False, indent=2) + "\n"
@@ -107,8 +130,9 @@ class JobSpec:
     @classmethod
     def from_json(cls, text: str) -> JobSpec:
         raw: dict[str, Any] = json.loads(text)
-        for key in ("train_langs", "eval_langs", "labels"):
-            raw[key] = tuple(raw[key])
+        for key in ("train_langs", "eval_langs", "labels", "keep_models"):
+            if key in raw:
+                raw[key] = tuple(raw[key])
         return cls(**raw)
 
 
@@ -176,6 +200,34 @@ def clear_running(folder: Path) -> None:
 
 def accuracy_key(lang: str, split: str) -> str:
     return f"{lang}/{split}"
+
+
+def source_dev_key(spec: JobSpec) -> str:
+    """The accuracy key the `en-dev` rule picks by: dev in the first training language
+    (`score report` calls it the job's source language)."""
+    return accuracy_key(spec.train_langs[0], "dev")
+
+
+def kept_model_folder(folder: Path, rule: str) -> Path:
+    return folder / f"{KEPT_MODEL_PREFIX}{rule}"
+
+
+MOST_HEADER_BYTES = 100 * 2**20
+"""safetensors' own limit on a header."""
+
+
+def weights_metadata(path: Path) -> dict[str, str]:
+    """The `__metadata__` of a safetensors file's header (8 bytes of its length, little
+    endian, then JSON), read without torch; a `ValueError` when it is not such a file."""
+    with path.open("rb") as handle:
+        size = int.from_bytes(handle.read(8), "little")
+        if not 0 < size <= MOST_HEADER_BYTES:
+            raise ValueError(f"not a safetensors file (a header of {size} bytes)")
+        header = json.loads(handle.read(size))
+    metadata = header.get("__metadata__", {}) if isinstance(header, dict) else None
+    if not isinstance(metadata, dict):
+        raise ValueError("not a safetensors file (its header is not a JSON object)")
+    return {str(key): str(value) for key, value in metadata.items()}
 
 
 def write_job(folder: Path, spec: JobSpec, pairs: Iterable[PairRecord]) -> int:

@@ -53,6 +53,7 @@ from nlibuild.scoring.job_files import (
     predictions_path,
     read_checkpoints,
 )
+from nlibuild.scoring.kept_models import KeptModels
 
 CheckpointCallback = Callable[[CheckpointRecord], None]
 
@@ -163,12 +164,14 @@ class TrainingRun:
         on_checkpoint: CheckpointCallback | None,
         *,
         compile_model: bool = False,
+        kept: KeptModels | None = None,
     ) -> None:
         import torch
 
         self.torch = torch
         self.data, self.spec, self.folder, self.processes = data, spec, folder, processes
         self.on_checkpoint = on_checkpoint
+        self.kept = kept
         self.plan = plan_steps(len(data.train_rows), spec, saving.state_bytes(model))
         self.device = processes.device
         self.pinned = self.device.type == "cuda"
@@ -392,6 +395,9 @@ class TrainingRun:
         )
         _save_npy(predictions_path(self.folder, index), predicted)
         append_checkpoint(self.folder, record)
+        if self.kept is not None:
+            last = self.step == self.plan.total_steps
+            self.kept.after_checkpoint(record, last=last, save=self.keep_weights)
         if self.on_checkpoint is not None and index >= self.reported:
             self.on_checkpoint(record)
         self.reported = max(self.reported, index + 1)
@@ -413,6 +419,12 @@ class TrainingRun:
             name: [int(correct[code]), int(total[code])]
             for code, name in enumerate(self.data.group_names)
         }
+
+    def keep_weights(self, path: Path, metadata: dict[str, str]) -> None:
+        """The model's weights as they are now, written to `path` (safetensors) in the
+        background, with the state's copy buffers (`saving.BackgroundSaver.save`)."""
+        state = {"model": self.model.state_dict()}
+        self.saver.save(state, path, saving.weights_writer(metadata))
 
     def save_state(self) -> None:
         """Everything a resumed run needs to take the same next step, in one file replaced
@@ -482,8 +494,14 @@ class TrainingRun:
         self.drop_checkpoints_from(self.written)
 
     def drop_checkpoints_from(self, index: int) -> None:
+        """Forget the checkpoints from `index` on: their lines, predictions and kept models."""
         if not self.processes.is_main:
             return
+        self._drop_records_from(index)
+        if self.kept is not None:
+            self.kept.resume(read_checkpoints(self.folder))
+
+    def _drop_records_from(self, index: int) -> None:
         kept = read_checkpoints(self.folder)[:index]
         lines = "".join(json.dumps(record.__dict__) + "\n" for record in kept)
         path = self.folder / CHECKPOINTS_FILE

@@ -18,8 +18,12 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+Writer = Callable[[Any, dict[str, Any], Path], None]
+"""How a copied state reaches its file: `(torch, state, path)`."""
 
 STATE_COPIES = 3  # the weights, AdamW's first and second moments
 SAVE_BYTES_PER_EPOCH = 2 * 10**9
@@ -53,9 +57,11 @@ class BackgroundSaver:
         self.thread: threading.Thread | None = None
         self.error: BaseException | None = None
 
-    def save(self, state: dict[str, Any], path: Path) -> None:
+    def save(self, state: dict[str, Any], path: Path, write: Writer | None = None) -> None:
         """Copy `state` (nested dicts, lists and tuples of tensors and plain values) and
-        write the copy to `path` in the background."""
+        write the copy to `path` in the background, with `write` (default:
+        `write_atomically`). States of the same shape share the copy buffers: the kept
+        weights (`{"model": ...}`) take those of the training state's weights."""
         self.join()
         snapshot = self._copy(state, "")
         ready = None
@@ -63,7 +69,10 @@ class BackgroundSaver:
             ready = self.torch.cuda.Event()
             ready.record()
         self.thread = threading.Thread(
-            target=self._write, args=(snapshot, path, ready), name="nlibuild-save", daemon=True
+            target=self._write,
+            args=(snapshot, path, ready, write or write_atomically),
+            name="nlibuild-save",
+            daemon=True,
         )
         self.thread.start()
 
@@ -92,11 +101,11 @@ class BackgroundSaver:
         buffer.copy_(value.detach(), non_blocking=True)
         return buffer
 
-    def _write(self, snapshot: dict[str, Any], path: Path, ready: Any) -> None:
+    def _write(self, snapshot: dict[str, Any], path: Path, ready: Any, write: Writer) -> None:
         try:
             if ready is not None:
                 ready.synchronize()
-            write_atomically(self.torch, snapshot, path)
+            write(self.torch, snapshot, path)
         except BaseException as error:  # handed to the training thread by join()
             self.error = error
 
@@ -109,3 +118,20 @@ def write_atomically(torch: Any, state: dict[str, Any], path: Path) -> None:
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(partial, path)
+
+
+def weights_writer(metadata: dict[str, str]) -> Writer:
+    """A `Writer` of a `{"model": state_dict}` state as a safetensors file (what
+    `from_pretrained` reads) whose header carries `metadata`, replaced atomically."""
+
+    def write(_torch: Any, state: dict[str, Any], path: Path) -> None:
+        from safetensors.torch import save_file
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(path.name + ".partial")
+        save_file(state["model"], str(partial), metadata={"format": "pt", **metadata})
+        with partial.open("rb") as handle:
+            os.fsync(handle.fileno())
+        os.replace(partial, path)
+
+    return write
