@@ -45,13 +45,16 @@ def running_server(
     port: int | None = None,
     launcher: Sequence[str] = ("-m", "nlibuild"),
     stop_seconds: float = 10,
+    extra_args: Sequence[str] = (),
 ) -> Iterator[str]:
     """`nlibuild --db DB serve` on a loopback port in a subprocess, until the block ends
     (however it ends); yields its base URL once /healthz answers. `launcher` is what the
-    Python interpreter is given before nlibuild's arguments (a profiler's script, say)."""
+    Python interpreter is given before nlibuild's arguments (a profiler's script, say);
+    `extra_args` go after `serve`'s own (`--model DIR`, say)."""
     port = port or free_port()
     base = f"http://127.0.0.1:{port}"
     command = [sys.executable, *launcher, "--db", str(db), "serve", "--port", str(port)]
+    command += extra_args
     server = subprocess.Popen(
         command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=os.environ.copy()
     )
