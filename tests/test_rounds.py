@@ -453,10 +453,12 @@ def test_a_legacy_store_migrates_to_batches_of_no_round(tmp_path: Path) -> None:
 
 
 def recipe_tree(tmp_path: Path) -> Path:
-    """pipelines/adversarial-round.toml beside the project's data, with a model folder."""
+    """pipelines/adversarial-round.toml and its preset beside the project's data, with a
+    model folder."""
     (tmp_path / "pipelines").mkdir()
     recipe = tmp_path / "pipelines" / "adversarial-round.toml"
-    shutil.copyfile(PROJECT / "pipelines" / "adversarial-round.toml", recipe)
+    for name in ("adversarial-round.toml", "adversarial-round.preset.toml"):
+        shutil.copyfile(PROJECT / "pipelines" / name, tmp_path / "pipelines" / name)
     (tmp_path / "data").symlink_to(DATA)
     (tmp_path / "out" / "rounds" / "base-model").mkdir(parents=True)
     return recipe
@@ -468,11 +470,12 @@ def test_the_round_recipe_plans_its_steps_and_waits_for_the_writers(tmp_path: Pa
     plan = json.loads(ok("--db", db, "run", recipe, "--dry-run", "--format", "json"))
     assert [(step["stage"], step["action"]) for step in plan] == [
         ("init", "run"), ("import", "run"), ("split", "run"), ("score-train", "run"),
-        ("ingest", "run"), ("ingest", "run"), ("sample", "run"), ("elicit-create", "run"),
+        ("score-export-model", "run"), ("ingest", "run"), ("ingest", "run"), ("sample", "run"),
+        ("elicit-create", "run"),
         ("relabel-create", "wait"), ("aggregate-labels", "wait"), ("split", "wait"),
         ("score-train", "wait"),
     ]  # fmt: skip
-    writers = plan[8]["why"]
+    writers = plan[9]["why"]
     assert writers.startswith(f"{tmp_path / 'out' / 'rounds' / 'round-1.fooled.txt'} does not")
     assert "`nlibuild stats --table model-loop --round 1 --out" in writers
     assert "`nlibuild serve --model out/rounds/round-1-model`" in writers
@@ -486,5 +489,5 @@ def test_the_round_recipe_waits_for_the_validators_once_the_writers_are_done(
     (tmp_path / "out" / "rounds" / "round-1.fooled.txt").write_text("news_0001-e1\n")
     db = tmp_path / "rounds.db"
     plan = json.loads(ok("--db", db, "run", recipe, "--dry-run", "--format", "json"))
-    assert [step["action"] for step in plan[8:]] == ["run", "wait", "wait", "wait"]
-    assert "round-1.validated does not exist yet (validators vote" in plan[9]["why"]
+    assert [step["action"] for step in plan[9:]] == ["run", "wait", "wait", "wait"]
+    assert "round-1.validated does not exist yet (validators vote" in plan[10]["why"]
