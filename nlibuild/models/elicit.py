@@ -245,6 +245,11 @@ class ElicitImportResult(BaseModel):
     unusable: int
     pairs_added: int
     pairs_rejected: int
+    answers_refused: int = Field(
+        default=0,
+        description="answers refused whole: their premise not in their batch, or the batch "
+        "another writer's (violations not_in_batch, other_writer)",
+    )
     violations_added: int
     rules: list[RuleCount]
     writers: list[WriterReport]

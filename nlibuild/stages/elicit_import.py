@@ -113,6 +113,7 @@ class _Importer:
         self.unchanged = 0
         self.unusable = 0
         self.rejected = 0
+        self.answers_refused = 0  # whole answers: not in their batch, another writer's
         self.warnings: list[str] = []
         self._lexicons: dict[str, NegatorLexicon] = {}
         self._batch_premises: dict[
@@ -185,6 +186,7 @@ class _Importer:
     ) -> None:  # fmt: skip
         self.tally.finding(writer, finding, None)
         self.tally.writer(writer)["answers"] += 1
+        self.answers_refused += 1
         self.violations.append(
             (batch.pk if batch else None, writer_pk, item, None, finding.rule.value,
              finding.severity.value, finding.detail, False)
@@ -423,6 +425,7 @@ def run_answers(store: Store, cfg: ElicitImportConfig, parsed: AnswerFile) -> El
             unusable=importer.unusable,
             pairs_added=len(importer.pairs),
             pairs_rejected=importer.rejected,
+            answers_refused=importer.answers_refused,
             violations_added=added,
             rules=[
                 RuleCount(
@@ -459,9 +462,16 @@ def summary(_cfg: ElicitImportConfig, result: ElicitImportResult) -> str:
     dropped = "".join(f", {n} {why}" for why, n in sorted(result.dropped.items()))
     if result.left_open:
         dropped += f", {left_open(result.left_open)}"
+    # An answer refused whole (its premise not in its batch, or the batch another writer's)
+    # adds no pair to reject: without this count the line read as if nothing was refused.
+    refused = (
+        f", {counted(result.answers_refused, 'answer')} refused whole (see the checks)"
+        if result.answers_refused
+        else ""
+    )
     return (
         f"Imported {counted(result.answers, 'answer')}{dropped}: "
-        f"{counted(result.pairs_added, 'pair')} added, {result.pairs_rejected} rejected, "
+        f"{counted(result.pairs_added, 'pair')} added, {result.pairs_rejected} rejected{refused}, "
         f"{result.unusable} marked x, {result.unchanged} already imported; "
         f"{counted(result.violations_added, 'violation')} stored {run_note(result)}"
     )
