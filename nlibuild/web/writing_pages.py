@@ -84,8 +84,10 @@ from nlibuild.workbench.messages import Catalog, Text
 from nlibuild.workbench.model_loop import (
     ModelCheck,
     ModelUnavailable,
+    counted_tries,
     model_check,
     model_loop,
+    new_tries,
     record_tries,
     submission_check,
     submit_with_model,
@@ -328,15 +330,22 @@ def _model_of(
     mode: ModelLoop,
 ) -> ModelView:
     """The model's check of the filled fields (its forward pass outside the write lock),
-    the changed texts recorded as tries (under it), worded for the page."""
+    the changed texts recorded as tries (under it), worded for the page. A check that
+    changed nothing since the last (the writer paused without typing) takes no write lock:
+    this route is called at every pause."""
     predictor = context.predictor
     assert predictor is not None, "called only with a model in the loop"
-    check: ModelCheck = _store_call(
-        context, lambda s: model_check(s, predictor, writer, task.batch, premise_id, fields)
-    )
-    check = _store_call(
-        context, lambda s: record_tries(s, writer, task.batch, premise_id, check), writes=True
-    )
+
+    def checked(store: Store) -> tuple[ModelCheck, bool]:
+        check = model_check(store, predictor, writer, task.batch, premise_id, fields)
+        new, tries = new_tries(store, writer, task.batch, premise_id, check)
+        return (check, True) if new else (counted_tries(check, tries), False)
+
+    check, changed = _store_call(context, checked)
+    if changed:
+        check = _store_call(
+            context, lambda s: record_tries(s, writer, task.batch, premise_id, check), writes=True
+        )
     return model_view(check, mode, wording)
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import math
 import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -186,16 +187,22 @@ def model_check(
     return ModelCheck(model=predictor.identity, fields=checks)
 
 
-def record_tries(
+ModelTryRow = tuple[int, str, str, str, str, str, bool]
+"""A row of `model_tries` as `Store.add_model_tries` takes it: (batch_pk, item_id, slot,
+hypothesis, model, the model's label, fooled)."""
+
+
+def new_tries(
     store: Store, writer: str, batch_id: str, premise_id: str, check: ModelCheck
-) -> ModelCheck:
-    """Record each field of `check` whose text (or model) differs from the field's last
-    try as a new try, while the premise is open; `check` with each field's tries."""
+) -> tuple[list[ModelTryRow], dict[str, int]]:
+    """The tries `check` adds (each field whose text, or model, differs from the field's
+    last try, while the premise is open) and each field's tries so far; reads only."""
     batch = writers_batch(store, writer, batch_id)
     premise = batch_premise(store, batch, premise_id)
     assignment = next(
         a for a in assignments_of_items(store, "elicit", [premise.id]) if a.batch_pk == batch.pk
     )
+    new: list[ModelTryRow] = []
     if assignment.status == "open":
         last = last_tries(store, batch.pk, premise.id)
         new = [
@@ -204,14 +211,28 @@ def record_tries(
             for slot, field in check.fields.items()
             if slot not in last or last[slot] != (field.text, check.model)
         ]  # fmt: skip
-        if new:
-            store.add_model_tries(new)
-    tries = tries_per_field(store, batch.pk, premise.id)
+    return new, tries_per_field(store, batch.pk, premise.id)
+
+
+def counted_tries(check: ModelCheck, tries: dict[str, int]) -> ModelCheck:
+    """`check` with each field's tries."""
     fields = {
         slot: field.model_copy(update={"tries": tries.get(slot, 0)})
         for slot, field in check.fields.items()
     }
     return check.model_copy(update={"fields": fields})
+
+
+def record_tries(
+    store: Store, writer: str, batch_id: str, premise_id: str, check: ModelCheck
+) -> ModelCheck:
+    """Record the tries `check` adds (`new_tries`); `check` with each field's tries. The
+    page calls it, under the write lock, only when a read found something new."""
+    new, tries = new_tries(store, writer, batch_id, premise_id, check)
+    if new:
+        store.add_model_tries(new)
+        tries = Counter(tries) + Counter(row[2] for row in new)
+    return counted_tries(check, tries)
 
 
 def fields_of(hypotheses: dict[Label, list[str]]) -> dict[str, str]:
